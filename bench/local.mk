@@ -1,0 +1,1 @@
+# bench scripts: BENCH_LIST += bench/NAME.sh

@@ -1,0 +1,50 @@
+/* The flamekit command: shared pieces of the subcommands. */
+#ifndef FK_CLI_H
+#define FK_CLI_H
+
+#include "../engine/fk.h"
+
+/* Exit statuses. */
+enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
+
+struct cli {
+	struct fk_registry reg;
+	unsigned threads;    /* 0: number of cores */
+	bool progress;
+	bool loaded;
+};
+
+struct cli_command {
+	const char *name;
+	int (*run)(struct cli *c, int argc, char **argv);
+	const char *usage;   /* "collapse [OPTIONS] [FILE...]" */
+	const char *summary; /* one line */
+	const char *help;    /* the options, preformatted */
+};
+
+extern const struct cli_command cli_commands[];
+
+/* Options every command takes.  Returns 1 if argv[*i] was one (consuming
+ * its value), 0 if not, or -1 after reporting a usage error. */
+int cli_common_opt(struct cli *c, int argc, char **argv, int *i);
+extern const char cli_common_help[];
+/* Load the plugins (once). */
+int cli_load(struct cli *c);
+/* Try argv[*i] as an option of plugin pl: 1 consumed, 0 not an option of
+ * pl, -1 after reporting an error. */
+int cli_plugin_opt(const struct fk_plugin *pl, void *opts, int argc, char **argv, int *i);
+/* Map an engine status to an exit status. */
+int cli_exit(int status);
+/* "flamekit: CMD: message" + "Try 'flamekit help CMD'." and EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) FK_PRINTF(2, 3);
+unsigned cli_threads(const struct cli *c);
+const struct fk_plugin *cli_find(struct cli *c, int kind, const char *name, const char *cmd);
+
+int cmd_collapse(struct cli *c, int argc, char **argv);
+int cmd_plugins(struct cli *c, int argc, char **argv);
+int cmd_graph(struct cli *c, int argc, char **argv);
+int cmd_diff(struct cli *c, int argc, char **argv);
+int cmd_merge(struct cli *c, int argc, char **argv);
+int cmd_run(struct cli *c, int argc, char **argv);
+
+#endif

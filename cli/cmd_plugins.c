@@ -1,0 +1,61 @@
+/* flamekit plugins: what is loaded, from where, and each plugin's options. */
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_plugins(struct cli *c, int argc, char **argv)
+{
+	const char *help = NULL;
+	int i, r;
+
+	for (i = 1; i < argc; i++) {
+		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage_error("plugins", "--help needs a plugin name");
+			help = argv[++i];
+			continue;
+		}
+		return cli_usage_error("plugins", "unknown argument '%s'", argv[i]);
+	}
+	if (cli_load(c) < 0)
+		return EXIT_DATA;
+	if (help) {
+		/* NAME, or KIND:NAME when an input and an output share a name. */
+		const char *colon = strchr(help, ':');
+		int found = 0;
+		for (size_t k = 0; k < c->reg.n; k++) {
+			const struct fk_plugin *pl = c->reg.v[k];
+			const char *kind = fk_kind_name((int)pl->d.h.kind);
+			if (colon ? (strncmp(help, kind, (size_t)(colon - help)) == 0 &&
+			             kind[colon - help] == '\0' && strcmp(colon + 1, pl->d.h.name) == 0)
+			          : strcmp(help, pl->d.h.name) == 0) {
+				if (found++)
+					putchar('\n');
+				fk_options_help(pl, stdout);
+			}
+		}
+		if (!found)
+			return cli_usage_error("plugins", "no plugin named \"%s\" (see 'flamekit plugins')", help);
+		return EXIT_OK;
+	}
+	printf("%-7s %-12s %-8s %-5s %-44s %s\n", "KIND", "NAME", "VERSION", "ABI", "DESCRIPTION", "PATH");
+	for (int kind = FK_PLUGIN_INPUT; kind <= FK_PLUGIN_OUTPUT; kind++)
+		for (size_t k = 0; k < c->reg.n; k++) {
+			const struct fk_plugin *pl = c->reg.v[k];
+			char abi[16];
+			if ((int)pl->d.h.kind != kind)
+				continue;
+			snprintf(abi, sizeof abi, "%u.%u", pl->d.h.abi_major, pl->d.h.abi_minor);
+			printf("%-7s %-12s %-8s %-5s %-44s %s\n", fk_kind_name(kind), pl->d.h.name,
+			       pl->d.h.version ? pl->d.h.version : "-", abi,
+			       pl->d.h.description ? pl->d.h.description : "", pl->path);
+		}
+	if (fflush(stdout) != 0)
+		return EXIT_DATA;
+	return EXIT_OK;
+}

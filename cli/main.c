@@ -1,0 +1,105 @@
+/* flamekit: the command.  Thin: parses argv and calls the engine. */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "cli.h"
+
+const struct cli_command cli_commands[] = {
+	{ "collapse", cmd_collapse, "collapse [--format NAME] [PLUGIN OPTIONS] [-o FILE] [FILE...]",
+	  "read profiler output, write folded stacks",
+	  "  -f, --format NAME  input format: auto (default), folded, perf, dtrace, stap,\n"
+	  "                     pmcstat, instruments, ljp, or any loaded input plugin\n"
+	  "  -o, --output FILE  write here (atomically) instead of stdout\n"
+	  "  PLUGIN OPTIONS     the input plugin's options, e.g. --pid, --event-filter=cycles\n"
+	  "                     (flamekit plugins --help NAME lists them)\n"
+	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
+	{ "graph", cmd_graph, "graph [OPTIONS] [FILE...]",
+	  "draw an SVG flame graph (flamegraph.pl's options)", NULL },
+	{ "diff", cmd_diff, "diff [--normalize] [--strip-hex] BEFORE AFTER",
+	  "write two-column differential folded stacks (difffolded.pl)", NULL },
+	{ "merge", cmd_merge, "merge [-o FILE] FILE...",
+	  "sum folded files into one sorted folded file", NULL },
+	{ "run", cmd_run, "run [--check] [--set KEY=VALUE] [JOB.yaml]",
+	  "run a YAML job: inputs, filters and outputs", NULL },
+	{ "plugins", cmd_plugins, "plugins [--help NAME]",
+	  "list the loaded plugins, or one plugin's options",
+	  "  --help NAME        print NAME's description and options (KIND:NAME when an\n"
+	  "                     input and an output share the name, e.g. output:folded)\n" },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+static const struct cli_command *find_command(const char *name)
+{
+	for (const struct cli_command *k = cli_commands; k->name; k++)
+		if (strcmp(k->name, name) == 0)
+			return k;
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: flamekit COMMAND [OPTIONS] [ARGS]\n\n"
+	           "Turn profiler output into folded stacks and flame graphs.\n\nCommands:\n");
+	for (const struct cli_command *k = cli_commands; k->name; k++)
+		fprintf(f, "  %-10s %s\n", k->name, k->summary);
+	fprintf(f, "\n'flamekit help COMMAND' describes a command; 'flamekit --version' prints the "
+	           "version.\nExit status: 0 success, 1 bad input data or I/O error, 2 usage error.\n");
+}
+
+static int help_command(const char *name)
+{
+	const struct cli_command *k = find_command(name);
+
+	if (!k)
+		return cli_usage_error(NULL, "no command named \"%s\"", name);
+	printf("Usage: flamekit %s\n\n%s.\n", k->usage, k->summary);
+	if (k->help)
+		printf("\nOptions:\n%s", k->help);
+	printf("\nCommon options:\n%s", cli_common_help);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *k;
+	struct cli c;
+	int rc;
+
+	/* A closed stdout pipe ends the run with EPIPE, handled by the writer. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("flamekit %s (plugin ABI %d.%d)\n", PACKAGE_VERSION, FK_ABI_MAJOR, FK_ABI_MINOR);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		return help_command(argv[2]);
+	}
+	k = find_command(argv[1]);
+	if (!k)
+		return cli_usage_error(NULL, "unknown command \"%s\"", argv[1]);
+	for (int i = 2; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 && strcmp(argv[1], "plugins") != 0)
+			return help_command(argv[1]);
+	memset(&c, 0, sizeof c);
+	if (fk_registry_init(&c.reg) < 0)
+		return EXIT_DATA;
+	rc = k->run(&c, argc - 1, argv + 1);
+	fk_registry_free(&c.reg);
+	if (fflush(stdout) != 0 && rc == EXIT_OK)
+		rc = EXIT_DATA;
+	return rc;
+}

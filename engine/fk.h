@@ -1,0 +1,377 @@
+/*
+ * flamekit engine internals.  Nothing here is part of the plugin SDK: plugins
+ * see only include/flamekit/plugin.h and reach the engine through struct
+ * fk_host.  The CLI and the tests link the engine as a static library.
+ */
+#ifndef FK_ENGINE_H
+#define FK_ENGINE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "flamekit/plugin.h"
+
+/* ---- status ----------------------------------------------------------- */
+const char *fk_strerror(int status);
+
+/* ---- memory (alloc.c) ------------------------------------------------- *
+ * Every engine allocation goes through these, so tests can inject a failure
+ * at the Nth call (fk_alloc_fail_after).  They return NULL on failure; the
+ * x-variants do not exist on purpose: callers handle NULL.
+ */
+void *fk_malloc(size_t n);
+void *fk_calloc(size_t n, size_t size);
+void *fk_realloc(void *p, size_t n);
+void fk_free(void *p);
+char *fk_strndup(const char *s, size_t n);
+char *fk_strdup(const char *s);
+/* After `n` more successful allocations, fail every one (n < 0: never). */
+void fk_alloc_fail_after(long n);
+
+/* ---- logging (log.c) --------------------------------------------------- */
+extern int fk_verbosity;        /* FK_LOG_* threshold, default FK_LOG_WARN */
+extern const char *fk_progname; /* "flamekit" */
+/* "flamekit: " + prefix (if set) + message + "\n" to stderr. */
+void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
+void fk_vlog(int level, const char *fmt, va_list ap);
+/* The "[input:perf] " prefix while a plugin runs; NULL clears it. */
+void fk_log_set_prefix(const char *prefix);
+/* Tests capture messages: when set, each formatted line (without
+ * "flamekit: " and newline) goes here instead of stderr. */
+extern void (*fk_log_hook)(int level, const char *line);
+
+/* ---- growable byte buffer ---------------------------------------------- */
+struct fk_buf {
+	char *data;
+	size_t len, cap;
+};
+int fk_buf_reserve(struct fk_buf *b, size_t extra);
+int fk_buf_append(struct fk_buf *b, const void *p, size_t n);
+int fk_buf_printf(struct fk_buf *b, const char *fmt, ...) FK_PRINTF(2, 3);
+void fk_buf_free(struct fk_buf *b);
+
+/* ---- hashing ------------------------------------------------------------ */
+uint64_t fk_hash(const void *p, size_t n);
+
+/* ---- interning (intern.c) ----------------------------------------------
+ * Frame name -> dense id.  Names live in an arena and never move, so a
+ * returned pointer stays valid until fk_intern_free.  The full name includes
+ * any annotation suffix; display_len excludes it.
+ */
+struct fk_frame_info {
+	const char *name;    /* arena pointer, NUL-terminated */
+	uint32_t len;
+	uint32_t display_len;
+	uint8_t annot;       /* enum fk_annot */
+	int32_t colour;      /* index into the colour table, -1 for none */
+	uint32_t module;     /* frame id of the module name, FK_FRAME_NONE */
+};
+
+struct fk_intern {
+	struct fk_frame_info *frames;
+	uint32_t nframes, capframes;
+	uint32_t *slots;     /* open addressing: frame id + 1, 0 = empty */
+	uint32_t *hashes;    /* low bits of each frame's hash, for rehash */
+	uint32_t mask;
+	char **chunks;       /* arena */
+	size_t nchunks, chunk_used, chunk_cap;
+	char **colours;      /* colour strings */
+	size_t ncolours;
+};
+
+int fk_intern_init(struct fk_intern *in);
+void fk_intern_free(struct fk_intern *in);
+/* Intern name[0..len) (the full name, suffix included).  Returns the id or
+ * FK_FRAME_NONE when out of memory. */
+fk_frame_t fk_intern(struct fk_intern *in, const char *name, size_t len);
+/* Intern name with annotation `annot`: appends its suffix first. */
+fk_frame_t fk_intern_annot(struct fk_intern *in, const char *name, size_t len, int annot);
+/* Look up without inserting. */
+fk_frame_t fk_intern_find(const struct fk_intern *in, const char *name, size_t len);
+int fk_intern_set_colour(struct fk_intern *in, fk_frame_t f, const char *colour);
+const char *fk_intern_colour(const struct fk_intern *in, fk_frame_t f);
+/* Suffix text for an annotation ("_[k]"), "" for none. */
+const char *fk_annot_suffix(int annot);
+/* Which annotation a full name carries (by its suffix). */
+int fk_annot_of(const char *name, size_t len);
+
+/* ---- stack tree (tree.c) ------------------------------------------------
+ * A prefix tree: node = (parent, frame), children found through one hash
+ * table keyed on (parent, frame).  Node ids are dense and a parent always
+ * has a smaller id than its children.  Each node holds self weights for
+ * FK_SERIES_MAX series; totals are computed by fk_tree_finish().
+ */
+struct fk_node {
+	uint32_t parent;
+	uint32_t frame;
+	uint32_t depth;
+	uint32_t flags;      /* FK_NODE_LEAF: a sample ended here */
+	double self[FK_SERIES_MAX];
+};
+#define FK_NODE_LEAF 1u
+
+struct fk_tree {
+	struct fk_node *nodes;
+	uint32_t nnodes, capnodes;
+	uint32_t *slots;     /* node id, 0 = empty (root is never a child) */
+	uint32_t mask;
+	/* filled by fk_tree_finish(): */
+	double *total;       /* nnodes * FK_SERIES_MAX */
+	uint32_t *kid_start; /* nnodes + 1 */
+	uint32_t *kids;      /* nnodes - 1 entries */
+	bool finished;
+};
+
+int fk_tree_init(struct fk_tree *t);
+void fk_tree_free(struct fk_tree *t);
+/* Child of `parent` for `frame`, created when missing.  FK_NODE_NONE on
+ * out of memory. */
+fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame);
+fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame_t frame);
+/* Add weights at a node and mark it a leaf. */
+void fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w);
+/* Compute totals and the sorted child lists (names from `in`). */
+int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in);
+/* Frames of node n, root first, into *out (grown as needed). */
+int fk_tree_path(const struct fk_tree *t, fk_node_t n, fk_frame_t **out, size_t *cap, size_t *len);
+
+/* ---- sample log ---------------------------------------------------------- */
+struct fk_samplelog {
+	struct fk_logged_sample *v;
+	size_t n, cap;
+};
+
+/* ---- filters in the pipeline (filter.c) ---------------------------------- */
+struct fk_plugin;
+struct fk_filter_inst {
+	const struct fk_plugin *plugin;
+	void *state;
+	void *opts;
+	char *where;
+	/* per-frame results, indexed by frame id of `cache_owner`:
+	 * 0 = not asked yet, else mapped id + 1 (FK_FRAME_NONE + 1 = 0 is never
+	 * stored: a drop is kept as DROP) */
+	uint32_t *cache;
+	size_t cachecap;
+	const struct fk_profile *cache_owner;
+};
+
+struct fk_filter_chain {
+	struct fk_filter_inst *v;
+	size_t n;
+	bool has_sample;  /* some filter has a per-sample callback */
+	bool has_frame;
+};
+
+/* ---- profile and sinks (profile.c) --------------------------------------- */
+struct fk_profile {
+	struct fk_intern in;
+	struct fk_tree tree;
+	struct fk_samplelog log;
+	bool keep_samples;
+	unsigned series_mask;
+	char *unit[FK_SERIES_MAX];
+	uint64_t samples_pushed;
+};
+
+struct fk_sink {
+	struct fk_profile *p;        /* the profile this sink fills */
+	struct fk_sink *parent;      /* NULL for a root sink */
+	int series;                  /* where plain weights go */
+	unsigned threads;
+	struct fk_filter_chain *filters; /* per-sample filters (root sink only) */
+	/* scratch */
+	fk_frame_t *ids;
+	size_t idcap;
+	int status;                  /* first error from a filter */
+};
+
+struct fk_profile *fk_profile_new(void);
+void fk_profile_free(struct fk_profile *p);
+/* Merge src into dst (frames re-interned, weights summed, samples appended). */
+int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src);
+/* Apply per-frame filters: rebuild the tree with renamed/dropped frames. */
+int fk_profile_apply_frame_filters(struct fk_profile **pp, struct fk_filter_chain *fc);
+struct fk_profile *fk_profile_reversed(const struct fk_profile *p);
+int fk_profile_finish(struct fk_profile *p);
+
+int fk_sink_init(struct fk_sink *s, struct fk_profile *p, int series, unsigned threads,
+                 struct fk_filter_chain *filters);
+void fk_sink_fini(struct fk_sink *s);
+int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *node);
+int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp);
+
+/* ---- input streams (input.c) --------------------------------------------- */
+struct fk_input {
+	char *name;          /* as given ("-" shown as "<stdin>") */
+	int fd;
+	void *gz;            /* gzFile when compressed */
+	bool eof;
+	char *buf;
+	size_t cap, start, end;
+	uint64_t lineno;     /* number of the last line returned */
+	uint64_t bytes;      /* bytes consumed so far (uncompressed) */
+	uint64_t skipped;    /* lines skipped */
+	uint64_t skipped_first[5];
+	int error;           /* status of the first fatal error reported */
+	bool progress;       /* print progress to stderr */
+	double t0, last_progress;
+};
+
+/* Open a file ("-" = stdin); reports the error itself. */
+int fk_input_open(struct fk_input *in, const char *path);
+/* An input over a memory buffer (tests, probes).  The buffer is copied. */
+int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len);
+void fk_input_close(struct fk_input *in);
+/* Peek at up to `cap` first bytes without consuming them. */
+ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
+int fk_input_getline(struct fk_input *in, const char **line, size_t *len);
+ssize_t fk_input_read(struct fk_input *in, void *buf, size_t cap);
+int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...) FK_PRINTF(3, 4);
+void fk_input_skip(struct fk_input *in, uint64_t line);
+/* Report the skipped-line summary (a warning) if any were skipped. */
+void fk_input_report(struct fk_input *in);
+
+/* ---- output streams (writer.c) ------------------------------------------- */
+struct fk_writer {
+	char *path;          /* final path, NULL for stdout */
+	char *tmp;           /* temporary path */
+	int fd;
+	char *buf;
+	size_t len, cap;
+	int error;           /* first write error (negative status), reported once */
+	bool epipe;          /* stdout reader went away */
+};
+
+/* Open for writing: path NULL or "-" writes stdout. */
+int fk_writer_open(struct fk_writer *w, const char *path);
+int fk_writer_write(struct fk_writer *w, const void *p, size_t n);
+int fk_writer_printf(struct fk_writer *w, const char *fmt, ...) FK_PRINTF(2, 3);
+int fk_writer_vprintf(struct fk_writer *w, const char *fmt, va_list ap);
+/* Flush, fsync-less close and rename into place.  On failure the final
+ * path is untouched and the temporary file removed. */
+int fk_writer_commit(struct fk_writer *w);
+/* Drop everything written; the final path is untouched. */
+void fk_writer_abort(struct fk_writer *w);
+
+/* ---- plugins (plugin.c) -------------------------------------------------- */
+struct fk_plugin {
+	union {
+		struct fk_plugin_header h;
+		struct fk_input_plugin in;
+		struct fk_filter_plugin filter;
+		struct fk_output_plugin out;
+	} d;                 /* our copy of the descriptor, zero-filled */
+	char *path;          /* the module file */
+	void *handle;        /* lt_dlhandle */
+	char *prefix;        /* "[input:perf] " */
+};
+
+struct fk_registry {
+	struct fk_plugin **v;
+	size_t n;
+	char **dirs;         /* search path, in order */
+	size_t ndirs;
+	unsigned refused;    /* modules refused while loading */
+};
+
+int fk_registry_init(struct fk_registry *r);
+void fk_registry_free(struct fk_registry *r);
+/* Add a directory to the search path (before the environment/default). */
+int fk_registry_add_dir(struct fk_registry *r, const char *dir);
+/* Load every module of the search path: --plugin-dir dirs, then
+ * FLAMEKIT_PLUGIN_PATH (colon-separated), then the install directory.  A
+ * module that cannot be used is refused with a warning; the rest load. */
+int fk_registry_load_all(struct fk_registry *r);
+/* Load one module file; 0, or a negative status after a warning. */
+int fk_registry_load(struct fk_registry *r, const char *path);
+const struct fk_plugin *fk_registry_find(const struct fk_registry *r, int kind, const char *name);
+const char *fk_kind_name(int kind);
+
+/* ---- options (options.c) ------------------------------------------------- */
+/* Allocate a plugin's options struct with its defaults applied. */
+int fk_options_new(const struct fk_plugin *pl, void **opts);
+void fk_options_free(const struct fk_plugin *pl, void *opts);
+/* Find an option by name; NULL if unknown. */
+const struct fk_option *fk_option_find(const struct fk_plugin *pl, const char *name);
+/* Set one option from text.  On error returns FK_ERR_USAGE and writes the
+ * reason (no location) into err. */
+int fk_option_set(const struct fk_plugin *pl, void *opts, const char *name,
+                  const char *value, char *err, size_t errlen);
+/* "a, b, c" of a plugin's option names (for "unknown key" messages). */
+int fk_option_names(const struct fk_plugin *pl, struct fk_buf *out);
+/* Print `flamekit plugins --help NAME` text. */
+void fk_options_help(const struct fk_plugin *pl, FILE *f);
+
+/* ---- the host table (host.c) ----------------------------------------------- */
+extern const struct fk_host fk_host;
+
+/* ---- filters (filter.c) ----------------------------------------------------- */
+int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
+                        void *opts, const char *where);
+void fk_filter_chain_free(struct fk_filter_chain *fc);
+/* Map frame f of p through filter k's per-frame callback (cached).  *out is
+ * the new frame id, or FK_FRAME_NONE when the filter drops it. */
+int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile *p,
+                        fk_frame_t f, fk_frame_t *out);
+/* Run per-sample filters on a stack of frame ids (edited in place). Returns
+ * 1 to keep, 0 to drop, negative on error. */
+int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
+                      fk_frame_t **ids, size_t *n, size_t *cap, double *w,
+                      const struct fk_logged_sample *meta, const char *comm, size_t comm_len);
+
+/* ---- pipeline (pipeline.c) ----------------------------------------------------
+ * What `collapse`, `graph` and `run` share: read inputs into a profile,
+ * apply filters, render outputs atomically.
+ */
+struct fk_input_spec {
+	const char *path;
+	const struct fk_plugin *plugin;  /* NULL: auto-detect */
+	void *opts;                      /* plugin options, or NULL for defaults */
+	int series;
+	const char *where;               /* for messages, may be NULL */
+	/* Options to apply once the plugin is known (auto-detection):
+	 * names without "--", values NULL for flags. */
+	const char *const *optnames;
+	const char *const *optvalues;
+	size_t nopts;
+};
+
+struct fk_output_spec {
+	const struct fk_plugin *plugin;
+	void *opts;
+	const char *path;                /* NULL or "-" for stdout */
+};
+
+struct fk_pipeline {
+	struct fk_registry *reg;
+	struct fk_input_spec *inputs;
+	size_t ninputs;
+	struct fk_filter_chain filters;
+	struct fk_output_spec *outputs;
+	size_t noutputs;
+	unsigned threads;
+	bool progress;
+};
+
+/* Pick the input plugin for the first bytes of `in`; reports an error
+ * listing the formats tried when none fits. */
+int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_plugin **out);
+/* Parse one input into p (series as given). */
+int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
+                   struct fk_profile *p, struct fk_filter_chain *filters,
+                   unsigned threads, bool progress);
+/* Run everything; outputs are committed only if every step succeeded. */
+int fk_pipeline_run(struct fk_pipeline *pl);
+
+/* ---- misc ------------------------------------------------------------------ */
+double fk_now(void);
+/* Format a weight the way the stackcollapse scripts print counts:
+ * integers without a decimal point, fractions with up to 15 significant
+ * digits and no trailing zeros.  Returns the length written to buf (>= 32). */
+int fk_format_weight(char *buf, size_t cap, double w);
+
+#endif

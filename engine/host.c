@@ -1,0 +1,262 @@
+/*
+ * The host table: every engine service a plugin may call.  Plugins never
+ * link against the engine; they receive this const table.
+ */
+#include <string.h>
+
+#include "fk.h"
+
+/* filter.c */
+const char *fk_fe_name(const struct fk_frame_edit *e, size_t *len);
+int fk_fe_annot(const struct fk_frame_edit *e);
+const char *fk_fe_module(const struct fk_frame_edit *e, size_t *len);
+int fk_fe_rename(struct fk_frame_edit *e, const char *name, size_t len);
+void fk_fe_drop(struct fk_frame_edit *e);
+int fk_fe_colour(struct fk_frame_edit *e, const char *colour);
+size_t fk_se_depth(const struct fk_sample_edit *e);
+const char *fk_se_frame_name(const struct fk_sample_edit *e, size_t i, size_t *len);
+int fk_se_frame_annot(const struct fk_sample_edit *e, size_t i);
+const char *fk_se_frame_module(const struct fk_sample_edit *e, size_t i, size_t *len);
+int fk_se_rename(struct fk_sample_edit *e, size_t i, const char *name, size_t len);
+int fk_se_colour(struct fk_sample_edit *e, size_t i, const char *colour);
+void fk_se_remove(struct fk_sample_edit *e, size_t i);
+void fk_se_truncate(struct fk_sample_edit *e, size_t n);
+int fk_se_insert(struct fk_sample_edit *e, size_t i, const char *name, size_t len);
+double fk_se_weight(const struct fk_sample_edit *e);
+void fk_se_set_weight(struct fk_sample_edit *e, double w);
+void fk_se_drop(struct fk_sample_edit *e);
+const struct fk_logged_sample *fk_se_meta(const struct fk_sample_edit *e);
+const char *fk_se_comm(const struct fk_sample_edit *e, size_t *len);
+
+static void *h_alloc(size_t n) { return fk_malloc(n); }
+static void *h_realloc(void *p, size_t n) { return fk_realloc(p, n); }
+static void h_free(void *p) { fk_free(p); }
+
+static const char *h_input_name(const struct fk_input *in) { return in->name; }
+static uint64_t h_input_lineno(const struct fk_input *in) { return in->lineno; }
+
+static int h_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return fk_input_error(in, line, "%s", msg);
+}
+
+static unsigned h_sink_threads(struct fk_sink *s) { return s->threads; }
+
+static struct fk_sink *h_sink_fork(struct fk_sink *s)
+{
+	struct fk_sink *c = fk_calloc(1, sizeof *c);
+	struct fk_profile *p = fk_profile_new();
+
+	if (!c || !p) {
+		fk_free(c);
+		fk_profile_free(p);
+		return NULL;
+	}
+	p->keep_samples = s->p->keep_samples;
+	fk_sink_init(c, p, s->series, 1, NULL);
+	c->parent = s;
+	return c;
+}
+
+static int h_sink_join(struct fk_sink *parent, struct fk_sink *child)
+{
+	int rc = 0;
+
+	if (!child)
+		return 0;
+	if (parent)
+		rc = fk_profile_merge(parent->p, child->p);
+	fk_profile_free(child->p);
+	fk_sink_fini(child);
+	fk_free(child);
+	return rc;
+}
+
+static void h_sink_set_unit(struct fk_sink *s, const char *unit)
+{
+	char **slot = &s->p->unit[s->series];
+	if (*slot || !unit)
+		return;
+	*slot = fk_strdup(unit);
+}
+
+static size_t h_nodes(const struct fk_profile *p) { return p->tree.nnodes; }
+static fk_node_t h_node_parent(const struct fk_profile *p, fk_node_t n) { return p->tree.nodes[n].parent; }
+static fk_frame_t h_node_frame(const struct fk_profile *p, fk_node_t n) { return p->tree.nodes[n].frame; }
+static uint32_t h_node_depth(const struct fk_profile *p, fk_node_t n) { return p->tree.nodes[n].depth; }
+
+static double h_node_self(const struct fk_profile *p, fk_node_t n, int s)
+{
+	return s >= 0 && s < FK_SERIES_MAX ? p->tree.nodes[n].self[s] : 0;
+}
+
+static double h_node_total(const struct fk_profile *p, fk_node_t n, int s)
+{
+	if (s < 0 || s >= FK_SERIES_MAX || !p->tree.finished)
+		return 0;
+	return p->tree.total[(size_t)n * FK_SERIES_MAX + s];
+}
+
+static int h_node_is_leaf(const struct fk_profile *p, fk_node_t n)
+{
+	return (p->tree.nodes[n].flags & FK_NODE_LEAF) != 0;
+}
+
+static size_t h_node_children(const struct fk_profile *p, fk_node_t n, const fk_node_t **kids)
+{
+	if (!p->tree.finished) {
+		*kids = NULL;
+		return 0;
+	}
+	*kids = p->tree.kids + p->tree.kid_start[n];
+	return p->tree.kid_start[n + 1] - p->tree.kid_start[n];
+}
+
+static const char *h_frame_name(const struct fk_profile *p, fk_frame_t f, size_t *len)
+{
+	if (f >= p->in.nframes) {
+		*len = 0;
+		return "";
+	}
+	*len = p->in.frames[f].len;
+	return p->in.frames[f].name;
+}
+
+static const char *h_frame_display(const struct fk_profile *p, fk_frame_t f, size_t *len)
+{
+	if (f >= p->in.nframes) {
+		*len = 0;
+		return "";
+	}
+	*len = p->in.frames[f].display_len;
+	return p->in.frames[f].name;
+}
+
+static int h_frame_annot(const struct fk_profile *p, fk_frame_t f)
+{
+	return f < p->in.nframes ? p->in.frames[f].annot : 0;
+}
+
+static const char *h_frame_colour(const struct fk_profile *p, fk_frame_t f)
+{
+	return fk_intern_colour(&p->in, f);
+}
+
+static const char *h_frame_module(const struct fk_profile *p, fk_frame_t f, size_t *len)
+{
+	fk_frame_t m = f < p->in.nframes ? p->in.frames[f].module : FK_FRAME_NONE;
+	if (m == FK_FRAME_NONE) {
+		*len = 0;
+		return NULL;
+	}
+	*len = p->in.frames[m].len;
+	return p->in.frames[m].name;
+}
+
+static unsigned h_series_mask(const struct fk_profile *p) { return p->series_mask; }
+
+static const char *h_series_unit(const struct fk_profile *p, int s)
+{
+	return s >= 0 && s < FK_SERIES_MAX ? p->unit[s] : NULL;
+}
+
+static size_t h_samples(const struct fk_profile *p) { return p->log.n; }
+
+static const struct fk_logged_sample *h_sample(const struct fk_profile *p, size_t i)
+{
+	return i < p->log.n ? &p->log.v[i] : NULL;
+}
+
+static struct fk_profile *h_profile_reversed(const struct fk_profile *p)
+{
+	struct fk_profile *r = fk_profile_reversed(p);
+	if (r && fk_profile_finish(r) < 0) {
+		fk_profile_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static int h_write(struct fk_writer *w, const void *buf, size_t len) { return fk_writer_write(w, buf, len); }
+
+static int h_printf(struct fk_writer *w, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = fk_writer_vprintf(w, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static const char *h_writer_name(const struct fk_writer *w) { return w->path ? w->path : "<stdout>"; }
+
+const struct fk_host fk_host = {
+	.struct_size = sizeof(struct fk_host),
+	.abi_major = FK_ABI_MAJOR,
+	.abi_minor = FK_ABI_MINOR,
+	.log = fk_log,
+	.alloc = h_alloc,
+	.realloc = h_realloc,
+	.free = h_free,
+	.getline = fk_input_getline,
+	.read = fk_input_read,
+	.input_name = h_input_name,
+	.input_lineno = h_input_lineno,
+	.input_error = h_input_error,
+	.input_skip = fk_input_skip,
+	.push = fk_sink_push,
+	.push_node = fk_sink_push_node,
+	.sink_threads = h_sink_threads,
+	.sink_fork = h_sink_fork,
+	.sink_join = h_sink_join,
+	.sink_set_unit = h_sink_set_unit,
+	.nodes = h_nodes,
+	.node_parent = h_node_parent,
+	.node_frame = h_node_frame,
+	.node_depth = h_node_depth,
+	.node_self = h_node_self,
+	.node_total = h_node_total,
+	.node_is_leaf = h_node_is_leaf,
+	.node_children = h_node_children,
+	.frame_name = h_frame_name,
+	.frame_display = h_frame_display,
+	.frame_annot = h_frame_annot,
+	.frame_colour = h_frame_colour,
+	.frame_module = h_frame_module,
+	.series_mask = h_series_mask,
+	.series_unit = h_series_unit,
+	.samples = h_samples,
+	.sample = h_sample,
+	.profile_reversed = h_profile_reversed,
+	.profile_free = fk_profile_free,
+	.write = h_write,
+	.printf = h_printf,
+	.writer_name = h_writer_name,
+	.fe_name = fk_fe_name,
+	.fe_annot = fk_fe_annot,
+	.fe_module = fk_fe_module,
+	.fe_rename = fk_fe_rename,
+	.fe_drop = fk_fe_drop,
+	.fe_colour = fk_fe_colour,
+	.se_depth = fk_se_depth,
+	.se_frame_name = fk_se_frame_name,
+	.se_frame_annot = fk_se_frame_annot,
+	.se_frame_module = fk_se_frame_module,
+	.se_rename = fk_se_rename,
+	.se_colour = fk_se_colour,
+	.se_remove = fk_se_remove,
+	.se_truncate = fk_se_truncate,
+	.se_insert = fk_se_insert,
+	.se_weight = fk_se_weight,
+	.se_set_weight = fk_se_set_weight,
+	.se_drop = fk_se_drop,
+	.se_meta = fk_se_meta,
+	.se_comm = fk_se_comm,
+};

@@ -1,0 +1,367 @@
+/*
+ * Input streams: files, stdin or memory, gzip-compressed or not (detected by
+ * the magic bytes), read through one large buffer.  getline() hands out
+ * lines in place (memchr, no per-line allocation); a line longer than the
+ * buffer grows it, so a 16 MB line costs 16 MB once, not a quadratic scan.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "fk.h"
+
+#define BUFSZ (1u << 20)
+#define ZBUFSZ (256u * 1024)
+#define MAX_LINE ((size_t)1 << 30)
+
+struct gz {
+	z_stream z;
+	unsigned char *in;
+	bool done;
+};
+
+static int report_errno(struct fk_input *in, const char *what)
+{
+	fk_log(FK_LOG_ERROR, "%s: %s: %s", in->name, what, strerror(errno));
+	in->error = FK_ERR_IO;
+	return FK_ERR_IO;
+}
+
+static ssize_t raw_read(struct fk_input *in, void *dst, size_t cap)
+{
+	ssize_t r;
+
+	if (in->fd < 0)
+		return 0;
+	do
+		r = read(in->fd, dst, cap);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return report_errno(in, "read error");
+	return r;
+}
+
+/* Decompress into dst; 0 at the end of the last gzip member. */
+static ssize_t gz_read(struct fk_input *in, unsigned char *dst, size_t cap)
+{
+	struct gz *g = in->gz;
+	uInt want = (uInt)(cap > (1u << 30) ? (1u << 30) : cap);
+	int zr;
+
+	if (g->done)
+		return 0;
+	g->z.next_out = dst;
+	g->z.avail_out = want;
+	while (g->z.avail_out > 0) {
+		if (g->z.avail_in == 0) {
+			ssize_t r = raw_read(in, g->in, ZBUFSZ);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				if (g->z.avail_out < want)
+					break; /* return what we have; the next call reports it */
+				fk_log(FK_LOG_ERROR, "%s: compressed data is truncated", in->name);
+				return in->error = FK_ERR_DATA;
+			}
+			g->z.next_in = g->in;
+			g->z.avail_in = (uInt)r;
+		}
+		zr = inflate(&g->z, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END) {
+			/* Another member may follow (concatenated .gz files). */
+			if (g->z.avail_in == 0) {
+				ssize_t r = raw_read(in, g->in, ZBUFSZ);
+				if (r < 0)
+					return r;
+				g->z.next_in = g->in;
+				g->z.avail_in = (uInt)r;
+			}
+			if (g->z.avail_in == 0 || g->z.next_in[0] != 0x1f) {
+				g->done = true;
+				break;
+			}
+			inflateReset(&g->z);
+			continue;
+		}
+		if (zr != Z_OK && !(zr == Z_BUF_ERROR && g->z.avail_in == 0)) {
+			fk_log(FK_LOG_ERROR, "%s: corrupt compressed data (%s)", in->name,
+			       g->z.msg ? g->z.msg : "inflate failed");
+			return in->error = FK_ERR_DATA;
+		}
+		if (g->z.avail_out < want && g->z.avail_in == 0)
+			break;
+	}
+	return (ssize_t)(want - g->z.avail_out);
+}
+
+static ssize_t source_read(struct fk_input *in, void *dst, size_t cap)
+{
+	ssize_t r = in->gz ? gz_read(in, dst, cap) : raw_read(in, dst, cap);
+	if (r > 0)
+		in->bytes += (uint64_t)r;
+	return r;
+}
+
+static void progress(struct fk_input *in)
+{
+	double now;
+
+	if (!in->progress)
+		return;
+	now = fk_now();
+	if (now - in->last_progress < 0.5)
+		return;
+	in->last_progress = now;
+	fprintf(stderr, "\r%s: %s: %.1f MB read, %.0f MB/s   ", fk_progname, in->name,
+	        (double)in->bytes / 1e6, (double)in->bytes / 1e6 / (now - in->t0 + 1e-9));
+}
+
+/* Read more into the buffer; returns bytes added, 0 at EOF, <0 on error. */
+static ssize_t fill(struct fk_input *in)
+{
+	ssize_t r;
+
+	if (in->eof)
+		return 0;
+	if (in->start > 0) {
+		memmove(in->buf, in->buf + in->start, in->end - in->start);
+		in->end -= in->start;
+		in->start = 0;
+	}
+	if (in->end == in->cap) {
+		size_t cap = in->cap * 2;
+		char *nb;
+		if (cap > MAX_LINE + BUFSZ) {
+			fk_log(FK_LOG_ERROR, "%s:%llu: line longer than 1 GiB", in->name,
+			       (unsigned long long)in->lineno + 1);
+			return in->error = FK_ERR_LIMIT;
+		}
+		nb = fk_realloc(in->buf, cap);
+		if (!nb) {
+			fk_log(FK_LOG_ERROR, "%s: out of memory reading a %zu-byte line", in->name, in->end);
+			return in->error = FK_ERR_NOMEM;
+		}
+		in->buf = nb;
+		in->cap = cap;
+	}
+	r = source_read(in, in->buf + in->end, in->cap - in->end);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		in->eof = true;
+	in->end += (size_t)r;
+	progress(in);
+	return r;
+}
+
+static int setup(struct fk_input *in, const char *name)
+{
+	const unsigned char *p;
+	ssize_t n;
+
+	in->name = fk_strdup(name);
+	in->cap = BUFSZ;
+	in->buf = fk_malloc(in->cap);
+	if (!in->name || !in->buf) {
+		fk_log(FK_LOG_ERROR, "%s: out of memory", name);
+		return FK_ERR_NOMEM;
+	}
+	in->t0 = in->last_progress = fk_now();
+	/* Look for the gzip magic. */
+	n = fk_input_peek(in, 2, &p);
+	if (n < 0)
+		return (int)n;
+	if (n == 2 && p[0] == 0x1f && p[1] == 0x8b) {
+		struct gz *g = fk_calloc(1, sizeof *g);
+		if (!g || !(g->in = fk_malloc(ZBUFSZ))) {
+			if (g)
+				fk_free(g);
+			fk_log(FK_LOG_ERROR, "%s: out of memory", name);
+			return FK_ERR_NOMEM;
+		}
+		if (inflateInit2(&g->z, 15 + 16) != Z_OK) {
+			fk_free(g->in);
+			fk_free(g);
+			fk_log(FK_LOG_ERROR, "%s: cannot start decompression", name);
+			return FK_ERR_NOMEM;
+		}
+		/* Move what was already read into the compressed buffer. */
+		memcpy(g->in, in->buf + in->start, in->end - in->start);
+		g->z.next_in = g->in;
+		g->z.avail_in = (uInt)(in->end - in->start);
+		in->bytes = 0;
+		in->start = in->end = 0;
+		in->eof = false;
+		in->gz = g;
+	}
+	return 0;
+}
+
+int fk_input_open(struct fk_input *in, const char *path)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = -1;
+	if (strcmp(path, "-") == 0) {
+		in->fd = STDIN_FILENO;
+		return setup(in, "<stdin>");
+	}
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		int e = errno;
+		fk_log(FK_LOG_ERROR, "%s: cannot open: %s", path, strerror(e));
+		in->fd = -1;
+		return e == ENOMEM ? FK_ERR_NOMEM : FK_ERR_IO;
+	}
+	return setup(in, path);
+}
+
+int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = -1;
+	in->name = fk_strdup(name);
+	in->cap = len + 1 > BUFSZ ? len + 1 : BUFSZ;
+	in->buf = fk_malloc(in->cap);
+	if (!in->name || !in->buf) {
+		fk_input_close(in);
+		return FK_ERR_NOMEM;
+	}
+	memcpy(in->buf, data, len);
+	in->end = len;
+	in->eof = true;
+	in->t0 = fk_now();
+	return 0;
+}
+
+void fk_input_close(struct fk_input *in)
+{
+	if (in->progress && in->bytes)
+		fprintf(stderr, "\r\033[K");
+	if (in->gz) {
+		struct gz *g = in->gz;
+		inflateEnd(&g->z);
+		fk_free(g->in);
+		fk_free(g);
+	}
+	if (in->fd > STDIN_FILENO)
+		close(in->fd);
+	fk_free(in->buf);
+	fk_free(in->name);
+	memset(in, 0, sizeof *in);
+	in->fd = -1;
+}
+
+ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data)
+{
+	while (in->end - in->start < cap && !in->eof) {
+		if (in->start + cap > in->cap && in->start > 0) {
+			memmove(in->buf, in->buf + in->start, in->end - in->start);
+			in->end -= in->start;
+			in->start = 0;
+		}
+		if (in->end == in->cap)
+			break;
+		ssize_t r = source_read(in, in->buf + in->end, in->cap - in->end);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			in->eof = true;
+		in->end += (size_t)r;
+	}
+	*data = (const unsigned char *)in->buf + in->start;
+	return (ssize_t)(in->end - in->start < cap ? in->end - in->start : cap);
+}
+
+int fk_input_getline(struct fk_input *in, const char **line, size_t *len)
+{
+	size_t scanned = 0;
+
+	for (;;) {
+		char *s = in->buf + in->start;
+		size_t avail = in->end - in->start;
+		char *nl = scanned < avail ? memchr(s + scanned, '\n', avail - scanned) : NULL;
+		size_t n;
+
+		if (nl || (in->eof && avail > 0)) {
+			n = nl ? (size_t)(nl - s) : avail;
+			in->start += n + (nl ? 1 : 0);
+			if (n > 0 && s[n - 1] == '\r')
+				n--;
+			*line = s;
+			*len = n;
+			in->lineno++;
+			return 1;
+		}
+		if (in->eof)
+			return 0;
+		scanned = avail;
+		ssize_t r = fill(in);
+		if (r < 0)
+			return (int)r;
+	}
+}
+
+ssize_t fk_input_read(struct fk_input *in, void *buf, size_t cap)
+{
+	size_t avail = in->end - in->start;
+	ssize_t r;
+
+	if (avail) {
+		size_t n = avail < cap ? avail : cap;
+		memcpy(buf, in->buf + in->start, n);
+		in->start += n;
+		return (ssize_t)n;
+	}
+	if (in->eof)
+		return 0;
+	r = source_read(in, buf, cap);
+	if (r == 0)
+		in->eof = true;
+	progress(in);
+	return r;
+}
+
+int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fk_log_set_prefix(NULL);
+	if (line)
+		fk_log(FK_LOG_ERROR, "%s:%llu: %s", in->name, (unsigned long long)line, msg);
+	else
+		fk_log(FK_LOG_ERROR, "%s: %s", in->name, msg);
+	if (!in->error)
+		in->error = FK_ERR_DATA;
+	return FK_ERR_DATA;
+}
+
+void fk_input_skip(struct fk_input *in, uint64_t line)
+{
+	if (in->skipped < sizeof in->skipped_first / sizeof in->skipped_first[0])
+		in->skipped_first[in->skipped] = line;
+	in->skipped++;
+}
+
+void fk_input_report(struct fk_input *in)
+{
+	char list[128];
+	size_t n = 0, shown;
+
+	if (!in->skipped)
+		return;
+	shown = in->skipped < 5 ? in->skipped : 5;
+	list[0] = '\0';
+	for (size_t i = 0; i < shown; i++)
+		n += (size_t)snprintf(list + n, sizeof list - n, "%s%llu", i ? ", " : "",
+		                      (unsigned long long)in->skipped_first[i]);
+	fk_log(FK_LOG_WARN, "%s: skipped %llu unreadable line%s (line%s %s%s)", in->name,
+	       (unsigned long long)in->skipped, in->skipped == 1 ? "" : "s",
+	       shown == 1 ? "" : "s", list, in->skipped > shown ? ", ..." : "");
+}

@@ -1,0 +1,39 @@
+/* One logging function for the engine and, through the host table, plugins. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fk.h"
+
+int fk_verbosity = FK_LOG_WARN;
+const char *fk_progname = "flamekit";
+void (*fk_log_hook)(int level, const char *line);
+static const char *prefix;
+
+void fk_log_set_prefix(const char *p) { prefix = p; }
+
+void fk_vlog(int level, const char *fmt, va_list ap)
+{
+	char line[4096];
+	int n;
+
+	if (level > fk_verbosity)
+		return;
+	n = snprintf(line, sizeof line, "%s", prefix ? prefix : "");
+	if (n < 0 || (size_t)n >= sizeof line)
+		n = 0;
+	vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+	if (fk_log_hook) {
+		fk_log_hook(level, line);
+		return;
+	}
+	fprintf(stderr, "%s: %s%s\n", fk_progname,
+	        level == FK_LOG_WARN ? "warning: " : "", line);
+}
+
+void fk_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fk_vlog(level, fmt, ap);
+	va_end(ap);
+}

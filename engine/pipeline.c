@@ -1,0 +1,170 @@
+/*
+ * The pipeline every command shares: inputs -> (filters) -> merged profile
+ * -> outputs.  Outputs go to temporary files that are renamed into place
+ * only when every input, filter and output has succeeded.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "fk.h"
+
+#define PROBE_BYTES (64 * 1024)
+
+int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_plugin **out)
+{
+	const unsigned char *data;
+	ssize_t n = fk_input_peek(in, PROBE_BYTES, &data);
+	const struct fk_plugin *best = NULL;
+	int bestscore = 0;
+	struct fk_buf tried = { 0 };
+
+	*out = NULL;
+	if (n < 0)
+		return (int)n;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct fk_plugin *pl = r->v[i];
+		int score;
+		if (pl->d.h.kind != FK_PLUGIN_INPUT || !pl->d.in.probe)
+			continue;
+		score = pl->d.in.probe(data, (size_t)n);
+		if (score > bestscore) {
+			bestscore = score;
+			best = pl;
+		}
+		fk_buf_printf(&tried, "%s%s", tried.len ? ", " : "", pl->d.h.name);
+	}
+	if (!best) {
+		if (n == 0)
+			fk_log(FK_LOG_ERROR, "%s: the input is empty, so its format cannot be detected; "
+			       "give one with --format NAME", in->name);
+		else
+			fk_log(FK_LOG_ERROR, "%s: cannot tell the input format (tried: %s); give one "
+			       "with --format NAME", in->name, tried.data ? tried.data : "no input plugins loaded");
+		fk_buf_free(&tried);
+		return FK_ERR_DATA;
+	}
+	fk_buf_free(&tried);
+	fk_log(FK_LOG_INFO, "%s: detected format %s", in->name, best->d.h.name);
+	*out = best;
+	return 0;
+}
+
+int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
+                   struct fk_profile *p, struct fk_filter_chain *filters,
+                   unsigned threads, bool progress)
+{
+	struct fk_input in;
+	struct fk_sink sink;
+	const struct fk_plugin *pl = spec->plugin;
+	void *opts = spec->opts, *own = NULL;
+	int rc;
+
+	rc = fk_input_open(&in, spec->path);
+	if (rc < 0)
+		return rc;
+	in.progress = progress && isatty(STDERR_FILENO);
+	if (!pl && (rc = fk_detect(r, &in, &pl)) < 0)
+		goto out;
+	if (!opts) {
+		rc = fk_options_new(pl, &own);
+		if (rc < 0)
+			goto out;
+		opts = own;
+		for (size_t i = 0; i < spec->nopts; i++) {
+			char err[512];
+			if (!fk_option_find(pl, spec->optnames[i])) {
+				fk_log(FK_LOG_ERROR, "%s: the input is %s, and the %s plugin has no option "
+				       "'--%s'", in.name, pl->d.h.name, pl->d.h.name, spec->optnames[i]);
+				rc = FK_ERR_USAGE;
+				goto out;
+			}
+			rc = fk_option_set(pl, opts, spec->optnames[i], spec->optvalues[i], err, sizeof err);
+			if (rc < 0) {
+				fk_log(FK_LOG_ERROR, "%s: %s", in.name, err);
+				goto out;
+			}
+		}
+	}
+	fk_sink_init(&sink, p, spec->series, threads, filters);
+	fk_log_set_prefix(pl->prefix);
+	rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
+	fk_log_set_prefix(NULL);
+	fk_sink_fini(&sink);
+	if (rc == 0 && in.error)
+		rc = in.error;
+	if (rc == 0)
+		fk_input_report(&in);
+out:
+	if (pl)
+		fk_options_free(pl, own);
+	fk_input_close(&in);
+	return rc;
+}
+
+int fk_pipeline_run(struct fk_pipeline *pl)
+{
+	struct fk_profile *p = fk_profile_new();
+	struct fk_writer *w = NULL;
+	size_t opened = 0, i;
+	int rc = 0;
+
+	if (!p) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	for (i = 0; i < pl->noutputs; i++)
+		if (pl->outputs[i].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES)
+			p->keep_samples = true;
+	for (i = 0; i < pl->ninputs && rc == 0; i++)
+		rc = fk_parse_input(pl->reg, &pl->inputs[i], p, &pl->filters, pl->threads, pl->progress);
+	if (rc == 0)
+		rc = fk_profile_apply_frame_filters(&p, &pl->filters);
+	if (rc == 0)
+		rc = fk_profile_finish(p);
+	if (rc == FK_ERR_NOMEM)
+		fk_log(FK_LOG_ERROR, "out of memory");
+	if (rc < 0)
+		goto out;
+	w = fk_calloc(pl->noutputs ? pl->noutputs : 1, sizeof *w);
+	if (!w) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < pl->noutputs && rc == 0; i++) {
+		const struct fk_output_spec *o = &pl->outputs[i];
+		void *opts = o->opts, *own = NULL;
+		rc = fk_writer_open(&w[i], o->path);
+		if (rc < 0)
+			break;
+		opened++;
+		if (!opts) {
+			rc = fk_options_new(o->plugin, &own);
+			if (rc < 0)
+				break;
+			opts = own;
+		}
+		fk_log_set_prefix(o->plugin->prefix);
+		rc = o->plugin->d.out.render(&fk_host, p, &w[i], opts);
+		fk_log_set_prefix(NULL);
+		fk_options_free(o->plugin, own);
+		if (rc == 0 && w[i].error)
+			rc = w[i].error;
+		if (rc < 0 && w[i].epipe)
+			rc = 0; /* the reader has what it wanted */
+	}
+	if (rc == 0) {
+		for (i = 0; i < opened; i++) {
+			int c = fk_writer_commit(&w[i]);
+			if (c < 0 && rc == 0)
+				rc = c;
+		}
+		opened = 0;
+	}
+out:
+	for (i = 0; i < opened; i++)
+		fk_writer_abort(&w[i]);
+	fk_free(w);
+	fk_profile_free(p);
+	return rc;
+}

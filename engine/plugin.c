@@ -1,0 +1,323 @@
+/*
+ * The plugin loader: a thin libltdl wrapper.  Every module file in the
+ * search path is opened with lt_dlopenext, asked for its one entry symbol,
+ * and its descriptor checked (magic, ABI major, kind, size, name, required
+ * callbacks) before a copy of it joins the registry.  A module that fails
+ * any check is refused with one sentence naming the file, the problem and
+ * the fix; the other plugins keep working.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <ltdl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fk.h"
+
+#ifndef FK_PKGLIBDIR
+#define FK_PKGLIBDIR "/usr/local/lib/flamekit"
+#endif
+
+static int ltdl_users;
+
+const char *fk_kind_name(int kind)
+{
+	switch (kind) {
+	case FK_PLUGIN_INPUT: return "input";
+	case FK_PLUGIN_FILTER: return "filter";
+	case FK_PLUGIN_OUTPUT: return "output";
+	}
+	return "unknown";
+}
+
+static size_t descriptor_size(int kind)
+{
+	switch (kind) {
+	case FK_PLUGIN_INPUT: return sizeof(struct fk_input_plugin);
+	case FK_PLUGIN_FILTER: return sizeof(struct fk_filter_plugin);
+	case FK_PLUGIN_OUTPUT: return sizeof(struct fk_output_plugin);
+	}
+	return 0;
+}
+
+int fk_registry_init(struct fk_registry *r)
+{
+	memset(r, 0, sizeof *r);
+	if (ltdl_users++ == 0 && lt_dlinit() != 0) {
+		fk_log(FK_LOG_ERROR, "cannot initialise libltdl: %s", lt_dlerror());
+		ltdl_users--;
+		return FK_ERR_PLUGIN;
+	}
+	return 0;
+}
+
+void fk_registry_free(struct fk_registry *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct fk_plugin *pl = r->v[i];
+		if (pl->handle)
+			lt_dlclose(pl->handle);
+		fk_free(pl->path);
+		fk_free(pl->prefix);
+		fk_free(pl);
+	}
+	for (size_t i = 0; i < r->ndirs; i++)
+		fk_free(r->dirs[i]);
+	fk_free(r->v);
+	fk_free(r->dirs);
+	if (ltdl_users > 0 && --ltdl_users == 0)
+		lt_dlexit();
+	memset(r, 0, sizeof *r);
+}
+
+int fk_registry_add_dir(struct fk_registry *r, const char *dir)
+{
+	char **v = fk_realloc(r->dirs, (r->ndirs + 1) * sizeof *v);
+
+	if (!v)
+		return FK_ERR_NOMEM;
+	r->dirs = v;
+	if (!(v[r->ndirs] = fk_strdup(dir)))
+		return FK_ERR_NOMEM;
+	r->ndirs++;
+	return 0;
+}
+
+const struct fk_plugin *fk_registry_find(const struct fk_registry *r, int kind, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if ((int)r->v[i]->d.h.kind == kind && strcmp(r->v[i]->d.h.name, name) == 0)
+			return r->v[i];
+	return NULL;
+}
+
+static int refuse(struct fk_registry *r, lt_dlhandle h, const char *path, const char *fmt, ...)
+	FK_PRINTF(4, 5);
+
+static int refuse(struct fk_registry *r, lt_dlhandle h, const char *path, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (h) {
+		/* name the file that was actually opened (.so, not the .la stem) */
+		const lt_dlinfo *info = lt_dlgetinfo(h);
+		if (info && info->filename)
+			path = info->filename;
+	}
+	fk_log(FK_LOG_WARN, "%s: plugin refused: %s", path, msg);
+	if (h)
+		lt_dlclose(h);
+	r->refused++;
+	return FK_ERR_PLUGIN;
+}
+
+static bool valid_name(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+			return false;
+	return true;
+}
+
+int fk_registry_load(struct fk_registry *r, const char *path)
+{
+	lt_dlhandle h;
+	fk_plugin_init_fn init;
+	const struct fk_plugin_header *hd;
+	struct fk_plugin *pl, **v;
+	const struct fk_plugin *other;
+	size_t ours, copy;
+
+	h = lt_dlopenext(path);
+	if (!h)
+		return refuse(r, NULL, path, "cannot load it (%s); check that it was built as a "
+		              "libtool module against this system's libraries", lt_dlerror());
+	init = (fk_plugin_init_fn)(uintptr_t)lt_dlsym(h, "flamekit_plugin_init");
+	if (!init)
+		return refuse(r, h, path, "no flamekit_plugin_init symbol (%s); register the plugin "
+		              "with FLAMEKIT_REGISTER_INPUT, _FILTER or _OUTPUT from <flamekit/plugin.h>",
+		              lt_dlerror());
+	hd = init();
+	if (!hd)
+		return refuse(r, h, path, "flamekit_plugin_init returned NULL; it must return the "
+		              "descriptor that FLAMEKIT_REGISTER_* fills");
+	if (hd->magic != FK_PLUGIN_MAGIC)
+		return refuse(r, h, path, "wrong magic 0x%08x (expected 0x%08x); it was not built with "
+		              "<flamekit/plugin.h>'s FLAMEKIT_REGISTER_* macro", hd->magic, FK_PLUGIN_MAGIC);
+	if (hd->abi_major != FK_ABI_MAJOR)
+		return refuse(r, h, path, "built for plugin ABI %u.%u, but this flamekit speaks ABI "
+		              "%d.%d; rebuild the plugin against this flamekit's <flamekit/plugin.h> "
+		              "(pkg-config --cflags flamekit-plugin)", hd->abi_major, hd->abi_minor,
+		              FK_ABI_MAJOR, FK_ABI_MINOR);
+	ours = descriptor_size((int)hd->kind);
+	if (!ours)
+		return refuse(r, h, path, "unknown plugin kind %u; use FLAMEKIT_REGISTER_INPUT, "
+		              "_FILTER or _OUTPUT", hd->kind);
+	if (hd->struct_size < sizeof(struct fk_plugin_header))
+		return refuse(r, h, path, "descriptor size %u is smaller than the common header; "
+		              "rebuild it with FLAMEKIT_REGISTER_*", hd->struct_size);
+	if (!valid_name(hd->name))
+		return refuse(r, h, path, "plugin name \"%s\" is not a lower-case word (a-z, 0-9, "
+		              "'-', '_'); fix .h.name", hd->name ? hd->name : "(null)");
+	other = fk_registry_find(r, (int)hd->kind, hd->name);
+	if (other)
+		return refuse(r, h, path, "an %s plugin named \"%s\" is already loaded from %s; "
+		              "remove one of the two modules or rename this one", fk_kind_name((int)hd->kind),
+		              hd->name, other->path);
+	pl = fk_calloc(1, sizeof *pl);
+	if (!pl) {
+		lt_dlclose(h);
+		return FK_ERR_NOMEM;
+	}
+	copy = hd->struct_size < ours ? hd->struct_size : ours;
+	memcpy(&pl->d, hd, copy); /* the rest stays zero: absent callbacks */
+	pl->d.h.struct_size = (uint32_t)copy;
+	pl->handle = h;
+	{
+		const lt_dlinfo *info = lt_dlgetinfo(h);
+		pl->path = fk_strdup(info && info->filename ? info->filename : path);
+	}
+	pl->prefix = fk_malloc(strlen(hd->name) + 16);
+	if (!pl->path || !pl->prefix) {
+		fk_free(pl->path);
+		fk_free(pl->prefix);
+		fk_free(pl);
+		lt_dlclose(h);
+		return FK_ERR_NOMEM;
+	}
+	sprintf(pl->prefix, "[%s:%s] ", fk_kind_name((int)hd->kind), hd->name);
+	if ((hd->kind == FK_PLUGIN_INPUT && !pl->d.in.parse) ||
+	    (hd->kind == FK_PLUGIN_OUTPUT && !pl->d.out.render) ||
+	    (hd->kind == FK_PLUGIN_FILTER && !pl->d.filter.frame && !pl->d.filter.sample)) {
+		fk_free(pl->path);
+		fk_free(pl->prefix);
+		fk_free(pl);
+		return refuse(r, h, path, "the %s plugin \"%s\" has no %s callback; set it in the "
+		              "descriptor", fk_kind_name((int)hd->kind), hd->name,
+		              hd->kind == FK_PLUGIN_INPUT ? "parse" : hd->kind == FK_PLUGIN_OUTPUT ?
+		              "render" : "frame or sample");
+	}
+	v = fk_realloc(r->v, (r->n + 1) * sizeof *v);
+	if (!v) {
+		fk_free(pl->path);
+		fk_free(pl->prefix);
+		fk_free(pl);
+		lt_dlclose(h);
+		return FK_ERR_NOMEM;
+	}
+	r->v = v;
+	r->v[r->n++] = pl;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool seen_base(char **seen, size_t n, const char *base)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(seen[i], base) == 0)
+			return true;
+	return false;
+}
+
+/* Load the modules of one directory, in name order, skipping a module file
+ * name an earlier directory already provided (it shadows this one). */
+static int load_dir(struct fk_registry *r, const char *dir, char ***seen, size_t *nseen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!d)
+		return 0; /* a missing directory in the path is not an error */
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		const char *ext = NULL;
+		if (l > 3 && strcmp(e->d_name + l - 3, ".la") == 0)
+			ext = e->d_name + l - 3;
+		else if (l > 3 && strcmp(e->d_name + l - 3, ".so") == 0)
+			ext = e->d_name + l - 3;
+		if (!ext || e->d_name[0] == '.')
+			continue;
+		char *base = fk_strndup(e->d_name, (size_t)(ext - e->d_name));
+		char **v = base ? fk_realloc(names, (n + 1) * sizeof *v) : NULL;
+		if (!v) {
+			fk_free(base);
+			rc = FK_ERR_NOMEM;
+			break;
+		}
+		names = v;
+		names[n++] = base;
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, cmp_str);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if ((i > 0 && strcmp(names[i], names[i - 1]) == 0) || seen_base(*seen, *nseen, names[i]))
+			continue;
+		char *path = fk_malloc(strlen(dir) + strlen(names[i]) + 2);
+		char **v = fk_realloc(*seen, (*nseen + 1) * sizeof *v);
+		if (!path || !v) {
+			fk_free(path);
+			rc = FK_ERR_NOMEM;
+			break;
+		}
+		*seen = v;
+		(*seen)[(*nseen)++] = fk_strdup(names[i]);
+		sprintf(path, "%s/%s", dir, names[i]);
+		if (fk_registry_load(r, path) == FK_ERR_NOMEM)
+			rc = FK_ERR_NOMEM;
+		fk_free(path);
+	}
+	for (size_t i = 0; i < n; i++)
+		fk_free(names[i]);
+	fk_free(names);
+	return rc;
+}
+
+int fk_registry_load_all(struct fk_registry *r)
+{
+	const char *env = getenv("FLAMEKIT_PLUGIN_PATH");
+	char **seen = NULL;
+	size_t nseen = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < r->ndirs && rc == 0; i++)
+		rc = load_dir(r, r->dirs[i], &seen, &nseen);
+	if (env && rc == 0) {
+		/* Like MANPATH: the listed directories replace the default one;
+		 * an empty element (a leading, trailing or doubled ':') stands
+		 * for it. */
+		const char *p = env;
+		for (;;) {
+			const char *colon = strchr(p, ':');
+			size_t n = colon ? (size_t)(colon - p) : strlen(p);
+			char *dir = n ? fk_strndup(p, n) : fk_strdup(FK_PKGLIBDIR);
+			if (!dir) {
+				rc = FK_ERR_NOMEM;
+				break;
+			}
+			rc = load_dir(r, dir, &seen, &nseen);
+			fk_free(dir);
+			if (rc < 0 || !colon)
+				break;
+			p = colon + 1;
+		}
+	} else if (rc == 0) {
+		rc = load_dir(r, FK_PKGLIBDIR, &seen, &nseen);
+	}
+	for (i = 0; i < nseen; i++)
+		fk_free(seen[i]);
+	fk_free(seen);
+	return rc;
+}

@@ -1,0 +1,358 @@
+/*
+ * A profile is what inputs fill and outputs read: the interned frames, the
+ * merged stack tree and, when an output asked for it, the sample log.
+ * Sinks are the write side: one per parsing thread, each with a profile of
+ * its own, merged into the parent in a fixed order so the result does not
+ * depend on the thread count.
+ */
+#include <string.h>
+
+#include "fk.h"
+
+struct fk_profile *fk_profile_new(void)
+{
+	struct fk_profile *p = fk_calloc(1, sizeof *p);
+
+	if (!p)
+		return NULL;
+	if (fk_intern_init(&p->in) < 0 || fk_tree_init(&p->tree) < 0) {
+		fk_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void fk_profile_free(struct fk_profile *p)
+{
+	if (!p)
+		return;
+	fk_intern_free(&p->in);
+	fk_tree_free(&p->tree);
+	fk_free(p->log.v);
+	for (int s = 0; s < FK_SERIES_MAX; s++)
+		fk_free(p->unit[s]);
+	fk_free(p);
+}
+
+static int log_append(struct fk_profile *p, const struct fk_logged_sample *ls)
+{
+	if (p->log.n == p->log.cap) {
+		size_t cap = p->log.cap ? p->log.cap * 2 : 4096;
+		struct fk_logged_sample *v = fk_realloc(p->log.v, cap * sizeof *v);
+		if (!v)
+			return FK_ERR_NOMEM;
+		p->log.v = v;
+		p->log.cap = cap;
+	}
+	p->log.v[p->log.n++] = *ls;
+	return 0;
+}
+
+int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
+{
+	fk_frame_t *fmap = NULL;
+	fk_node_t *nmap = NULL;
+	uint32_t i;
+	int rc = FK_ERR_NOMEM;
+
+	fmap = fk_malloc(((size_t)src->in.nframes + 1) * sizeof *fmap);
+	nmap = fk_malloc((size_t)src->tree.nnodes * sizeof *nmap);
+	if (!fmap || !nmap)
+		goto out;
+	for (i = 0; i < src->in.nframes; i++) {
+		const struct fk_frame_info *f = &src->in.frames[i];
+		fmap[i] = fk_intern(&dst->in, f->name, f->len);
+		if (fmap[i] == FK_FRAME_NONE)
+			goto out;
+	}
+	for (i = 0; i < src->in.nframes; i++) {
+		const struct fk_frame_info *f = &src->in.frames[i];
+		struct fk_frame_info *d = &dst->in.frames[fmap[i]];
+		if (f->module != FK_FRAME_NONE && d->module == FK_FRAME_NONE)
+			d->module = fmap[f->module];
+		if (f->colour >= 0 && d->colour < 0 &&
+		    fk_intern_set_colour(&dst->in, fmap[i], src->in.colours[f->colour]) < 0)
+			goto out;
+	}
+	nmap[0] = FK_NODE_ROOT;
+	for (i = 1; i < src->tree.nnodes; i++) {
+		const struct fk_node *n = &src->tree.nodes[i];
+		nmap[i] = fk_tree_child(&dst->tree, nmap[n->parent], fmap[n->frame]);
+		if (nmap[i] == FK_NODE_NONE)
+			goto out;
+	}
+	for (i = 0; i < src->tree.nnodes; i++)
+		if (src->tree.nodes[i].flags & FK_NODE_LEAF)
+			fk_tree_add(&dst->tree, nmap[i], src->tree.nodes[i].self);
+	for (size_t k = 0; k < src->log.n; k++) {
+		struct fk_logged_sample ls = src->log.v[k];
+		ls.leaf = nmap[ls.leaf];
+		if (log_append(dst, &ls) < 0)
+			goto out;
+	}
+	dst->series_mask |= src->series_mask;
+	dst->samples_pushed += src->samples_pushed;
+	for (int s = 0; s < FK_SERIES_MAX; s++)
+		if (!dst->unit[s] && src->unit[s] && !(dst->unit[s] = fk_strdup(src->unit[s])))
+			goto out;
+	rc = 0;
+out:
+	fk_free(fmap);
+	fk_free(nmap);
+	return rc;
+}
+
+/* Rebuild p's tree through a frame map (FK_FRAME_NONE = drop the frame). */
+static int remap_tree(struct fk_profile *p, const fk_frame_t *fmap)
+{
+	struct fk_tree nt;
+	fk_node_t *nmap;
+	uint32_t i;
+
+	nmap = fk_malloc((size_t)p->tree.nnodes * sizeof *nmap);
+	if (!nmap || fk_tree_init(&nt) < 0) {
+		fk_free(nmap);
+		return FK_ERR_NOMEM;
+	}
+	nmap[0] = FK_NODE_ROOT;
+	for (i = 1; i < p->tree.nnodes; i++) {
+		const struct fk_node *n = &p->tree.nodes[i];
+		fk_frame_t f = fmap[n->frame];
+		nmap[i] = f == FK_FRAME_NONE ? nmap[n->parent] : fk_tree_child(&nt, nmap[n->parent], f);
+		if (nmap[i] == FK_NODE_NONE) {
+			fk_free(nmap);
+			fk_tree_free(&nt);
+			return FK_ERR_NOMEM;
+		}
+	}
+	for (i = 0; i < p->tree.nnodes; i++)
+		if (p->tree.nodes[i].flags & FK_NODE_LEAF)
+			fk_tree_add(&nt, nmap[i], p->tree.nodes[i].self);
+	for (size_t k = 0; k < p->log.n; k++)
+		p->log.v[k].leaf = nmap[p->log.v[k].leaf];
+	fk_free(nmap);
+	fk_tree_free(&p->tree);
+	p->tree = nt;
+	return 0;
+}
+
+int fk_profile_apply_frame_filters(struct fk_profile **pp, struct fk_filter_chain *fc)
+{
+	struct fk_profile *p = *pp;
+	uint32_t n = p->in.nframes, i;
+	fk_frame_t *fmap;
+	int rc;
+
+	if (!fc || !fc->has_frame || fc->has_sample)
+		return 0; /* with sample filters, frames were mapped at push time */
+	fmap = fk_malloc(((size_t)n + 1) * sizeof *fmap);
+	if (!fmap)
+		return FK_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		fmap[i] = i;
+		for (size_t k = 0; k < fc->n && fmap[i] != FK_FRAME_NONE; k++) {
+			rc = fk_filter_map_frame(fc, k, p, fmap[i], &fmap[i]);
+			if (rc < 0) {
+				fk_free(fmap);
+				return rc;
+			}
+		}
+	}
+	rc = remap_tree(p, fmap);
+	fk_free(fmap);
+	return rc;
+}
+
+struct fk_profile *fk_profile_reversed(const struct fk_profile *p)
+{
+	struct fk_profile *r = fk_profile_new();
+	fk_frame_t *path = NULL;
+	size_t cap = 0, len;
+	fk_node_t *leafmap = NULL;
+
+	if (!r)
+		return NULL;
+	if (fk_profile_merge(r, p) < 0) /* same frames, same ids order */
+		goto fail;
+	fk_tree_free(&r->tree);
+	if (fk_tree_init(&r->tree) < 0)
+		goto fail;
+	leafmap = fk_malloc((size_t)p->tree.nnodes * sizeof *leafmap);
+	if (!leafmap)
+		goto fail;
+	for (uint32_t i = 0; i < p->tree.nnodes; i++) {
+		fk_node_t n = FK_NODE_ROOT;
+		leafmap[i] = FK_NODE_ROOT;
+		if (!(p->tree.nodes[i].flags & FK_NODE_LEAF))
+			continue;
+		if (fk_tree_path(&p->tree, i, &path, &cap, &len) < 0)
+			goto fail;
+		for (size_t k = len; k-- > 0;) {
+			/* frame ids are the same in r: merge interned in order */
+			n = fk_tree_child(&r->tree, n, path[k]);
+			if (n == FK_NODE_NONE)
+				goto fail;
+		}
+		fk_tree_add(&r->tree, n, p->tree.nodes[i].self);
+		leafmap[i] = n;
+	}
+	for (size_t k = 0; k < r->log.n; k++)
+		r->log.v[k].leaf = leafmap[p->log.v[k].leaf];
+	fk_free(path);
+	fk_free(leafmap);
+	return r;
+fail:
+	fk_free(path);
+	fk_free(leafmap);
+	fk_profile_free(r);
+	return NULL;
+}
+
+int fk_profile_finish(struct fk_profile *p)
+{
+	return fk_tree_finish(&p->tree, &p->in);
+}
+
+/* ---- sinks ------------------------------------------------------------- */
+
+int fk_sink_init(struct fk_sink *s, struct fk_profile *p, int series, unsigned threads,
+                 struct fk_filter_chain *filters)
+{
+	memset(s, 0, sizeof *s);
+	s->p = p;
+	s->series = series;
+	s->filters = filters && filters->has_sample ? filters : NULL;
+	s->threads = s->filters ? 1 : (threads ? threads : 1);
+	return 0;
+}
+
+void fk_sink_fini(struct fk_sink *s)
+{
+	fk_free(s->ids);
+	s->ids = NULL;
+	s->idcap = 0;
+}
+
+static int grow_ids(struct fk_sink *s, size_t n)
+{
+	size_t cap;
+	fk_frame_t *v;
+
+	if (n <= s->idcap)
+		return 0;
+	cap = s->idcap ? s->idcap : 64;
+	while (cap < n)
+		cap *= 2;
+	v = fk_realloc(s->ids, cap * sizeof *v);
+	if (!v)
+		return FK_ERR_NOMEM;
+	s->ids = v;
+	s->idcap = cap;
+	return 0;
+}
+
+static void sample_weights(const struct fk_sink *s, const struct fk_sample *smp, double *w)
+{
+	for (int k = 0; k < FK_SERIES_MAX; k++)
+		w[k] = 0;
+	if (smp->flags & FK_SAMPLE_SERIES) {
+		for (int k = 0; k < FK_SERIES_MAX; k++)
+			w[k] = smp->weight[k];
+	} else {
+		w[s->series] = smp->weight[0];
+	}
+}
+
+/* Filters, tree insertion and the log: shared by push and push_node. */
+static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_sample *smp,
+                       fk_node_t known, fk_node_t *out)
+{
+	struct fk_profile *p = s->p;
+	struct fk_logged_sample ls;
+	fk_node_t node = known;
+
+	memset(&ls, 0, sizeof ls);
+	ls.flags = smp->flags & (FK_SAMPLE_TIME | FK_SAMPLE_PID | FK_SAMPLE_TID);
+	ls.time_ns = smp->time_ns;
+	ls.pid = (smp->flags & FK_SAMPLE_PID) ? smp->pid : -1;
+	ls.tid = (smp->flags & FK_SAMPLE_TID) ? smp->tid : -1;
+	if (s->filters) {
+		int keep;
+		memcpy(ls.weight, w, sizeof ls.weight);
+		keep = fk_filter_samples(s->filters, p, &s->ids, &n, &s->idcap, w, &ls,
+		                         (smp->flags & FK_SAMPLE_COMM) ? smp->comm : NULL,
+		                         (smp->flags & FK_SAMPLE_COMM) ? smp->comm_len : 0);
+		if (keep < 0)
+			return keep;
+		if (keep == 0) {
+			if (out)
+				*out = FK_NODE_NONE;
+			return 0;
+		}
+		node = FK_NODE_NONE;
+	}
+	if (node == FK_NODE_NONE) {
+		node = FK_NODE_ROOT;
+		for (size_t i = 0; i < n; i++) {
+			node = fk_tree_child(&p->tree, node, s->ids[i]);
+			if (node == FK_NODE_NONE)
+				return FK_ERR_NOMEM;
+		}
+	}
+	fk_tree_add(&p->tree, node, w);
+	for (int k = 0; k < FK_SERIES_MAX; k++)
+		if (w[k] != 0)
+			p->series_mask |= 1u << k;
+	p->samples_pushed++;
+	if (p->keep_samples) {
+		ls.leaf = node;
+		memcpy(ls.weight, w, sizeof ls.weight);
+		if (log_append(p, &ls) < 0)
+			return FK_ERR_NOMEM;
+	}
+	if (out)
+		*out = s->filters ? FK_NODE_NONE : node;
+	return 0;
+}
+
+int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *out)
+{
+	struct fk_profile *p = s->p;
+	double w[FK_SERIES_MAX];
+	size_t i;
+
+	if (grow_ids(s, smp->nframes + 1) < 0)
+		return FK_ERR_NOMEM;
+	for (i = 0; i < smp->nframes; i++) {
+		const struct fk_frameref *fr = &smp->frames[i];
+		fk_frame_t id = fk_intern_annot(&p->in, fr->name, fr->len, fr->annot);
+		if (id == FK_FRAME_NONE)
+			return FK_ERR_NOMEM;
+		if (fr->module && p->in.frames[id].module == FK_FRAME_NONE) {
+			fk_frame_t m = fk_intern(&p->in, fr->module, fr->module_len);
+			if (m == FK_FRAME_NONE)
+				return FK_ERR_NOMEM;
+			p->in.frames[id].module = m;
+		}
+		s->ids[i] = id;
+	}
+	sample_weights(s, smp, w);
+	return finish_push(s, smp->nframes, w, smp, FK_NODE_NONE, out);
+}
+
+int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp)
+{
+	double w[FK_SERIES_MAX];
+	size_t n = 0;
+
+	if (node >= s->p->tree.nnodes)
+		return FK_ERR_INTERNAL;
+	sample_weights(s, smp, w);
+	if (s->filters) {
+		if (grow_ids(s, s->p->tree.nodes[node].depth + 1) < 0 ||
+		    fk_tree_path(&s->p->tree, node, &s->ids, &s->idcap, &n) < 0)
+			return FK_ERR_NOMEM;
+		return finish_push(s, n, w, smp, FK_NODE_NONE, NULL);
+	}
+	return finish_push(s, 0, w, smp, node, NULL);
+}

@@ -1,0 +1,237 @@
+/*
+ * The merged stack tree.  A node is (parent, frame); the children of a node
+ * are found through one open-addressing table keyed on that pair, so adding
+ * a stack costs one probe per frame whatever the fan-out.  Memory grows with
+ * the number of distinct stack prefixes, never with the number of samples.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "fk.h"
+
+static inline uint32_t edge_hash(uint32_t parent, uint32_t frame)
+{
+	uint64_t k = ((uint64_t)parent << 32) | frame;
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
+int fk_tree_init(struct fk_tree *t)
+{
+	memset(t, 0, sizeof *t);
+	t->capnodes = 1024;
+	t->nodes = fk_malloc(t->capnodes * sizeof *t->nodes);
+	t->mask = 2047;
+	t->slots = fk_calloc(t->mask + 1, sizeof *t->slots);
+	if (!t->nodes || !t->slots) {
+		fk_tree_free(t);
+		return FK_ERR_NOMEM;
+	}
+	memset(&t->nodes[0], 0, sizeof t->nodes[0]);
+	t->nodes[0].parent = FK_NODE_NONE;
+	t->nodes[0].frame = FK_FRAME_NONE;
+	t->nnodes = 1;
+	return 0;
+}
+
+static void unfinish(struct fk_tree *t)
+{
+	fk_free(t->total);
+	fk_free(t->kid_start);
+	fk_free(t->kids);
+	t->total = NULL;
+	t->kid_start = t->kids = NULL;
+	t->finished = false;
+}
+
+void fk_tree_free(struct fk_tree *t)
+{
+	unfinish(t);
+	fk_free(t->nodes);
+	fk_free(t->slots);
+	memset(t, 0, sizeof *t);
+}
+
+static int grow_slots(struct fk_tree *t)
+{
+	uint32_t nmask = t->mask * 2 + 1, i, j;
+	uint32_t *ns = fk_calloc((size_t)nmask + 1, sizeof *ns);
+
+	if (!ns)
+		return FK_ERR_NOMEM;
+	for (i = 1; i < t->nnodes; i++) {
+		j = edge_hash(t->nodes[i].parent, t->nodes[i].frame) & nmask;
+		while (ns[j])
+			j = (j + 1) & nmask;
+		ns[j] = i;
+	}
+	fk_free(t->slots);
+	t->slots = ns;
+	t->mask = nmask;
+	return 0;
+}
+
+fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
+{
+	uint32_t j = edge_hash(parent, frame) & t->mask, id;
+
+	while ((id = t->slots[j]) != 0) {
+		if (t->nodes[id].parent == parent && t->nodes[id].frame == frame)
+			return id;
+		j = (j + 1) & t->mask;
+	}
+	return FK_NODE_NONE;
+}
+
+fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
+{
+	uint32_t j = edge_hash(parent, frame) & t->mask, id;
+	struct fk_node *n;
+
+	while ((id = t->slots[j]) != 0) {
+		if (t->nodes[id].parent == parent && t->nodes[id].frame == frame)
+			return id;
+		j = (j + 1) & t->mask;
+	}
+	if (t->nnodes >= UINT32_MAX - 2)
+		return FK_NODE_NONE;
+	if (((size_t)t->nnodes + 1) * 2 > t->mask) {
+		if (grow_slots(t) < 0)
+			return FK_NODE_NONE;
+		j = edge_hash(parent, frame) & t->mask;
+		while (t->slots[j])
+			j = (j + 1) & t->mask;
+	}
+	if (t->nnodes == t->capnodes) {
+		uint32_t cap = t->capnodes * 2;
+		struct fk_node *nn = fk_realloc(t->nodes, (size_t)cap * sizeof *nn);
+		if (!nn)
+			return FK_NODE_NONE;
+		t->nodes = nn;
+		t->capnodes = cap;
+	}
+	if (t->finished)
+		unfinish(t);
+	id = t->nnodes++;
+	n = &t->nodes[id];
+	n->parent = parent;
+	n->frame = frame;
+	n->depth = t->nodes[parent].depth + 1;
+	n->flags = 0;
+	for (int s = 0; s < FK_SERIES_MAX; s++)
+		n->self[s] = 0;
+	t->slots[j] = id;
+	return id;
+}
+
+void fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w)
+{
+	struct fk_node *nd = &t->nodes[n];
+
+	for (int s = 0; s < FK_SERIES_MAX; s++)
+		nd->self[s] += w[s];
+	nd->flags |= FK_NODE_LEAF;
+	if (t->finished)
+		unfinish(t);
+}
+
+int fk_tree_path(const struct fk_tree *t, fk_node_t n, fk_frame_t **out, size_t *cap, size_t *len)
+{
+	uint32_t d = t->nodes[n].depth, i;
+
+	if (d > *cap) {
+		size_t nc = d + 64;
+		fk_frame_t *v = fk_realloc(*out, nc * sizeof *v);
+		if (!v)
+			return FK_ERR_NOMEM;
+		*out = v;
+		*cap = nc;
+	}
+	for (i = d; i > 0; i--) {
+		(*out)[i - 1] = t->nodes[n].frame;
+		n = t->nodes[n].parent;
+	}
+	*len = d;
+	return 0;
+}
+
+/*
+ * Sibling order.  flamegraph.pl sorts whole folded lines and lays frames out
+ * in the order their first line appears, so a child that ends a stack sorts
+ * by its bare name and one that only leads to deeper frames sorts by
+ * "name;".  (That is why "foo" with samples of its own precedes "foo.cold",
+ * which precedes "foo;bar"-only "foo".)  Comparing the name bytes followed
+ * by a virtual terminator (-1 for a leaf, ';' otherwise) reproduces it.
+ */
+struct order_ctx {
+	const struct fk_tree *t;
+	const struct fk_intern *in;
+};
+
+static int cmp_kids(const void *a, const void *b, void *arg)
+{
+	const struct order_ctx *c = arg;
+	const struct fk_node *na = &c->t->nodes[*(const uint32_t *)a];
+	const struct fk_node *nb = &c->t->nodes[*(const uint32_t *)b];
+	const struct fk_frame_info *fa = &c->in->frames[na->frame];
+	const struct fk_frame_info *fb = &c->in->frames[nb->frame];
+	size_t m = fa->len < fb->len ? fa->len : fb->len;
+	int r = memcmp(fa->name, fb->name, m), ca, cb;
+
+	if (r)
+		return r;
+	ca = fa->len > m ? (unsigned char)fa->name[m] : (na->flags & FK_NODE_LEAF) ? -1 : ';';
+	cb = fb->len > m ? (unsigned char)fb->name[m] : (nb->flags & FK_NODE_LEAF) ? -1 : ';';
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return fa->len < fb->len ? -1 : fa->len > fb->len ? 1 : 0;
+}
+
+int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
+{
+	uint32_t n = t->nnodes, i;
+	uint32_t *fill;
+	struct order_ctx ctx = { t, in };
+
+	if (t->finished)
+		return 0;
+	unfinish(t);
+	t->total = fk_calloc((size_t)n * FK_SERIES_MAX, sizeof *t->total);
+	t->kid_start = fk_calloc((size_t)n + 1, sizeof *t->kid_start);
+	t->kids = fk_malloc((size_t)(n > 1 ? n - 1 : 1) * sizeof *t->kids);
+	fill = fk_calloc((size_t)n + 1, sizeof *fill);
+	if (!t->total || !t->kid_start || !t->kids || !fill) {
+		fk_free(fill);
+		unfinish(t);
+		return FK_ERR_NOMEM;
+	}
+	for (i = n; i-- > 0;) {
+		for (int s = 0; s < FK_SERIES_MAX; s++) {
+			t->total[(size_t)i * FK_SERIES_MAX + s] += t->nodes[i].self[s];
+			if (i)
+				t->total[(size_t)t->nodes[i].parent * FK_SERIES_MAX + s] +=
+					t->total[(size_t)i * FK_SERIES_MAX + s];
+		}
+	}
+	for (i = 1; i < n; i++)
+		t->kid_start[t->nodes[i].parent + 1]++;
+	for (i = 0; i < n; i++)
+		t->kid_start[i + 1] += t->kid_start[i];
+	for (i = 1; i < n; i++) {
+		uint32_t p = t->nodes[i].parent;
+		t->kids[t->kid_start[p] + fill[p]++] = i;
+	}
+	fk_free(fill);
+	for (i = 0; i < n; i++) {
+		uint32_t k = t->kid_start[i + 1] - t->kid_start[i];
+		if (k > 1)
+			qsort_r(t->kids + t->kid_start[i], k, sizeof *t->kids, cmp_kids, &ctx);
+	}
+	t->finished = true;
+	return 0;
+}

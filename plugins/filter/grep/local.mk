@@ -1,0 +1,1 @@
+# grep: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,1 @@
+# lua: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,1 @@
+# dtrace: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,290 @@
+/*
+ * Input plugin "folded": the `a;b;c 12` format flamegraph.pl reads, with
+ * its grammar exactly: the count is \d+(\.\d*)? at the very end of the line
+ * after one whitespace character; a second count before it makes the line
+ * differential (baseline, current).  Fields split on ';', trailing empty
+ * fields dropped (as Perl's split does).  Lines that do not match are
+ * skipped and counted.
+ *
+ * Speed: the whole stack text of each line is looked up in a cache of the
+ * stacks seen so far (hash + memcmp) and repeated with push_node, so a
+ * repeated stack costs one hash of its bytes, not one intern per frame.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flamekit/plugin.h>
+
+#define CACHE_BYTES_MAX ((size_t)64 << 20)
+
+struct entry {
+	uint64_t hash;
+	char *key;    /* NULL: empty slot */
+	size_t len;
+	fk_node_t node;
+};
+
+struct cache {
+	const struct fk_host *h;
+	struct entry *v;
+	size_t mask, n, bytes;
+	bool full;
+};
+
+static inline uint64_t hash_bytes(const char *p, size_t n)
+{
+	/* FNV-1a over 8-byte words, finished with a mix: fast and adequate. */
+	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
+	while (n >= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+		p += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
+}
+
+static void cache_free(struct cache *c)
+{
+	for (size_t i = 0; c->v && i <= c->mask; i++)
+		c->h->free(c->v[i].key);
+	c->h->free(c->v);
+}
+
+static struct entry *cache_find(struct cache *c, uint64_t h, const char *k, size_t n)
+{
+	size_t j = h & c->mask;
+	for (;;) {
+		struct entry *e = &c->v[j];
+		if (!e->key)
+			return e;
+		if (e->hash == h && e->len == n && memcmp(e->key, k, n) == 0)
+			return e;
+		j = (j + 1) & c->mask;
+	}
+}
+
+static int cache_grow(struct cache *c)
+{
+	size_t nmask = c->mask * 2 + 1;
+	struct entry *nv = c->h->alloc((nmask + 1) * sizeof *nv);
+	if (!nv)
+		return FK_ERR_NOMEM;
+	memset(nv, 0, (nmask + 1) * sizeof *nv);
+	for (size_t i = 0; i <= c->mask; i++) {
+		if (!c->v[i].key)
+			continue;
+		size_t j = c->v[i].hash & nmask;
+		while (nv[j].key)
+			j = (j + 1) & nmask;
+		nv[j] = c->v[i];
+	}
+	c->h->free(c->v);
+	c->v = nv;
+	c->mask = nmask;
+	return 0;
+}
+
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || c == '\n';
+}
+
+/* Match (.*)\s+?(\d+(?:\.\d*)?)$ on s[0..n): returns the stack length, the
+ * count in *w, or -1 when there is no count. */
+static long split_count(const char *s, size_t n, double *w)
+{
+	size_t e = n, i;
+	char buf[64];
+
+	i = e;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i > 0 && s[i - 1] == '.') {
+		size_t dot = i - 1;
+		size_t j = dot;
+		while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9')
+			j--;
+		if (j == dot)
+			return -1; /* ".5" is not a count */
+		i = j;
+	} else if (i == e) {
+		return -1;
+	}
+	if (i == 0 || !is_space(s[i - 1]))
+		return -1;
+	if (e - i < sizeof buf) {
+		memcpy(buf, s + i, e - i);
+		buf[e - i] = '\0';
+		*w = strtod(buf, NULL);
+	} else {
+		/* absurdly long digit run: parse what fits, it is > 1e60 anyway */
+		memcpy(buf, s + i, sizeof buf - 1);
+		buf[sizeof buf - 1] = '\0';
+		*w = strtod(buf, NULL);
+	}
+	return (long)(i - 1);
+}
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *opts)
+{
+	struct cache c = { .h = h };
+	struct fk_frameref *fr = NULL;
+	size_t frcap = 0;
+	const char *line;
+	size_t len;
+	int r, rc = 0;
+
+	(void)opts;
+	c.mask = 4095;
+	c.v = h->alloc((c.mask + 1) * sizeof *c.v);
+	if (!c.v)
+		return h->input_error(in, 0, "out of memory");
+	memset(c.v, 0, (c.mask + 1) * sizeof *c.v);
+	while ((r = h->getline(in, &line, &len)) > 0) {
+		struct fk_sample smp;
+		double w1 = 0, w2 = 0;
+		long sl = split_count(line, len, &w1);
+		struct entry *e;
+		uint64_t hv;
+
+		if (sl < 0) {
+			if (len > 0)
+				h->input_skip(in, h->input_lineno(in));
+			continue;
+		}
+		memset(&smp, 0, sizeof smp);
+		{
+			long s2 = split_count(line, (size_t)sl, &w2);
+			if (s2 >= 0) {
+				/* differential: first count is the baseline */
+				smp.flags = FK_SAMPLE_SERIES;
+				smp.weight[0] = w2;
+				smp.weight[1] = w1;
+				sl = s2;
+			} else {
+				smp.weight[0] = w1;
+			}
+		}
+		hv = hash_bytes(line, (size_t)sl);
+		e = cache_find(&c, hv, line, (size_t)sl);
+		if (e->key) {
+			rc = h->push_node(sink, e->node, &smp);
+			if (rc < 0)
+				break;
+			continue;
+		}
+		/* split on ';', dropping trailing empty fields */
+		size_t nf = 0, start = 0, end = (size_t)sl;
+		while (end > 0 && line[end - 1] == ';')
+			end--;
+		for (size_t i = 0; i <= end; i++) {
+			if (i < end && line[i] != ';')
+				continue;
+			if (end == 0)
+				break;
+			if (nf == frcap) {
+				size_t cap = frcap ? frcap * 2 : 64;
+				struct fk_frameref *v = h->realloc(fr, cap * sizeof *v);
+				if (!v) {
+					rc = FK_ERR_NOMEM;
+					goto out;
+				}
+				fr = v;
+				frcap = cap;
+			}
+			memset(&fr[nf], 0, sizeof fr[nf]);
+			fr[nf].name = line + start;
+			fr[nf].len = i - start;
+			nf++;
+			start = i + 1;
+		}
+		smp.frames = fr;
+		smp.nframes = nf;
+		fk_node_t node;
+		rc = h->push(sink, &smp, &node);
+		if (rc < 0)
+			break;
+		if (node != FK_NODE_NONE && !c.full) {
+			char *k = h->alloc((size_t)sl + 1);
+			if (!k) {
+				rc = FK_ERR_NOMEM;
+				break;
+			}
+			memcpy(k, line, (size_t)sl);
+			e->key = k;
+			e->len = (size_t)sl;
+			e->hash = hv;
+			e->node = node;
+			c.n++;
+			c.bytes += (size_t)sl + sizeof *e;
+			if (c.bytes > CACHE_BYTES_MAX)
+				c.full = true;
+			if (c.n * 2 > c.mask && cache_grow(&c) < 0) {
+				rc = FK_ERR_NOMEM;
+				break;
+			}
+		}
+	}
+	if (r < 0 && rc == 0)
+		rc = r;
+out:
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(in, h->input_lineno(in), "out of memory");
+	cache_free(&c);
+	h->free(fr);
+	return rc;
+}
+
+/* Folded text: printable lines, most ending in " <digits>".  Scores by the
+ * share of complete lines that match. */
+static int probe(const unsigned char *buf, size_t len)
+{
+	size_t i = 0, lines = 0, good = 0;
+
+	while (i < len && lines < 200) {
+		const unsigned char *nl = memchr(buf + i, '\n', len - i);
+		size_t n;
+		double w;
+		if (!nl)
+			break; /* the last, maybe cut, line is not judged */
+		n = (size_t)(nl - (buf + i));
+		if (n && buf[i + n - 1] == '\r')
+			n--;
+		if (n) {
+			lines++;
+			if (split_count((const char *)buf + i, n, &w) > 0)
+				good++;
+		}
+		i = (size_t)(nl - buf) + 1;
+	}
+	if (lines == 0 && len > 0 && len < 65536) {
+		double w;
+		size_t n = len;
+		while (n && (buf[n - 1] == '\r'))
+			n--;
+		return split_count((const char *)buf, n, &w) > 0 ? 60 : 0;
+	}
+	if (lines == 0)
+		return 0;
+	if (good == lines)
+		return 60;
+	return good * 2 >= lines ? 30 : 0;
+}
+
+static struct fk_input_plugin plugin = {
+	.h = {
+		.name = "folded",
+		.version = "1.0",
+		.description = "folded stacks: 'a;b;c 12' lines (flamegraph.pl's input)",
+	},
+	.probe = probe,
+	.parse = parse,
+};
+
+FLAMEKIT_REGISTER_INPUT(plugin)

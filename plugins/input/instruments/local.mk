@@ -1,0 +1,1 @@
+# instruments: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,1 @@
+# ljp: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,1 @@
+# perf: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,1 @@
+# pmcstat: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,1 @@
+# stap: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,1 @@
+# flamechart: build rules go here (see plugins/input/folded/local.mk)

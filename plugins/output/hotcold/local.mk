@@ -1,0 +1,1 @@
+# hotcold: build rules go here (see plugins/input/folded/local.mk)

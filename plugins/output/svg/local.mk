@@ -1,0 +1,1 @@
+# svg: build rules go here (see plugins/input/folded/local.mk)

@@ -1,0 +1,114 @@
+#!/bin/sh
+# The flamekit command: exit codes, messages, atomic output, plugin listing.
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data/folded"
+
+run "$FLAMEKIT" --version
+is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.0)" "--version"
+
+run "$FLAMEKIT"
+ok $([ "$rc" -eq 2 ]; echo $?) "no command is a usage error (exit 2)"
+
+run "$FLAMEKIT" frobnicate
+is "$rc:$err" "2:flamekit: unknown command \"frobnicate\"
+Try 'flamekit help' for more information." "unknown command"
+
+run "$FLAMEKIT" help collapse
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit collapse'; echo $?) "help collapse"
+
+run "$FLAMEKIT" collapse --format folded "$D/basic.txt"
+is "$rc:$out" "0:main 0
+main;parse 2
+main;parse;lex 6
+main;render 3" "collapse folded: sorted, aggregated, zero count kept"
+
+run "$FLAMEKIT" collapse "$D/basic.txt"
+is "$rc:$out" "0:main 0
+main;parse 2
+main;parse;lex 6
+main;render 3" "collapse auto-detects folded"
+
+printf 'a;b 1\r\nnot a stack\r\na;b 2\r\njunk\r\n' > "$TMP/crlf.txt"
+run "$FLAMEKIT" collapse --format folded "$TMP/crlf.txt"
+is "$rc:$out:$err" "0:a;b 3:flamekit: warning: $TMP/crlf.txt: skipped 2 unreadable lines (lines 2, 4)" \
+	"CRLF input, skipped lines counted and reported once"
+
+gzip -c "$D/basic.txt" > "$TMP/basic.txt.gz"
+run "$FLAMEKIT" collapse --format folded "$TMP/basic.txt.gz" "$D/basic.txt"
+is "$rc:$out" "0:main 0
+main;parse 4
+main;parse;lex 12
+main;render 6" "gzip input and several files merged"
+
+run sh -c "cat '$D/basic.txt' | '$FLAMEKIT' collapse --format folded -"
+is "$rc:$(echo "$out" | head -1)" "0:main 0" "stdin as -"
+
+run "$FLAMEKIT" collapse --format folded "$TMP/missing.txt"
+is "$rc:$err" "1:flamekit: $TMP/missing.txt: cannot open: No such file or directory" "missing input: exit 1"
+
+run "$FLAMEKIT" collapse --format nosuch "$D/basic.txt"
+ok $([ "$rc" -eq 2 ] && echo "$err" | grep -q 'no input plugin named "nosuch" (available: folded'; echo $?) \
+	"unknown format: exit 2, lists the available ones"
+
+run "$FLAMEKIT" collapse --format folded --bogus "$D/basic.txt"
+is "$rc:$(echo "$err" | head -1)" "2:flamekit: collapse: unknown option '--bogus' (the folded input plugin's options: flamekit plugins --help folded)" "unknown option: exit 2"
+
+head -c 3000 /dev/urandom > "$TMP/binary.bin"
+printf '\0\1\2\3' >> "$TMP/binary.bin"
+run "$FLAMEKIT" collapse "$TMP/binary.bin"
+is "$rc:$err" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried: folded); give one with --format NAME" \
+	"binary garbage is not auto-detected"
+
+: > "$TMP/empty.txt"
+run "$FLAMEKIT" collapse "$TMP/empty.txt"
+is "$rc:$err" "1:flamekit: $TMP/empty.txt: the input is empty, so its format cannot be detected; give one with --format NAME" \
+	"empty input with auto"
+run "$FLAMEKIT" collapse --format folded "$TMP/empty.txt"
+is "$rc:$out:$err" "0::" "empty input, explicit format: no stacks"
+
+# -o writes atomically: a failing run leaves the old file untouched
+echo "old content" > "$TMP/out.folded"
+run "$FLAMEKIT" collapse --format folded -o "$TMP/out.folded" "$D/basic.txt" "$TMP/missing.txt"
+is "$rc:$(cat "$TMP/out.folded")" "1:old content" "failed run leaves the output file untouched"
+ok $(ls "$TMP" | grep -q 'out.folded.tmp'; [ $? -ne 0 ]; echo $?) "no temporary file left behind"
+run "$FLAMEKIT" collapse --format folded -o "$TMP/out.folded" "$D/basic.txt"
+is "$rc:$(head -1 "$TMP/out.folded")" "0:main 0" "successful run replaces it"
+
+run "$FLAMEKIT" collapse --format folded -o /nonexistent-dir/out.folded "$D/basic.txt"
+is "$rc:$err" "1:flamekit: /nonexistent-dir/out.folded: cannot create output file: No such file or directory" \
+	"unwritable output directory"
+
+if [ -w /dev/full ]; then
+	run sh -c "'$FLAMEKIT' collapse --format folded '$D/basic.txt' > /dev/full"
+	is "$rc:$err" "1:flamekit: <stdout>: write error: No space left on device" "disk full on stdout"
+else
+	skip "disk full on stdout" "no /dev/full"
+fi
+
+# plugins: listed as modules with their path
+run "$FLAMEKIT" plugins
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q "^input   folded .*/plugins/.libs/input-folded.so$" &&
+	echo "$out" | grep -q "^output  folded .*/plugins/.libs/output-folded.so$"; echo $?) \
+	"plugins lists folded input and output, loaded from the build tree"
+
+run "$FLAMEKIT" plugins --help output:folded
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^output plugin "folded" 1.0 (ABI 1.0)$'; echo $?) "plugins --help KIND:NAME"
+
+# broken modules in the path are refused, and collapse still works
+mkdir "$TMP/mods"
+for m in badmagic wrongabi noentry; do cp "$FK_BUILDDIR/tests/modules/.libs/$m.so" "$TMP/mods/"; done
+cp "$FK_SRCDIR/tests/modules/garbage.so" "$TMP/mods/"
+run "$FLAMEKIT" collapse --plugin-dir "$TMP/mods" --format folded "$D/basic.txt"
+ok $([ "$rc" -eq 0 ] && [ "$(echo "$out" | head -1)" = "main 0" ]; echo $?) "collapse works beside broken modules"
+ok $(echo "$err" | grep -q "wrongabi.so: plugin refused: built for plugin ABI 99.3, but this flamekit speaks ABI 1.0; rebuild"; echo $?) \
+	"wrong-ABI module refused with both versions and the fix"
+ok $(echo "$err" | grep -q "badmagic.so: plugin refused: wrong magic 0xdeadbeef"; echo $?) "bad-magic module refused"
+ok $(echo "$err" | grep -q "noentry.so: plugin refused: no flamekit_plugin_init symbol"; echo $?) "module without entry refused"
+ok $(echo "$err" | grep -q "garbage: plugin refused: cannot load it ("; echo $?) "a file that is not a module is refused"
+
+# a closed pipe is not an error
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "main;f%d 1\n", i }' > "$TMP/big.folded"
+run sh -c "'$FLAMEKIT' collapse --format folded '$TMP/big.folded' | head -c 10 > /dev/null"
+is "$rc:$err" "0:" "reader closing the pipe ends quietly"
+
+done_testing

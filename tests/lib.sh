@@ -1,0 +1,60 @@
+# TAP helpers for the shell tests.  Source it; call plan/ok/is/...; end with done_testing.
+# Run through `make check`, which exports FLAMEKIT, FK_SRCDIR, FK_BUILDDIR,
+# FK_CONFORMANCE and FLAMEKIT_PLUGIN_PATH.
+
+: "${FLAMEKIT:?run through make check}"
+: "${FK_SRCDIR:?run through make check}"
+T_N=0
+T_FAIL=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/fk-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { # ok COND_STATUS NAME
+	T_N=$((T_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $T_N - $2"
+	else
+		echo "not ok $T_N - $2"
+		T_FAIL=$((T_FAIL + 1))
+	fi
+}
+
+skip() { # skip NAME REASON
+	T_N=$((T_N + 1))
+	echo "ok $T_N - $1 # SKIP $2"
+}
+
+# is ACTUAL EXPECTED NAME: exact string comparison, with a diff on failure.
+is() {
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		printf '%s\n' "$2" > "$TMP/expected.diag"
+		printf '%s\n' "$1" > "$TMP/actual.diag"
+		diff -u "$TMP/expected.diag" "$TMP/actual.diag" | sed 's/^/# /' | head -40
+	fi
+}
+
+# same_file EXPECTED ACTUAL NAME: byte comparison.
+same_file() {
+	if cmp -s "$1" "$2"; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		diff -u "$1" "$2" | sed 's/^/# /' | head -40
+	fi
+}
+
+# run CMD...: sets $out, $err and $rc.
+run() {
+	"$@" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
+}
+
+done_testing() {
+	echo "1..$T_N"
+	[ "$T_FAIL" -eq 0 ]
+}

@@ -1,0 +1,30 @@
+# Engine tests: cmocka units, deliberately broken plugin modules, CLI tests.
+
+check_PROGRAMS += tests/unit/engine.t tests/unit/loader.t
+TESTS += tests/unit/engine.t tests/unit/loader.t
+tests_unit_engine_t_SOURCES = tests/unit/engine.c tests/unit/testlib.h
+tests_unit_engine_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_t_LDADD = $(TEST_LDADD)
+tests_unit_loader_t_SOURCES = tests/unit/loader.c tests/unit/testlib.h
+tests_unit_loader_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_loader_t_LDADD = $(TEST_LDADD)
+
+# Test-only modules (not installed): -rpath makes libtool build them shared.
+TEST_MODULE_LDFLAGS = -module -avoid-version -rpath /nowhere
+check_LTLIBRARIES += tests/modules/badmagic.la tests/modules/wrongabi.la \
+	tests/modules/noentry.la tests/modules/dupname.la tests/modules/oldminor.la
+tests_modules_badmagic_la_SOURCES = tests/modules/badmagic.c
+tests_modules_badmagic_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_wrongabi_la_SOURCES = tests/modules/wrongabi.c
+tests_modules_wrongabi_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_noentry_la_SOURCES = tests/modules/noentry.c
+tests_modules_noentry_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_dupname_la_SOURCES = tests/modules/dupname.c
+tests_modules_dupname_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_oldminor_la_SOURCES = tests/modules/oldminor.c
+tests_modules_oldminor_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+EXTRA_DIST += tests/modules/garbage.so
+
+TESTS += tests/cli.sh tests/folded-conformance.sh
+EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/lib.sh \
+	tests/data/folded/basic.txt tests/data/folded/hostile.txt

@@ -1,0 +1,533 @@
+/* Unit tests of the engine's data model: interning, the stack tree, sinks,
+ * merging, input streams, writers and options. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "testlib.h"
+
+static void test_intern_ids(void **state)
+{
+	struct fk_intern in;
+	fk_frame_t a, b, c;
+
+	(void)state;
+	assert_int_equal(fk_intern_init(&in), 0);
+	a = fk_intern(&in, "main", 4);
+	b = fk_intern(&in, "work", 4);
+	c = fk_intern(&in, "main", 4);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(c, a);
+	assert_int_equal(fk_intern_find(&in, "work", 4), b);
+	assert_int_equal(fk_intern_find(&in, "nope", 4), FK_FRAME_NONE);
+	/* names may hold any byte, NUL included, and the empty name */
+	assert_int_equal(fk_intern(&in, "a\0b", 3), 2);
+	assert_int_equal(fk_intern(&in, "", 0), 3);
+	assert_int_equal(fk_intern(&in, "a", 1), 4);
+	assert_memory_equal(in.frames[2].name, "a\0b", 3);
+	fk_intern_free(&in);
+}
+
+static void test_intern_annotations(void **state)
+{
+	struct fk_intern in;
+	fk_frame_t k, k2, j;
+
+	(void)state;
+	assert_int_equal(fk_intern_init(&in), 0);
+	k = fk_intern_annot(&in, "do_syscall", 10, FK_ANNOT_KERNEL);
+	k2 = fk_intern(&in, "do_syscall_[k]", 14);
+	j = fk_intern_annot(&in, "Interpreter_[j]", 15, FK_ANNOT_JIT); /* suffix not doubled */
+	assert_int_equal(k, k2);
+	assert_int_equal(in.frames[k].annot, FK_ANNOT_KERNEL);
+	assert_int_equal(in.frames[k].display_len, 10);
+	assert_int_equal(in.frames[k].len, 14);
+	assert_string_equal(in.frames[j].name, "Interpreter_[j]");
+	assert_int_equal(fk_annot_of("x_[i]", 5), FK_ANNOT_INLINE);
+	assert_int_equal(fk_annot_of("x_[w]", 5), FK_ANNOT_WAKER);
+	assert_int_equal(fk_annot_of("x_[z]", 5), FK_ANNOT_NONE);
+	assert_int_equal(fk_annot_of("[k]", 3), FK_ANNOT_NONE);
+	fk_intern_free(&in);
+}
+
+static void test_intern_many(void **state)
+{
+	struct fk_intern in;
+	char name[32];
+
+	(void)state;
+	assert_int_equal(fk_intern_init(&in), 0);
+	for (int i = 0; i < 200000; i++) {
+		int n = snprintf(name, sizeof name, "func_%d", i);
+		assert_int_equal(fk_intern(&in, name, (size_t)n), (fk_frame_t)i);
+	}
+	for (int i = 0; i < 200000; i += 997) {
+		int n = snprintf(name, sizeof name, "func_%d", i);
+		assert_int_equal(fk_intern_find(&in, name, (size_t)n), (fk_frame_t)i);
+		assert_string_equal(in.frames[i].name, name);
+	}
+	fk_intern_free(&in);
+}
+
+static void test_intern_colour(void **state)
+{
+	struct fk_intern in;
+	fk_frame_t a, b;
+
+	(void)state;
+	assert_int_equal(fk_intern_init(&in), 0);
+	a = fk_intern(&in, "a", 1);
+	b = fk_intern(&in, "b", 1);
+	assert_null(fk_intern_colour(&in, a));
+	assert_int_equal(fk_intern_set_colour(&in, a, "#ff0000"), 0);
+	assert_int_equal(fk_intern_set_colour(&in, b, "#ff0000"), 0);
+	assert_int_equal(in.ncolours, 1);
+	assert_string_equal(fk_intern_colour(&in, b), "#ff0000");
+	assert_int_equal(fk_intern_set_colour(&in, b, NULL), 0);
+	assert_null(fk_intern_colour(&in, b));
+	fk_intern_free(&in);
+}
+
+static fk_node_t add_path(struct fk_profile *p, const char *stack, double w)
+{
+	char buf[256];
+	fk_node_t n = FK_NODE_ROOT;
+	double ws[FK_SERIES_MAX] = { w, 0 };
+	char *save = NULL, *tok;
+
+	snprintf(buf, sizeof buf, "%s", stack);
+	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
+		n = fk_tree_child(&p->tree, n, fk_intern(&p->in, tok, strlen(tok)));
+	fk_tree_add(&p->tree, n, ws);
+	return n;
+}
+
+static const char *node_name(const struct fk_profile *p, fk_node_t n)
+{
+	return p->in.frames[p->tree.nodes[n].frame].name;
+}
+
+static void test_tree_totals(void **state)
+{
+	struct fk_profile *p = fk_profile_new();
+	fk_node_t ab, abc, ad;
+
+	(void)state;
+	assert_non_null(p);
+	ab = add_path(p, "a;b", 2);
+	abc = add_path(p, "a;b;c", 3);
+	ad = add_path(p, "a;d", 0);
+	assert_int_equal(add_path(p, "a;b;c", 1.5), abc);
+	assert_int_equal(p->tree.nnodes, 5);
+	assert_int_equal(p->tree.nodes[abc].parent, ab);
+	assert_int_equal(p->tree.nodes[abc].depth, 3);
+	assert_int_equal(fk_profile_finish(p), 0);
+	assert_true(p->tree.total[FK_NODE_ROOT * FK_SERIES_MAX] == 6.5);
+	assert_true(p->tree.total[ab * FK_SERIES_MAX] == 6.5);
+	assert_true(p->tree.total[abc * FK_SERIES_MAX] == 4.5);
+	assert_true(p->tree.nodes[ad].flags & FK_NODE_LEAF); /* a zero-count stack is kept */
+	assert_true(p->tree.total[ad * FK_SERIES_MAX] == 0);
+	fk_profile_free(p);
+}
+
+static void test_tree_sibling_order(void **state)
+{
+	struct fk_profile *p = fk_profile_new();
+	const uint32_t *k;
+	uint32_t nk;
+
+	(void)state;
+	/* "foo" only leads deeper (key "foo;"), so "foo.cold" (key "foo.cold",
+	 * '.' < ';') goes first; "bar" ends a stack; "bar" < "baz". */
+	add_path(p, "root;foo;x", 1);
+	add_path(p, "root;foo.cold", 1);
+	add_path(p, "root;baz", 1);
+	add_path(p, "root;bar", 1);
+	add_path(p, "root;Zed", 1);
+	assert_int_equal(fk_profile_finish(p), 0);
+	nk = p->tree.kid_start[2] - p->tree.kid_start[1];
+	k = p->tree.kids + p->tree.kid_start[1];
+	assert_int_equal(nk, 5);
+	assert_string_equal(node_name(p, k[0]), "Zed");
+	assert_string_equal(node_name(p, k[1]), "bar");
+	assert_string_equal(node_name(p, k[2]), "baz");
+	assert_string_equal(node_name(p, k[3]), "foo.cold");
+	assert_string_equal(node_name(p, k[4]), "foo");
+	fk_profile_free(p);
+
+	/* with samples of its own, "foo" sorts by its bare name: before foo.cold */
+	p = fk_profile_new();
+	add_path(p, "foo.cold", 1);
+	add_path(p, "foo", 1);
+	add_path(p, "foo;x", 1);
+	assert_int_equal(fk_profile_finish(p), 0);
+	k = p->tree.kids + p->tree.kid_start[0];
+	assert_string_equal(node_name(p, k[0]), "foo");
+	assert_string_equal(node_name(p, k[1]), "foo.cold");
+	fk_profile_free(p);
+}
+
+static void test_tree_deep(void **state)
+{
+	struct fk_profile *p = fk_profile_new();
+	fk_node_t n = FK_NODE_ROOT;
+	double w[FK_SERIES_MAX] = { 1, 0 };
+	fk_frame_t f = fk_intern(&p->in, "r", 1), *path = NULL;
+	size_t cap = 0, len = 0;
+
+	(void)state;
+	for (int i = 0; i < 100000; i++)
+		n = fk_tree_child(&p->tree, n, f);
+	fk_tree_add(&p->tree, n, w);
+	assert_int_equal(p->tree.nodes[n].depth, 100000);
+	assert_int_equal(fk_profile_finish(p), 0);
+	assert_true(p->tree.total[1 * FK_SERIES_MAX] == 1);
+	assert_int_equal(fk_tree_path(&p->tree, n, &path, &cap, &len), 0);
+	assert_int_equal(len, 100000);
+	assert_int_equal(path[99999], f);
+	free(path);
+	fk_profile_free(p);
+}
+
+static void test_sink_push_and_merge(void **state)
+{
+	struct fk_profile *a = fk_profile_new(), *b = fk_profile_new();
+	struct fk_sink s;
+	struct fk_frameref fr[3] = {
+		{ "main", 4, 0, NULL, 0 },
+		{ "sys_read", 8, FK_ANNOT_KERNEL, "[kernel]", 8 },
+		{ "x", 1, 0, NULL, 0 },
+	};
+	struct fk_sample smp;
+	fk_node_t leaf, leaf2;
+
+	(void)state;
+	memset(&smp, 0, sizeof smp);
+	smp.frames = fr;
+	smp.nframes = 2;
+	smp.weight[0] = 5;
+	fk_sink_init(&s, a, 1, 1, NULL); /* plain weights go to series 1 */
+	assert_int_equal(fk_sink_push(&s, &smp, &leaf), 0);
+	assert_int_equal(fk_sink_push_node(&s, leaf, &smp), 0);
+	assert_true(a->tree.nodes[leaf].self[1] == 10);
+	assert_true(a->tree.nodes[leaf].self[0] == 0);
+	assert_int_equal(a->series_mask, 2);
+	assert_string_equal(a->in.frames[a->tree.nodes[leaf].frame].name, "sys_read_[k]");
+	assert_string_equal(a->in.frames[a->in.frames[a->tree.nodes[leaf].frame].module].name, "[kernel]");
+	/* explicit series (a differential line) */
+	smp.flags = FK_SAMPLE_SERIES;
+	smp.weight[0] = 1;
+	smp.weight[1] = 2;
+	assert_int_equal(fk_sink_push(&s, &smp, NULL), 0);
+	fk_sink_fini(&s);
+
+	/* b interns in another order; merging maps the ids */
+	fk_sink_init(&s, b, 1, 1, NULL);
+	smp.flags = 0;
+	smp.frames = fr + 2;
+	smp.nframes = 1;
+	smp.weight[0] = 7;
+	assert_int_equal(fk_sink_push(&s, &smp, NULL), 0);
+	smp.frames = fr;
+	smp.nframes = 2;
+	assert_int_equal(fk_sink_push(&s, &smp, NULL), 0);
+	fk_sink_fini(&s);
+	assert_int_equal(fk_profile_merge(a, b), 0);
+	leaf2 = fk_tree_find_child(&a->tree, fk_tree_find_child(&a->tree, 0, fk_intern_find(&a->in, "main", 4)),
+	                           fk_intern_find(&a->in, "sys_read_[k]", 12));
+	assert_int_equal(leaf2, leaf);
+	assert_true(a->tree.nodes[leaf].self[0] == 1);
+	assert_true(a->tree.nodes[leaf].self[1] == 19);
+	assert_int_not_equal(fk_tree_find_child(&a->tree, 0, fk_intern_find(&a->in, "x", 1)), FK_NODE_NONE);
+	assert_int_equal(a->samples_pushed, 5);
+	fk_profile_free(a);
+	fk_profile_free(b);
+}
+
+static void test_sample_log(void **state)
+{
+	struct fk_profile *p = fk_profile_new(), *r;
+	struct fk_sink s;
+	struct fk_frameref fr[2] = { { "a", 1, 0, NULL, 0 }, { "b", 1, 0, NULL, 0 } };
+	struct fk_sample smp;
+
+	(void)state;
+	p->keep_samples = true;
+	memset(&smp, 0, sizeof smp);
+	smp.frames = fr;
+	smp.nframes = 2;
+	smp.weight[0] = 1;
+	smp.flags = FK_SAMPLE_TIME | FK_SAMPLE_TID;
+	smp.time_ns = 1000;
+	smp.tid = 42;
+	fk_sink_init(&s, p, 0, 1, NULL);
+	assert_int_equal(fk_sink_push(&s, &smp, NULL), 0);
+	smp.nframes = 1;
+	smp.time_ns = 2000;
+	assert_int_equal(fk_sink_push(&s, &smp, NULL), 0);
+	fk_sink_fini(&s);
+	assert_int_equal(p->log.n, 2);
+	assert_int_equal(p->log.v[0].time_ns, 1000);
+	assert_int_equal(p->log.v[0].tid, 42);
+	assert_int_equal(p->log.v[0].pid, -1);
+	assert_int_equal(p->tree.nodes[p->log.v[0].leaf].depth, 2);
+	assert_int_equal(p->tree.nodes[p->log.v[1].leaf].depth, 1);
+	/* reversing keeps the log pointing at the reversed leaves */
+	r = fk_profile_reversed(p);
+	assert_non_null(r);
+	assert_int_equal(r->log.n, 2);
+	assert_string_equal(r->in.frames[r->tree.nodes[r->log.v[0].leaf].frame].name, "a");
+	assert_string_equal(r->in.frames[r->tree.nodes[r->tree.nodes[r->log.v[0].leaf].parent].frame].name, "b");
+	fk_profile_free(r);
+	fk_profile_free(p);
+}
+
+static void test_format_weight(void **state)
+{
+	char b[64];
+
+	(void)state;
+	fk_format_weight(b, sizeof b, 12);
+	assert_string_equal(b, "12");
+	fk_format_weight(b, sizeof b, 4294967296.0 * 3);
+	assert_string_equal(b, "12884901888");
+	fk_format_weight(b, sizeof b, 3.5);
+	assert_string_equal(b, "3.5");
+	fk_format_weight(b, sizeof b, 0);
+	assert_string_equal(b, "0");
+}
+
+static void read_all_lines(struct fk_input *in, struct fk_buf *out)
+{
+	const char *line;
+	size_t len;
+	int r;
+
+	while ((r = fk_input_getline(in, &line, &len)) > 0) {
+		fk_buf_append(out, line, len);
+		fk_buf_append(out, "|", 1);
+	}
+	assert_int_equal(r, 0);
+}
+
+static void test_input_lines(void **state)
+{
+	struct fk_input in;
+	struct fk_buf out = { 0 };
+	static const char text[] = "a 1\r\nb 2\n\nlast";
+
+	(void)state;
+	assert_int_equal(fk_input_open_mem(&in, "mem", text, sizeof text - 1), 0);
+	read_all_lines(&in, &out);
+	assert_string_equal(out.data, "a 1|b 2||last|");
+	assert_int_equal(in.lineno, 4);
+	fk_input_close(&in);
+	fk_buf_free(&out);
+}
+
+static char tmpdir[64];
+
+static int make_tmpdir(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/fk-unit-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+static void test_input_long_line_and_gzip(void **state)
+{
+	char path[128], gzpath[128];
+	size_t big = 3u << 20; /* longer than the 1 MiB buffer */
+	char *data = malloc(big + 16);
+	struct fk_input in;
+	const char *line;
+	size_t len;
+	gzFile gz;
+
+	(void)state;
+	memset(data, 'x', big);
+	memcpy(data + big, " 7\nnext 1\n", 10);
+	snprintf(path, sizeof path, "%s/long.txt", tmpdir);
+	write_file(path, data, big + 10);
+	assert_int_equal(fk_input_open(&in, path), 0);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 1);
+	assert_int_equal(len, big + 2);
+	assert_memory_equal(line + big, " 7", 2);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 1);
+	assert_int_equal(len, 6);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 0);
+	fk_input_close(&in);
+
+	/* the same through gzip, as two concatenated members */
+	snprintf(gzpath, sizeof gzpath, "%s/long.txt.gz", tmpdir);
+	gz = gzopen(gzpath, "wb");
+	gzwrite(gz, data, (unsigned)(big / 2));
+	gzclose(gz);
+	gz = gzopen(gzpath, "ab");
+	gzwrite(gz, data + big / 2, (unsigned)(big - big / 2 + 10));
+	gzclose(gz);
+	assert_int_equal(fk_input_open(&in, gzpath), 0);
+	assert_non_null(in.gz);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 1);
+	assert_int_equal(len, big + 2);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 1);
+	assert_memory_equal(line, "next 1", 6);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 0);
+	fk_input_close(&in);
+	free(data);
+}
+
+static void test_input_errors(void **state)
+{
+	struct fk_input in;
+	char path[128];
+	const char *line;
+	size_t len;
+	static const unsigned char trunc[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x4b };
+
+	(void)state;
+	capture_start();
+	assert_int_equal(fk_input_open(&in, "/nonexistent/profile.txt"), FK_ERR_IO);
+	assert_string_equal(capture_text(),
+	                    "/nonexistent/profile.txt: cannot open: No such file or directory\n");
+	capture_stop();
+
+	snprintf(path, sizeof path, "%s/trunc.gz", tmpdir);
+	write_file(path, trunc, sizeof trunc);
+	capture_start();
+	assert_int_equal(fk_input_open(&in, path), 0);
+	assert_true(fk_input_getline(&in, &line, &len) < 0);
+	assert_non_null(strstr(capture_text(), "trunc.gz: compressed data is truncated"));
+	capture_stop();
+	fk_input_close(&in);
+
+	capture_start();
+	assert_int_equal(fk_input_open_mem(&in, "p.txt", "x", 1), 0);
+	fk_input_skip(&in, 3);
+	fk_input_skip(&in, 9);
+	fk_input_report(&in);
+	assert_int_equal(fk_input_error(&in, 12, "bad %s", "thing"), FK_ERR_DATA);
+	assert_string_equal(capture_text(),
+	                    "p.txt: skipped 2 unreadable lines (lines 3, 9)\np.txt:12: bad thing\n");
+	capture_stop();
+	fk_input_close(&in);
+}
+
+static void slurp(const char *path, struct fk_buf *b)
+{
+	char tmp[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		fk_buf_append(b, tmp, n);
+	fclose(f);
+}
+
+static void test_writer_atomic(void **state)
+{
+	char path[128];
+	struct fk_writer w;
+	struct fk_buf b = { 0 };
+	struct stat st;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/out.svg", tmpdir);
+	write_file(path, "old", 3);
+	assert_int_equal(fk_writer_open(&w, path), 0);
+	assert_int_equal(fk_writer_printf(&w, "new %d", 1), 0);
+	fk_writer_abort(&w); /* the old file is untouched */
+	slurp(path, &b);
+	assert_string_equal(b.data, "old");
+	fk_buf_free(&b);
+	assert_int_equal(fk_writer_open(&w, path), 0);
+	assert_int_equal(fk_writer_printf(&w, "new %d", 2), 0);
+	assert_int_equal(fk_writer_commit(&w), 0);
+	slurp(path, &b);
+	assert_string_equal(b.data, "new 2");
+	fk_buf_free(&b);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true((st.st_mode & 0444) == 0444 || (st.st_mode & 0400));
+
+	capture_start();
+	assert_int_equal(fk_writer_open(&w, "/nonexistent-dir/x.svg"), FK_ERR_IO);
+	assert_string_equal(capture_text(), "/nonexistent-dir/x.svg: cannot create output file: "
+	                    "No such file or directory\n");
+	capture_stop();
+}
+
+static void test_writer_disk_full(void **state)
+{
+	struct fk_writer w;
+
+	(void)state;
+	/* /dev/full cannot be renamed over, so write through stdout's path:
+	 * open it as a plain fd. */
+	memset(&w, 0, sizeof w);
+	assert_int_equal(fk_writer_open(&w, NULL), 0);
+	w.fd = open("/dev/full", O_WRONLY);
+	assert_true(w.fd >= 0);
+	capture_start();
+	for (int i = 0; i < 100000 && w.error == 0; i++)
+		fk_writer_write(&w, "0123456789", 10);
+	assert_int_equal(fk_writer_commit(&w), FK_ERR_IO);
+	assert_string_equal(capture_text(), "<stdout>: write error: No space left on device\n");
+	capture_stop();
+}
+
+static void test_alloc_failure(void **state)
+{
+	struct fk_intern in;
+	char name[32];
+	fk_frame_t last = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(fk_intern_init(&in), 0);
+	fk_alloc_fail_after(5);
+	for (i = 0; i < 100000; i++) {
+		int n = snprintf(name, sizeof name, "f%d", i);
+		last = fk_intern(&in, name, (size_t)n);
+		if (last == FK_FRAME_NONE)
+			break;
+	}
+	fk_alloc_fail_after(-1);
+	assert_int_equal(last, FK_FRAME_NONE);
+	/* the table is still consistent after the failure */
+	assert_int_equal(fk_intern_find(&in, "f0", 2), 0);
+	assert_int_equal(fk_intern(&in, "f0", 2), 0);
+	fk_intern_free(&in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intern_ids),
+		cmocka_unit_test(test_intern_annotations),
+		cmocka_unit_test(test_intern_many),
+		cmocka_unit_test(test_intern_colour),
+		cmocka_unit_test(test_tree_totals),
+		cmocka_unit_test(test_tree_sibling_order),
+		cmocka_unit_test(test_tree_deep),
+		cmocka_unit_test(test_sink_push_and_merge),
+		cmocka_unit_test(test_sample_log),
+		cmocka_unit_test(test_format_weight),
+		cmocka_unit_test(test_input_lines),
+		cmocka_unit_test(test_input_long_line_and_gzip),
+		cmocka_unit_test(test_input_errors),
+		cmocka_unit_test(test_writer_atomic),
+		cmocka_unit_test(test_writer_disk_full),
+		cmocka_unit_test(test_alloc_failure),
+	};
+	return cmocka_run_group_tests(tests, make_tmpdir, NULL);
+}

@@ -1,0 +1,169 @@
+/* The plugin loader: good modules from the build tree, and deliberately
+ * broken ones refused with one clear sentence each. */
+#include "testlib.h"
+
+static char modules[1024];
+
+static int setup(void **state)
+{
+	const char *b = getenv("FK_BUILDDIR");
+	(void)state;
+	if (!b || !getenv("FLAMEKIT_PLUGIN_PATH")) {
+		fprintf(stderr, "run through make check (FK_BUILDDIR and FLAMEKIT_PLUGIN_PATH)\n");
+		return -1;
+	}
+	snprintf(modules, sizeof modules, "%s/tests/modules", b);
+	return 0;
+}
+
+static void test_builtin_plugins(void **state)
+{
+	struct fk_registry r;
+	const struct fk_plugin *in, *out;
+
+	(void)state;
+	assert_int_equal(fk_registry_init(&r), 0);
+	capture_start();
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	assert_string_equal(capture_text(), "");
+	capture_stop();
+	in = fk_registry_find(&r, FK_PLUGIN_INPUT, "folded");
+	out = fk_registry_find(&r, FK_PLUGIN_OUTPUT, "folded");
+	assert_non_null(in);
+	assert_non_null(out);
+	assert_non_null(in->d.in.parse);
+	assert_non_null(in->d.in.probe);
+	assert_non_null(out->d.out.render);
+	assert_int_equal(in->d.h.abi_major, FK_ABI_MAJOR);
+	/* loaded as a module from the build tree, not linked in */
+	assert_non_null(strstr(in->path, "/plugins/.libs/input-folded.so"));
+	assert_string_equal(in->prefix, "[input:folded] ");
+	assert_int_equal(r.refused, 0);
+	fk_registry_free(&r);
+}
+
+static void expect_refused(const char *module, const char *message)
+{
+	struct fk_registry r;
+	char path[1200];
+	const char *text;
+
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	snprintf(path, sizeof path, "%s/%s", modules, module);
+	capture_start();
+	assert_int_equal(fk_registry_load(&r, path), FK_ERR_PLUGIN);
+	text = capture_text();
+	/* one warning line naming the file actually opened */
+	snprintf(path, sizeof path, "%s/.libs/%s.so: plugin refused: ", modules, module);
+	assert_non_null(strstr(text, path));
+	if (!strstr(text, message))
+		fail_msg("expected \"%s\" in \"%s\"", message, text);
+	assert_int_equal(strchr(text, '\n') - text, (long)strlen(text) - 1);
+	capture_stop();
+	assert_int_equal(r.refused, 1);
+	/* the others keep working */
+	assert_non_null(fk_registry_find(&r, FK_PLUGIN_INPUT, "folded"));
+	fk_registry_free(&r);
+}
+
+static void test_bad_magic(void **state)
+{
+	(void)state;
+	expect_refused("badmagic", "plugin refused: wrong magic 0xdeadbeef (expected 0x4c504b46); it "
+	               "was not built with <flamekit/plugin.h>'s FLAMEKIT_REGISTER_* macro");
+}
+
+static void test_wrong_abi(void **state)
+{
+	(void)state;
+	expect_refused("wrongabi", "plugin refused: built for plugin ABI 99.3, but this flamekit "
+	               "speaks ABI 1.0; rebuild the plugin against this flamekit's "
+	               "<flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)");
+}
+
+static void test_no_entry(void **state)
+{
+	(void)state;
+	expect_refused("noentry", "plugin refused: no flamekit_plugin_init symbol");
+}
+
+static void test_duplicate_name(void **state)
+{
+	(void)state;
+	expect_refused("dupname", "plugin refused: an input plugin named \"folded\" is already loaded from ");
+}
+
+static void test_garbage_file(void **state)
+{
+	struct fk_registry r;
+	char path[1200];
+
+	(void)state;
+	assert_int_equal(fk_registry_init(&r), 0);
+	snprintf(path, sizeof path, "%s/../../../tests/modules/garbage.so", modules);
+	if (getenv("FK_SRCDIR"))
+		snprintf(path, sizeof path, "%s/tests/modules/garbage.so", getenv("FK_SRCDIR"));
+	capture_start();
+	assert_int_equal(fk_registry_load(&r, path), FK_ERR_PLUGIN);
+	assert_non_null(strstr(capture_text(), "garbage.so: plugin refused: cannot load it ("));
+	capture_stop();
+	fk_registry_free(&r);
+}
+
+static void test_directory_with_broken_modules(void **state)
+{
+	struct fk_registry r;
+	const struct fk_plugin *old, *folded;
+
+	(void)state;
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_add_dir(&r, modules), 0);
+	capture_start();
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	/* badmagic, noentry, wrongabi refused; dupname took "folded" first (the
+	 * --plugin-dir comes first), so the build tree's folded input is the
+	 * duplicate refused */
+	assert_int_equal(r.refused, 4);
+	capture_stop();
+	old = fk_registry_find(&r, FK_PLUGIN_INPUT, "oldminor");
+	assert_non_null(old);
+	assert_int_equal(old->d.h.abi_minor, 0);
+	folded = fk_registry_find(&r, FK_PLUGIN_INPUT, "folded");
+	assert_non_null(folded);
+	assert_string_equal(folded->d.h.description, "impostor");
+	fk_registry_free(&r);
+}
+
+static void test_options(void **state)
+{
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+	void *opts = NULL;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_INPUT, "folded");
+	assert_int_equal(fk_options_new(pl, &opts), 0);
+	assert_int_equal(fk_option_set(pl, opts, "nope", "1", err, sizeof err), FK_ERR_USAGE);
+	assert_string_equal(err, "the input plugin \"folded\" has no option 'nope' (it has: (none))");
+	fk_options_free(pl, opts);
+	fk_registry_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtin_plugins),
+		cmocka_unit_test(test_bad_magic),
+		cmocka_unit_test(test_wrong_abi),
+		cmocka_unit_test(test_no_entry),
+		cmocka_unit_test(test_duplicate_name),
+		cmocka_unit_test(test_garbage_file),
+		cmocka_unit_test(test_directory_with_broken_modules),
+		cmocka_unit_test(test_options),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,44 @@
+/* Shared helpers for the cmocka tests. */
+#ifndef FK_TESTLIB_H
+#define FK_TESTLIB_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fk.h"
+
+/* Log lines captured by the hook, one per line. */
+static struct fk_buf captured;
+
+static void capture_hook(int level, const char *line)
+{
+	(void)level;
+	fk_buf_append(&captured, line, strlen(line));
+	fk_buf_append(&captured, "\n", 1);
+}
+
+static inline void capture_start(void)
+{
+	fk_buf_free(&captured);
+	fk_log_hook = capture_hook;
+}
+
+static inline const char *capture_text(void)
+{
+	return captured.data ? captured.data : "";
+}
+
+static inline void capture_stop(void)
+{
+	fk_log_hook = NULL;
+	fk_buf_free(&captured);
+}
+
+#endif
