@@ -1,1 +1,2 @@
-# bench scripts: BENCH_LIST += bench/NAME.sh
+# make bench runs bench/run.sh, which runs every bench/NN-name.sh in order.
+EXTRA_DIST += bench
