@@ -62,10 +62,14 @@ int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
 			return rc;
 		}
 	}
+	fi->uses = (pl->d.filter.frame ? FK_FILTER_USES_FRAME : 0) |
+	           (pl->d.filter.sample ? FK_FILTER_USES_SAMPLE : 0);
+	if (pl->d.filter.uses)
+		fi->uses &= pl->d.filter.uses(fi->state);
 	fc->n++;
-	if (pl->d.filter.sample)
+	if (fi->uses & FK_FILTER_USES_SAMPLE)
 		fc->has_sample = true;
-	if (pl->d.filter.frame)
+	if (fi->uses & FK_FILTER_USES_FRAME)
 		fc->has_frame = true;
 	return 0;
 }
@@ -108,7 +112,7 @@ int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile 
 	int rc;
 
 	*out = f;
-	if (!fi->plugin->d.filter.frame)
+	if (!(fi->uses & FK_FILTER_USES_FRAME))
 		return 0;
 	if (fi->cache_owner != p) {
 		fk_free(fi->cache);
@@ -168,7 +172,7 @@ int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
 {
 	for (size_t k = 0; k < fc->n; k++) {
 		struct fk_filter_inst *fi = &fc->v[k];
-		if (fi->plugin->d.filter.frame) {
+		if (fi->uses & FK_FILTER_USES_FRAME) {
 			size_t o = 0;
 			for (size_t i = 0; i < *n; i++) {
 				fk_frame_t m;
@@ -180,7 +184,7 @@ int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
 			}
 			*n = o;
 		}
-		if (fi->plugin->d.filter.sample) {
+		if (fi->uses & FK_FILTER_USES_SAMPLE) {
 			struct fk_sample_edit e = { p, ids, n, cap, w, meta, comm, comm_len, false, 0 };
 			int rc;
 			fk_log_set_prefix(fi->plugin->prefix);
@@ -322,6 +326,21 @@ void fk_se_remove(struct fk_sample_edit *e, size_t i)
 		return;
 	memmove(*e->ids + i, *e->ids + i + 1, (*e->n - i - 1) * sizeof **e->ids);
 	(*e->n)--;
+}
+
+void fk_se_remove_range(struct fk_sample_edit *e, size_t i, size_t n)
+{
+	if (i >= *e->n || n == 0)
+		return;
+	if (n > *e->n - i)
+		n = *e->n - i;
+	memmove(*e->ids + i, *e->ids + i + n, (*e->n - i - n) * sizeof **e->ids);
+	*e->n -= n;
+}
+
+fk_frame_t fk_se_frame_id(const struct fk_sample_edit *e, size_t i)
+{
+	return i < *e->n ? (*e->ids)[i] : FK_FRAME_NONE;
 }
 
 void fk_se_truncate(struct fk_sample_edit *e, size_t n)

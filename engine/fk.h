@@ -157,6 +157,7 @@ struct fk_filter_inst {
 	uint32_t *cache;
 	size_t cachecap;
 	const struct fk_profile *cache_owner;
+	unsigned uses;       /* enum fk_filter_uses: callbacks this instance runs */
 };
 
 struct fk_filter_chain {
@@ -244,6 +245,7 @@ struct fk_writer {
 	size_t len, cap;
 	int error;           /* first write error (negative status), reported once */
 	bool epipe;          /* stdout reader went away */
+	bool finished;       /* fk_writer_finish done: only the rename is left */
 };
 
 /* Open for writing: path NULL or "-" writes stdout. */
@@ -254,6 +256,10 @@ int fk_writer_vprintf(struct fk_writer *w, const char *fmt, va_list ap);
 /* Flush, fsync-less close and rename into place.  On failure the final
  * path is untouched and the temporary file removed. */
 int fk_writer_commit(struct fk_writer *w);
+/* Flush and close a file output, keeping it under its temporary name, so
+ * that several outputs can all be finished before any is renamed
+ * (fk_writer_commit then only renames).  No-op for stdout. */
+int fk_writer_finish(struct fk_writer *w);
 /* Drop everything written; the final path is untouched. */
 void fk_writer_abort(struct fk_writer *w);
 
@@ -364,7 +370,10 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
                    unsigned threads, bool progress);
-/* Run everything; outputs are committed only if every step succeeded. */
+/* Run everything, all or nothing: every output file is created (as a
+ * temporary) before the inputs are read, rendered, flushed and closed, and
+ * only when all of that succeeded are they renamed into place.  Outputs to
+ * stdout are rendered last, since what reaches stdout cannot be taken back. */
 int fk_pipeline_run(struct fk_pipeline *pl);
 
 /* ---- misc ------------------------------------------------------------------ */

@@ -27,6 +27,8 @@ void fk_se_set_weight(struct fk_sample_edit *e, double w);
 void fk_se_drop(struct fk_sample_edit *e);
 const struct fk_logged_sample *fk_se_meta(const struct fk_sample_edit *e);
 const char *fk_se_comm(const struct fk_sample_edit *e, size_t *len);
+fk_frame_t fk_se_frame_id(const struct fk_sample_edit *e, size_t i);
+void fk_se_remove_range(struct fk_sample_edit *e, size_t i, size_t n);
 
 static void *h_alloc(size_t n) { return fk_malloc(n); }
 static void *h_realloc(void *p, size_t n) { return fk_realloc(p, n); }
@@ -259,4 +261,6 @@ const struct fk_host fk_host = {
 	.se_drop = fk_se_drop,
 	.se_meta = fk_se_meta,
 	.se_comm = fk_se_comm,
+	.se_frame_id = fk_se_frame_id,
+	.se_remove_range = fk_se_remove_range,
 };

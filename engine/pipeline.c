@@ -101,6 +101,33 @@ out:
 	return rc;
 }
 
+static bool is_stdout(const struct fk_output_spec *o)
+{
+	return !o->path || strcmp(o->path, "-") == 0;
+}
+
+static int render_one(const struct fk_output_spec *o, struct fk_profile *p, struct fk_writer *w)
+{
+	void *opts = o->opts, *own = NULL;
+	int rc;
+
+	if (!opts) {
+		rc = fk_options_new(o->plugin, &own);
+		if (rc < 0)
+			return rc;
+		opts = own;
+	}
+	fk_log_set_prefix(o->plugin->prefix);
+	rc = o->plugin->d.out.render(&fk_host, p, w, opts);
+	fk_log_set_prefix(NULL);
+	fk_options_free(o->plugin, own);
+	if (rc == 0 && w->error)
+		rc = w->error;
+	if (rc < 0 && w->epipe)
+		rc = 0; /* the reader has what it wanted */
+	return rc;
+}
+
 int fk_pipeline_run(struct fk_pipeline *pl)
 {
 	struct fk_profile *p = fk_profile_new();
@@ -112,9 +139,22 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		fk_log(FK_LOG_ERROR, "out of memory");
 		return FK_ERR_NOMEM;
 	}
-	for (i = 0; i < pl->noutputs; i++)
+	w = fk_calloc(pl->noutputs ? pl->noutputs : 1, sizeof *w);
+	if (!w) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
+	/* Create every output first: an unwritable one fails the run before a
+	 * long parse, and leaves the others untouched. */
+	for (i = 0; i < pl->noutputs; i++) {
+		rc = fk_writer_open(&w[i], pl->outputs[i].path);
+		if (rc < 0)
+			goto out;
+		opened++;
 		if (pl->outputs[i].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES)
 			p->keep_samples = true;
+	}
 	for (i = 0; i < pl->ninputs && rc == 0; i++)
 		rc = fk_parse_input(pl->reg, &pl->inputs[i], p, &pl->filters, pl->threads, pl->progress);
 	if (rc == 0)
@@ -125,35 +165,15 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		fk_log(FK_LOG_ERROR, "out of memory");
 	if (rc < 0)
 		goto out;
-	w = fk_calloc(pl->noutputs ? pl->noutputs : 1, sizeof *w);
-	if (!w) {
-		fk_log(FK_LOG_ERROR, "out of memory");
-		rc = FK_ERR_NOMEM;
-		goto out;
-	}
-	for (i = 0; i < pl->noutputs && rc == 0; i++) {
-		const struct fk_output_spec *o = &pl->outputs[i];
-		void *opts = o->opts, *own = NULL;
-		rc = fk_writer_open(&w[i], o->path);
-		if (rc < 0)
-			break;
-		opened++;
-		if (!opts) {
-			rc = fk_options_new(o->plugin, &own);
-			if (rc < 0)
-				break;
-			opts = own;
-		}
-		fk_log_set_prefix(o->plugin->prefix);
-		rc = o->plugin->d.out.render(&fk_host, p, &w[i], opts);
-		fk_log_set_prefix(NULL);
-		fk_options_free(o->plugin, own);
-		if (rc == 0 && w[i].error)
-			rc = w[i].error;
-		if (rc < 0 && w[i].epipe)
-			rc = 0; /* the reader has what it wanted */
-	}
+	/* Files first, stdout last: what reaches stdout cannot be taken back. */
+	for (int pass = 0; pass < 2 && rc == 0; pass++)
+		for (i = 0; i < pl->noutputs && rc == 0; i++)
+			if (is_stdout(&pl->outputs[i]) == (pass == 1))
+				rc = render_one(&pl->outputs[i], p, &w[i]);
+	for (i = 0; i < pl->noutputs && rc == 0; i++)
+		rc = fk_writer_finish(&w[i]);
 	if (rc == 0) {
+		/* Every temporary is complete and closed; only renames are left. */
 		for (i = 0; i < opened; i++) {
 			int c = fk_writer_commit(&w[i]);
 			if (c < 0 && rc == 0)

@@ -142,16 +142,37 @@ int fk_writer_printf(struct fk_writer *w, const char *fmt, ...)
 	return rc;
 }
 
-int fk_writer_commit(struct fk_writer *w)
+int fk_writer_finish(struct fk_writer *w)
 {
-	int rc = w->error ? w->error : flush(w);
+	int rc;
 
-	if (w->path) {
-		if (rc == 0 && close(w->fd) < 0) {
+	if (w->finished)
+		return 0;
+	rc = w->error ? w->error : flush(w);
+	if (w->path && w->fd >= 0) {
+		if (close(w->fd) < 0 && rc == 0) {
 			fk_log(FK_LOG_ERROR, "%s: write error: %s", w->path, strerror(errno));
 			rc = FK_ERR_IO;
 		}
 		w->fd = -1;
+	}
+	if (rc < 0 && !w->error)
+		w->error = rc;
+	w->finished = true;
+	if (!w->path && w->epipe)
+		rc = 0; /* the reader has what it wanted */
+	return rc;
+}
+
+int fk_writer_commit(struct fk_writer *w)
+{
+	int rc = fk_writer_finish(w);
+
+	if (rc == 0 && w->error)
+		rc = w->error;
+	if (!w->path && w->epipe)
+		rc = 0; /* the reader has what it wanted */
+	if (w->path) {
 		if (rc == 0 && rename(w->tmp, w->path) < 0) {
 			fk_log(FK_LOG_ERROR, "%s: cannot rename output into place: %s", w->path,
 			       strerror(errno));
@@ -159,8 +180,6 @@ int fk_writer_commit(struct fk_writer *w)
 		}
 		if (rc < 0)
 			unlink(w->tmp);
-	} else if (rc == 0 && !w->epipe) {
-		/* nothing to close on stdout */
 	}
 	fk_free(w->buf);
 	fk_free(w->path);

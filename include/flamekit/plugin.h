@@ -292,6 +292,15 @@ struct fk_host {
 	/* metadata, or NULL/-1 when the input did not give it */
 	const struct fk_logged_sample *(*se_meta)(const struct fk_sample_edit *e);
 	const char *(*se_comm)(const struct fk_sample_edit *e, size_t *len);
+
+	/* --- appended after 1.0: check host->struct_size before use -------- */
+	/* The interned id of frame i of a sample (FK_FRAME_NONE when out of
+	 * range): stable for the run, so a filter can cache per-frame answers
+	 * in an array instead of comparing names on every sample. */
+	fk_frame_t (*se_frame_id)(const struct fk_sample_edit *e, size_t i);
+	/* Drop frames i .. i+n-1 at once (re-rooting a deep stack with
+	 * se_remove alone would be quadratic).  Out-of-range parts are ignored. */
+	void (*se_remove_range)(struct fk_sample_edit *e, size_t i, size_t n);
 };
 
 /* Common head of every descriptor. */
@@ -330,6 +339,17 @@ struct fk_filter_plugin {
 	/* Once per sample, in input order, single-threaded.  May be NULL. */
 	int (*sample)(void *state, struct fk_sample_edit *e);
 	void (*destroy)(void *state);
+	/* Appended after 1.0.  Which callbacks this instance needs (a mask of
+	 * enum fk_filter_uses), asked once after create.  NULL means every
+	 * callback the descriptor sets.  A scripted filter whose script has no
+	 * per-sample function answers FK_FILTER_USES_FRAME, so the inputs keep
+	 * parsing on every thread. */
+	unsigned (*uses)(void *state);
+};
+
+enum fk_filter_uses {
+	FK_FILTER_USES_FRAME = 1u << 0,
+	FK_FILTER_USES_SAMPLE = 1u << 1,
 };
 
 enum fk_output_needs {
