@@ -1,10 +1,110 @@
-/* flamekit run: not written yet. */
+/* flamekit run: run (or --check) a YAML job file.  The job logic is in
+ * engine/job.c; this only reads argv. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "../engine/job.h"
+
+#ifndef FK_PKGDATADIR
+#define FK_PKGDATADIR "/usr/local/share/flamekit"
+#endif
+
+#define DEFAULT_JOB "conf/example.yaml"
 
 int cmd_run(struct cli *c, int argc, char **argv)
 {
-	(void)c;
-	(void)argc;
-	(void)argv;
-	return cli_usage_error("run", "this command is not implemented yet");
+	const char **sets = NULL;
+	const char *jobpath = NULL;
+	char *own_path = NULL, *cwd_set = NULL;
+	struct fk_job *job = NULL;
+	size_t nsets = 0;
+	bool check = false;
+	int rc = EXIT_USAGE, r;
+
+	sets = fk_calloc((size_t)argc + 1, sizeof *sets);
+	if (!sets) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return EXIT_DATA;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
+			if (r < 0)
+				goto out;
+			continue;
+		}
+		if (strcmp(a, "--check") == 0) {
+			check = true;
+		} else if (strcmp(a, "--set") == 0 || strcmp(a, "-s") == 0) {
+			if (i + 1 >= argc) {
+				cli_usage_error("run", "%s needs KEY=VALUE", a);
+				goto out;
+			}
+			sets[nsets++] = argv[++i];
+		} else if (strncmp(a, "--set=", 6) == 0) {
+			sets[nsets++] = a + 6;
+		} else if (a[0] == '-' && a[1]) {
+			cli_usage_error("run", "unknown option '%s'", a);
+			goto out;
+		} else if (jobpath) {
+			cli_usage_error("run", "one job file at a time (got '%s' and '%s')", jobpath, a);
+			goto out;
+		} else {
+			jobpath = a;
+		}
+	}
+	if (!jobpath) {
+		/* The example job from the data directory, writing into the
+		 * current directory rather than next to the installed file. */
+		const char *dir = getenv("FLAMEKIT_DATADIR");
+		char cwd[4096];
+		if (!dir || !*dir)
+			dir = FK_PKGDATADIR;
+		own_path = fk_malloc(strlen(dir) + sizeof DEFAULT_JOB + 1);
+		if (!getcwd(cwd, sizeof cwd)) {
+			fk_log(FK_LOG_ERROR, "cannot tell the current directory");
+			rc = EXIT_DATA;
+			goto out;
+		}
+		cwd_set = fk_malloc(strlen(cwd) + 16);
+		if (!own_path || !cwd_set) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			rc = EXIT_DATA;
+			goto out;
+		}
+		sprintf(own_path, "%s/%s", dir, DEFAULT_JOB);
+		sprintf(cwd_set, "output-dir=%s", cwd);
+		/* first, so that the user's --set output-dir still wins */
+		memmove(sets + 1, sets, nsets * sizeof *sets);
+		sets[0] = cwd_set;
+		nsets++;
+		jobpath = own_path;
+		fk_log(FK_LOG_INFO, "no job given: running %s", jobpath);
+	}
+	if (cli_load(c) < 0) {
+		rc = EXIT_DATA;
+		goto out;
+	}
+	r = fk_job_load(&job, jobpath, &c->reg, sets, nsets);
+	if (r < 0) {
+		rc = r == FK_ERR_USAGE ? EXIT_USAGE : EXIT_DATA;
+		goto out;
+	}
+	if (check) {
+		r = fk_job_check(job);
+		if (r == 0 && fk_verbosity >= FK_LOG_WARN)
+			fprintf(stderr, "%s: %s: the job is valid\n", fk_progname, jobpath);
+		rc = r == 0 ? EXIT_OK : r == FK_ERR_USAGE ? EXIT_USAGE : EXIT_DATA;
+		goto out;
+	}
+	r = fk_job_run(job, c->threads, cli_threads(c), c->progress);
+	rc = r == 0 ? EXIT_OK : r == FK_ERR_USAGE ? EXIT_USAGE : EXIT_DATA;
+out:
+	fk_job_free(job);
+	fk_free(own_path);
+	fk_free(cwd_set);
+	fk_free(sets);
+	return rc;
 }

@@ -21,8 +21,14 @@ const struct cli_command cli_commands[] = {
 	  "write two-column differential folded stacks (difffolded.pl)", NULL },
 	{ "merge", cmd_merge, "merge [-o FILE] FILE...",
 	  "sum folded files into one sorted folded file", NULL },
-	{ "run", cmd_run, "run [--check] [--set KEY=VALUE] [JOB.yaml]",
-	  "run a YAML job: inputs, filters and outputs", NULL },
+	{ "run", cmd_run, "run [--check] [--set KEY=VALUE]... [JOB.yaml]",
+	  "run a YAML job: inputs, filters and outputs",
+	  "  --check            validate the job (files, plugins, options, scripts) and stop\n"
+	  "  -s, --set KEY=VALUE  override a job value; KEY is a dotted path with list\n"
+	  "                     indexes from 0, e.g. outputs.0.options.title=Foo\n"
+	  "  JOB.yaml           the job (doc/job.md); none runs conf/example.yaml from the\n"
+	  "                     data directory ($FLAMEKIT_DATADIR), writing into the\n"
+	  "                     current directory\n" },
 	{ "plugins", cmd_plugins, "plugins [--help NAME]",
 	  "list the loaded plugins, or one plugin's options",
 	  "  --help NAME        print NAME's description and options (KIND:NAME when an\n"

@@ -1,0 +1,193 @@
+/*
+ * Filter plugin "grep": keep or drop whole samples by POSIX extended regular
+ * expressions on their frame names, as `grep` / `grep -v` do on folded lines
+ * but per frame: a sample is kept when some frame matches `include` (if set)
+ * and no frame matches `exclude` (if set).
+ *
+ * Speed: the patterns are compiled once, and each distinct frame is tested
+ * once; the answer is cached in an array indexed by the frame's interned id,
+ * so the per-sample cost is one array load per frame, whatever the patterns.
+ */
+#include <regex.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <flamekit/plugin.h>
+
+struct opts {
+	const char *include;
+	const char *exclude;
+	int ignore_case;
+};
+
+/* Cache bits per frame id. */
+#define KNOWN 1u
+#define INCL 2u
+#define EXCL 4u
+
+struct state {
+	const struct fk_host *h;
+	regex_t inc, exc;
+	bool has_inc, has_exc;
+	unsigned char *cache;
+	size_t cap;
+	char *name;          /* NUL-terminated copy for regexec */
+	size_t namecap;
+};
+
+static int compile(const struct fk_host *h, regex_t *re, const char *pat, int icase,
+                   const char *where, const char *what)
+{
+	int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
+	if (rc != 0) {
+		char msg[256];
+		regerror(rc, re, msg, sizeof msg);
+		h->log(FK_LOG_ERROR, "%s: %s pattern \"%s\": %s", where, what, pat, msg);
+		return FK_ERR_USAGE;
+	}
+	return 0;
+}
+
+static void destroy(void *state)
+{
+	struct state *s = state;
+	if (!s)
+		return;
+	if (s->has_inc)
+		regfree(&s->inc);
+	if (s->has_exc)
+		regfree(&s->exc);
+	s->h->free(s->cache);
+	s->h->free(s->name);
+	s->h->free(s);
+}
+
+static int create(const struct fk_host *h, const void *optp, const char *where, void **state)
+{
+	const struct opts *o = optp;
+	struct state *s;
+	int rc;
+
+	if (h->struct_size < offsetof(struct fk_host, se_frame_id) + sizeof h->se_frame_id) {
+		h->log(FK_LOG_ERROR, "%s: the grep filter needs a newer flamekit (host services)", where);
+		return FK_ERR_PLUGIN;
+	}
+	if ((!o->include || !*o->include) && (!o->exclude || !*o->exclude)) {
+		h->log(FK_LOG_ERROR, "%s: the grep filter needs an include or an exclude pattern", where);
+		return FK_ERR_USAGE;
+	}
+	s = h->alloc(sizeof *s);
+	if (!s)
+		return FK_ERR_NOMEM;
+	memset(s, 0, sizeof *s);
+	s->h = h;
+	if (o->include && *o->include) {
+		if ((rc = compile(h, &s->inc, o->include, o->ignore_case, where, "include")) < 0)
+			goto fail;
+		s->has_inc = true;
+	}
+	if (o->exclude && *o->exclude) {
+		if ((rc = compile(h, &s->exc, o->exclude, o->ignore_case, where, "exclude")) < 0)
+			goto fail;
+		s->has_exc = true;
+	}
+	*state = s;
+	return 0;
+fail:
+	destroy(s);
+	return rc;
+}
+
+/* The cache bits of frame i of the sample, testing its name on a miss. */
+static int frame_bits(struct state *s, struct fk_sample_edit *e, size_t i, unsigned *bits)
+{
+	const struct fk_host *h = s->h;
+	fk_frame_t id = h->se_frame_id(e, i);
+	const char *name;
+	size_t len;
+	unsigned b = KNOWN;
+
+	if (id < s->cap && s->cache[id]) {
+		*bits = s->cache[id];
+		return 0;
+	}
+	if (id >= s->cap) {
+		size_t cap = s->cap ? s->cap : 4096;
+		unsigned char *v;
+		while (cap <= id)
+			cap *= 2;
+		v = h->realloc(s->cache, cap);
+		if (!v)
+			return FK_ERR_NOMEM;
+		memset(v + s->cap, 0, cap - s->cap);
+		s->cache = v;
+		s->cap = cap;
+	}
+	name = h->se_frame_name(e, i, &len);
+	if (len + 1 > s->namecap) {
+		char *n = h->realloc(s->name, len + 64);
+		if (!n)
+			return FK_ERR_NOMEM;
+		s->name = n;
+		s->namecap = len + 64;
+	}
+	memcpy(s->name, name, len);
+	s->name[len] = '\0';
+	if (s->has_inc && regexec(&s->inc, s->name, 0, NULL, 0) == 0)
+		b |= INCL;
+	if (s->has_exc && regexec(&s->exc, s->name, 0, NULL, 0) == 0)
+		b |= EXCL;
+	s->cache[id] = (unsigned char)b;
+	*bits = b;
+	return 0;
+}
+
+static int sample(void *state, struct fk_sample_edit *e)
+{
+	struct state *s = state;
+	size_t n = s->h->se_depth(e);
+	bool inc = !s->has_inc;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned b;
+		int rc = frame_bits(s, e, i, &b);
+		if (rc < 0) {
+			s->h->log(FK_LOG_ERROR, "out of memory");
+			return rc;
+		}
+		if (b & EXCL) {
+			s->h->se_drop(e);
+			return 0;
+		}
+		if (b & INCL)
+			inc = true;
+	}
+	if (!inc)
+		s->h->se_drop(e);
+	return 0;
+}
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "include", NULL, struct opts, include,
+	          "keep only samples with a frame matching this extended regex"),
+	FK_OPTION(FK_OPT_STRING, "exclude", NULL, struct opts, exclude,
+	          "drop samples with a frame matching this extended regex"),
+	FK_OPTION(FK_OPT_FLAG, "ignore-case", "false", struct opts, ignore_case,
+	          "match both patterns without regard to case"),
+	FK_OPTION_END,
+};
+
+static struct fk_filter_plugin plugin = {
+	.h = {
+		.name = "grep",
+		.version = "1.0",
+		.description = "keep or drop samples by regex on their frames",
+		.options = options,
+		.options_size = sizeof(struct opts),
+	},
+	.create = create,
+	.sample = sample,
+	.destroy = destroy,
+};
+
+FLAMEKIT_REGISTER_FILTER(plugin)
