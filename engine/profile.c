@@ -141,25 +141,36 @@ int fk_profile_apply_frame_filters(struct fk_profile **pp, struct fk_filter_chai
 	struct fk_profile *p = *pp;
 	uint32_t n = p->in.nframes, i;
 	fk_frame_t *fmap;
+	unsigned char *used;
 	int rc;
 
 	if (!fc || !fc->has_frame || fc->has_sample)
 		return 0; /* with sample filters, frames were mapped at push time */
 	fmap = fk_malloc(((size_t)n + 1) * sizeof *fmap);
-	if (!fmap)
+	used = fk_calloc((size_t)n + 1, 1);
+	if (!fmap || !used) {
+		fk_free(fmap);
+		fk_free(used);
 		return FK_ERR_NOMEM;
+	}
+	/* Only frames on some stack: module names are interned beside them
+	 * and are no business of a per-frame filter. */
+	for (i = 1; i < p->tree.nnodes; i++)
+		used[p->tree.nodes[i].frame] = 1;
 	for (i = 0; i < n; i++) {
 		fmap[i] = i;
-		for (size_t k = 0; k < fc->n && fmap[i] != FK_FRAME_NONE; k++) {
+		for (size_t k = 0; k < fc->n && used[i] && fmap[i] != FK_FRAME_NONE; k++) {
 			rc = fk_filter_map_frame(fc, k, p, fmap[i], &fmap[i]);
 			if (rc < 0) {
 				fk_free(fmap);
+				fk_free(used);
 				return rc;
 			}
 		}
 	}
 	rc = remap_tree(p, fmap);
 	fk_free(fmap);
+	fk_free(used);
 	return rc;
 }
 

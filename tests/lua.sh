@@ -1,0 +1,314 @@
+#!/bin/sh
+# The lua filter: the script API, the sandbox, limits, and every stock
+# script in lua/ with its exact folded output.
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data/lua"
+L="$FK_SRCDIR/lua"
+mkdir "$TMP/mods"
+cp "$FK_BUILDDIR/tests/modules/.libs/meta.so" "$FK_BUILDDIR/tests/modules/.libs/dump.so" "$TMP/mods/"
+cd "$TMP" || exit 1
+
+# stock SCRIPT ARGS INPUT [FORMAT [OUTPUT]]: run one lua filter, stdout output
+stock() {
+	cat > "$TMP/s.yaml" <<EOF
+inputs:
+  - path: $3
+    format: ${4:-folded}
+filters:
+  - plugin: lua
+    script: $L/$1
+    args: $2
+outputs:
+  - plugin: ${5:-folded}
+    path: "-"
+EOF
+	run "$FLAMEKIT" run --plugin-dir "$TMP/mods" s.yaml
+}
+
+# script TEXT [INPUT]: run the script text as e.lua on the stacks
+script() {
+	printf '%s\n' "$1" > "$TMP/e.lua"
+	cat > "$TMP/e.yaml" <<EOF
+inputs:
+  - path: ${2:-$D/stacks.folded}
+    format: ${3:-folded}
+filters:
+  - plugin: lua
+    script: e.lua
+outputs:
+  - plugin: folded
+    path: "-"
+EOF
+	run "$FLAMEKIT" run --plugin-dir "$TMP/mods" e.yaml
+}
+
+# ---- stock scripts -------------------------------------------------------
+stock drop-idle.lua '{}' "$D/stacks.folded"
+is "$rc:$out" "0:main;0x7f3a2b1c;memcpy 2
+main;7f3a2b1c4d5e 1
+main;parse+0x1a;lex+0x10/0x40 6
+main;parse+0x2b;lex 4
+main;render;fib;add 1
+main;render;fib;draw;fib 2
+main;render;fib;fib;fib;add 4" "drop-idle.lua drops swapper and idle stacks"
+
+stock drop-idle.lua '{extra: [memcpy, draw]}' "$D/stacks.folded"
+is "$rc:$out" "0:main;7f3a2b1c4d5e 1
+main;parse+0x1a;lex+0x10/0x40 6
+main;parse+0x2b;lex 4
+main;render;fib;add 1
+main;render;fib;fib;fib;add 4" "drop-idle.lua args.extra"
+
+stock strip-offsets.lua '{}' "$D/stacks.folded"
+is "$rc:$out" "0:main;[unknown] 1
+main;[unknown];memcpy 2
+main;parse;lex 10
+main;render;fib;add 1
+main;render;fib;draw;fib 2
+main;render;fib;fib;fib;add 4
+swapper/1;secondary_startup_64;cpu_idle 3
+swapper;start_kernel;cpu_startup_entry;do_idle;intel_idle_[k] 7" \
+	"strip-offsets.lua: offsets gone, addresses unknown, stacks merged, _[k] kept"
+
+stock strip-offsets.lua '{unknown: "??"}' "$D/stacks.folded"
+is "$(echo "$out" | head -2)" "main;?? 1
+main;??;memcpy 2" "strip-offsets.lua args.unknown"
+
+stock short-names.lua '{}' "$D/java.folded"
+is "$rc:$out" "0:java;ThreadPoolExecutor::runWorker;libc.so.6 2
+java;start_thread;Thread.run;App.main([Ljava/lang/String:)V 3
+java;start_thread;Thread.run;Valve\$Inner.invoke;HashMap.get 5
+node;LazyCompile:*handler server.js:12;LazyCompile:~run x.mjs:3:9 4" \
+	"short-names.lua: Java packages and JS directories dropped, libc.so.6 kept"
+
+stock collapse-recursion.lua '{}' "$D/stacks.folded"
+is "$rc:$(echo "$out" | grep render)" "0:main;render;fib;add 5
+main;render;fib;draw;fib 2" "collapse-recursion.lua folds direct recursion only"
+
+stock focus.lua '{func: render}' "$D/stacks.folded"
+is "$rc:$out" "0:render;fib;add 1
+render;fib;draw;fib 2
+render;fib;fib;fib;add 4" "focus.lua keeps stacks through the function, re-rooted"
+
+stock focus.lua '{func: fib}' "$D/stacks.folded"
+is "$rc:$out" "0:fib;add 1
+fib;draw;fib 2
+fib;fib;fib;add 4" "focus.lua re-roots at the first occurrence"
+
+stock focus.lua '{}' "$D/stacks.folded"
+is "$rc:$err" "1:flamekit: [filter:lua] $L/focus.lua:15: focus.lua needs args.func, the function to focus on (running the script's main chunk)" \
+	"focus.lua without args.func fails with its line"
+
+stock cut-above.lua '{func: fib}' "$D/stacks.folded"
+is "$rc:$out" "0:main;0x7f3a2b1c;memcpy 2
+main;7f3a2b1c4d5e 1
+main;parse+0x1a;lex+0x10/0x40 6
+main;parse+0x2b;lex 4
+main;render;fib 7
+swapper/1;secondary_startup_64;cpu_idle 3
+swapper;start_kernel;cpu_startup_entry;do_idle;intel_idle_[k] 7" "cut-above.lua makes the function the leaf"
+
+stock exclude.lua '{patterns: ["^0x", "idle"]}' "$D/stacks.folded"
+is "$rc:$out" "0:main;7f3a2b1c4d5e 1
+main;parse+0x1a;lex+0x10/0x40 6
+main;parse+0x2b;lex 4
+main;render;fib;add 1
+main;render;fib;draw;fib 2
+main;render;fib;fib;fib;add 4" "exclude.lua drops stacks matching any pattern"
+
+stock exclude.lua '{pattern: "%+0x"}' "$D/stacks.folded"
+is "$rc:$(echo "$out" | grep -c parse)" "0:0" "exclude.lua args.pattern (Lua pattern syntax)"
+
+stock per-thread.lua '{}' "$D/meta.txt" meta
+is "$rc:$out" "0:[unknown];orphan 1
+app-100/101;main;work;memcpy;copy_user_[k] 3
+app-100/102;main;work;malloc 2
+db-200/200;main;query;jit_loop_[j] 4" "per-thread.lua: COMM-PID/TID roots"
+
+stock per-thread.lua '{by: process}' "$D/meta.txt" meta
+is "$rc:$out" "0:[unknown];orphan 1
+app-100;main;work;malloc 2
+app-100;main;work;memcpy;copy_user_[k] 3
+db-200;main;query;jit_loop_[j] 4" "per-thread.lua by process"
+
+stock per-thread.lua '{by: fibre}' "$D/meta.txt" meta
+is "$rc:$err" "1:flamekit: [filter:lua] $L/per-thread.lua:14: per-thread.lua: args.by must be thread, process or comm, not fibre (running the script's main chunk)" \
+	"per-thread.lua rejects a bad args.by"
+
+stock colour-module.lua '{colours: {app: "#112233"}}' "$D/meta.txt" meta dump
+is "$rc:$out" "0:copy_user_[k] module=[kernel.kallsyms] colour=#e8743b
+jit_loop_[j] module=- colour=-
+main module=app colour=#112233
+malloc module=libc.so.6 colour=#b07aa1
+memcpy module=libc.so.6 colour=#b07aa1
+orphan module=- colour=-
+query module=db colour=#b07aa1
+work module=app colour=#112233" "colour-module.lua: kernel, FNV-hashed and fixed colours"
+
+stock colour-kernel.lua '{user: "#000000"}' "$D/meta.txt" meta dump
+is "$rc:$(echo "$out" | grep -E '^(copy_user|jit_loop|work)')" "0:copy_user_[k] module=[kernel.kallsyms] colour=orange
+jit_loop_[j] module=- colour=green
+work module=app colour=#000000" "colour-kernel.lua colours by kind"
+
+# ---- the script API ----------------------------------------------------------
+script 'function frame(f)
+	if f.name == "lex" then return "LEX" end
+	if f.name == "memcpy" then return false end
+	if f.name == "add" then f:rename("plus") end
+	if f.name == "draw" then f:drop() end
+end'
+is "$rc:$(grep -v swapper "$TMP/out")" "0:main;0x7f3a2b1c 2
+main;7f3a2b1c4d5e 1
+main;parse+0x1a;lex+0x10/0x40 6
+main;parse+0x2b;LEX 4
+main;render;fib;fib 2
+main;render;fib;fib;fib;plus 4
+main;render;fib;plus 1" "frame(): return a name or false, f:rename(), f:drop()"
+
+script 'function frame(f) print(f.name, f.kind, f.module) end' "$D/meta.txt" meta
+is "$rc:$(echo "$err" | sort | head -3)" "0:flamekit: warning: [filter:lua] e.lua: copy_user	kernel	[kernel.kallsyms]
+flamekit: warning: [filter:lua] e.lua: jit_loop	jit	nil
+flamekit: warning: [filter:lua] e.lua: main	none	app" "f.name (without _[k]), f.kind, f.module; print goes to stderr"
+
+script 'function sample(s)
+	print(#s, s[1], s[-1], s[99], s.weight, s.pid, s.tid, s.comm, s.time, s:module(-1), s:kind(-1))
+end' "$D/meta.txt" meta
+is "$rc:$err" "0:flamekit: warning: [filter:lua] e.lua: 4	main	copy_user	nil	3.0	100	101	app	1.0	[kernel.kallsyms]	kernel
+flamekit: warning: [filter:lua] e.lua: 3	main	malloc	nil	2.0	100	102	app	1.5	libc.so.6	none
+flamekit: warning: [filter:lua] e.lua: 3	main	jit_loop	nil	4.0	200	200	db	2.0	nil	jit
+flamekit: warning: [filter:lua] e.lua: 1	orphan	orphan	nil	1.0	nil	nil	nil	nil	nil	none" \
+	"sample(): depth, frames by index from both ends, weight, pid/tid/comm/time, module, kind"
+
+script 'function sample(s)
+	if s:find("lex") then return false end
+	if s[1] == "swapper" or s[1] == "swapper/1" then s:drop() return end
+	s.weight = s.weight * 10
+	local i = s:find("fib")
+	if i then s:cut(i) s:insert(i + 1, "leaf") s:rename(1, "MAIN") s:colour(1, "hot") end
+	if s:find("memcpy") then s:remove(1, 2) end
+end'
+is "$rc:$out" "0:MAIN;render;fib;leaf 70
+main;7f3a2b1c4d5e 10
+main;parse+0x1a;lex+0x10/0x40 60
+memcpy 20" "sample(): drop, false, weight, cut, insert, rename, colour, remove range"
+
+script 'function sample(s) return 1 end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: sample() must return nil, true or false, not a number (for the stack swapper;start_kernel;cpu_startup_entry;do_idle;intel_idle)" \
+	"a bad return value names the function's line and the stack"
+
+script 'function sample(s) s:remove(9) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: frame index 9 out of range (the stack has 5 frames) (in sample() for the stack swapper;start_kernel;cpu_startup_entry;do_idle;intel_idle)" \
+	"index out of range"
+
+script 'function frame(f) f.name = "x" end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: frame fields are read-only: use f:rename(), f:drop() or f:colour() (in frame() for frame \"swapper\")" \
+	"frame fields are read-only"
+
+script 'function frame(f) f:colour("light blue") end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: bad colour \"light blue\": give \"#rrggbb\" or a palette name such as \"hot\" (in frame() for frame \"swapper\")" \
+	"colours are checked"
+
+script 'function frame(f) return f.nosuch end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: a frame has no field 'nosuch' (it has name, module, kind, rename, drop, colour) (in frame() for frame \"swapper\")" \
+	"unknown frame field"
+
+script 'kept = nil
+function frame(f) kept = kept or f end
+function sample(s) return kept.name end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:3: a frame handle was used after its frame() call returned (in sample() for the stack swapper;start_kernel;cpu_startup_entry;do_idle;intel_idle)" \
+	"a handle kept past its call is disarmed"
+
+script 'local n = 0
+function sample(s) n = n + 1; if n == 3 then error("third sample") end end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: third sample (in sample() for the stack main;parse+0x1a;lex+0x10/0x40)" \
+	"error() in sample(): script line and the stack being handled"
+
+script 'function frame(f) error({}) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: error raised with a table value, not a message (in frame() for frame \"swapper\")" \
+	"error() with a table"
+
+script 'x = 1'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua: the script defines neither frame(f) nor sample(s)" "a script with no callback"
+
+script 'function frame(f'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: ')' expected near <eof>" "syntax error"
+
+# ---- the sandbox -------------------------------------------------------------------
+script 'function frame(f) os.execute("touch '"$TMP"'/pwned") end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a nil value (global 'os') (in frame() for frame \"swapper\")" "no os"
+ok $([ ! -e "$TMP/pwned" ]; echo $?) "nothing was executed"
+
+script 'function frame(f) return io.open("/etc/passwd"):read("a") end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a nil value (global 'io') (in frame() for frame \"swapper\")" "no io"
+
+script 'local os = require("os")'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to call a nil value (global 'require') (running the script's main chunk)" "no require"
+
+script 'local f = load("return 1")'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to call a nil value (global 'load') (running the script's main chunk)" "no load"
+
+script 'dofile("/etc/passwd")'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to call a nil value (global 'dofile') (running the script's main chunk)" "no dofile"
+
+script 'local b = string.dump(function() end)'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to call a nil value (field 'dump') (running the script's main chunk)" "no string.dump"
+
+script 'local b = ("").dump'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua: the script defines neither frame(f) nor sample(s)" \
+	"string methods reach the trimmed string table (dump is nil)"
+
+script 'collectgarbage("stop")'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to call a nil value (global 'collectgarbage') (running the script's main chunk)" "no collectgarbage"
+
+script 'function frame(f) getmetatable(f).__index = nil end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a string value (in frame() for frame \"swapper\")" \
+	"handle metatables are locked"
+
+printf '\033LuaT\000\031\223\r\n\032\n' > "$TMP/bin.lua"
+printf 'inputs: [{path: %s, format: folded}]\nfilters: [{plugin: lua, script: bin.lua}]\noutputs: [{plugin: folded, path: "-"}]\n' "$D/stacks.folded" > "$TMP/bin.yaml"
+run "$FLAMEKIT" run bin.yaml
+is "$rc:$err" "1:flamekit: [filter:lua] bin.lua: precompiled (binary) scripts are refused; give the Lua source" "bytecode is refused"
+
+# ---- limits ----------------------------------------------------------------------
+script 'function sample(s)
+	while true do end
+end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: instruction limit of 10000000 exceeded (an endless loop?) (in sample() for the stack swapper;start_kernel;cpu_startup_entry;do_idle;intel_idle)" \
+	"an endless loop is stopped"
+
+script 'function frame(f)
+	while true do pcall(function() while true do end end) end
+end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: instruction limit of 10000000 exceeded (an endless loop?) (in frame() for frame \"swapper\")" \
+	"pcall cannot swallow the instruction limit"
+
+script 'local t = {}
+while true do t[#t + 1] = {} end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: memory limit (64M) exceeded (running the script's main chunk)" "a memory bomb is stopped"
+
+script 'function frame(f)
+	local ok = pcall(string.rep, "x", 1 << 30)
+	return "survived"
+end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: memory limit (64M) exceeded (in frame() for frame \"swapper\")" \
+	"pcall cannot swallow the memory limit"
+
+printf 'function frame(f) local s = 0 for i = 1, 5000 do s = s + i end end\n' > "$TMP/small.lua"
+printf 'inputs: [{path: %s, format: folded}]\nfilters:\n  - plugin: lua\n    script: small.lua\n    options: {instruction-limit: 2000, memory-limit: 1M}\noutputs: [{plugin: folded, path: "-"}]\n' "$D/stacks.folded" > "$TMP/lim.yaml"
+run "$FLAMEKIT" run lim.yaml
+is "$rc:$err" "1:flamekit: [filter:lua] small.lua:1: instruction limit of 2000 exceeded (an endless loop?) (in frame() for frame \"swapper\")" \
+	"instruction-limit is per filter"
+run "$FLAMEKIT" run --set filters.0.options.memory-limit=12 lim.yaml
+is "$rc:$err" "2:flamekit: [filter:lua] lim.yaml:3:5: memory-limit must be a size of at least 64K, like 64M, not \"12\"" \
+	"memory-limit is checked"
+
+# an error leaves no output behind
+echo "old" > "$TMP/keep.folded"
+printf 'inputs: [{path: %s, format: folded}]\nfilters: [{plugin: lua, script: e.lua}]\noutputs: [{plugin: folded, path: keep.folded}, {plugin: folded, path: new.folded}]\n' "$D/stacks.folded" > "$TMP/atomic.yaml"
+printf 'function sample(s) if s[1] == "main" then error("late failure") end end\n' > "$TMP/e.lua"
+run "$FLAMEKIT" run atomic.yaml
+is "$rc:$err:$(cat "$TMP/keep.folded"):$(ls "$TMP" | grep -c 'new.folded\|\.tmp\.')" \
+	"1:flamekit: [filter:lua] e.lua:1: late failure (in sample() for the stack main;parse+0x1a;lex+0x10/0x40):old:0" \
+	"a script error writes no output and leaves the old files untouched"
+
+done_testing
