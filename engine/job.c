@@ -203,7 +203,19 @@ static int yaml_read(const char *name, const unsigned char *text, size_t len, st
 			char msg[512];
 			snprintf(msg, sizeof msg, "%s%s%s", ps.problem ? ps.problem : "unreadable YAML",
 			         ps.context ? " " : "", ps.context ? ps.context : "");
-			rc = mark_err(name, ps.problem ? &ps.problem_mark : &ps.mark, "YAML syntax error: %s", msg);
+			if (ps.error == YAML_READER_ERROR) {
+				/* encoding errors carry a byte offset, not a mark */
+				yaml_mark_t m = { 0, 0, 0 };
+				for (size_t i = 0; i < ps.problem_offset && i < len; i++, m.column++)
+					if (text[i] == '\n') {
+						m.line++;
+						m.column = (size_t)-1;
+					}
+				rc = mark_err(name, &m, "YAML syntax error: %s", msg);
+			} else {
+				rc = mark_err(name, ps.problem ? &ps.problem_mark : &ps.mark,
+				              "YAML syntax error: %s", msg);
+			}
 			break;
 		}
 		line = (unsigned)ev.start_mark.line + 1;

@@ -1,0 +1,344 @@
+#!/bin/sh
+# flamekit run: job files, their errors, --check, --set, the grep filter,
+# several inputs and outputs, all-or-nothing outputs, the example jobs.
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data/job"
+C="$FK_SRCDIR/conf"
+cd "$TMP" || exit 1
+mkdir data
+cp "$D"/*.folded data/
+
+# job TEXT: write job.yaml and run it
+job() {
+	printf '%s\n' "$1" > job.yaml
+	shift
+	run "$FLAMEKIT" run "$@" job.yaml
+}
+
+# ---- running ---------------------------------------------------------------
+job 'inputs:
+  - path: data/a.folded
+    format: folded
+  - data/b.folded
+outputs:
+  - plugin: folded
+    path: "-"'
+is "$rc:$out:$err" "0:main;parse 4
+main;parse;lex 10
+main;render 5
+other;work 1:" "two inputs merged (path shorthand, auto format)"
+
+job 'inputs:
+  - path: ["data/[ab].folded", data/a.folded]
+outputs:
+  - {plugin: folded, path: out.folded}'
+is "$rc:$(cat out.folded)" "0:main;parse 6
+main;parse;lex 15
+main;render 8
+other;work 1" "globs and path lists, relative to the job file; output file"
+
+mkdir sub
+printf 'inputs: [../data/a.folded]\noutputs: [{plugin: folded, path: a.out}]\n' > sub/rel.yaml
+run "$FLAMEKIT" run sub/rel.yaml
+is "$rc:$(cat sub/a.out)" "0:main;parse 2
+main;parse;lex 5
+main;render 3" "inputs and outputs relative to the job file's directory"
+
+printf 'inputs: [../data/a.folded]\noutput-dir: ../outdir\noutputs: [{plugin: folded, path: a.out}]\n' > sub/od.yaml
+mkdir outdir
+run "$FLAMEKIT" run sub/od.yaml
+is "$rc:$(head -1 outdir/a.out)" "0:main;parse 2" "output-dir"
+
+job 'inputs:
+  - {path: data/a.folded, series: baseline}
+  - {path: data/b.folded, series: current}
+outputs:
+  - {plugin: folded, path: "-"}'
+is "$rc:$out" "0:main;parse 2 2
+main;parse;lex 5 5
+main;render 3 2
+other;work 0 1" "series baseline and current make a differential profile"
+
+job 'inputs:
+  - {path: data/a.folded, series: on-cpu}
+  - {path: data/b.folded, series: off-cpu}
+outputs:
+  - {plugin: folded, path: "-"}'
+is "$rc:$(echo "$out" | tail -1)" "0:other;work 0 1" "series on-cpu and off-cpu are 0 and 1"
+
+cat data/a.folded | "$FLAMEKIT" run /dev/stdin > /dev/null 2>&1 # (not a job: just no crash)
+printf 'inputs: ["-"]\noutputs: [{plugin: folded, path: "-"}]\n' > stdin.yaml
+run sh -c "'$FLAMEKIT' run stdin.yaml < data/b.folded"
+is "$rc:$out" "0:main;parse 2
+main;parse;lex 5
+main;render 2
+other;work 1" "input - reads stdin"
+
+# ---- the grep filter ---------------------------------------------------------
+job 'inputs: [data/a.folded, data/b.folded]
+filters:
+  - plugin: grep
+    options: {exclude: "^lex$"}
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$out" "0:main;parse 4
+main;render 5
+other;work 1" "grep exclude drops samples with a matching frame"
+
+job 'inputs: [data/a.folded, data/b.folded]
+filters:
+  - plugin: grep
+    options: {include: "^(RENDER|work)", ignore-case: true}
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$out" "0:main;render 5
+other;work 1" "grep include with ignore-case"
+
+job 'inputs: [data/a.folded, data/b.folded]
+filters:
+  - plugin: grep
+    options: {include: "^main$", exclude: "lex|render"}
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$out" "0:main;parse 4" "grep include and exclude together"
+
+job 'inputs: [data/a.folded]
+filters:
+  - plugin: grep
+    options: {include: "(unclosed"}
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$err" "2:flamekit: [filter:grep] job.yaml:3:5: include pattern \"(unclosed\": Unmatched ( or \\(" "bad regex"
+
+job 'inputs: [data/a.folded]
+filters:
+  - plugin: grep
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$err" "2:flamekit: [filter:grep] job.yaml:3:5: the grep filter needs an include or an exclude pattern" "grep without patterns"
+
+# ---- --check and --set ------------------------------------------------------
+job 'inputs: [data/a.folded]
+filters:
+  - plugin: lua
+    script: f.lua
+outputs: [{plugin: folded, path: never.folded}]'
+printf 'function frame(f) return f.name:upper() end\n' > f.lua
+run "$FLAMEKIT" run --check job.yaml
+is "$rc:$out:$err:$(ls | grep -c never)" "0::flamekit: job.yaml: the job is valid:0" "--check validates and writes nothing"
+printf 'function frame(f) return f.name:upper( end\n' > f.lua
+run "$FLAMEKIT" run --check job.yaml
+is "$rc:$err" "1:flamekit: [filter:lua] f.lua:1: unexpected symbol near 'end'" "--check compiles the scripts"
+
+job 'inputs: [data/a.folded]
+outputs:
+  - plugin: folded
+    path: x.folded'
+run "$FLAMEKIT" run --set outputs.0.path=- --set inputs.1=data/b.folded job.yaml
+is "$rc:$(echo "$out" | tail -1)" "0:other;work 1" "--set replaces a value and appends a list item"
+run "$FLAMEKIT" run -s 'filters.0.plugin=grep' --set filters.0.options.exclude=lex --set outputs.0.path=- job.yaml
+is "$rc:$out" "0:main;parse 2
+main;render 3" "--set creates mappings and lists"
+run "$FLAMEKIT" run --set outputs.3.path=x job.yaml
+is "$rc:$err" "2:flamekit: --set outputs.3.path: index 3 is past the end of 'outputs' (it has 1 items)" "--set index past the end"
+run "$FLAMEKIT" run --set outputs.x=1 job.yaml
+is "$rc:$err" "2:flamekit: --set outputs.x: 'outputs' is a list, indexed by numbers from 0, not 'x'" "--set a name on a list"
+run "$FLAMEKIT" run --set outputs.0.path.x=1 job.yaml
+is "$rc:$err" "2:flamekit: --set outputs.0.path.x: 'outputs.0.path' is a single value, it has no 'x'" "--set below a value"
+run "$FLAMEKIT" run --set outputs job.yaml
+is "$rc:$err" "2:flamekit: --set outputs: give KEY=VALUE, e.g. outputs.0.options.title=Foo" "--set without ="
+run "$FLAMEKIT" run --set outputs.0.options.bogus=1 job.yaml
+is "$rc:$err" "2:flamekit: --set outputs.0.options.bogus: the output plugin \"folded\" has no option 'bogus' (it has: (none))" \
+	"errors in --set values name the key"
+run "$FLAMEKIT" run --bogus job.yaml
+is "$rc:$(echo "$err" | head -1)" "2:flamekit: run: unknown option '--bogus'" "unknown run option"
+run "$FLAMEKIT" run job.yaml job.yaml
+is "$rc:$(echo "$err" | head -1)" "2:flamekit: run: one job file at a time (got 'job.yaml' and 'job.yaml')" "two job files"
+
+# ---- errors: FILE:LINE:COL: message ---------------------------------------------
+err_is() { # TEXT EXPECTED NAME
+	printf '%s\n' "$1" > bad.yaml
+	run "$FLAMEKIT" run bad.yaml
+	is "$rc:$err" "$2" "$3"
+}
+err_is 'inputs: [data/a.folded]
+outputs: [{plugin: folded, path: "-"}]
+colour: red' "2:flamekit: bad.yaml:3:1: unknown key 'colour' in a job (allowed: inputs, filters, outputs, output-dir, threads)" "unknown top-level key"
+err_is 'inputs:
+  - path: data/a.folded
+    fromat: folded
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:3:5: unknown key 'fromat' in an input (allowed: path, format, series, options)" "unknown input key"
+err_is 'inputs: [data/a.folded]
+filters:
+  - plugin: grep
+    option: {}
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:4:5: unknown key 'option' in a filter (allowed: plugin, options)" "unknown filter key"
+err_is 'inputs: [data/a.folded]
+filters:
+  - plugin: lua
+    script: f.lua
+    arg: {}
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:5:5: unknown key 'arg' in a filter (allowed: plugin, options, script, args)" "unknown lua filter key"
+err_is 'inputs: [data/a.folded]
+filters:
+  - plugin: grep
+    options: {exclude: x, invert: true}
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:4:27: the filter plugin \"grep\" has no option 'invert' (it has: include, exclude, ignore-case)" \
+	"unknown plugin option lists the plugin's options"
+err_is 'inputs: [data/a.folded]
+outputs: [{plugin: folded, path: "-", title: x}]' "2:flamekit: bad.yaml:2:39: unknown key 'title' in an output (allowed: plugin, path, options)" "unknown output key"
+err_is 'inputs: [data/a.folded]
+filters:
+  - plugin: lua
+    script: f.lua
+    options: {instruction-limit: lots}
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:5:34: option 'instruction-limit' takes a whole number, not \"lots\"" "wrong option type"
+err_is 'inputs: [data/a.folded]
+filters:
+  - plugin: grep
+    options: {exclude: [a, b]}
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:4:24: option 'exclude' takes a single value, not a list" "option given a list"
+err_is 'inputs: data/a.folded
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:9: inputs must be a list, not \"data/a.folded\"" "inputs not a list"
+err_is 'inputs: []
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:9: the input list is empty" "empty inputs"
+err_is 'outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:1: the job has no inputs" "no inputs"
+err_is 'inputs: [data/a.folded]' "2:flamekit: bad.yaml:1:1: the job has no outputs" "no outputs"
+err_is '' "2:flamekit: bad.yaml: the job is empty (it needs inputs and outputs)" "empty job"
+err_is '- a
+- b' "2:flamekit: bad.yaml:1:1: a job must be a mapping, not a list" "job not a mapping"
+err_is 'inputs: [data/missing.folded]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:10: cannot read \"data/missing.folded\": No such file or directory" "missing input file"
+err_is 'inputs: ["data/*.nothing"]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:10: no file matches \"data/*.nothing\"" "glob without a match"
+err_is 'inputs: [data/a.folded]
+filters: [{plugin: lua, script: nowhere.lua}]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:33: cannot read \"nowhere.lua\": No such file or directory" "missing script"
+err_is 'inputs: [data/a.folded]
+filters: [{plugin: lua}]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:11: the lua filter needs a script (script: FILE.lua)" "lua without a script"
+err_is 'inputs: [{path: data/a.folded, format: perfect}]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:40: unknown input plugin \"perfect\" (available: $(printf '%s' "$("$FLAMEKIT" plugins | awk '$1 == "input" { printf "%s%s", sep, $2; sep = ", " }')"))" "unknown input format"
+err_is 'inputs: [data/a.folded]
+filters: [{plugin: sed}]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:20: unknown filter plugin \"sed\" (available: grep, lua)" "unknown filter plugin"
+err_is 'inputs: [data/a.folded]
+outputs: [{plugin: png, path: "-"}]' "2:flamekit: bad.yaml:2:20: unknown output plugin \"png\" (available: $("$FLAMEKIT" plugins | awk '$1 == "output" { printf "%s%s", sep, $2; sep = ", " }'))" "unknown output plugin"
+err_is 'inputs: [{path: data/a.folded, series: after}]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:40: series must be baseline, current, on-cpu, off-cpu, 0 or 1, not \"after\"" "bad series"
+err_is 'inputs: [{path: data/a.folded, options: {nosuch: 1}}]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:42: no input plugin has an option 'nosuch' (see flamekit plugins --help NAME)" \
+	"auto format: an option no input plugin has"
+err_is 'inputs: [data/a.folded]
+outputs: [{plugin: folded, path: "nodir/x.folded"}]' "2:flamekit: bad.yaml:2:34: cannot write \"nodir/x.folded\": the directory \"nodir\" does not exist" "output directory missing"
+err_is 'inputs: [data/a.folded]
+outputs: [{plugin: folded, path: x}, {plugin: folded, path: x}]' "2:flamekit: bad.yaml:2:61: two outputs write \"x\"" "two outputs, one path"
+err_is 'inputs: [data/a.folded]
+outputs: [{plugin: folded}]' "2:flamekit: bad.yaml:2:11: an output needs a path (\"-\" for stdout)" "output without a path"
+err_is 'inputs: [data/a.folded]
+threads: many
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:10: threads must be a number from 1 to 256, not \"many\"" "bad threads"
+
+# YAML itself
+err_is 'inputs: [data/a.folded]
+inputs: [data/b.folded]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:1: duplicate key 'inputs' (first given at line 1, column 1)" "duplicate keys are refused"
+err_is 'inputs: [{path: data/a.folded, path: data/b.folded}]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:32: duplicate key 'path' (first given at line 1, column 11)" "duplicate keys in a flow mapping"
+err_is 'inputs: &in [data/a.folded]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:9: anchors (&in) are not allowed in a job file" "anchors are refused"
+err_is 'x: &a 1
+inputs: *a
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:4: anchors (&a) are not allowed in a job file" "anchored scalars are refused"
+err_is 'inputs: !!seq [data/a.folded]
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:9: YAML tags (tag:yaml.org,2002:seq) are not allowed in a job file" "tags are refused"
+err_is 'inputs: [data/a.folded
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:8: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence" "syntax error"
+err_is 'inputs: [data/a.folded]
+outputs: [{plugin: folded, path: "-"}]
+---
+inputs: []' "2:flamekit: bad.yaml:3:1: a job file holds one YAML document only" "one document"
+err_is '? [a, b]
+: 1' "2:flamekit: bad.yaml:1:3: a key must be plain text, not a list" "non-scalar keys"
+
+# nesting: 64 levels are fine for the reader, 65 are not
+deep=$(awk 'BEGIN { for (i = 0; i < 64; i++) printf "["; for (i = 0; i < 64; i++) printf "]" }')
+err_is "x: $deep" "2:flamekit: bad.yaml:1:67: nesting deeper than 64 levels" "nesting deeper than 64 is refused"
+deep=$(awk 'BEGIN { for (i = 0; i < 63; i++) printf "["; for (i = 0; i < 63; i++) printf "]" }')
+err_is "x: $deep" "2:flamekit: bad.yaml:1:1: unknown key 'x' in a job (allowed: inputs, filters, outputs, output-dir, threads)" \
+	"64 levels of nesting are read"
+
+# billion laughs: fails at the first anchor, at once, whatever its size
+{
+	echo 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'
+	for i in b c d e f g h i j; do
+		p=$(printf '%s' abcdefghij | sed "s/$i.*//" | tail -c 1)
+		echo "$i: &$i [*$p,*$p,*$p,*$p,*$p,*$p,*$p,*$p,*$p]"
+	done
+} > laughs.yaml
+run "$FLAMEKIT" run laughs.yaml
+is "$rc:$err" "2:flamekit: laughs.yaml:1:4: anchors (&a) are not allowed in a job file" "billion laughs fails fast"
+
+# ---- all or nothing -------------------------------------------------------------
+echo "old a" > keep-a.folded
+echo "old b" > keep-b.folded
+job 'inputs: [data/a.folded, "-"]
+outputs:
+  - {plugin: folded, path: keep-a.folded}
+  - {plugin: folded, path: keep-b.folded}
+  - {plugin: folded, path: new.folded}'
+run sh -c "'$FLAMEKIT' run job.yaml < /dev/null"
+is "$rc:$err" "1:flamekit: <stdin>: the input is empty, so its format cannot be detected; give one with --format NAME" \
+	"a failing input fails the job"
+is "$(cat keep-a.folded):$(cat keep-b.folded):$(ls | grep -c 'new.folded\|\.tmp\.')" "old a:old b:0" \
+	"a failing job writes no output and leaves the old files untouched"
+
+job 'inputs: [data/a.folded]
+outputs:
+  - {plugin: folded, path: keep-a.folded}
+  - {plugin: folded, path: /proc/fk-unwritable.folded}
+  - {plugin: folded, path: new.folded}'
+case "$rc:$err" in
+"1:flamekit: /proc/fk-unwritable.folded: cannot create output file: "*) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "one unwritable output fails the job"
+is "$(cat keep-a.folded):$(ls | grep -c 'new.folded\|\.tmp\.')" "old a:0" "and no output is written at all"
+
+job 'inputs: [data/a.folded]
+outputs:
+  - {plugin: folded, path: keep-a.folded}
+  - {plugin: folded, path: new.folded}'
+is "$rc:$(head -1 keep-a.folded):$(head -1 new.folded)" "0:main;parse 2:main;parse 2" "a succeeding job writes every output"
+
+# ---- the example jobs ---------------------------------------------------------------
+have() { "$FLAMEKIT" plugins | awk -v n="$1" '$1 == "output" && $2 == n { f = 1 } END { exit !f }'; }
+run "$FLAMEKIT" run "$C/folded.yaml" --set output-dir="$TMP"
+is "$rc:$(cat app.folded.out)" "0:app;main;parse_config;read_file;__libc_read;ksys_read_[k];vfs_read_[k] 12
+app;main;parse_config;yaml_parse;yaml_scan 18
+app;main;serve;accept_[k] 8
+app;main;serve;handle_request;parse_request+0x1a 25
+app;main;serve;handle_request;render;fib;add 30
+app;main;serve;handle_request;render;template_expand 22
+app;main;serve;handle_request;send_response;__libc_write;ksys_write_[k] 15" "conf/folded.yaml"
+for j in example svg icicle flamechart differential hotcold; do
+	need=$(awk '/plugin: (svg|icicle|flamechart|hotcold)/ { print $NF }' "$C/$j.yaml" | sort -u)
+	missing=
+	for p in $need; do have "$p" || missing="$missing $p"; done
+	if [ -n "$missing" ]; then
+		skip "conf/$j.yaml runs" "no output plugin$missing"
+		continue
+	fi
+	run "$FLAMEKIT" run "$C/$j.yaml" --set output-dir="$TMP"
+	ok $([ "$rc" -eq 0 ] && [ -z "$err" ]; echo $?) "conf/$j.yaml runs"
+done
+if have svg; then
+	mkdir cwd && cd cwd && FLAMEKIT_DATADIR="$FK_SRCDIR" run "$FLAMEKIT" run
+	is "$rc:$(ls)" "0:example.folded
+example.svg" "flamekit run with no job runs conf/example.yaml into the current directory"
+	cd "$TMP" || exit 1
+else
+	skip "flamekit run with no job" "no svg output plugin"
+fi
+run env FLAMEKIT_DATADIR="$TMP/nowhere" "$FLAMEKIT" run
+is "$rc:$err" "1:flamekit: $TMP/nowhere/conf/example.yaml: cannot open: No such file or directory" \
+	"no job and no example job"
+run env FLAMEKIT_DATADIR="$FK_SRCDIR" "$FLAMEKIT" run --check --set outputs.0.plugin=folded
+is "$rc:$err" "0:flamekit: $FK_SRCDIR/conf/example.yaml: the job is valid" "--check on the example job"
+
+done_testing
