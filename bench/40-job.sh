@@ -8,20 +8,26 @@
 # most 15%.
 set -e
 : "${FLAMEKIT:?run through make bench}"
-DATA="$FK_BENCH_DATA/job-200m.folded"
+DATA="$FK_BENCH_DATA/job-200m-v2.folded"
 W="$FK_BENCH_DATA/job"
 mkdir -p "$W"
 
 if [ ! -s "$DATA" ]; then
 	echo "generating $DATA ..."
+	# 30,000 distinct stacks over 4,000 distinct frames, drawn with a
+	# skewed distribution, as in a real profile: the tree stays small while
+	# the input is large.
 	awk 'BEGIN {
 		srand(40);
 		for (i = 0; i < 4000; i++) f[i] = sprintf("com/example/pkg%d/Class%d.method%d+0x%x", i % 37, i % 211, i, i * 7);
+		for (n = 0; n < 30000; n++) {
+			d = 6 + int(rand() * 16); s = "main";
+			for (k = 0; k < d; k++) s = s ";" f[int(rand() * rand() * 4000)];
+			st[n] = s;
+		}
 		target = 200 * 1024 * 1024; bytes = 0;
 		while (bytes < target) {
-			d = 8 + int(rand() * 24); s = "main";
-			for (k = 0; k < d; k++) s = s ";" f[int(rand() * rand() * 4000)];
-			line = s " " (1 + int(rand() * 9));
+			line = st[int(rand() * rand() * 30000)] " " (1 + int(rand() * 9));
 			print line; bytes += length(line) + 1;
 		}
 	}' > "$DATA"

@@ -439,8 +439,7 @@ static int set_options(struct fk_job *j, const struct fk_plugin *pl, void *opts,
 
 /* ---- inputs --------------------------------------------------------------------- */
 
-static int add_input(struct fk_job *j, const char *path, int series, struct in_entry *e,
-                     const char *where)
+static int add_input(struct fk_job *j, const char *path, int series, const char *where)
 {
 	struct fk_input_spec *v = fk_realloc(j->inputs, (j->ninputs + 1) * sizeof *v);
 	if (!v)
@@ -451,11 +450,10 @@ static int add_input(struct fk_job *j, const char *path, int series, struct in_e
 	v[j->ninputs].series = series;
 	v[j->ninputs].where = where;
 	j->ninputs++;
-	(void)e;
 	return 0;
 }
 
-static int input_path(struct fk_job *j, const struct ynode *n, int series, size_t entry)
+static int input_path(struct fk_job *j, const struct ynode *n, int series)
 {
 	const char *where;
 	char *p;
@@ -467,7 +465,7 @@ static int input_path(struct fk_job *j, const struct ynode *n, int series, size_
 		return nomem();
 	where = p;
 	if (strcmp(p, "-") == 0)
-		return add_input(j, p, series, &j->ent[entry], where);
+		return add_input(j, p, series, where);
 	if (strpbrk(n->text, "*?[")) {
 		glob_t g;
 		int gr = glob(p, 0, NULL, &g);
@@ -477,14 +475,14 @@ static int input_path(struct fk_job *j, const struct ynode *n, int series, size_
 			return yerr(j, n, "cannot expand \"%s\"", n->text);
 		for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
 			char *q = keep(j, fk_strdup(g.gl_pathv[i]));
-			rc = q ? add_input(j, q, series, &j->ent[entry], q) : nomem();
+			rc = q ? add_input(j, q, series, q) : nomem();
 		}
 		globfree(&g);
 		return rc;
 	}
 	if (access(p, R_OK) < 0)
 		return yerr(j, n, "cannot read \"%s\": %s", p, strerror(errno));
-	return add_input(j, p, series, &j->ent[entry], where);
+	return add_input(j, p, series, where);
 }
 
 static int any_input_option(const struct fk_registry *r, const char *name)
@@ -500,7 +498,7 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 	static const char *const keys[] = { "path", "format", "series", "options", NULL };
 	const struct ynode *path = n, *fmt = NULL, *ser = NULL, *opt = NULL;
 	struct in_entry *e;
-	size_t first = j->ninputs, k = j->nent;
+	size_t first = j->ninputs;
 	int series = 0, rc;
 
 	e = fk_realloc(j->ent, (j->nent + 1) * sizeof *e);
@@ -568,9 +566,9 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 		if (path->n == 0)
 			return yerr(j, path, "an input's path list is empty");
 		for (size_t i = 0; i < path->n; i++)
-			if ((rc = input_path(j, path->v[i], series, k)) < 0)
+			if ((rc = input_path(j, path->v[i], series)) < 0)
 				return rc;
-	} else if ((rc = input_path(j, path, series, k)) < 0) {
+	} else if ((rc = input_path(j, path, series)) < 0) {
 		return rc;
 	}
 	for (size_t i = first; i < j->ninputs; i++) {

@@ -168,7 +168,10 @@ int fk_profile_apply_frame_filters(struct fk_profile **pp, struct fk_filter_chai
 			}
 		}
 	}
-	rc = remap_tree(p, fmap);
+	for (i = 0; i < n && fmap[i] == i; i++)
+		;
+	/* a filter that only coloured frames leaves the tree as it is */
+	rc = i < n ? remap_tree(p, fmap) : 0;
 	fk_free(fmap);
 	fk_free(used);
 	return rc;

@@ -46,10 +46,13 @@ struct state {
 	char *where;
 	char *script;         /* path as given, for messages */
 	size_t mem, memlimit;
+	const char *memtext;  /* the limit as given ("64M"), for messages */
+	int frame_line, sample_line; /* where frame() and sample() are defined */
 	long long ilimit, icount;
 	int step;
 	bool over_mem, over_instr;
 	char mem_where[256];  /* "script.lua:7:" where memory ran out */
+	char limit_msg[320];  /* the instruction-limit error, once raised */
 	int frame_ref, sample_ref;
 	/* scratch for error context */
 	char ctx[CONTEXT_MAX + 64];
@@ -122,10 +125,12 @@ static void l_hook(lua_State *L, lua_Debug *ar)
 	lua_sethook(L, l_hook, LUA_MASKCOUNT, 1);
 	where_now(L, w, sizeof w);
 	if (s->over_mem)
-		lua_pushfstring(L, "%s memory limit of %I bytes exceeded", w, (lua_Integer)s->memlimit);
+		lua_pushfstring(L, "%s memory limit (%s) exceeded", w, s->memtext);
 	else
 		lua_pushfstring(L, "%s instruction limit of %I exceeded (an endless loop?)", w,
 		                (lua_Integer)s->ilimit);
+	if (!s->over_mem && !s->limit_msg[0])
+		snprintf(s->limit_msg, sizeof s->limit_msg, "%s", lua_tostring(L, -1));
 	lua_error(L);
 }
 
@@ -161,10 +166,13 @@ static int l_msgh(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
 	if (!msg) {
+		char w[256];
+		where_now(L, w, sizeof w);
 		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-			msg = lua_tostring(L, -1);
+			msg = lua_pushfstring(L, "%s %s", w, lua_tostring(L, -1));
 		else
-			msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+			msg = lua_pushfstring(L, "%s error raised with a %s value, not a message", w,
+			                      luaL_typename(L, 1));
 	}
 	luaL_traceback(L, L, msg, 1);
 	return 1;
@@ -178,9 +186,13 @@ static int report(struct state *s, int status, const char *context)
 	char first[1024];
 
 	if (s->over_mem) {
-		snprintf(first, sizeof first, "%s%smemory limit of %zu bytes exceeded",
+		snprintf(first, sizeof first, "%s%smemory limit (%s) exceeded",
 		         s->mem_where[0] ? s->mem_where : s->script, s->mem_where[0] ? " " : ": ",
-		         s->memlimit);
+		         s->memtext);
+		msg = NULL;
+	} else if (s->over_instr && s->limit_msg[0]) {
+		/* the first report of the limit, wherever the script caught it */
+		snprintf(first, sizeof first, "%s", s->limit_msg);
 		msg = NULL;
 	} else {
 		if (!msg)
@@ -689,6 +701,14 @@ static int load_args(struct state *s, const char *args)
 	return 0;
 }
 
+/* Line where the function on top of the stack is defined (0 for C). */
+static int defined_at(lua_State *L)
+{
+	lua_Debug ar;
+	lua_pushvalue(L, -1);
+	return lua_getinfo(L, ">S", &ar) ? ar.linedefined : 0;
+}
+
 static int create(const struct fk_host *h, const void *optp, const char *where, void **out)
 {
 	const struct opts *o = optp;
@@ -726,6 +746,7 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 		rc = FK_ERR_USAGE;
 		goto fail;
 	}
+	s->memtext = o->memory_limit; /* options live as long as the instance */
 	s->ilimit = o->instruction_limit;
 	s->step = HOOK_STEP;
 	rc = read_file(h, o->script, &src, &srclen);
@@ -774,6 +795,8 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	}
 	lua_getglobal(s->L, "frame");
 	if (lua_isfunction(s->L, -1))
+		s->frame_line = defined_at(s->L);
+	if (lua_isfunction(s->L, -1))
 		s->frame_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
 	else if (!lua_isnil(s->L, -1)) {
 		h->log(FK_LOG_ERROR, "%s: the global 'frame' must be a function, not a %s", o->script,
@@ -783,6 +806,8 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	} else
 		lua_pop(s->L, 1);
 	lua_getglobal(s->L, "sample");
+	if (lua_isfunction(s->L, -1))
+		s->sample_line = defined_at(s->L);
 	if (lua_isfunction(s->L, -1))
 		s->sample_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
 	else if (!lua_isnil(s->L, -1)) {
@@ -864,8 +889,8 @@ static int frame(void *state, struct fk_frame_edit *e)
 		char q[CONTEXT_MAX + 8];
 		const char *name = s->h->fe_name(e, &n);
 		quote(q, sizeof q, name, n);
-		s->h->log(FK_LOG_ERROR, "%s: frame() must return nil, true, false or a new name, not a %s "
-		          "(for frame \"%s\")", s->script, luaL_typename(L, -1), q);
+		s->h->log(FK_LOG_ERROR, "%s:%d: frame() must return nil, true, false or a new name, not "
+		          "a %s (for frame \"%s\")", s->script, s->frame_line, luaL_typename(L, -1), q);
 		status = FK_ERR_SCRIPT;
 	}
 	u->e = NULL;
@@ -923,8 +948,8 @@ static int sample(void *state, struct fk_sample_edit *e)
 	} else if (t != LUA_TNIL && t != LUA_TBOOLEAN) {
 		char st[CONTEXT_MAX + 1];
 		stack_text(s, e, st, sizeof st);
-		s->h->log(FK_LOG_ERROR, "%s: sample() must return nil, true or false, not a %s "
-		          "(for the stack %s)", s->script, luaL_typename(L, -1), st);
+		s->h->log(FK_LOG_ERROR, "%s:%d: sample() must return nil, true or false, not a %s "
+		          "(for the stack %s)", s->script, s->sample_line, luaL_typename(L, -1), st);
 		status = FK_ERR_SCRIPT;
 	}
 	u->e = NULL;
