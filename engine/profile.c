@@ -114,6 +114,21 @@ static int remap_tree(struct fk_profile *p, const fk_frame_t *fmap)
 		fk_free(nmap);
 		return FK_ERR_NOMEM;
 	}
+	/* The new tree has at most as many nodes as the old one: size it so
+	 * that it never grows (each growth rehashes every node). */
+	if (p->tree.mask > nt.mask) {
+		uint32_t *slots = fk_calloc((size_t)p->tree.mask + 1, sizeof *slots);
+		struct fk_node *nodes = fk_realloc(nt.nodes, (size_t)p->tree.capnodes * sizeof *nodes);
+		if (nodes) {
+			nt.nodes = nodes;
+			nt.capnodes = p->tree.capnodes;
+		}
+		if (slots) {
+			fk_free(nt.slots);
+			nt.slots = slots;
+			nt.mask = p->tree.mask;
+		}
+	}
 	nmap[0] = FK_NODE_ROOT;
 	for (i = 1; i < p->tree.nnodes; i++) {
 		const struct fk_node *n = &p->tree.nodes[i];
