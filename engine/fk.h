@@ -219,6 +219,16 @@ struct fk_input {
 	int error;           /* status of the first fatal error reported */
 	bool progress;       /* print progress to stderr */
 	double t0, last_progress;
+	/* Regular uncompressed files are read through a sliding mmap window
+	 * instead of read(): no copy, and RSS stays at the window size.  buf
+	 * then points into the mapping, whose file offset is mapoff. */
+	bool mapped;
+	uint64_t mapoff, fsize;
+	/* A chunk of a bigger input parsed on a worker thread: the first fatal
+	 * error is kept (line relative to the chunk) instead of printed. */
+	bool chunk;
+	uint64_t err_line;
+	char *err_msg;
 };
 
 /* Open a file ("-" = stdin); reports the error itself. */
@@ -226,6 +236,8 @@ int fk_input_open(struct fk_input *in, const char *path);
 /* An input over a memory buffer (tests, probes).  The buffer is copied. */
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len);
 void fk_input_close(struct fk_input *in);
+/* parallel.c: host->parse_chunks */
+int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);

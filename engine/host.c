@@ -259,4 +259,5 @@ const struct fk_host fk_host = {
 	.se_drop = fk_se_drop,
 	.se_meta = fk_se_meta,
 	.se_comm = fk_se_comm,
+	.parse_chunks = fk_parse_chunks,
 };
