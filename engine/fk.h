@@ -366,7 +366,7 @@ struct fk_pipeline {
 	struct fk_output_spec *outputs;
 	size_t noutputs;
 	unsigned threads;
-	bool progress;
+	int progress;                    /* 0 never, 1 if stderr is a tty, 2 always */
 };
 
 /* Pick the input plugin for the first bytes of `in`; reports an error
@@ -375,7 +375,7 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 /* Parse one input into p (series as given). */
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
-                   unsigned threads, bool progress);
+                   unsigned threads, int progress);
 /* Run everything; outputs are committed only if every step succeeded. */
 int fk_pipeline_run(struct fk_pipeline *pl);
 

@@ -17,7 +17,7 @@
 
 #include <flamekit/plugin.h>
 
-#define CACHE_BYTES_MAX ((size_t)64 << 20)
+#define CACHE_BYTES_MAX ((size_t)16 << 20) /* per worker thread */
 
 struct entry {
 	uint64_t hash;
