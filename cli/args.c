@@ -8,7 +8,7 @@
 const char cli_common_help[] =
 	"  --plugin-dir DIR   load plugins from DIR first (repeatable)\n"
 	"  --threads N        parsing threads (default: the number of cores)\n"
-	"  --progress         show progress on stderr (default when it is a terminal)\n"
+	"  --progress         show progress on stderr (default: only when it is a terminal)\n"
 	"  --no-progress      never show progress\n"
 	"  -q, --quiet        print errors only\n"
 	"  -v, --verbose      print more (repeat for debug output)\n";
@@ -68,11 +68,11 @@ int cli_common_opt(struct cli *c, int argc, char **argv, int *i)
 		return 1;
 	}
 	if (strcmp(a, "--progress") == 0) {
-		c->progress = true;
+		c->progress = 2;
 		return 1;
 	}
 	if (strcmp(a, "--no-progress") == 0) {
-		c->progress = false;
+		c->progress = 0;
 		return 1;
 	}
 	if (strncmp(a, "--plugin-dir", 12) == 0 && (a[12] == '\0' || a[12] == '=')) {

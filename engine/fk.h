@@ -220,6 +220,16 @@ struct fk_input {
 	int error;           /* status of the first fatal error reported */
 	bool progress;       /* print progress to stderr */
 	double t0, last_progress;
+	/* Regular uncompressed files are read through a sliding mmap window
+	 * instead of read(): no copy, and RSS stays at the window size.  buf
+	 * then points into the mapping, whose file offset is mapoff. */
+	bool mapped;
+	uint64_t mapoff, fsize;
+	/* A chunk of a bigger input parsed on a worker thread: the first fatal
+	 * error is kept (line relative to the chunk) instead of printed. */
+	bool chunk;
+	uint64_t err_line;
+	char *err_msg;
 };
 
 /* Open a file ("-" = stdin); reports the error itself. */
@@ -227,6 +237,8 @@ int fk_input_open(struct fk_input *in, const char *path);
 /* An input over a memory buffer (tests, probes).  The buffer is copied. */
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len);
 void fk_input_close(struct fk_input *in);
+/* parallel.c: host->parse_chunks */
+int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);
@@ -360,7 +372,7 @@ struct fk_pipeline {
 	struct fk_output_spec *outputs;
 	size_t noutputs;
 	unsigned threads;
-	bool progress;
+	int progress;                    /* 0 never, 1 if stderr is a tty, 2 always */
 };
 
 /* Pick the input plugin for the first bytes of `in`; reports an error
@@ -369,7 +381,7 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 /* Parse one input into p (series as given). */
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
-                   unsigned threads, bool progress);
+                   unsigned threads, int progress);
 /* Run everything, all or nothing: every output file is created (as a
  * temporary) before the inputs are read, rendered, flushed and closed, and
  * only when all of that succeeded are they renamed into place.  Outputs to

@@ -261,6 +261,7 @@ const struct fk_host fk_host = {
 	.se_drop = fk_se_drop,
 	.se_meta = fk_se_meta,
 	.se_comm = fk_se_comm,
+	.parse_chunks = fk_parse_chunks,
 	.se_frame_id = fk_se_frame_id,
 	.se_remove_range = fk_se_remove_range,
 };

@@ -1092,7 +1092,7 @@ int fk_job_check(struct fk_job *j)
 	return rc;
 }
 
-int fk_job_run(struct fk_job *j, unsigned threads, unsigned fallback, bool progress)
+int fk_job_run(struct fk_job *j, unsigned threads, unsigned fallback, int progress)
 {
 	struct fk_pipeline pl;
 	int rc;

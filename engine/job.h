@@ -32,7 +32,7 @@ int fk_job_check(struct fk_job *job);
 /* Run the job, all or nothing (see fk_pipeline_run).  Parsing threads:
  * `threads` when not 0 (--threads), else the job's `threads` key, else
  * `fallback` (the number of cores). */
-int fk_job_run(struct fk_job *job, unsigned threads, unsigned fallback, bool progress);
+int fk_job_run(struct fk_job *job, unsigned threads, unsigned fallback, int progress);
 void fk_job_free(struct fk_job *job);
 
 /* The YAML reader alone, for tests: parse `len` bytes named `name` and
