@@ -311,4 +311,12 @@ is "$rc:$err:$(cat "$TMP/keep.folded"):$(ls "$TMP" | grep -c 'new.folded\|\.tmp\
 	"1:flamekit: [filter:lua] e.lua:1: late failure (in sample() for the stack main;parse+0x1a;lex+0x10/0x40):old:0" \
 	"a script error writes no output and leaves the old files untouched"
 
+# Lua cuts chunk names to 60 bytes: messages still carry the whole path
+long="$TMP/a-directory-name-long-enough-to-pass-lua-idsize/and-then-some-more"
+mkdir -p "$long"
+printf 'x = 1\n\nfunction frame(f) error("boom") end\n' > "$long/s.lua"
+printf 'inputs: [{path: %s, format: folded}]\nfilters: [{plugin: lua, script: %s/s.lua}]\noutputs: [{plugin: folded, path: "-"}]\n' "$D/stacks.folded" "$long" > "$TMP/long.yaml"
+run "$FLAMEKIT" run long.yaml
+is "$rc:$err" "1:flamekit: [filter:lua] $long/s.lua:3: boom (in frame() for frame \"swapper\")" "long script paths are not cut"
+
 done_testing

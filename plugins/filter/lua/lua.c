@@ -79,7 +79,9 @@ static void where_now(lua_State *L, char *buf, size_t cap)
 	buf[0] = '\0';
 	for (int level = 0; lua_getstack(L, level, &ar); level++) {
 		if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-			snprintf(buf, cap, "%s:%d:", ar.short_src, ar.currentline);
+			/* the whole path, not short_src's 60 bytes */
+			snprintf(buf, cap, "%s:%d:", ar.source[0] == '@' ? ar.source + 1 : ar.short_src,
+			         ar.currentline);
 			return;
 		}
 	}
@@ -178,6 +180,23 @@ static int l_msgh(lua_State *L)
 	return 1;
 }
 
+/* Lua cuts chunk names to LUA_IDSIZE ("...end/of/the/path/script.lua:3:
+ * msg"): put the script's whole path back. */
+static void full_src(const struct state *s, const char *msg, size_t len, char *out, size_t cap)
+{
+	const char *colon;
+	size_t sl = strlen(s->script), tl;
+
+	if (len > 3 && strncmp(msg, "...", 3) == 0 && (colon = memchr(msg + 3, ':', len - 3)) != NULL) {
+		tl = (size_t)(colon - (msg + 3));
+		if (tl <= sl && memcmp(s->script + sl - tl, msg + 3, tl) == 0) {
+			snprintf(out, cap, "%s%.*s", s->script, (int)(len - (size_t)(colon - msg)), colon);
+			return;
+		}
+	}
+	snprintf(out, cap, "%.*s", (int)len, msg);
+}
+
 /* Report the error on top of the stack (from l_msgh) and pop it. */
 static int report(struct state *s, int status, const char *context)
 {
@@ -198,7 +217,7 @@ static int report(struct state *s, int status, const char *context)
 		if (!msg)
 			msg = status == LUA_ERRMEM ? "not enough memory" : "unknown error";
 		nl = strchr(msg, '\n');
-		snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - msg) : (int)strlen(msg), msg);
+		full_src(s, msg, nl ? (size_t)(nl - msg) : strlen(msg), first, sizeof first);
 	}
 	s->h->log(FK_LOG_ERROR, "%s%s", first, context ? context : "");
 	if (msg && (nl = strchr(msg, '\n')) != NULL)
@@ -781,9 +800,11 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 		if (s->over_mem)
 			rc = report(s, status, "");
 		else {
+			char full[1024];
+			full_src(s, m ? m : "?", m ? strlen(m) : 1, full, sizeof full);
 			h->log(FK_LOG_ERROR, "%s%s", m && strstr(m, "binary chunk") ? o->script : "",
 			       m && strstr(m, "binary chunk") ?
-			       ": precompiled (binary) scripts are refused; give the Lua source" : m ? m : "?");
+			       ": precompiled (binary) scripts are refused; give the Lua source" : full);
 			lua_pop(s->L, 1);
 			rc = FK_ERR_SCRIPT;
 		}
