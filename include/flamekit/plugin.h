@@ -114,7 +114,8 @@ enum fk_annot {
 
 /* One frame as an input plugin hands it over.  Bytes are copied. */
 struct fk_frameref {
-	const char *name;   /* not NUL-terminated; may hold any byte but ';' is replaced */
+	const char *name;   /* not NUL-terminated; any bytes, but the engine turns
+	                     * ';' into ':' and '\n' into ' ' (folded text's separators) */
 	size_t len;
 	int annot;          /* enum fk_annot, appended as a suffix when not NONE */
 	const char *module; /* optional ("libc.so.6", "[kernel]"), NULL when unknown */
