@@ -314,8 +314,8 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	/* A record cut before its count (truncated file): its lines are
 	 * counted as skipped, not guessed at. */
-	for (size_t i = s.n; i-- > 0;)
-		if (i == s.n - 1 || s.v[i].line != s.v[i + 1].line)
+	for (size_t i = 0; i < s.n; i++)
+		if (i == 0 || s.v[i].line != s.v[i - 1].line)
 			h->input_skip(in, s.v[i].line);
 out:
 	if (rc == FK_ERR_NOMEM)

@@ -245,7 +245,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	/* A record cut before its count (truncated file): its lines are
 	 * counted as skipped, not guessed at. */
-	for (size_t i = s.n; i-- > 0;)
+	for (size_t i = 0; i < s.n; i++)
 		h->input_skip(in, s.v[i].line);
 out:
 	if (rc == FK_ERR_NOMEM)
