@@ -2,6 +2,20 @@
 # of format auto-detection.
 TESTS += tests/input.sh tests/detect.sh
 EXTRA_DIST += tests/input.sh tests/detect.sh \
+	tests/data/detect/dtrace-noheader.format \
+	tests/data/detect/dtrace-noheader.txt \
+	tests/data/detect/folded-java.format \
+	tests/data/detect/folded-java.txt \
+	tests/data/detect/folded.format \
+	tests/data/detect/folded.txt \
+	tests/data/detect/instruments-noheader.format \
+	tests/data/detect/instruments-noheader.txt \
+	tests/data/detect/ljp-nototal.format \
+	tests/data/detect/ljp-nototal.txt \
+	tests/data/detect/pmcstat-noheader.format \
+	tests/data/detect/pmcstat-noheader.txt \
+	tests/data/detect/prose.format \
+	tests/data/detect/prose.txt \
 	tests/data/dtrace/fixes.out \
 	tests/data/dtrace/fixes.txt \
 	tests/data/dtrace/header-auto.out \
