@@ -61,6 +61,22 @@ else
 	done
 fi
 
+# The first bytes only, cut mid-line: the right format or none, never
+# another; from 400 bytes on, always the right one.
+if [ -d "$FK_CONFORMANCE" ]; then
+	for fmt in dtrace stap pmcstat instruments ljp; do
+		for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do
+			got=
+			for n in 60 150 400 1000 3000; do
+				head -c $n "$f" > "$TMP/cut.txt"
+				got="$got $(detected "$TMP/cut.txt")"
+			done
+			echo "$got" | grep -Eq "^( ($fmt|none)){2} $fmt $fmt $fmt$"
+			ok $? "auto: $fmt/$(basename "$f") cut after 60, 150, 400, 1000, 3000 bytes:$got"
+		done
+	done
+fi
+
 # real perf captures, gzip-compressed, and their first 64 KiB (cut mid-line)
 PERF_DATA=${FK_CONFORMANCE%/*}/data
 if ls "$PERF_DATA"/*.perf.txt.gz > /dev/null 2>&1; then

@@ -263,6 +263,8 @@ static int probe(const unsigned char *buf, size_t len)
 	}
 	if (graph > 0 && other == 0)
 		return events ? 95 : 85;
+	if (events > 0 && other == 0)
+		return 80; /* the header alone, the rest cut by the window */
 	return 0;
 }
 

@@ -286,8 +286,8 @@ static int probe(const unsigned char *buf, size_t len)
 	}
 	if (frames > 0 && counts > 0 && other == 0)
 		return 90;
-	if (frames > 0 && counts == 0 && other == 0 && frames >= 3)
-		return 50; /* maybe one long stack cut by the 64 KiB window */
+	if (frames > 0 && counts == 0 && other == 0)
+		return 50; /* the start of a stack cut by the window */
 	return 0;
 }
 
