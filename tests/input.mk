@@ -23,6 +23,9 @@ EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/dtrace/header-lines.args \
 	tests/data/dtrace/header-lines.out \
 	tests/data/dtrace/header-lines.txt \
+	tests/data/dtrace/hugecount.err \
+	tests/data/dtrace/hugecount.out \
+	tests/data/dtrace/hugecount.txt \
 	tests/data/dtrace/lonecount.err \
 	tests/data/dtrace/lonecount.out \
 	tests/data/dtrace/lonecount.txt \
@@ -49,6 +52,9 @@ EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/pmcstat/lost.txt \
 	tests/data/stap/fixes.out \
 	tests/data/stap/fixes.txt \
+	tests/data/stap/hugecount.err \
+	tests/data/stap/hugecount.out \
+	tests/data/stap/hugecount.txt \
 	tests/data/stap/truncated.err \
 	tests/data/stap/truncated.out \
 	tests/data/stap/truncated.txt

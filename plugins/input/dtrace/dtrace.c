@@ -131,7 +131,7 @@ static inline bool is_hex(char c)
 
 /* A count line: optional blanks, digits, optional blanks.  *count gets the
  * value (exact up to 2^53). */
-static bool count_line(const char *s, size_t n, double *count)
+static int count_line(const char *s, size_t n, double *count)
 {
 	size_t i = 0, d;
 	char buf[64];
@@ -142,16 +142,16 @@ static bool count_line(const char *s, size_t n, double *count)
 	while (i < n && is_digit(s[i]))
 		i++;
 	if (i == d)
-		return false;
+		return 0;
 	for (size_t j = i; j < n; j++)
 		if (!is_space(s[j]))
-			return false;
+			return 0;
 	if (i - d >= sizeof buf)
-		return false;
+		return -1;
 	memcpy(buf, s + d, i - d);
 	buf[i - d] = '\0';
 	*count = strtod(buf, NULL);
-	return true;
+	return 1;
 }
 
 /* "CPU     ID                    FUNCTION:NAME" */
@@ -257,6 +257,15 @@ static int add_frame(struct stack *s, const char *p, size_t n, uint64_t line)
 	return 0;
 }
 
+/* Give up the record being read: its lines are counted as skipped. */
+static void drop(const struct fk_host *h, struct fk_input *in, struct stack *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (i == 0 || s->v[i].line != s->v[i - 1].line)
+			h->input_skip(in, s->v[i].line);
+	s->n = s->len = 0;
+}
+
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	const struct opts *o = op;
@@ -269,6 +278,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 
 	while ((r = h->getline(in, &line, &len)) > 0) {
 		uint64_t ln = h->input_lineno(in);
+		int cl;
 		double count;
 
 		if (skip < 0) {
@@ -287,7 +297,13 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			if (s.n == 0 && memchr(line, ':', len) && !memchr(line, '`', len))
 				continue; /* "  3  71224   :tick-60s" */
 		}
-		if (count_line(line, len, &count)) {
+		if ((cl = count_line(line, len, &count)) < 0) {
+			/* a count of 64 digits or more: the record is unusable */
+			drop(h, in, &s);
+			h->input_skip(in, ln);
+			continue;
+		}
+		if (cl > 0) {
 			if (s.n == 0) {
 				h->input_skip(in, ln); /* a count with no stack */
 				continue;
@@ -314,9 +330,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	/* A record cut before its count (truncated file): its lines are
 	 * counted as skipped, not guessed at. */
-	for (size_t i = 0; i < s.n; i++)
-		if (i == 0 || s.v[i].line != s.v[i - 1].line)
-			h->input_skip(in, s.v[i].line);
+	drop(h, in, &s);
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, h->input_lineno(in), "out of memory");
@@ -352,7 +366,7 @@ static int probe(const unsigned char *buf, size_t len)
 		}
 		if (header && lines <= 3)
 			continue;
-		if (count_line(s, n, &c)) {
+		if (count_line(s, n, &c) != 0) {
 			counts++;
 			continue;
 		}
