@@ -152,4 +152,15 @@ if [ -f "$FK_CONFORMANCE/pmcstat/inputs/simple.txt" ]; then
 else
 	skip "pmcstat --preserve-total on simple.txt" "no conformance corpus"
 fi
+run "$FLAMEKIT" collapse --preserve-total "$D/pmcstat/lost.txt"
+is "$rc:$out" "0:$(cat "$D/pmcstat/lost-preserve.out")" "pmcstat --preserve-total with the format detected"
+run "$FLAMEKIT" collapse --preserve-total "$D/dtrace/fixes.txt"
+is "$rc:$err" "2:flamekit: $D/dtrace/fixes.txt: the input is dtrace, and the dtrace plugin has no option '--preserve-total'" \
+	"an option of another format is refused once the format is known"
+run "$FLAMEKIT" plugins --help pmcstat
+echo "$out" | grep -qx '  --preserve-total         flag     keep samples a line.s callers do not account for (the Perl drops them) \[default: 0\]'
+ok $? "plugins --help pmcstat lists --preserve-total"
+run "$FLAMEKIT" plugins --help dtrace
+echo "$out" | grep -q '^  --header-lines=N  *integer  lines to skip at the start (-1: the dtrace CPU header when present) \[default: -1\]$'
+ok $? "plugins --help dtrace lists --header-lines"
 done_testing

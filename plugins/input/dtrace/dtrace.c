@@ -404,7 +404,7 @@ static struct fk_input_plugin plugin = {
 	.h = {
 		.name = "dtrace",
 		.version = "1.0",
-		.description = "DTrace stack()/ustack() aggregations (stackcollapse.pl's input)",
+		.description = "DTrace stack()/ustack() aggregations",
 		.options = options,
 		.options_size = sizeof(struct opts),
 	},

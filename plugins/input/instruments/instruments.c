@@ -269,7 +269,7 @@ static struct fk_input_plugin plugin = {
 	.h = {
 		.name = "instruments",
 		.version = "1.0",
-		.description = "Xcode Instruments call trees, Edit > Deep Copy (stackcollapse-instruments.pl's input)",
+		.description = "Xcode Instruments call tree (Deep Copy)",
 	},
 	.probe = probe,
 	.parse = parse,

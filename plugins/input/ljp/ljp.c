@@ -276,7 +276,7 @@ static struct fk_input_plugin plugin = {
 	.h = {
 		.name = "ljp",
 		.version = "1.0",
-		.description = "Lightweight Java Profiler traces (stackcollapse-ljp.awk's input)",
+		.description = "Lightweight Java Profiler traces.txt",
 	},
 	.probe = probe,
 	.parse = parse,

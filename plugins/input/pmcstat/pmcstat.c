@@ -278,7 +278,7 @@ static struct fk_input_plugin plugin = {
 	.h = {
 		.name = "pmcstat",
 		.version = "1.0",
-		.description = "FreeBSD pmcstat -G call graphs (stackcollapse-pmc.pl's input)",
+		.description = "FreeBSD pmcstat -G call graphs",
 		.options = options,
 		.options_size = sizeof(struct opts),
 	},

@@ -310,7 +310,7 @@ static struct fk_input_plugin plugin = {
 	.h = {
 		.name = "stap",
 		.version = "1.0",
-		.description = "SystemTap print_stack()/print_ustack() aggregations (stackcollapse-stap.pl's input)",
+		.description = "SystemTap print_[u]stack() aggregations",
 	},
 	.probe = probe,
 	.parse = parse,
