@@ -34,9 +34,16 @@ EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/dtrace/truncated.err \
 	tests/data/dtrace/truncated.out \
 	tests/data/dtrace/truncated.txt \
+	tests/data/instruments/cycles.out \
+	tests/data/instruments/cycles.txt \
 	tests/data/instruments/units.err \
 	tests/data/instruments/units.out \
 	tests/data/instruments/units.txt \
+	tests/data/instruments/v16.err \
+	tests/data/instruments/v16.out \
+	tests/data/instruments/v16.txt \
+	tests/data/instruments/v7.out \
+	tests/data/instruments/v7.txt \
 	tests/data/ljp/early-total.err \
 	tests/data/ljp/early-total.out \
 	tests/data/ljp/early-total.txt \

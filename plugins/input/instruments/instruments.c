@@ -14,10 +14,13 @@
  * even, as the Perl's printf("%.0f") does, before identical stacks are
  * summed.  Rows with a zero self time are kept with a count of 0.
  *
- * Unlike the Perl, which dies on the first row its regex does not match, a
- * row that cannot be read is skipped and counted and the run goes on; µs
- * (and ns) units are converted instead of refused; a total without a decimal
- * point ("0 s") and a missing blank column are accepted.
+ * Also read, where the Perl dies: Instruments 7 ("Running Time", "Self
+ * (ms)" holding bare numbers, "4273.0ms" with no space), Instruments 13+
+ * cycle weights ("532 cycles", "96.08 Gc", "-" for no self weight: counts
+ * are then cycles), Instruments 16 (no blank column, top rows indented by 3
+ * spaces: depth counts from the first row's indentation), µs and ns units,
+ * and a total without a decimal point ("0 s").  A row that cannot be read
+ * is skipped and counted and the run goes on; the Perl dies on the first.
  *
  * Cost: each row pushes its whole path, so the work is the sum of the row
  * depths; that is the size of the folded output itself.
@@ -65,22 +68,39 @@ static inline bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* "12.34 ms" (whole field, or its start when `rest` is given): the value in
- * milliseconds, unrounded.  Units: min, s, ms, µs (also "us", Greek mu), ns. */
-static bool duration(const char *s, size_t n, double *ms, size_t *used)
+/* Kinds of weight a column holds. */
+enum { W_TIME = 1, W_CYCLES = 2 };
+
+/*
+ * One weight: "12.34 ms", "4273.0ms" (Instruments 7), "693" (a bare number:
+ * the "Self (ms)" column of Instruments 7), "532 cycles", "96.08 Gc", or "-"
+ * (no self weight: 0) when `dash` is allowed.  Times come out in
+ * milliseconds (min, s, ms, µs also written μs or us, ns), cycles in cycles
+ * (cycles, Kc, Mc, Gc).  *used: bytes read; *kind: W_TIME or W_CYCLES.
+ */
+static bool measure(const char *s, size_t n, bool dash, double *val, size_t *used, int *kind)
 {
 	size_t i = 0, d;
 	char buf[48];
+	double v;
 	static const struct {
 		const char *u;
 		double mul;
-		int div;
+		int div, kind;
 	} units[] = {
-		{ "min", 60000.0, 0 }, { "ms", 1, 0 }, { "s", 1000.0, 0 },
-		{ "\xc2\xb5s", 1000.0, 1 }, { "\xce\xbcs", 1000.0, 1 }, { "us", 1000.0, 1 },
-		{ "ns", 1e6, 1 },
+		{ "min", 60000.0, 0, W_TIME }, { "ms", 1, 0, W_TIME }, { "s", 1000.0, 0, W_TIME },
+		{ "\xc2\xb5s", 1000.0, 1, W_TIME }, { "\xce\xbcs", 1000.0, 1, W_TIME },
+		{ "us", 1000.0, 1, W_TIME }, { "ns", 1e6, 1, W_TIME },
+		{ "cycles", 1, 0, W_CYCLES }, { "Kc", 1e3, 0, W_CYCLES },
+		{ "Mc", 1e6, 0, W_CYCLES }, { "Gc", 1e9, 0, W_CYCLES },
 	};
 
+	if (dash && n >= 1 && s[0] == '-' && (n == 1 || s[1] == ' ')) {
+		*val = 0;
+		*used = 1;
+		*kind = 0;
+		return true;
+	}
 	d = i;
 	while (i < n && is_digit(s[i]))
 		i++;
@@ -93,46 +113,58 @@ static bool duration(const char *s, size_t n, double *ms, size_t *used)
 		if (i == f)
 			return false;
 	}
-	if (i - d >= sizeof buf || i >= n || s[i] != ' ')
+	if (i - d >= sizeof buf)
 		return false;
 	memcpy(buf, s + d, i - d);
 	buf[i - d] = '\0';
-	i++;
+	v = strtod(buf, NULL);
+	if (i == n || (s[i] == ' ' && (i + 1 == n || s[i + 1] == ' '))) {
+		/* a bare number: milliseconds */
+		*val = v;
+		*used = i;
+		*kind = W_TIME;
+		return true;
+	}
+	if (s[i] == ' ')
+		i++;
 	for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
 		size_t ul = strlen(units[k].u);
 		if (n - i >= ul && memcmp(s + i, units[k].u, ul) == 0 &&
-		    (n - i == ul || s[i + ul] == ' ' || s[i + ul] == '\t')) {
-			double v = strtod(buf, NULL);
+		    (n - i == ul || s[i + ul] == ' ')) {
 			/* the Perl multiplies; dividing keeps µs exact where it can be */
-			*ms = units[k].div ? v / units[k].mul : v * units[k].mul;
+			*val = units[k].div ? v / units[k].mul : v * units[k].mul;
 			*used = i + ul;
+			*kind = units[k].kind;
 			return true;
 		}
 	}
 	return false;
 }
 
-/* Split a row.  Returns false when it is not one. */
-static bool row(const char *s, size_t n, double *self_ms, size_t *depth,
+/* Split a row.  Returns false when it is not one.  *indent is the number of
+ * spaces before the symbol. */
+static bool row(const char *s, size_t n, double *self, int *kind, size_t *indent,
                 const char **name, size_t *nlen)
 {
 	const char *t1 = memchr(s, '\t', n), *t2, *sym;
 	size_t used, i, m;
 	double total;
+	int k1;
 
 	if (!t1)
 		return false;
 	/* column 1: "6.45 s  100.0%" */
-	if (!duration(s, (size_t)(t1 - s), &total, &used))
+	if (!measure(s, (size_t)(t1 - s), false, &total, &used, &k1))
 		return false;
-	(void)total;
 	t1++;
 	t2 = memchr(t1, '\t', n - (size_t)(t1 - s));
 	if (!t2)
 		return false;
 	/* column 2: the self weight, alone */
-	if (!duration(t1, (size_t)(t2 - t1), self_ms, &used) || used != (size_t)(t2 - t1))
+	if (!measure(t1, (size_t)(t2 - t1), true, self, &used, kind) || used != (size_t)(t2 - t1))
 		return false;
+	if (*kind == 0)
+		*kind = k1;
 	sym = t2 + 1;
 	m = n - (size_t)(sym - s);
 	/* the blank column, when present */
@@ -149,7 +181,7 @@ static bool row(const char *s, size_t n, double *self_ms, size_t *depth,
 		m--;
 	if (i == m)
 		return false;
-	*depth = i;
+	*indent = i;
 	*name = sym + i;
 	*nlen = m - i;
 	return true;
@@ -157,33 +189,46 @@ static bool row(const char *s, size_t n, double *self_ms, size_t *depth,
 
 static bool header_line(const char *s, size_t n)
 {
-	return n >= 6 && (memcmp(s, "Weight", 6) == 0 || memcmp(s, "Running Time", n < 12 ? n : 12) == 0);
+	return (n >= 6 && memcmp(s, "Weight", 6) == 0) ||
+	       (n >= 12 && memcmp(s, "Running Time", 12) == 0);
 }
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct state st = { .h = h };
 	const char *line;
-	size_t len;
+	size_t len, base = SIZE_MAX;
+	unsigned kinds = 0;
 	int r, rc = 0;
 
 	(void)op;
 	while ((r = h->getline(in, &line, &len)) > 0) {
 		uint64_t ln = h->input_lineno(in);
-		size_t depth, nlen;
+		size_t indent, depth, nlen;
 		const char *name;
-		double ms;
+		double w;
+		int kind;
 		struct fk_sample smp;
 
 		if (len == 0)
 			continue;
 		if (ln == 1 && header_line(line, len))
 			continue;
-		if (!row(line, len, &ms, &depth, &name, &nlen) || depth > st.n) {
-			/* unreadable, or deeper than one below the row above */
+		if (!row(line, len, &w, &kind, &indent, &name, &nlen)) {
 			h->input_skip(in, ln);
 			continue;
 		}
+		/* Depth counts from the first row's indentation: Instruments 16
+		 * indents its top rows by 3 spaces, earlier versions by none. */
+		if (base == SIZE_MAX)
+			base = indent;
+		depth = indent - base;
+		if (indent < base || depth > st.n) {
+			/* left of the top rows, or deeper than one below the row above */
+			h->input_skip(in, ln);
+			continue;
+		}
+		kinds |= (unsigned)kind;
 		st.n = depth;
 		st.len = depth ? st.v[depth - 1].off + st.v[depth - 1].len : 0;
 		if (grow(h, (void **)&st.text, &st.cap, st.len + nlen, 1) < 0 ||
@@ -209,14 +254,14 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		smp.frames = st.refs;
 		smp.nframes = st.n;
 		/* round half to even, per row, as printf("%.0f") */
-		smp.weight[0] = nearbyint(ms);
+		smp.weight[0] = nearbyint(w);
 		if ((rc = h->push(sink, &smp, NULL)) < 0)
 			goto out;
 	}
 	if (r < 0)
 		rc = r;
-	if (rc == 0 && h->sink_set_unit)
-		h->sink_set_unit(sink, "ms");
+	if (rc == 0 && h->sink_set_unit && kinds)
+		h->sink_set_unit(sink, kinds == W_CYCLES ? "cycles" : "ms");
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, h->input_lineno(in), "out of memory");
@@ -235,9 +280,10 @@ static int probe(const unsigned char *buf, size_t len)
 	while (i < len && lines < 400) {
 		const unsigned char *nl = memchr(buf + i, '\n', len - i);
 		const char *s = (const char *)buf + i;
-		size_t n, depth, nlen;
+		size_t n, indent, nlen;
 		const char *name;
-		double ms;
+		double w;
+		int kind;
 		if (!nl)
 			break;
 		n = (size_t)(nl - (buf + i));
@@ -251,7 +297,7 @@ static int probe(const unsigned char *buf, size_t len)
 			header = true;
 			continue;
 		}
-		if (row(s, n, &ms, &depth, &name, &nlen))
+		if (row(s, n, &w, &kind, &indent, &name, &nlen))
 			rows++;
 		else
 			other++;
