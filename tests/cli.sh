@@ -47,7 +47,9 @@ run "$FLAMEKIT" collapse --format folded "$TMP/missing.txt"
 is "$rc:$err" "1:flamekit: $TMP/missing.txt: cannot open: No such file or directory" "missing input: exit 1"
 
 run "$FLAMEKIT" collapse --format nosuch "$D/basic.txt"
-ok $([ "$rc" -eq 2 ] && echo "$err" | grep -q 'no input plugin named "nosuch" (available: folded'; echo $?) \
+# every input plugin of the build, in load (name) order, as messages list them
+inputs=$("$FLAMEKIT" plugins | awk '$1 == "input" { print $2 }' | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+ok $([ "$rc" -eq 2 ] && echo "$err" | grep -qF "no input plugin named \"nosuch\" (available: $inputs)"; echo $?) \
 	"unknown format: exit 2, lists the available ones"
 
 run "$FLAMEKIT" collapse --format folded --bogus "$D/basic.txt"
@@ -56,7 +58,7 @@ is "$rc:$(echo "$err" | head -1)" "2:flamekit: collapse: unknown option '--bogus
 head -c 3000 /dev/urandom > "$TMP/binary.bin"
 printf '\0\1\2\3' >> "$TMP/binary.bin"
 run "$FLAMEKIT" collapse "$TMP/binary.bin"
-is "$rc:$err" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried: folded); give one with --format NAME" \
+is "$rc:$err" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried: $inputs); give one with --format NAME" \
 	"binary garbage is not auto-detected"
 
 : > "$TMP/empty.txt"
