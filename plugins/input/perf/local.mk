@@ -1,1 +1,4 @@
-# perf: build rules go here (see plugins/input/folded/local.mk)
+# perf: `perf script` text (stackcollapse-perf.pl), with --offcpu.
+pkglib_LTLIBRARIES += plugins/input-perf.la
+plugins_input_perf_la_SOURCES = plugins/input/perf/perf.c
+plugins_input_perf_la_LDFLAGS = $(PLUGIN_LDFLAGS)
