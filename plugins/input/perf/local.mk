@@ -2,3 +2,8 @@
 pkglib_LTLIBRARIES += plugins/input-perf.la
 plugins_input_perf_la_SOURCES = plugins/input/perf/perf.c
 plugins_input_perf_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+
+TESTS += tests/perf-conformance.sh tests/perf.sh
+EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
+	tests/data/perf/names.txt tests/data/perf/events.txt \
+	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt

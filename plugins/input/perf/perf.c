@@ -1164,6 +1164,7 @@ struct reader {
 	struct fk_input *in;
 	char *carry;          /* bytes after the last record boundary */
 	size_t carry_len, carry_cap;
+	size_t chunk;         /* target chunk size */
 	bool eof;
 	bool first;
 };
@@ -1188,7 +1189,7 @@ static size_t last_boundary(const char *b, size_t n)
 static int next_chunk(struct reader *rd, struct job *j)
 {
 	const struct fk_host *h = rd->h;
-	size_t need = CHUNK_BYTES;
+	size_t need = rd->chunk;
 
 	if (rd->eof && rd->carry_len == 0)
 		return 0;
@@ -1317,8 +1318,13 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	struct job jobs[MAX_THREADS];
 	unsigned threads = h->sink_threads ? h->sink_threads(sink) : 1;
 	unsigned next = 0;
+	const char *env = getenv("FK_PERF_CHUNK_BYTES");
 	int rc = 0, r;
 
+	/* tests make chunks tiny to cross many chunk boundaries */
+	rd.chunk = CHUNK_BYTES;
+	if (env && atol(env) >= 16)
+		rd.chunk = (size_t)atol(env);
 	sh.annotate_kernel = o->kernel || o->all;
 	sh.annotate_jit = o->jit || o->all;
 	if (o->event_filter && o->event_filter[0]) {
@@ -1484,10 +1490,11 @@ static int probe(const unsigned char *buf, size_t len)
 	if (headers == 0)
 		return perf_comment ? 40 : 0;
 	if (other * 4 > headers + frames)
-		return 10;
+		return 0;
 	if (frames > 0)
 		return 90;
-	return perf_comment ? 80 : 50;
+	/* records without stacks (perf record without -g) */
+	return perf_comment ? 80 : headers >= 3 && other == 0 ? 30 : 0;
 }
 
 static const struct fk_option options[] = {
