@@ -166,6 +166,14 @@ FK_PERF_CHUNK_BYTES=1024 run "$FLAMEKIT" collapse --format perf --threads 2 "$TM
 printf '%s\n' "$out" > "$TMP/deep.out"
 same_file "$TMP/deep.expected" "$TMP/deep.out" "a 100,000-frame stack, larger than a 1 KiB chunk, 2 threads"
 
+# the Quick start capture: the five busy stacks are there, heaviest first
+collapse "$FK_SRCDIR/examples/profiles/demo.perf.txt.gz"
+is "$(echo "$out" | sort -t' ' -k2 -rn | head -5 | cut -d' ' -f1)" "demo;__libc_start_call_main;main;compress;hash_block
+demo;start_thread;renderer;render_frame;draw_shapes
+demo;start_thread;parser;parse_input;classify
+demo;start_thread;parser;parse_input;tokenize
+demo;start_thread;renderer;render_frame;blend" "examples/profiles/demo.perf.txt.gz folds to its five busy stacks"
+
 # options are declared for job files and --help
 run "$FLAMEKIT" plugins --help perf
 for o in pid tid kernel jit all addrs event-filter offcpu; do

@@ -7,3 +7,5 @@ TESTS += tests/perf-conformance.sh tests/perf.sh
 EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/names.txt tests/data/perf/events.txt \
 	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt
+EXTRA_DIST += examples/profiles/README.md examples/profiles/demo.c \
+	examples/profiles/demo.perf.txt.gz
