@@ -1038,6 +1038,9 @@ static int job_run(struct job *j)
 	uint64_t line = 0;
 	int rc = 0;
 
+	/* one pass for NUL bytes: binary input is refused at its line */
+	const char *nul = memchr(j->buf, '\0', j->len);
+
 	memset(&r, 0, sizeof r);
 	record_reset(j, &r);
 	while (p < end) {
@@ -1048,7 +1051,7 @@ static int job_run(struct job *j)
 		n = (size_t)(le - p);
 		if (n && p[n - 1] == '\r')
 			n--;
-		if (memchr(p, '\0', n)) {
+		if (nul && nul < le) {
 			rc = job_error(j, line, FK_ERR_DATA,
 			               "binary data (a NUL byte) in perf script text; give the text "
 			               "that `perf script` prints, not a perf.data file");
@@ -1195,7 +1198,8 @@ static int next_chunk(struct reader *rd, struct job *j)
 		return 0;
 	if (grow(h, (void **)&j->buf, &j->cap, need + rd->carry_len + 1, 1) < 0)
 		return h->input_error(rd->in, 0, "out of memory");
-	memcpy(j->buf, rd->carry, rd->carry_len);
+	if (rd->carry_len)
+		memcpy(j->buf, rd->carry, rd->carry_len);
 	j->len = rd->carry_len;
 	rd->carry_len = 0;
 	for (;;) {
