@@ -56,7 +56,8 @@ is "$rc:$(echo "$err" | head -1)" "2:flamekit: collapse: unknown option '--bogus
 head -c 3000 /dev/urandom > "$TMP/binary.bin"
 printf '\0\1\2\3' >> "$TMP/binary.bin"
 run "$FLAMEKIT" collapse "$TMP/binary.bin"
-is "$rc:$err" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried: folded); give one with --format NAME" \
+# the list of plugins tried grows with every input plugin: only its shape is checked
+is "$rc:$(echo "$err" | sed 's/(tried: folded[a-z, ]*)/(tried: LIST)/')" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried: LIST); give one with --format NAME" \
 	"binary garbage is not auto-detected"
 
 : > "$TMP/empty.txt"
