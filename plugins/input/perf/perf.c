@@ -37,7 +37,7 @@
 
 #define CHUNK_BYTES ((size_t)4 << 20)      /* target size of one chunk */
 #define RECORD_BYTES_MAX ((size_t)1 << 30) /* one record larger than this is refused */
-#define CACHE_BYTES_MAX ((size_t)64 << 20)
+#define CACHE_ENTRIES_MAX ((size_t)1 << 19) /* per cache: 24 MiB of slots at most */
 #define MAX_THREADS 64
 
 struct perf_opts {
@@ -78,20 +78,47 @@ static const char *memmem_(const char *h, size_t hn, const char *n, size_t nn)
 	return NULL;
 }
 
-static inline uint64_t hash_bytes(const char *p, size_t n)
+/* Two 64-bit hashes of the bytes in one pass.  The stack caches keep only
+ * these 128 bits and the length, not the bytes: a false match needs a
+ * 2^-128 coincidence, and the caches stay small. */
+struct h128 {
+	uint64_t a, b;
+};
+
+static inline uint64_t mix64(uint64_t x)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static inline void hash_update(struct h128 *h, const char *p, size_t n)
+{
+	uint64_t a = h->a ^ n, b = h->b + n, w;
 	while (n >= 8) {
 		memcpy(&w, p, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 29;
+		a = (a ^ w) * 0x100000001b3ull;
+		a ^= a >> 29;
+		b = (b + w) * 0x9e3779b97f4a7c15ull;
+		b ^= b >> 31;
 		p += 8;
 		n -= 8;
 	}
 	w = 0;
 	memcpy(&w, p, n);
-	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 32);
+	a = (a ^ w) * 0x100000001b3ull;
+	b = (b + w) * 0x9e3779b97f4a7c15ull;
+	h->a = mix64(a);
+	h->b = mix64(b ^ (a >> 17));
+}
+
+static inline struct h128 hash_bytes(const char *p, size_t n)
+{
+	struct h128 h = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
+	hash_update(&h, p, n);
+	return h;
 }
 
 /* ------------------------------------------------------------------ */
@@ -354,16 +381,14 @@ static bool match_frame(const char *s, size_t n, struct fline *f)
 /* Per-chunk parser                                                     */
 
 struct cache_entry {
-	uint64_t hash;
-	char *key;
-	size_t len;
+	uint64_t a, b;   /* struct h128; a == 0 && b == 0: empty slot */
 	fk_node_t node;
+	uint32_t len;
 };
 
 struct cache {
 	struct cache_entry *v;
-	size_t mask, n, bytes;
-	bool full;
+	size_t mask, n;
 };
 
 struct frame_off {
@@ -411,7 +436,8 @@ struct job {
 	char dropped_ev[128];
 	int unit_kind;    /* from the first kept record: 1 no period, 2 period */
 	/* scratch, reused */
-	struct cache cache;
+	struct cache cache; /* tidied stack -> node */
+	struct cache raw;   /* comm frame + raw frame lines -> node */
 	char *names;
 	size_t names_len, names_cap;
 	struct frame_off *fr;
@@ -430,8 +456,6 @@ struct job {
 
 static void cache_free(const struct fk_host *h, struct cache *c)
 {
-	for (size_t i = 0; c->v && i <= c->mask; i++)
-		h->free(c->v[i].key);
 	h->free(c->v);
 	memset(c, 0, sizeof *c);
 }
@@ -439,8 +463,7 @@ static void cache_free(const struct fk_host *h, struct cache *c)
 static int cache_init(const struct fk_host *h, struct cache *c)
 {
 	c->mask = 4095;
-	c->n = c->bytes = 0;
-	c->full = false;
+	c->n = 0;
 	c->v = h->alloc((c->mask + 1) * sizeof *c->v);
 	if (!c->v)
 		return FK_ERR_NOMEM;
@@ -448,35 +471,54 @@ static int cache_init(const struct fk_host *h, struct cache *c)
 	return 0;
 }
 
-static struct cache_entry *cache_find(struct cache *c, uint64_t hv, const char *k, size_t n)
+static inline bool slot_empty(const struct cache_entry *e) { return e->a == 0 && e->b == 0; }
+
+/* The slot holding (hv, len), or the empty slot where it would go. */
+static struct cache_entry *cache_find(struct cache *c, struct h128 hv, size_t len)
 {
-	size_t j = hv & c->mask;
+	size_t j;
+	if (hv.a == 0 && hv.b == 0)
+		hv.b = 1;
+	j = hv.a & c->mask;
 	for (;;) {
 		struct cache_entry *e = &c->v[j];
-		if (!e->key || (e->hash == hv && e->len == n && memcmp(e->key, k, n) == 0))
+		if (slot_empty(e) || (e->a == hv.a && e->b == hv.b && e->len == (uint32_t)len))
 			return e;
 		j = (j + 1) & c->mask;
 	}
 }
 
-static int cache_grow(const struct fk_host *h, struct cache *c)
+/* Remember (hv, len) -> node in the slot cache_find() gave.  A full cache
+ * (CACHE_ENTRIES_MAX) stops remembering; parsing goes on uncached. */
+static int cache_put(const struct fk_host *h, struct cache *c, struct cache_entry *e,
+                     struct h128 hv, size_t len, fk_node_t node)
 {
-	size_t nmask = c->mask * 2 + 1;
-	struct cache_entry *nv = h->alloc((nmask + 1) * sizeof *nv);
-	if (!nv)
-		return FK_ERR_NOMEM;
-	memset(nv, 0, (nmask + 1) * sizeof *nv);
-	for (size_t i = 0; i <= c->mask; i++) {
-		if (!c->v[i].key)
-			continue;
-		size_t j = c->v[i].hash & nmask;
-		while (nv[j].key)
-			j = (j + 1) & nmask;
-		nv[j] = c->v[i];
+	if (c->n >= CACHE_ENTRIES_MAX || node == FK_NODE_NONE)
+		return 0;
+	if (hv.a == 0 && hv.b == 0)
+		hv.b = 1;
+	e->a = hv.a;
+	e->b = hv.b;
+	e->len = (uint32_t)len;
+	e->node = node;
+	if (++c->n * 2 > c->mask) {
+		size_t nmask = c->mask * 2 + 1;
+		struct cache_entry *nv = h->alloc((nmask + 1) * sizeof *nv);
+		if (!nv)
+			return FK_ERR_NOMEM;
+		memset(nv, 0, (nmask + 1) * sizeof *nv);
+		for (size_t i = 0; i <= c->mask; i++) {
+			if (slot_empty(&c->v[i]))
+				continue;
+			size_t k = c->v[i].a & nmask;
+			while (!slot_empty(&nv[k]))
+				k = (k + 1) & nmask;
+			nv[k] = c->v[i];
+		}
+		h->free(c->v);
+		c->v = nv;
+		c->mask = nmask;
 	}
-	h->free(c->v);
-	c->v = nv;
-	c->mask = nmask;
 	return 0;
 }
 
@@ -722,15 +764,20 @@ struct record {
 	size_t pname_len; /* names[0..pname_len) is the comm frame */
 	bool java;
 	uint64_t line;
+	/* the raw-text cache: set when the record's frame lines were hashed */
+	bool raw;
+	struct h128 raw_hash;
+	size_t raw_len, skips0;
 	/* offcpu */
 	bool is_switch;
 	long long prev_pid, next_pid;
 };
 
-static int push_record(struct job *j, struct fk_sample *smp)
+/* Push the record in names/fr; *out (if not NULL) gets its leaf node. */
+static int push_record(struct job *j, struct fk_sample *smp, fk_node_t *out)
 {
 	const struct fk_host *h = j->sh->h;
-	uint64_t hv;
+	struct h128 hv;
 	struct cache_entry *e;
 	size_t keylen;
 	int rc;
@@ -743,9 +790,11 @@ static int push_record(struct job *j, struct fk_sample *smp)
 			return rc;
 	}
 	hv = hash_bytes(j->names, j->names_len);
-	e = cache_find(&j->cache, hv, j->names, j->names_len);
-	if (e->key) {
+	e = cache_find(&j->cache, hv, j->names_len);
+	if (!slot_empty(e)) {
 		j->names_len = keylen;
+		if (out)
+			*out = e->node;
 		return h->push_node(j->sink, e->node, smp);
 	}
 	if (grow(h, (void **)&j->refs, &j->refcap, j->nfr + 1, sizeof *j->refs) < 0)
@@ -770,25 +819,11 @@ static int push_record(struct job *j, struct fk_sample *smp)
 	smp->frames = NULL;
 	if (rc < 0)
 		return rc;
-	if (node != FK_NODE_NONE && !j->cache.full) {
-		size_t n = j->names_len;
-		char *key = h->alloc(n ? n : 1);
-		if (!key)
-			return FK_ERR_NOMEM;
-		memcpy(key, j->names, n);
-		e->key = key;
-		e->len = n;
-		e->hash = hv;
-		e->node = node;
-		j->cache.n++;
-		j->cache.bytes += n + sizeof *e;
-		if (j->cache.bytes > CACHE_BYTES_MAX)
-			j->cache.full = true;
-		if (j->cache.n * 2 > j->cache.mask && cache_grow(h, &j->cache) < 0)
-			return FK_ERR_NOMEM;
-	}
+	if (out)
+		*out = node;
+	rc = cache_put(h, &j->cache, e, hv, j->names_len, node);
 	j->names_len = keylen;
-	return 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -875,7 +910,7 @@ static int offcpu_in(struct job *j, long long tid, int64_t t)
 		j->nfr = p->nfr;
 		j->frcap = p->frcap;
 		smp.comm = j->names; /* the comm frame comes first */
-		rc = push_record(j, &smp);
+		rc = push_record(j, &smp, NULL);
 		p->names = j->names;
 		p->names_cap = j->names_cap;
 		p->fr = j->fr;
@@ -921,6 +956,7 @@ static int offcpu_out(struct job *j, struct record *r, long long tid)
 static void record_reset(struct job *j, struct record *r)
 {
 	r->st = R_IDLE;
+	r->raw = false;
 	j->names_len = 0;
 	j->nfr = 0;
 }
@@ -942,8 +978,13 @@ static int record_end(struct job *j, struct record *r)
 		}
 	} else {
 		struct fk_sample smp = r->meta;
+		fk_node_t node = FK_NODE_NONE;
 		smp.comm = j->names;
-		rc = push_record(j, &smp);
+		rc = push_record(j, &smp, &node);
+		/* a record whose lines all parsed can be repeated from its text */
+		if (rc == 0 && r->raw && j->nskips == r->skips0)
+			rc = cache_put(j->sh->h, &j->raw, cache_find(&j->raw, r->raw_hash, r->raw_len),
+			               r->raw_hash, r->raw_len, node);
 	}
 	record_reset(j, r);
 	return rc;
@@ -1028,6 +1069,59 @@ static int header_start(struct job *j, struct record *r, const char *s, size_t n
 }
 
 /*
+ * The fast path for a record just started: hash its comm frame and the raw
+ * text of its frame lines (up to the empty line) and, when that text was
+ * seen before, repeat its stack with push_node without parsing a line.
+ * Returns where parsing goes on, or NULL to parse the record line by line
+ * (first sight, or lines the fast path does not judge: unindented ones).
+ */
+static const char *fast_record(struct job *j, struct record *r, const char *q,
+                               const char *end, const char *nul, uint64_t *line)
+{
+	const char *bs = q;
+	uint64_t n = 0;
+	struct h128 hv;
+	struct cache_entry *e;
+	size_t len;
+
+	while (q < end) {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		size_t k = (size_t)((nl ? nl : end) - q);
+		if (k && q[k - 1] == '\r')
+			k--;
+		if (k == 0)
+			break;
+		if (!is_ws((unsigned char)q[0]) && q[0] != '#')
+			return NULL;
+		n++;
+		q = nl ? nl + 1 : end;
+	}
+	if (nul && nul >= bs && nul < q)
+		return NULL;
+	hv = hash_bytes(j->names, r->pname_len);
+	hash_update(&hv, bs, (size_t)(q - bs));
+	len = r->pname_len + (size_t)(q - bs);
+	e = cache_find(&j->raw, hv, len);
+	if (slot_empty(e)) {
+		r->raw = true;
+		r->raw_hash = hv;
+		r->raw_len = len;
+		r->skips0 = j->nskips;
+		return NULL;
+	}
+	struct fk_sample smp = r->meta;
+	smp.comm = j->names;
+	int rc = j->sh->h->push_node(j->sink, e->node, &smp);
+	if (rc < 0) {
+		job_error(j, *line, rc, "could not add a sample");
+		return NULL;
+	}
+	*line += n;
+	record_reset(j, r);
+	return q;
+}
+
+/*
  * Parse buf[0..len): whole records (the chunk ends on a record boundary or
  * at the end of input).  Line numbers are relative to the chunk.
  */
@@ -1086,6 +1180,17 @@ static int job_run(struct job *j)
 					break;
 				if ((rc = header_start(j, &r, s, sn, after, &hd, line)) < 0)
 					break;
+				if (r.st == R_KEEP && !j->sh->o->offcpu) {
+					const char *q = fast_record(j, &r, nl ? nl + 1 : end, end, nul, &line);
+					if (q) {
+						p = q;
+						continue;
+					}
+					if (j->rc < 0) {
+						rc = j->rc;
+						break;
+					}
+				}
 			} else if (r.st == R_DROP) {
 				/* a frame of a dropped record */
 			} else if (r.st == R_KEEP && match_frame(p, n, &f)) {
@@ -1252,6 +1357,7 @@ static void job_reset_results(struct job *j)
 static void job_free(const struct fk_host *h, struct job *j)
 {
 	cache_free(h, &j->cache);
+	cache_free(h, &j->raw);
 	h->free(j->buf);
 	h->free(j->skips);
 	h->free(j->names);
@@ -1342,7 +1448,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	memset(jobs, 0, sizeof jobs);
 	for (unsigned i = 0; i < threads; i++)
 		jobs[i].sh = &sh;
-	if (threads == 1 && cache_init(h, &jobs[0].cache) < 0) {
+	if (threads == 1 && (cache_init(h, &jobs[0].cache) < 0 || cache_init(h, &jobs[0].raw) < 0)) {
 		rc = h->input_error(in, 0, "out of memory");
 		goto out;
 	}
@@ -1372,8 +1478,9 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			continue;
 		}
 		cache_free(h, &j->cache);
+		cache_free(h, &j->raw);
 		j->sink = h->sink_fork(sink);
-		if (!j->sink || cache_init(h, &j->cache) < 0) {
+		if (!j->sink || cache_init(h, &j->cache) < 0 || cache_init(h, &j->raw) < 0) {
 			rc = h->input_error(in, 0, "out of memory");
 			goto out;
 		}
