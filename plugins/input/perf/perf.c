@@ -18,9 +18,11 @@
  * and "operator->" is not split as an inline chain.
  *
  * Speed: input is read in large chunks that end on a record boundary and
- * parsed in place (no per-line allocation).  Each record's tidied stack is
- * hashed and looked up in a cache of stacks already pushed, so a repeated
- * stack costs one push_node.  With several threads each chunk is parsed by
+ * parsed in place (no per-line allocation).  Two caches map a record to the
+ * leaf node it gave before, so a repeated stack costs one push_node: the
+ * first is keyed by the raw text of the record's frame lines (plus its comm
+ * frame) and skips all parsing; the second by the tidied names, for records
+ * whose text differs but whose stack does not (other leaf addresses).  With several threads each chunk is parsed by
  * a worker into its own forked sink; sinks are joined in input order, so
  * the output does not depend on the thread count.  Memory is bounded by
  * chunk size x threads (plus the largest single record).
