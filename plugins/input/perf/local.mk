@@ -9,3 +9,9 @@ EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt
 EXTRA_DIST += examples/profiles/README.md examples/profiles/demo.c \
 	examples/profiles/demo.perf.txt.gz
+
+check_PROGRAMS += tests/unit/perf.t
+TESTS += tests/unit/perf.t
+tests_unit_perf_t_SOURCES = tests/unit/perf.c tests/unit/testlib.h
+tests_unit_perf_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_perf_t_LDADD = $(TEST_LDADD)
