@@ -36,9 +36,9 @@ static const char *fixture(const char *name)
 static struct fk_profile *parse(const char *name, const char *opt, unsigned threads)
 {
 	struct fk_profile *p = fk_profile_new();
-	const char *names[1] = { opt };
-	struct fk_input_spec spec = { .path = fixture(name), .plugin = perf,
-	                              .optnames = names, .nopts = opt ? 1 : 0 };
+	const char *names[1] = { opt }, *values[1] = { NULL };
+	struct fk_input_spec spec = { .path = fixture(name), .plugin = perf, .optnames = names,
+	                              .optvalues = values, .nopts = opt ? 1 : 0 };
 	assert_non_null(p);
 	p->keep_samples = true;
 	assert_int_equal(fk_parse_input(&reg, &spec, p, NULL, threads, false), 0);
