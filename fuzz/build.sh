@@ -12,6 +12,9 @@
 # Harnesses, each built into BUILDDIR/fuzz/bin/fuzz-NAME:
 #   - one per input plugin: for every plugins/input/NAME/ that has C
 #     sources, fuzz/input.c + those sources + the folded output plugin;
+#   - one per NAME=DIR word of $FUZZ_PLUGIN_DIRS (DIR relative to SRCDIR
+#     or absolute): an input plugin kept elsewhere, such as an out-of-tree
+#     one (make fuzz passes bpftrace=examples/plugin-bpftrace);
 #   - one per standalone harness fuzz/NAME.c (not input.c): that file plus
 #     the sources listed in fuzz/NAME.sources (one path per line, relative
 #     to SRCDIR, # comments allowed), if that file exists.
@@ -68,20 +71,28 @@ compile "$src/plugins/output/folded/folded.c" "$outdir/folded.o" \
 	-Dflamekit_plugin_init=fk_fuzz_output_init
 compile "$src/fuzz/input.c" "$obj/input.o"
 
-link() { # link NAME OBJS...
+link() { # link NAME OBJS...: only when an object is newer than the program
 	name=$1
 	shift
+	exe="$bld/fuzz/bin/fuzz-$name"
+	if [ -f "$exe" ]; then
+		stale=no
+		for f in "$@" $engine_objs; do
+			[ "$f" -nt "$exe" ] && stale=yes
+		done
+		[ "$stale" = no ] && return 0
+	fi
 	echo "  CCLD     fuzz/bin/fuzz-$name"
 	# shellcheck disable=SC2086
 	"$CC" $CFLAGS $SAN -fsanitize=fuzzer -pthread -o "$bld/fuzz/bin/fuzz-$name" "$@" \
 		$engine_objs $LIBS
 }
 
-built=
-for dir in "$src"/plugins/input/*/; do
-	name=$(basename "$dir")
+# input_harness NAME DIR: fuzz/input.c + DIR/*.c
+input_harness() {
+	name=$1 dir=$2
 	set -- "$dir"*.c
-	[ -f "$1" ] || continue
+	[ -f "$1" ] || return 0
 	mkdir -p "$obj/input-$name"
 	objs=
 	for c in "$@"; do
@@ -92,6 +103,16 @@ for dir in "$src"/plugins/input/*/; do
 	# shellcheck disable=SC2086
 	link "$name" "$obj/input.o" $objs "$outdir/folded.o"
 	built="$built $name"
+}
+
+built=
+for dir in "$src"/plugins/input/*/; do
+	input_harness "$(basename "$dir")" "$dir"
+done
+for word in ${FUZZ_PLUGIN_DIRS:-}; do
+	dir=${word#*=}
+	case $dir in /*) ;; *) dir="$src/$dir" ;; esac
+	input_harness "${word%%=*}" "${dir%/}/"
 done
 
 for c in "$src"/fuzz/*.c; do

@@ -9,7 +9,10 @@ FUZZ_CC = clang
 FUZZ_CFLAGS = -g -O1
 FUZZ_SECONDS = 60
 FUZZ_TARGETS =
+# Input plugins kept outside plugins/input/, as NAME=DIR.
+FUZZ_PLUGIN_DIRS = bpftrace=examples/plugin-bpftrace
 FUZZ_ENV = FUZZ_CC='$(FUZZ_CC)' FUZZ_CFLAGS='$(FUZZ_CFLAGS)' \
+	FUZZ_PLUGIN_DIRS='$(FUZZ_PLUGIN_DIRS)' \
 	FUZZ_CPPFLAGS='$(YAML_CFLAGS) $(LUA_CFLAGS) $(ZLIB_CFLAGS)' \
 	FUZZ_LIBS='$(LTDL_LIBS) $(YAML_LIBS) $(LUA_LIBS) $(ZLIB_LIBS) $(LIBM)'
 
@@ -26,4 +29,4 @@ fuzz-clean:
 .PHONY: fuzz fuzz-run fuzz-clean
 
 TESTS += fuzz/regress.sh
-EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress
+EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds

@@ -9,7 +9,8 @@
 #      any failure here is a regression and stops that harness;
 #   2. fuzz for SECONDS, starting from the corpus kept in
 #      BUILDDIR/fuzz/corpus/NAME (it grows from run to run) and the seeds:
-#      SRCDIR/tests/data/NAME/*, $FK_CONFORMANCE/NAME/inputs/* and, for
+#      SRCDIR/tests/data/NAME/*, SRCDIR/fuzz/seeds/NAME/*,
+#      SRCDIR/examples/plugin-NAME/*.txt, $FK_CONFORMANCE/NAME/inputs/* and, for
 #      folded, every expected folded file of the conformance corpus.  Seeds
 #      are cut to their first 16 KiB, the largest input tried.
 # A crash leaves its input in BUILDDIR/fuzz/crashes/NAME/; the summary says
@@ -39,7 +40,7 @@ seed() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	for f in "$src/tests/data/$name"/* "$src/fuzz/seeds/$name"/* \
-		${conf:+"$conf/$name/inputs"/*}; do
+		"$src/examples/plugin-$name"/*.txt ${conf:+"$conf/$name/inputs"/*}; do
 		[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/$(basename "$f")"
 	done
 	if [ "$name" = folded ] && [ -n "$conf" ]; then
