@@ -13,7 +13,10 @@
  * report, a leak or a hang is a bug.
  *
  * FK_FUZZ_OPTS="name=value,flag" sets plugin options (as --name=value would),
- * to fuzz paths that only an option turns on.
+ * to fuzz paths that only an option turns on.  FK_FUZZ_THREADS=N (default
+ * 1) gives the sink N threads, so plugins that parse in parallel through
+ * host->parse_chunks run their chunked path; FLAMEKIT_CHUNK_BYTES=N makes
+ * the chunks small enough for fuzz-sized inputs to be cut.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct fk_plugin input, output;
 static void *input_opts, *output_opts;
 static int devnull = -1;
+static unsigned threads = 1;
 
 static void quiet(int level, const char *line)
 {
@@ -85,6 +89,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(2);
 	if (opts)
 		set_options(opts);
+	if (getenv("FK_FUZZ_THREADS"))
+		threads = (unsigned)strtoul(getenv("FK_FUZZ_THREADS"), NULL, 10);
+	if (threads < 1)
+		threads = 1;
 	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	return devnull < 0 ? -1 : 0;
 }
@@ -106,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fk_profile_free(p);
 		return 0;
 	}
-	fk_sink_init(&sink, p, 0, 1, NULL);
+	fk_sink_init(&sink, p, 0, threads, NULL);
 	rc = input.d.in.parse(&fk_host, &in, &sink, input_opts);
 	fk_sink_fini(&sink);
 	if (rc == 0 && in.error)
