@@ -182,7 +182,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	uint64_t opened = 0; /* line of the open record's "@[", 0 outside one */
 	const char *line;
 	size_t len;
-	int got, rc = 0;
+	int got = 0, rc = 0;
 
 	while (rc == 0 && (got = h->getline(in, &line, &len)) > 0) {
 		double count;
