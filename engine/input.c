@@ -287,7 +287,8 @@ int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, s
 	memset(in, 0, sizeof *in);
 	in->fd = -1;
 	in->name = fk_strdup(name);
-	in->cap = len + 1 > BUFSZ ? len + 1 : BUFSZ;
+	/* The whole input is here and never grows: no 1 MiB read buffer. */
+	in->cap = len + 1;
 	in->buf = fk_malloc(in->cap);
 	if (!in->name || !in->buf) {
 		fk_input_close(in);

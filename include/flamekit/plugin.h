@@ -10,18 +10,43 @@
  *
  * ABI policy
  * ----------
- * FK_ABI_MAJOR changes when a field is removed, reordered or changes meaning,
- * or a callback changes signature.  The loader refuses a plugin whose major
- * differs from its own, naming the file, both versions and the fix (rebuild
- * against the installed headers).
+ * The ABI version is FK_ABI_MAJOR.FK_ABI_MINOR.  Every descriptor records
+ * the version of the header it was compiled against (FLAMEKIT_REGISTER_*
+ * fills it in), and struct fk_host carries the engine's.
  *
- * FK_ABI_MINOR changes when fields or callbacks are appended to a descriptor
- * or to struct fk_host.  Nothing is ever inserted in the middle.  The loader
- * copies min(struct_size, sizeof ours) bytes of a plugin's descriptor and
- * zero-fills the rest, so a plugin built against an older minor loads and its
- * missing callbacks read as NULL (absent).  A plugin built against a newer
- * minor also loads; the fields it knows and we do not are ignored.  A plugin
- * must check host->struct_size before using a host field added after 1.0.
+ * A minor bump (1.0 -> 1.1) may only add:
+ *   - fields (callbacks or data) at the END of a descriptor struct
+ *     (struct fk_input_plugin, fk_filter_plugin, fk_output_plugin) or of
+ *     struct fk_host: the structs that carry a struct_size;
+ *   - new values at the end of an enum (status codes, annotations, sample
+ *     flags, option types, output needs), new macros and new typedefs.
+ * A new field's zero value must mean "absent / old behaviour", because
+ * that is what the engine sees for a plugin built before the field existed.
+ *
+ * A major bump (1.x -> 2.0) is needed for anything else: removing,
+ * reordering, resizing or retyping a field; changing a callback's
+ * signature or meaning; changing the value of a constant; adding a field
+ * to a struct that has no struct_size (struct fk_plugin_header,
+ * fk_option, fk_frameref, fk_sample, fk_logged_sample), since plugins and
+ * the engine build arrays of those or read them by sizeof.
+ *
+ * How the loader treats a plugin built against ABI P.p when the engine
+ * speaks E.e:
+ *   - P != E: refused, with one warning naming the module file, both
+ *     versions and the fix ("rebuild the plugin against this flamekit's
+ *     <flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)"); the
+ *     other plugins still load.
+ *   - P == E, p < e (older minor): loaded.  The loader copies the
+ *     plugin's struct_size bytes of its descriptor and zero-fills the rest,
+ *     so callbacks added after p read as NULL and are treated as absent.
+ *   - P == E, p > e (newer minor): loaded.  The loader copies only the
+ *     sizeof(descriptor) bytes it knows; trailing fields it does not know
+ *     are ignored.  Such a plugin must not rely on host services newer than
+ *     the engine: before using a struct fk_host member added after 1.0 it
+ *     checks host->abi_minor (or that host->struct_size covers the member),
+ *     and it must not expect values of enums it learned about after e to be
+ *     understood.
+ * `flamekit plugins` shows each plugin's P.p beside its path.
  *
  * Ownership
  * ---------
