@@ -23,6 +23,12 @@
  * minor also loads; the fields it knows and we do not are ignored.  A plugin
  * must check host->struct_size before using a host field added after 1.0.
  *
+ * History of minors:
+ *   1.0  the first ABI.
+ *   1.1  struct fk_input_plugin gains sync() (sharding: `--shard K/N`).
+ *        A 1.0 input plugin loads with sync NULL: its inputs cannot be
+ *        sharded, and asking for a shard of one is an error.
+ *
  * Ownership
  * ---------
  * Strings passed into the host (frame names, error messages) are copied; the
@@ -42,7 +48,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 0
+#define FK_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -317,6 +323,30 @@ struct fk_input_plugin {
 	 * errors are reported with host->input_error before returning. */
 	int (*parse)(const struct fk_host *host, struct fk_input *in,
 	             struct fk_sink *sink, const void *opts);
+
+	/* --- appended in ABI 1.1 --- */
+	/* Find a sample boundary, so that one input file can be split into N
+	 * byte ranges parsed independently (`--shard K/N`) whose merged results
+	 * equal the whole file's.  buf holds len bytes of the (uncompressed,
+	 * seekable) input starting ONE byte before the engine's nominal cut
+	 * point, so buf[0] is context, not a candidate.  Return:
+	 *   i in [1, len]  the index of the first byte of the first sample that
+	 *                  starts at index >= 1 (parsing from buf + i must give
+	 *                  exactly the samples whose text starts there);
+	 *   0              no boundary in buf yet: the engine calls again with a
+	 *                  longer window from the same start (eof != 0 means
+	 *                  there is no more input: return len for "no further
+	 *                  sample starts in this input");
+	 *   negative       this input cannot be cut at all (the engine reports
+	 *                  "cannot be sharded").
+	 * The answer must be a pure function of the bytes: calling again with a
+	 * longer window from the same start must give the same index, because
+	 * the engine computes the boundary between shards K-1 and K twice, once
+	 * in each.  A format whose parse needs state from before the cut (a
+	 * header naming the columns, say) must make the shard's parse get it
+	 * some other way, or leave sync NULL.  NULL: the format cannot be
+	 * sharded. */
+	ssize_t (*sync)(const unsigned char *buf, size_t len, int eof);
 };
 
 struct fk_filter_plugin {
