@@ -19,6 +19,7 @@
  * merge chose one-column output from the inputs' first lines.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,8 +416,12 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 	if (!outpath || strcmp(outpath, "-") == 0) {
 		struct stat st;
 		if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
-			stdout_start = lseek(STDOUT_FILENO, 0, SEEK_CUR);
-			stdout_file = stdout_start >= 0;
+			/* With O_APPEND (>>) the offset means nothing until the
+			 * first write: the output starts at the current end. */
+			int fl = fcntl(STDOUT_FILENO, F_GETFL);
+			stdout_start = fl >= 0 && (fl & O_APPEND) ? st.st_size
+			                                           : lseek(STDOUT_FILENO, 0, SEEK_CUR);
+			stdout_file = fl >= 0 && stdout_start >= 0;
 		}
 	}
 	r = stream(&m, &w);
