@@ -79,6 +79,14 @@ static long split_count(const char *s, size_t n, double *w)
 	}
 	if (i == 0 || !is_space(s[i - 1]))
 		return -1;
+	if (e - i <= 15 && !memchr(s + i, '.', e - i)) {
+		/* The common case: an integer exact in a double, as strtod gives it. */
+		uint64_t v = 0;
+		for (size_t k = i; k < e; k++)
+			v = v * 10 + (uint64_t)(s[k] - '0');
+		*w = (double)v;
+		return (long)(i - 1);
+	}
 	if (e - i < sizeof buf) {
 		memcpy(buf, s + i, e - i);
 		buf[e - i] = '\0';
