@@ -223,6 +223,7 @@ struct fk_input {
 	 * from fd (the end of this shard's byte range). */
 	bool limited;
 	uint64_t limit;
+	uint64_t shard_start; /* file offset of the first byte (host->input_start) */
 };
 
 /* Initial buffer size of inputs opened from now on (default 1 MiB; lines

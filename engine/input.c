@@ -372,6 +372,7 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
 	in->eof = start == end;
 	in->limited = true;
 	in->limit = end - start;
+	in->shard_start = start;
 	fk_log(FK_LOG_INFO, "%s: bytes %llu to %llu of %llu", in->name, (unsigned long long)start,
 	       (unsigned long long)end, (unsigned long long)size);
 	return 0;

@@ -25,9 +25,10 @@
  *
  * History of minors:
  *   1.0  the first ABI.
- *   1.1  struct fk_input_plugin gains sync() (sharding: `--shard K/N`).
- *        A 1.0 input plugin loads with sync NULL: its inputs cannot be
- *        sharded, and asking for a shard of one is an error.
+ *   1.1  struct fk_input_plugin gains sync() and struct fk_host gains
+ *        input_start() (sharding: `--shard K/N`).  A 1.0 input plugin
+ *        loads with sync NULL: its inputs cannot be sharded, and asking
+ *        for a shard of one is an error.
  *
  * Ownership
  * ---------
@@ -298,6 +299,14 @@ struct fk_host {
 	/* metadata, or NULL/-1 when the input did not give it */
 	const struct fk_logged_sample *(*se_meta)(const struct fk_sample_edit *e);
 	const char *(*se_comm)(const struct fk_sample_edit *e, size_t *len);
+
+	/* --- appended in ABI 1.1: check host->struct_size before use --- */
+	/* Byte offset in the file at which this input's data starts: 0 for a
+	 * whole input and for shard 0, more for a later shard (--shard K/N).
+	 * A parser that treats the start of its input specially (dtrace skips
+	 * its first lines, perf keeps the first event type it sees) must only
+	 * do so at offset 0; see doc/merge.md. */
+	uint64_t (*input_start)(const struct fk_input *in);
 };
 
 /* Common head of every descriptor. */
