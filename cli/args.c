@@ -10,7 +10,7 @@ const char cli_common_help[] =
 	"  --threads N        parsing threads (default: the number of cores)\n"
 	"  --shard K/N        read only shard K (0 to N-1) of N byte ranges of each input,\n"
 	"                     cut at sample boundaries (plain files; see doc/merge.md)\n"
-	"  --progress         show progress on stderr (default when it is a terminal)\n"
+	"  --progress         show progress on stderr (default: only when it is a terminal)\n"
 	"  --no-progress      never show progress\n"
 	"  -q, --quiet        print errors only\n"
 	"  -v, --verbose      print more (repeat for debug output)\n";
@@ -70,11 +70,11 @@ int cli_common_opt(struct cli *c, int argc, char **argv, int *i)
 		return 1;
 	}
 	if (strcmp(a, "--progress") == 0) {
-		c->progress = true;
+		c->progress = 2;
 		return 1;
 	}
 	if (strcmp(a, "--no-progress") == 0) {
-		c->progress = false;
+		c->progress = 0;
 		return 1;
 	}
 	if (strncmp(a, "--plugin-dir", 12) == 0 && (a[12] == '\0' || a[12] == '=')) {

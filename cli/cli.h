@@ -10,7 +10,7 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 struct cli {
 	struct fk_registry reg;
 	unsigned threads;    /* 0: number of cores */
-	bool progress;
+	int progress;        /* 0 never, 1 when stderr is a terminal, 2 always */
 	bool loaded;
 	/* --shard K/N: every input spec a command builds copies these
 	 * (shard_n 0: read whole inputs). */

@@ -408,6 +408,7 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 		fk_input_bufsize = 1u << 20;
 	if (fk_input_bufsize < (64u << 10))
 		fk_input_bufsize = 64u << 10;
+	fk_input_mmap = false;
 	for (size_t k = 0; k < nfiles; k++) {
 		struct src *s = &m.s[k];
 		struct stat st;
@@ -470,6 +471,7 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 			fk_input_close(&m.s[k].in);
 		opened = 0;
 		fk_input_bufsize = 1u << 20;
+		fk_input_mmap = true;
 		rc = cli_exit(in_memory(c, files, nfiles, outpath));
 		goto out;
 	}

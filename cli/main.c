@@ -104,6 +104,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 && strcmp(argv[1], "plugins") != 0)
 			return help_command(argv[1]);
 	memset(&c, 0, sizeof c);
+	c.progress = 1;
 	if (fk_registry_init(&c.reg) < 0)
 		return EXIT_DATA;
 	rc = k->run(&c, argc - 1, argv + 1);

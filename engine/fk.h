@@ -219,6 +219,16 @@ struct fk_input {
 	int error;           /* status of the first fatal error reported */
 	bool progress;       /* print progress to stderr */
 	double t0, last_progress;
+	/* Regular uncompressed files are read through a sliding mmap window
+	 * instead of read(): no copy, and RSS stays at the window size.  buf
+	 * then points into the mapping, whose file offset is mapoff. */
+	bool mapped;
+	uint64_t mapoff, fsize;
+	/* A chunk of a bigger input parsed on a worker thread: the first fatal
+	 * error is kept (line relative to the chunk) instead of printed. */
+	bool chunk;
+	uint64_t err_line;
+	char *err_msg;
 	/* Sharding: when `limited`, at most `limit` more raw bytes are read
 	 * from fd (the end of this shard's byte range). */
 	bool limited;
@@ -230,11 +240,17 @@ struct fk_input {
  * longer than it grow it).  `merge` lowers it when it holds many inputs
  * open at once. */
 extern size_t fk_input_bufsize;
+/* Whether regular files opened from now on are mapped (default true).
+ * `merge` reads many files at once and turns it off: a 32 MiB window per
+ * input would add up. */
+extern bool fk_input_mmap;
 /* Open a file ("-" = stdin); reports the error itself. */
 int fk_input_open(struct fk_input *in, const char *path);
 /* An input over a memory buffer (tests, probes).  The buffer is copied. */
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len);
 void fk_input_close(struct fk_input *in);
+/* parallel.c: host->parse_chunks */
+int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx);
 /* Restrict `in` (just opened, maybe peeked at) to shard k of n: the byte
  * range between the sample boundaries that plugin pl's sync() finds near
  * k*size/n and (k+1)*size/n.  The input must be an uncompressed regular
@@ -373,7 +389,7 @@ struct fk_pipeline {
 	struct fk_output_spec *outputs;
 	size_t noutputs;
 	unsigned threads;
-	bool progress;
+	int progress;                    /* 0 never, 1 if stderr is a tty, 2 always */
 };
 
 /* Pick the input plugin for the first bytes of `in`; reports an error
@@ -382,7 +398,7 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 /* Parse one input into p (series as given). */
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
-                   unsigned threads, bool progress);
+                   unsigned threads, int progress);
 /* Run everything; outputs are committed only if every step succeeded. */
 int fk_pipeline_run(struct fk_pipeline *pl);
 /* The output half of fk_pipeline_run, for commands that build the profile

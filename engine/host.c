@@ -260,5 +260,6 @@ const struct fk_host fk_host = {
 	.se_drop = fk_se_drop,
 	.se_meta = fk_se_meta,
 	.se_comm = fk_se_comm,
+	.parse_chunks = fk_parse_chunks,
 	.input_start = h_input_start,
 };

@@ -8,7 +8,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -17,8 +20,10 @@
 #define BUFSZ (1u << 20)
 #define ZBUFSZ (256u * 1024)
 #define MAX_LINE ((size_t)1 << 30)
+#define MAPWIN ((size_t)32 << 20)
 
 size_t fk_input_bufsize = BUFSZ;
+bool fk_input_mmap = true;
 
 struct gz {
 	z_stream z;
@@ -130,6 +135,48 @@ static void progress(struct fk_input *in)
 	        (double)in->bytes / 1e6, (double)in->bytes / 1e6 / (now - in->t0 + 1e-9));
 }
 
+/* Slide the mapping so that it starts at the current position (rounded
+ * down to a page) and holds at least twice what is left unconsumed, so a
+ * line longer than the window grows it instead of looping. */
+static ssize_t map_window(struct fk_input *in)
+{
+	static size_t pagesz;
+	uint64_t pos = in->mapoff + in->start, base, left = in->end - in->start;
+	size_t len;
+	void *m;
+
+	if (!pagesz)
+		pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	base = pos - pos % pagesz;
+	len = MAPWIN;
+	while (len < 2 * (left + (pos - base)) && len < MAX_LINE + MAPWIN)
+		len *= 2;
+	if (left >= MAX_LINE) {
+		fk_log(FK_LOG_ERROR, "%s:%llu: line longer than 1 GiB", in->name,
+		       (unsigned long long)in->lineno + 1);
+		return in->error = FK_ERR_LIMIT;
+	}
+	if (base + len > in->fsize)
+		len = (size_t)(in->fsize - base);
+	if (in->buf)
+		munmap(in->buf, in->cap);
+	in->buf = NULL;
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, (off_t)base);
+	if (m == MAP_FAILED)
+		return report_errno(in, "cannot map file");
+	madvise(m, len, MADV_SEQUENTIAL);
+	in->buf = m;
+	in->cap = len;
+	in->start = (size_t)(pos - base);
+	in->end = len;
+	in->mapoff = base;
+	if (base + len >= in->fsize)
+		in->eof = true;
+	in->bytes = base + len;
+	progress(in);
+	return (ssize_t)(len - in->start - left);
+}
+
 /* Read more into the buffer; returns bytes added, 0 at EOF, <0 on error. */
 static ssize_t fill(struct fk_input *in)
 {
@@ -137,6 +184,8 @@ static ssize_t fill(struct fk_input *in)
 
 	if (in->eof)
 		return 0;
+	if (in->mapped)
+		return map_window(in);
 	if (in->start > 0) {
 		memmove(in->buf, in->buf + in->start, in->end - in->start);
 		in->end -= in->start;
@@ -171,8 +220,24 @@ static ssize_t fill(struct fk_input *in)
 static int setup(struct fk_input *in, const char *name)
 {
 	const unsigned char *p;
+	unsigned char magic[2];
+	struct stat st;
 	ssize_t n;
 
+	if (in->fd >= 0 && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    fk_input_mmap && !getenv("FLAMEKIT_NO_MMAP") &&
+	    !(pread(in->fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
+		in->name = fk_strdup(name);
+		if (!in->name) {
+			fk_log(FK_LOG_ERROR, "%s: out of memory", name);
+			return FK_ERR_NOMEM;
+		}
+		in->t0 = in->last_progress = fk_now();
+		in->mapped = true;
+		in->fsize = (uint64_t)st.st_size;
+		n = map_window(in);
+		return n < 0 ? (int)n : 0;
+	}
 	in->name = fk_strdup(name);
 	in->cap = fk_input_bufsize >= 4096 ? fk_input_bufsize : 4096;
 	in->buf = fk_malloc(in->cap);
@@ -259,8 +324,15 @@ void fk_input_close(struct fk_input *in)
 	}
 	if (in->fd > STDIN_FILENO)
 		close(in->fd);
-	fk_free(in->buf);
-	fk_free(in->name);
+	if (in->mapped) {
+		if (in->buf)
+			munmap(in->buf, in->cap);
+	} else if (!in->chunk) {
+		fk_free(in->buf);
+	}
+	fk_free(in->err_msg);
+	if (!in->chunk)
+		fk_free(in->name);
 	memset(in, 0, sizeof *in);
 	in->fd = -1;
 }
@@ -356,7 +428,7 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
 		end = 0;
 	if (end < start)
 		end = start;
-	if (lseek(in->fd, (off_t)start, SEEK_SET) < 0)
+	if (!in->mapped && lseek(in->fd, (off_t)start, SEEK_SET) < 0)
 		return report_errno(in, "cannot seek");
 	name = fk_malloc(strlen(in->name) + 32);
 	if (!name) {
@@ -366,13 +438,32 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
 	sprintf(name, "%s[%u/%u]", in->name, k, n);
 	fk_free(in->name);
 	in->name = name;
-	in->start = in->end = 0;
-	in->bytes = 0;
 	in->lineno = 0;
-	in->eof = start == end;
-	in->limited = true;
-	in->limit = end - start;
 	in->shard_start = start;
+	if (in->mapped) {
+		/* The mapping treats `end` as the end of the file and slides
+		 * its window to `start`. */
+		if (in->buf)
+			munmap(in->buf, in->cap);
+		in->buf = NULL;
+		in->cap = 0;
+		in->start = in->end = 0;
+		in->mapoff = start;
+		in->fsize = end;
+		in->eof = start == end;
+		if (!in->eof) {
+			ssize_t r = map_window(in);
+			if (r < 0)
+				return (int)r;
+		}
+		in->bytes = 0;
+	} else {
+		in->start = in->end = 0;
+		in->bytes = 0;
+		in->eof = start == end;
+		in->limited = true;
+		in->limit = end - start;
+	}
 	fk_log(FK_LOG_INFO, "%s: bytes %llu to %llu of %llu", in->name, (unsigned long long)start,
 	       (unsigned long long)end, (unsigned long long)size);
 	return 0;
@@ -380,6 +471,11 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
 
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data)
 {
+	while (in->mapped && in->end - in->start < cap && !in->eof) {
+		ssize_t r = map_window(in);
+		if (r < 0)
+			return r;
+	}
 	while (in->end - in->start < cap && !in->eof) {
 		if (in->start + cap > in->cap && in->start > 0) {
 			memmove(in->buf, in->buf + in->start, in->end - in->start);
@@ -441,6 +537,10 @@ ssize_t fk_input_read(struct fk_input *in, void *buf, size_t cap)
 	}
 	if (in->eof)
 		return 0;
+	if (in->mapped) {
+		r = map_window(in);
+		return r < 0 ? r : fk_input_read(in, buf, cap);
+	}
 	r = source_read(in, buf, cap);
 	if (r == 0)
 		in->eof = true;
@@ -456,6 +556,15 @@ int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	if (in->chunk) {
+		if (!in->err_msg) {
+			in->err_line = line;
+			in->err_msg = fk_strdup(msg);
+		}
+		if (!in->error)
+			in->error = FK_ERR_DATA;
+		return FK_ERR_DATA;
+	}
 	fk_log_set_prefix(NULL);
 	if (line)
 		fk_log(FK_LOG_ERROR, "%s:%llu: %s", in->name, (unsigned long long)line, msg);

@@ -51,7 +51,7 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
-                   unsigned threads, bool progress)
+                   unsigned threads, int progress)
 {
 	struct fk_input in;
 	struct fk_sink sink;
@@ -62,7 +62,7 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	rc = fk_input_open(&in, spec->path);
 	if (rc < 0)
 		return rc;
-	in.progress = progress && isatty(STDERR_FILENO);
+	in.progress = progress == 2 || (progress == 1 && isatty(STDERR_FILENO));
 	if (!pl && (rc = fk_detect(r, &in, &pl)) < 0)
 		goto out;
 	if (!opts) {

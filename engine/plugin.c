@@ -11,6 +11,7 @@
 #include <ltdl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fk.h"
 
@@ -314,7 +315,22 @@ int fk_registry_load_all(struct fk_registry *r)
 			p = colon + 1;
 		}
 	} else if (rc == 0) {
-		rc = load_dir(r, FK_PKGLIBDIR, &seen, &nseen);
+		/* An uninstalled flamekit (run from its build tree) uses the
+		 * plugins built beside it. */
+		char exe[4096], *slash;
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 16);
+		if (n > 0) {
+			exe[n] = '\0';
+			if ((slash = strrchr(exe, '/'))) {
+				strcpy(slash, "/plugins/input-folded.la");
+				if (access(exe, R_OK) == 0) {
+					strcpy(slash, "/plugins");
+					rc = load_dir(r, exe, &seen, &nseen);
+				}
+			}
+		}
+		if (rc == 0)
+			rc = load_dir(r, FK_PKGLIBDIR, &seen, &nseen);
 	}
 	for (i = 0; i < nseen; i++)
 		fk_free(seen[i]);

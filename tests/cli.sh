@@ -106,6 +106,16 @@ ok $(echo "$err" | grep -q "badmagic.so: plugin refused: wrong magic 0xdeadbeef"
 ok $(echo "$err" | grep -q "noentry.so: plugin refused: no flamekit_plugin_init symbol"; echo $?) "module without entry refused"
 ok $(echo "$err" | grep -q "garbage: plugin refused: cannot load it ("; echo $?) "a file that is not a module is refused"
 
+# threads: chunked parsing gives the same stacks and the same line numbers
+awk 'BEGIN { for (i = 1; i <= 3000; i++) { if (i % 701 == 0) print "broken_line_" i; else printf "main;f%d;g%d %d\n", i % 13, i % 7, i % 5 } }' > "$TMP/chunks.folded"
+run "$FLAMEKIT" collapse --format folded --threads 1 "$TMP/chunks.folded"
+one="$out"; one_err="$err"
+FLAMEKIT_CHUNK_BYTES=1000 run "$FLAMEKIT" collapse --format folded --threads 3 "$TMP/chunks.folded"
+is "$out" "$one" "3 threads over 1000-byte chunks: same stacks as 1 thread"
+is "$err" "$one_err" "3 threads: the same skipped-line report"
+is "$one_err" "flamekit: warning: $TMP/chunks.folded: skipped 4 unreadable lines (lines 701, 1402, 2103, 2804)" \
+	"skipped lines reported with whole-file line numbers"
+
 # a closed pipe is not an error
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "main;f%d 1\n", i }' > "$TMP/big.folded"
 run sh -c "'$FLAMEKIT' collapse --format folded '$TMP/big.folded' | head -c 10 > /dev/null"

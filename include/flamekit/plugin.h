@@ -176,6 +176,16 @@ struct fk_sink;     /* where an input pushes samples; one per thread */
 struct fk_profile;  /* the merged, filtered result an output renders */
 struct fk_writer;   /* an output stream (temporary file renamed on success) */
 
+/* Callbacks for host->parse_chunks. */
+struct fk_chunk_ops {
+	/* Offset just past the last complete record in buf[0..len), 0 when
+	 * there is none (the engine then reads a bigger chunk).  At the end of
+	 * the input the rest is passed whole, without asking. */
+	size_t (*boundary)(void *ctx, const char *buf, size_t len);
+	/* Parse one chunk on worker thread `worker` into `sink`. */
+	int (*parse)(void *ctx, unsigned worker, struct fk_input *chunk, struct fk_sink *sink);
+};
+
 /*
  * Filter editing handles.  A per-frame callback sees one distinct frame and
  * may rename it, drop it (from every stack) or set its colour.  A per-sample
@@ -299,6 +309,19 @@ struct fk_host {
 	/* metadata, or NULL/-1 when the input did not give it */
 	const struct fk_logged_sample *(*se_meta)(const struct fk_sample_edit *e);
 	const char *(*se_comm)(const struct fk_sample_edit *e, size_t *len);
+
+	/* --- parallel parsing ----------------------------------------------
+	 * parse_chunks: the engine reads `in` in large chunks, each cut after
+	 * the last complete record (ops->boundary), and runs ops->parse on
+	 * worker threads, each chunk as an input of its own (use getline/read on
+	 * it as usual; line numbers and skipped lines are translated to the
+	 * whole file's, errors reported in input order).  Worker w (0 ..
+	 * sink_threads-1) always pushes into the same forked sink, which is
+	 * joined at the end.  With one thread, or when the sample log is kept,
+	 * ops->parse runs once on `in` itself.  Returns 0 or the first error
+	 * in input order. */
+	int (*parse_chunks)(struct fk_input *in, struct fk_sink *sink,
+	                    const struct fk_chunk_ops *ops, void *ctx);
 
 	/* --- appended in ABI 1.1: check host->struct_size before use --- */
 	/* Byte offset in the file at which this input's data starts: 0 for a

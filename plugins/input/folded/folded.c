@@ -10,13 +10,14 @@
  * stacks seen so far (hash + memcmp) and repeated with push_node, so a
  * repeated stack costs one hash of its bytes, not one intern per frame.
  */
+#define _GNU_SOURCE /* memrchr */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <flamekit/plugin.h>
 
-#define CACHE_BYTES_MAX ((size_t)64 << 20)
+#define CACHE_BYTES_MAX ((size_t)16 << 20) /* per worker thread */
 
 struct entry {
 	uint64_t hash;
@@ -32,21 +33,34 @@ struct cache {
 	bool full;
 };
 
+static inline uint64_t mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* wyhash-style: 16 bytes per multiply.  Equal keys are still confirmed
+ * with memcmp, so the hash only has to spread well. */
 static inline uint64_t hash_bytes(const char *p, size_t n)
 {
-	/* FNV-1a over 8-byte words, finished with a mix: fast and adequate. */
-	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
-	while (n >= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 29;
-		p += 8;
-		n -= 8;
+	const uint64_t k1 = 0xa0761d6478bd642full, k2 = 0xe7037ed1a0b428dbull;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, a, b;
+
+	while (n >= 16) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		h = mix(a ^ k1, b ^ h);
+		p += 16;
+		n -= 16;
 	}
-	w = 0;
-	memcpy(&w, p, n);
-	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 32);
+	a = b = 0;
+	if (n >= 8) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + n - 8, 8);
+	} else if (n) {
+		memcpy(&a, p, n);
+	}
+	return mix(h ^ k2 ^ a, b ^ k1);
 }
 
 static void cache_free(struct cache *c)
@@ -131,21 +145,22 @@ static long split_count(const char *s, size_t n, double *w)
 	return (long)(i - 1);
 }
 
-static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *opts)
+struct ctx {
+	const struct fk_host *h;
+	struct cache *caches; /* one per worker thread */
+};
+
+static int parse_lines(void *arg, unsigned worker, struct fk_input *in, struct fk_sink *sink)
 {
-	struct cache c = { .h = h };
+	struct ctx *x = arg;
+	const struct fk_host *h = x->h;
+	struct cache *c = &x->caches[worker];
 	struct fk_frameref *fr = NULL;
 	size_t frcap = 0;
 	const char *line;
 	size_t len;
 	int r, rc = 0;
 
-	(void)opts;
-	c.mask = 4095;
-	c.v = h->alloc((c.mask + 1) * sizeof *c.v);
-	if (!c.v)
-		return h->input_error(in, 0, "out of memory");
-	memset(c.v, 0, (c.mask + 1) * sizeof *c.v);
 	while ((r = h->getline(in, &line, &len)) > 0) {
 		struct fk_sample smp;
 		double w1 = 0, w2 = 0;
@@ -172,7 +187,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			}
 		}
 		hv = hash_bytes(line, (size_t)sl);
-		e = cache_find(&c, hv, line, (size_t)sl);
+		e = cache_find(c, hv, line, (size_t)sl);
 		if (e->key) {
 			rc = h->push_node(sink, e->node, &smp);
 			if (rc < 0)
@@ -210,7 +225,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		rc = h->push(sink, &smp, &node);
 		if (rc < 0)
 			break;
-		if (node != FK_NODE_NONE && !c.full) {
+		if (node != FK_NODE_NONE && !c->full) {
 			char *k = h->alloc((size_t)sl + 1);
 			if (!k) {
 				rc = FK_ERR_NOMEM;
@@ -221,11 +236,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			e->len = (size_t)sl;
 			e->hash = hv;
 			e->node = node;
-			c.n++;
-			c.bytes += (size_t)sl + sizeof *e;
-			if (c.bytes > CACHE_BYTES_MAX)
-				c.full = true;
-			if (c.n * 2 > c.mask && cache_grow(&c) < 0) {
+			c->n++;
+			c->bytes += (size_t)sl + sizeof *e;
+			if (c->bytes > CACHE_BYTES_MAX)
+				c->full = true;
+			if (c->n * 2 > c->mask && cache_grow(c) < 0) {
 				rc = FK_ERR_NOMEM;
 				break;
 			}
@@ -236,8 +251,45 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, h->input_lineno(in), "out of memory");
-	cache_free(&c);
 	h->free(fr);
+	return rc;
+}
+
+/* Chunks end after their last newline. */
+static size_t boundary(void *arg, const char *buf, size_t len)
+{
+	const char *nl = memrchr(buf, '\n', len);
+	(void)arg;
+	return nl ? (size_t)(nl - buf) + 1 : 0;
+}
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *opts)
+{
+	static const struct fk_chunk_ops ops = { boundary, parse_lines };
+	unsigned n = h->sink_threads(sink);
+	struct ctx x = { h, NULL };
+	int rc;
+
+	(void)opts;
+	x.caches = h->alloc(n * sizeof *x.caches);
+	if (!x.caches)
+		return h->input_error(in, 0, "out of memory");
+	memset(x.caches, 0, n * sizeof *x.caches);
+	for (unsigned i = 0; i < n; i++) {
+		x.caches[i].h = h;
+		x.caches[i].mask = 4095;
+		x.caches[i].v = h->alloc((x.caches[i].mask + 1) * sizeof *x.caches[i].v);
+		if (!x.caches[i].v) {
+			rc = h->input_error(in, 0, "out of memory");
+			goto out;
+		}
+		memset(x.caches[i].v, 0, (x.caches[i].mask + 1) * sizeof *x.caches[i].v);
+	}
+	rc = h->parse_chunks(in, sink, &ops, &x);
+out:
+	for (unsigned i = 0; i < n; i++)
+		cache_free(&x.caches[i]);
+	h->free(x.caches);
 	return rc;
 }
 
