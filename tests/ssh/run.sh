@@ -5,9 +5,10 @@
 # check the merged result equals the one-machine collapse.  Needs root,
 # sshd (Debian openssh-server) and GNU parallel; skips without them.
 #
-# Run by make check, or by hand / CI as: tests/ssh/run.sh BUILDDIR
-if [ -z "${FLAMEKIT:-}" ] && [ -n "${1:-}" ]; then
-	FK_BUILDDIR=$(cd "$1" && pwd)
+# Run by make check, or by hand / CI as: tests/ssh/run.sh [BUILDDIR]
+# (default: the source tree, as after ./quickstart.sh).
+if [ -z "${FLAMEKIT:-}" ]; then
+	FK_BUILDDIR=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
 	FK_SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
 	FLAMEKIT=$FK_BUILDDIR/flamekit
 	FLAMEKIT_PLUGIN_PATH=$FK_BUILDDIR/plugins
