@@ -85,6 +85,8 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 			}
 		}
 	}
+	if (spec->shard_n > 1 && (rc = fk_input_shard(&in, pl, spec->shard_k, spec->shard_n)) < 0)
+		goto out;
 	fk_sink_init(&sink, p, spec->series, threads, filters);
 	fk_log_set_prefix(pl->prefix);
 	rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
@@ -104,8 +106,7 @@ out:
 int fk_pipeline_run(struct fk_pipeline *pl)
 {
 	struct fk_profile *p = fk_profile_new();
-	struct fk_writer *w = NULL;
-	size_t opened = 0, i;
+	size_t i;
 	int rc = 0;
 
 	if (!p) {
@@ -119,17 +120,29 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		rc = fk_parse_input(pl->reg, &pl->inputs[i], p, &pl->filters, pl->threads, pl->progress);
 	if (rc == 0)
 		rc = fk_profile_apply_frame_filters(&p, &pl->filters);
+	if (rc == FK_ERR_NOMEM)
+		fk_log(FK_LOG_ERROR, "out of memory");
 	if (rc == 0)
-		rc = fk_profile_finish(p);
+		rc = fk_pipeline_render(pl, p);
+	fk_profile_free(p);
+	return rc;
+}
+
+int fk_pipeline_render(struct fk_pipeline *pl, struct fk_profile *p)
+{
+	struct fk_writer *w = NULL;
+	size_t opened = 0, i;
+	int rc;
+
+	rc = fk_profile_finish(p);
 	if (rc == FK_ERR_NOMEM)
 		fk_log(FK_LOG_ERROR, "out of memory");
 	if (rc < 0)
-		goto out;
+		return rc;
 	w = fk_calloc(pl->noutputs ? pl->noutputs : 1, sizeof *w);
 	if (!w) {
 		fk_log(FK_LOG_ERROR, "out of memory");
-		rc = FK_ERR_NOMEM;
-		goto out;
+		return FK_ERR_NOMEM;
 	}
 	for (i = 0; i < pl->noutputs && rc == 0; i++) {
 		const struct fk_output_spec *o = &pl->outputs[i];
@@ -161,10 +174,8 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		}
 		opened = 0;
 	}
-out:
 	for (i = 0; i < opened; i++)
 		fk_writer_abort(&w[i]);
 	fk_free(w);
-	fk_profile_free(p);
 	return rc;
 }

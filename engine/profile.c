@@ -300,8 +300,11 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 		}
 	}
 	fk_tree_add(&p->tree, node, w);
+	/* A series holds data when a weight landed in it, or when the input gave
+	 * every series explicitly (a differential line "a;b 0 5" keeps both
+	 * columns even if one is all zeros, so folded output stays two-column). */
 	for (int k = 0; k < FK_SERIES_MAX; k++)
-		if (w[k] != 0)
+		if (w[k] != 0 || (smp->flags & FK_SAMPLE_SERIES))
 			p->series_mask |= 1u << k;
 	p->samples_pushed++;
 	if (p->keep_samples) {

@@ -48,6 +48,13 @@
  *     understood.
  * `flamekit plugins` shows each plugin's P.p beside its path.
  *
+ * History of minors:
+ *   1.0  the first ABI.
+ *   1.1  struct fk_input_plugin gains sync() and struct fk_host gains
+ *        input_start() (sharding: `--shard K/N`).  A 1.0 input plugin
+ *        loads with sync NULL: its inputs cannot be sharded, and asking
+ *        for a shard of one is an error.
+ *
  * Ownership
  * ---------
  * Strings passed into the host (frame names, error messages) are copied; the
@@ -67,7 +74,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 0
+#define FK_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -341,6 +348,14 @@ struct fk_host {
 	 * in input order. */
 	int (*parse_chunks)(struct fk_input *in, struct fk_sink *sink,
 	                    const struct fk_chunk_ops *ops, void *ctx);
+
+	/* --- appended in ABI 1.1: check host->struct_size before use --- */
+	/* Byte offset in the file at which this input's data starts: 0 for a
+	 * whole input and for shard 0, more for a later shard (--shard K/N).
+	 * A parser that treats the start of its input specially (dtrace skips
+	 * its first lines, perf keeps the first event type it sees) must only
+	 * do so at offset 0; see doc/merge.md. */
+	uint64_t (*input_start)(const struct fk_input *in);
 };
 
 /* Common head of every descriptor. */
@@ -366,6 +381,30 @@ struct fk_input_plugin {
 	 * errors are reported with host->input_error before returning. */
 	int (*parse)(const struct fk_host *host, struct fk_input *in,
 	             struct fk_sink *sink, const void *opts);
+
+	/* --- appended in ABI 1.1 --- */
+	/* Find a sample boundary, so that one input file can be split into N
+	 * byte ranges parsed independently (`--shard K/N`) whose merged results
+	 * equal the whole file's.  buf holds len bytes of the (uncompressed,
+	 * seekable) input starting ONE byte before the engine's nominal cut
+	 * point, so buf[0] is context, not a candidate.  Return:
+	 *   i in [1, len]  the index of the first byte of the first sample that
+	 *                  starts at index >= 1 (parsing from buf + i must give
+	 *                  exactly the samples whose text starts there);
+	 *   0              no boundary in buf yet: the engine calls again with a
+	 *                  longer window from the same start (eof != 0 means
+	 *                  there is no more input: return len for "no further
+	 *                  sample starts in this input");
+	 *   negative       this input cannot be cut at all (the engine reports
+	 *                  "cannot be sharded").
+	 * The answer must be a pure function of the bytes: calling again with a
+	 * longer window from the same start must give the same index, because
+	 * the engine computes the boundary between shards K-1 and K twice, once
+	 * in each.  A format whose parse needs state from before the cut (a
+	 * header naming the columns, say) must make the shard's parse get it
+	 * some other way, or leave sync NULL.  NULL: the format cannot be
+	 * sharded. */
+	ssize_t (*sync)(const unsigned char *buf, size_t len, int eof);
 };
 
 struct fk_filter_plugin {
