@@ -8,6 +8,8 @@
 const char cli_common_help[] =
 	"  --plugin-dir DIR   load plugins from DIR first (repeatable)\n"
 	"  --threads N        parsing threads (default: the number of cores)\n"
+	"  --shard K/N        read only shard K (0 to N-1) of N byte ranges of each input,\n"
+	"                     cut at sample boundaries (plain files; see doc/merge.md)\n"
 	"  --progress         show progress on stderr (default: only when it is a terminal)\n"
 	"  --no-progress      never show progress\n"
 	"  -q, --quiet        print errors only\n"
@@ -80,6 +82,23 @@ int cli_common_opt(struct cli *c, int argc, char **argv, int *i)
 			return cli_usage_error(NULL, "--plugin-dir needs a directory"), -1;
 		if (fk_registry_add_dir(&c->reg, v) < 0)
 			return -1;
+		return 1;
+	}
+	if (strncmp(a, "--shard", 7) == 0 && (a[7] == '\0' || a[7] == '=')) {
+		char *end;
+		unsigned long k, n;
+		if (!(v = value_of(argc, argv, i, a, "--shard")))
+			return cli_usage_error(NULL, "--shard needs K/N, e.g. --shard 0/4"), -1;
+		k = strtoul(v, &end, 10);
+		if (end == v || *end != '/' || v[0] == '-' || end[1] == '-')
+			return cli_usage_error(NULL, "--shard takes K/N (shard K of N, K from 0 to "
+			                       "N-1), not \"%s\"", v), -1;
+		n = strtoul(end + 1, &end, 10);
+		if (*end || n < 1 || n > 1000000 || k >= n)
+			return cli_usage_error(NULL, "--shard takes K/N (shard K of N, K from 0 to "
+			                       "N-1), not \"%s\"", v), -1;
+		c->shard_k = (unsigned)k;
+		c->shard_n = (unsigned)n;
 		return 1;
 	}
 	if (strncmp(a, "--threads", 9) == 0 && (a[9] == '\0' || a[9] == '=')) {

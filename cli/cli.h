@@ -12,6 +12,9 @@ struct cli {
 	unsigned threads;    /* 0: number of cores */
 	int progress;        /* 0 never, 1 when stderr is a terminal, 2 always */
 	bool loaded;
+	/* --shard K/N: every input spec a command builds copies these
+	 * (shard_n 0: read whole inputs). */
+	unsigned shard_k, shard_n;
 };
 
 struct cli_command {

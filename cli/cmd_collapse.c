@@ -177,6 +177,8 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 		specs[k].optnames = pd.names;
 		specs[k].optvalues = pd.values;
 		specs[k].nopts = pd.n;
+		specs[k].shard_k = c->shard_k;
+		specs[k].shard_n = c->shard_n;
 	}
 	memset(&out, 0, sizeof out);
 	out.plugin = out_pl;

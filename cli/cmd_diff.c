@@ -1,10 +1,214 @@
-/* flamekit diff: not written yet. */
+/*
+ * flamekit diff: two profiles in, difffolded.pl's two-column folded stacks
+ * out (`stack before after`), sorted as flamekit always writes.
+ *
+ * Each input is parsed into a profile of its own (any input format), then
+ * both are copied into one profile, BEFORE's weights into series 0 and
+ * AFTER's into series 1, renaming frames on the way for --strip-hex.  The
+ * profile is marked as holding both series, so the folded output plugin
+ * prints two columns even when one side is empty or all zeros, as
+ * difffolded.pl does.
+ */
+#include <math.h>
+#include <string.h>
+
 #include "cli.h"
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* difffolded.pl -s: s/0x[0-9a-fA-F]+/0x.../g.  A match cannot span a ';',
+ * so doing it frame by frame gives the same stacks as on whole lines. */
+static const char *strip_hex(const char *s, size_t n, struct fk_buf *out, size_t *len)
+{
+	size_t i = 0;
+
+	out->len = 0;
+	while (i < n) {
+		size_t j = i;
+		if (s[i] == '0' && i + 2 < n && s[i + 1] == 'x' && is_hex(s[i + 2])) {
+			for (j = i + 2; j < n && is_hex(s[j]); j++)
+				;
+			if (fk_buf_append(out, "0x...", 5) < 0)
+				return NULL;
+			i = j;
+			continue;
+		}
+		while (j < n && !(s[j] == '0' && j + 2 < n && s[j + 1] == 'x' && is_hex(s[j + 2])))
+			j++;
+		if (fk_buf_append(out, s + i, j - i) < 0)
+			return NULL;
+		i = j;
+	}
+	*len = out->len;
+	return out->len ? out->data : "";
+}
+
+/* Add src's stacks to dst, their weights (series 0 of src) into `series`. */
+static int add_side(struct fk_profile *dst, const struct fk_profile *src, int series,
+                    bool strip, double *total)
+{
+	fk_frame_t *fmap = fk_malloc(((size_t)src->in.nframes + 1) * sizeof *fmap);
+	fk_node_t *nmap = fk_malloc((size_t)src->tree.nnodes * sizeof *nmap);
+	struct fk_buf b = { 0 };
+	int rc = FK_ERR_NOMEM;
+
+	if (!fmap || !nmap)
+		goto out;
+	for (uint32_t i = 0; i < src->in.nframes; i++) {
+		const char *name = src->in.frames[i].name;
+		size_t len = src->in.frames[i].len;
+		if (strip && !(name = strip_hex(name, len, &b, &len)))
+			goto out;
+		fmap[i] = fk_intern(&dst->in, name, len);
+		if (fmap[i] == FK_FRAME_NONE)
+			goto out;
+	}
+	nmap[0] = FK_NODE_ROOT;
+	for (uint32_t i = 1; i < src->tree.nnodes; i++) {
+		const struct fk_node *n = &src->tree.nodes[i];
+		nmap[i] = fk_tree_child(&dst->tree, nmap[n->parent], fmap[n->frame]);
+		if (nmap[i] == FK_NODE_NONE)
+			goto out;
+	}
+	for (uint32_t i = 1; i < src->tree.nnodes; i++) {
+		double w[FK_SERIES_MAX] = { 0 };
+		if (!(src->tree.nodes[i].flags & FK_NODE_LEAF))
+			continue;
+		w[series] = src->tree.nodes[i].self[0];
+		*total += w[series];
+		fk_tree_add(&dst->tree, nmap[i], w);
+	}
+	rc = 0;
+out:
+	fk_buf_free(&b);
+	fk_free(fmap);
+	fk_free(nmap);
+	return rc;
+}
 
 int cmd_diff(struct cli *c, int argc, char **argv)
 {
-	(void)c;
-	(void)argc;
-	(void)argv;
-	return cli_usage_error("diff", "this command is not implemented yet");
+	const char *format = "folded", *outpath = NULL, *files[2];
+	const struct fk_plugin *in_pl = NULL, *out_pl;
+	struct fk_profile *side[2] = { NULL, NULL }, *p = NULL;
+	bool normalize = false, strip = false;
+	double total[2] = { 0, 0 };
+	size_t nfiles = 0;
+	int rc = EXIT_USAGE, r, i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			for (i++; i < argc; i++) {
+				if (nfiles == 2)
+					return cli_usage_error("diff", "takes two files, BEFORE and AFTER");
+				files[nfiles++] = argv[i];
+			}
+			break;
+		}
+		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (strcmp(a, "--normalize") == 0) {
+			normalize = true;
+		} else if (strcmp(a, "--strip-hex") == 0) {
+			strip = true;
+		} else if (a[0] == '-' && a[1] && strspn(a + 1, "ns") == strlen(a + 1)) {
+			/* -n, -s and -ns, as difffolded.pl's getopts takes them */
+			normalize |= strchr(a, 'n') != NULL;
+			strip |= strchr(a, 's') != NULL;
+		} else if (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0 ||
+		           strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage_error("diff", "%s needs a value", a);
+			if (a[1] == 'f' || a[2] == 'f')
+				format = argv[++i];
+			else
+				outpath = argv[++i];
+		} else if (strncmp(a, "--format=", 9) == 0) {
+			format = a + 9;
+		} else if (strncmp(a, "--output=", 9) == 0) {
+			outpath = a + 9;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage_error("diff", "unknown option '%s'", a);
+		} else {
+			if (nfiles == 2)
+				return cli_usage_error("diff", "takes two files, BEFORE and AFTER");
+			files[nfiles++] = a;
+		}
+	}
+	if (nfiles != 2)
+		return cli_usage_error("diff", "needs two files, BEFORE and AFTER");
+	if (c->shard_n > 1)
+		return cli_usage_error("diff", "--shard does not apply to diff");
+	rc = EXIT_DATA;
+	if (cli_load(c) < 0)
+		return EXIT_DATA;
+	if (strcmp(format, "auto") != 0 && !(in_pl = cli_find(c, FK_PLUGIN_INPUT, format, "diff")))
+		return EXIT_USAGE;
+	if (!(out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "diff")))
+		return EXIT_DATA;
+	for (int k = 0; k < 2; k++) {
+		struct fk_input_spec spec;
+		memset(&spec, 0, sizeof spec);
+		spec.path = files[k];
+		spec.plugin = in_pl;
+		if (!(side[k] = fk_profile_new()))
+			goto nomem;
+		r = fk_parse_input(&c->reg, &spec, side[k], NULL, cli_threads(c), c->progress);
+		if (r < 0) {
+			rc = cli_exit(r);
+			goto out;
+		}
+		if (side[k]->series_mask & 2) {
+			fk_log(FK_LOG_ERROR, "%s: has two-column (differential) lines; diff compares "
+			       "two ordinary profiles", files[k]);
+			goto out;
+		}
+	}
+	if (!(p = fk_profile_new()))
+		goto nomem;
+	for (int k = 0; k < 2; k++) {
+		if (add_side(p, side[k], k, strip, &total[k]) < 0)
+			goto nomem;
+		fk_profile_free(side[k]);
+		side[k] = NULL;
+	}
+	/* difffolded.pl -n: int(before * total_after / total_before) when the
+	 * totals differ.  With no BEFORE samples at all there is nothing to
+	 * scale (difffolded.pl dies dividing by zero). */
+	if (normalize && total[0] != total[1] && total[0] != 0) {
+		for (uint32_t i2 = 1; i2 < p->tree.nnodes; i2++) {
+			struct fk_node *n = &p->tree.nodes[i2];
+			if (n->flags & FK_NODE_LEAF)
+				n->self[0] = trunc(n->self[0] * total[1] / total[0]);
+		}
+	}
+	p->series_mask = 3;
+	{
+		struct fk_output_spec out;
+		struct fk_pipeline pl;
+		memset(&out, 0, sizeof out);
+		out.plugin = out_pl;
+		out.path = outpath;
+		memset(&pl, 0, sizeof pl);
+		pl.reg = &c->reg;
+		pl.outputs = &out;
+		pl.noutputs = 1;
+		rc = cli_exit(fk_pipeline_render(&pl, p));
+	}
+	goto out;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+	rc = EXIT_DATA;
+out:
+	fk_profile_free(side[0]);
+	fk_profile_free(side[1]);
+	fk_profile_free(p);
+	return rc;
 }

@@ -1,10 +1,502 @@
-/* flamekit merge: not written yet. */
+/*
+ * flamekit merge: sum folded files into one sorted folded file.
+ *
+ * The result is byte for byte what `flamekit collapse --format folded` gives
+ * for the concatenation of the inputs; only the way there differs.  Inputs
+ * sorted in byte order of their stacks (as flamekit writes them) are merged
+ * as streams: a k-way merge over a heap of the inputs' current lines, so
+ * memory is one read buffer per input whatever their sizes.  Equal stacks
+ * are summed in input order (file 1's lines, then file 2's, ...), the order
+ * collapse adds them in, so even fractional counts give the same bits.
+ *
+ * Order is checked as lines are taken: a stack that sorts before the one
+ * being summed means an input is not sorted.  The stream cannot take that
+ * back, so merge starts over and builds the stack tree in memory (what
+ * collapse does) when it can: every input is a plain file it can read again,
+ * and the output is a file (-o, written to a temporary file until done) or
+ * still unwritten.  Otherwise it stops with an error saying what to do.
+ * The same happens when a two-column (differential) line shows up after
+ * merge chose one-column output from the inputs' first lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli.h"
+
+struct src {
+	struct fk_input in;
+	const char *path;
+	bool reopenable;     /* a regular file: can be read again from the start */
+	bool done;
+	const char *key;     /* current stack, in in's buffer (valid until the next line) */
+	size_t klen;
+	double w[FK_SERIES_MAX];
+	bool two;            /* the current line had two counts */
+};
+
+struct merge {
+	struct src *s;
+	size_t n;
+	size_t *heap, nheap;
+	bool two;            /* two-column output */
+	bool decided;        /* column mode chosen (first lines read) */
+	bool fallback;       /* the stream cannot go on: rebuild in memory */
+	const char *why_path;
+	uint64_t why_line;
+	const char *why;
+	uint64_t out;         /* bytes handed to the writer */
+};
+
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || c == '\n';
+}
+
+/* The count at the end of a folded line: the same grammar as the folded
+ * input plugin's split_count (plugins/input/folded/folded.c), which merge
+ * must agree with byte for byte.  Returns the stack length or -1. */
+static long split_count(const char *s, size_t n, double *w)
+{
+	size_t e = n, i = n;
+	char buf[64];
+
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i > 0 && s[i - 1] == '.') {
+		size_t dot = i - 1, j = dot;
+		while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9')
+			j--;
+		if (j == dot)
+			return -1;
+		i = j;
+	} else if (i == e) {
+		return -1;
+	}
+	if (i == 0 || !is_space(s[i - 1]))
+		return -1;
+	if (e - i <= 15 && !memchr(s + i, '.', e - i)) {
+		/* The common case: an integer exact in a double, as strtod gives it. */
+		uint64_t v = 0;
+		for (size_t k = i; k < e; k++)
+			v = v * 10 + (uint64_t)(s[k] - '0');
+		*w = (double)v;
+		return (long)(i - 1);
+	}
+	if (e - i < sizeof buf) {
+		memcpy(buf, s + i, e - i);
+		buf[e - i] = '\0';
+	} else {
+		memcpy(buf, s + i, sizeof buf - 1);
+		buf[sizeof buf - 1] = '\0';
+	}
+	*w = strtod(buf, NULL);
+	return (long)(i - 1);
+}
+
+/* Advance src to its next stack line.  Unreadable lines are counted as
+ * skipped; lines with an empty stack (" 5", ";; 5") add nothing to the
+ * output but still tell whether the input is differential.  0 at the end,
+ * 1 with a line, negative on a read error (reported). */
+static int next_line(struct merge *m, struct src *s)
+{
+	const char *line;
+	size_t len;
+	int r;
+
+	while ((r = fk_input_getline(&s->in, &line, &len)) > 0) {
+		double w1 = 0, w2 = 0;
+		long sl = split_count(line, len, &w1), s2;
+		size_t k;
+
+		if (sl < 0) {
+			if (len > 0)
+				fk_input_skip(&s->in, s->in.lineno);
+			continue;
+		}
+		s2 = split_count(line, (size_t)sl, &w2);
+		s->two = s2 >= 0;
+		if (s->two) {
+			s->w[0] = w2;
+			s->w[1] = w1;
+			sl = s2;
+		} else {
+			s->w[0] = w1;
+			s->w[1] = 0;
+		}
+		if (s->two && !m->two) {
+			if (m->decided && !m->fallback) {
+				m->fallback = true;
+				m->why_path = s->in.name;
+				m->why_line = s->in.lineno;
+				m->why = "a two-column line after one-column ones";
+			}
+			if (!m->decided)
+				m->two = true;
+		}
+		k = (size_t)sl;
+		while (k > 0 && line[k - 1] == ';')
+			k--;
+		if (k == 0)
+			continue;
+		s->key = line;
+		s->klen = k;
+		return 1;
+	}
+	if (r == 0)
+		s->done = true;
+	return r;
+}
+
+static inline int keycmp(const struct src *a, size_t ia, const struct src *b, size_t ib)
+{
+	size_t m = a->klen < b->klen ? a->klen : b->klen;
+	int r = memcmp(a->key, b->key, m);
+
+	if (r)
+		return r;
+	if (a->klen != b->klen)
+		return a->klen < b->klen ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+static void sift_down(struct merge *m, size_t i)
+{
+	size_t *h = m->heap, n = m->nheap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, best = i;
+		if (l < n && keycmp(&m->s[h[l]], h[l], &m->s[h[best]], h[best]) < 0)
+			best = l;
+		if (l + 1 < n && keycmp(&m->s[h[l + 1]], h[l + 1], &m->s[h[best]], h[best]) < 0)
+			best = l + 1;
+		if (best == i)
+			return;
+		size_t t = h[i];
+		h[i] = h[best];
+		h[best] = t;
+		i = best;
+	}
+}
+
+/* Counts the way the folded output plugin prints them. */
+static size_t fmt_weight(char *buf, size_t cap, double v)
+{
+	char *p = buf + cap;
+
+	if (v == floor(v) && fabs(v) < 9.2e18) {
+		long long x = (long long)v;
+		unsigned long long u = x < 0 ? -(unsigned long long)x : (unsigned long long)x;
+		do
+			*--p = (char)('0' + u % 10);
+		while ((u /= 10) != 0);
+		if (x < 0)
+			*--p = '-';
+		memmove(buf, p, (size_t)(buf + cap - p));
+		return (size_t)(buf + cap - p);
+	}
+	return (size_t)snprintf(buf, cap, "%.15g", v);
+}
+
+/* One output line; m->out counts the bytes, so merge knows whether any
+ * has left the writer's buffer. */
+static int put_line(struct merge *m, struct fk_writer *w, const struct fk_buf *key,
+                    const double *sum)
+{
+	char t[160];
+	size_t n = 0;
+	int rc;
+
+	t[n++] = ' ';
+	n += fmt_weight(t + n, 64, sum[0]);
+	if (m->two) {
+		t[n++] = ' ';
+		n += fmt_weight(t + n, 64, sum[1]);
+	}
+	t[n++] = '\n';
+	rc = fk_writer_write(w, key->data, key->len);
+	if (rc == 0)
+		rc = fk_writer_write(w, t, n);
+	m->out += key->len + n;
+	return rc;
+}
+
+/* The streaming merge.  Returns 0, a negative status (reported), or 1 when
+ * m->fallback says the inputs must be merged in memory instead. */
+static int stream(struct merge *m, struct fk_writer *w)
+{
+	struct fk_buf key = { 0 };
+	double sum[FK_SERIES_MAX] = { 0 };
+	bool have = false;
+	int rc = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		rc = next_line(m, &m->s[i]);
+		if (rc < 0)
+			goto out;
+		if (rc > 0)
+			m->heap[m->nheap++] = i;
+	}
+	rc = 0;
+	m->decided = true;
+	for (size_t i = m->nheap / 2; i-- > 0;)
+		sift_down(m, i);
+	while (m->nheap > 0) {
+		size_t top = m->heap[0];
+		struct src *s = &m->s[top];
+
+		if (have) {
+			size_t c = key.len < s->klen ? key.len : s->klen;
+			int r = memcmp(key.data, s->key, c);
+			if (r == 0 && key.len != s->klen)
+				r = key.len < s->klen ? -1 : 1;
+			if (r > 0) {
+				m->fallback = true;
+				m->why_path = s->in.name;
+				m->why_line = s->in.lineno;
+				m->why = "not sorted";
+				break;
+			}
+			if (r < 0) {
+				rc = put_line(m, w, &key, sum);
+				if (rc < 0)
+					goto out;
+				have = false;
+			}
+		}
+		if (!have) {
+			key.len = 0;
+			if (fk_buf_append(&key, s->key, s->klen) < 0) {
+				fk_log(FK_LOG_ERROR, "out of memory");
+				rc = FK_ERR_NOMEM;
+				goto out;
+			}
+			sum[0] = sum[1] = 0;
+			have = true;
+		}
+		sum[0] += s->w[0];
+		sum[1] += s->w[1];
+		rc = next_line(m, s);
+		if (rc < 0)
+			goto out;
+		if (m->fallback)
+			break;
+		if (rc == 0)
+			m->heap[0] = m->heap[--m->nheap];
+		rc = 0;
+		sift_down(m, 0);
+	}
+	if (m->fallback) {
+		rc = 1;
+		goto out;
+	}
+	if (have)
+		rc = put_line(m, w, &key, sum);
+out:
+	fk_buf_free(&key);
+	return rc;
+}
+
+/* Merge in memory: exactly `collapse --format folded FILE...`. */
+static int in_memory(struct cli *c, char **files, size_t nfiles, const char *outpath)
+{
+	struct fk_input_spec *specs = fk_calloc(nfiles, sizeof *specs);
+	const struct fk_plugin *in_pl, *out_pl;
+	struct fk_output_spec out;
+	struct fk_pipeline pl;
+	int rc;
+
+	if (!specs) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	in_pl = cli_find(c, FK_PLUGIN_INPUT, "folded", "merge");
+	out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "merge");
+	if (!in_pl || !out_pl) {
+		fk_free(specs);
+		return FK_ERR_PLUGIN;
+	}
+	for (size_t k = 0; k < nfiles; k++) {
+		specs[k].path = files[k];
+		specs[k].plugin = in_pl;
+	}
+	memset(&out, 0, sizeof out);
+	out.plugin = out_pl;
+	out.path = outpath;
+	memset(&pl, 0, sizeof pl);
+	pl.reg = &c->reg;
+	pl.inputs = specs;
+	pl.ninputs = nfiles;
+	pl.outputs = &out;
+	pl.noutputs = 1;
+	pl.threads = cli_threads(c);
+	pl.progress = c->progress;
+	rc = fk_pipeline_run(&pl);
+	fk_free(specs);
+	return rc;
+}
 
 int cmd_merge(struct cli *c, int argc, char **argv)
 {
-	(void)c;
-	(void)argc;
-	(void)argv;
-	return cli_usage_error("merge", "this command is not implemented yet");
+	const char *outpath = NULL;
+	char **files = NULL;
+	size_t nfiles = 0, opened = 0;
+	struct merge m;
+	struct fk_writer w;
+	bool wopen = false, stdout_file = false;
+	off_t stdout_start = 0;
+	int rc = EXIT_USAGE, r, i;
+
+	memset(&m, 0, sizeof m);
+	files = fk_calloc((size_t)argc, sizeof *files);
+	if (!files)
+		goto nomem;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			for (i++; i < argc; i++)
+				files[nfiles++] = argv[i];
+			break;
+		}
+		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
+			if (r < 0)
+				goto out;
+			continue;
+		}
+		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+			if (i + 1 >= argc) {
+				cli_usage_error("merge", "%s needs a file name", a);
+				goto out;
+			}
+			outpath = argv[++i];
+			continue;
+		}
+		if (strncmp(a, "--output=", 9) == 0) {
+			outpath = a + 9;
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			cli_usage_error("merge", "unknown option '%s'", a);
+			goto out;
+		}
+		files[nfiles++] = argv[i];
+	}
+	if (nfiles == 0) {
+		cli_usage_error("merge", "give the folded files to merge");
+		goto out;
+	}
+	if (c->shard_n > 1) {
+		cli_usage_error("merge", "--shard does not apply to merge (its inputs are already "
+		                "folded); merge the shards' outputs instead");
+		goto out;
+	}
+	rc = EXIT_DATA;
+	if (cli_load(c) < 0)
+		goto out;
+	m.n = nfiles;
+	m.s = fk_calloc(nfiles, sizeof *m.s);
+	m.heap = fk_calloc(nfiles, sizeof *m.heap);
+	if (!m.s || !m.heap)
+		goto nomem;
+	/* One read buffer per input: keep the total near 64 MiB. */
+	fk_input_bufsize = (64u << 20) / nfiles;
+	if (fk_input_bufsize > (1u << 20))
+		fk_input_bufsize = 1u << 20;
+	if (fk_input_bufsize < (64u << 10))
+		fk_input_bufsize = 64u << 10;
+	fk_input_mmap = false;
+	for (size_t k = 0; k < nfiles; k++) {
+		struct src *s = &m.s[k];
+		struct stat st;
+		s->path = files[k];
+		if (fk_input_open(&s->in, files[k]) < 0)
+			goto out;
+		opened++;
+		s->reopenable = strcmp(files[k], "-") != 0 && fstat(s->in.fd, &st) == 0 &&
+		                S_ISREG(st.st_mode);
+	}
+	if (fk_writer_open(&w, outpath) < 0)
+		goto out;
+	wopen = true;
+	if (!outpath || strcmp(outpath, "-") == 0) {
+		struct stat st;
+		if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+			/* With O_APPEND (>>) the offset means nothing until the
+			 * first write: the output starts at the current end. */
+			int fl = fcntl(STDOUT_FILENO, F_GETFL);
+			stdout_start = fl >= 0 && (fl & O_APPEND) ? st.st_size
+			                                           : lseek(STDOUT_FILENO, 0, SEEK_CUR);
+			stdout_file = fl >= 0 && stdout_start >= 0;
+		}
+	}
+	r = stream(&m, &w);
+	if (r == 1) {
+		/* An input was out of order.  Can the part written be taken back
+		 * (a temporary file, stdout redirected to a file, or a pipe that
+		 * has not been written to yet: the writer flushes only once its
+		 * buffer is full) and every input be read again? */
+		bool again = true, retract = w.path != NULL || stdout_file || m.out < w.cap;
+		const char *which = NULL;
+		for (size_t k = 0; k < nfiles; k++)
+			if (!m.s[k].reopenable) {
+				again = false;
+				which = m.s[k].in.name;
+			}
+		if (!again || !retract) {
+			fk_log(FK_LOG_ERROR, "%s:%llu: %s; merge streams sorted inputs and cannot start "
+			       "over in memory because %s%s; write to a file with -o, or sort the inputs "
+			       "with LC_ALL=C sort, or use 'flamekit collapse --format folded'",
+			       m.why_path, (unsigned long long)m.why_line, m.why,
+			       !again ? which : "part of the result is already on stdout",
+			       !again ? " cannot be read again" : "");
+			fk_writer_abort(&w);
+			wopen = false;
+			rc = EXIT_DATA;
+			goto out;
+		}
+		fk_log(FK_LOG_INFO, "%s:%llu: %s; merging in memory instead", m.why_path,
+		       (unsigned long long)m.why_line, m.why);
+		fk_writer_abort(&w);
+		wopen = false;
+		if (stdout_file && (ftruncate(STDOUT_FILENO, stdout_start) < 0 ||
+		                    lseek(STDOUT_FILENO, stdout_start, SEEK_SET) < 0)) {
+			fk_log(FK_LOG_ERROR, "<stdout>: cannot rewind: %s", strerror(errno));
+			goto out;
+		}
+		for (size_t k = 0; k < opened; k++)
+			fk_input_close(&m.s[k].in);
+		opened = 0;
+		fk_input_bufsize = 1u << 20;
+		fk_input_mmap = true;
+		rc = cli_exit(in_memory(c, files, nfiles, outpath));
+		goto out;
+	}
+	if (r == 0 && w.error)
+		r = w.error;
+	if (r < 0 && w.epipe)
+		r = 0;
+	if (r == 0) {
+		for (size_t k = 0; k < nfiles; k++)
+			fk_input_report(&m.s[k].in);
+		wopen = false;
+		r = fk_writer_commit(&w);
+	}
+	rc = cli_exit(r);
+	goto out;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+	rc = EXIT_DATA;
+out:
+	if (wopen)
+		fk_writer_abort(&w);
+	for (size_t k = 0; k < opened; k++)
+		fk_input_close(&m.s[k].in);
+	fk_free(m.s);
+	fk_free(m.heap);
+	fk_free(files);
+	return rc;
 }

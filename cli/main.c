@@ -17,10 +17,19 @@ const struct cli_command cli_commands[] = {
 	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "graph", cmd_graph, "graph [OPTIONS] [FILE...]",
 	  "draw an SVG flame graph (flamegraph.pl's options)", NULL },
-	{ "diff", cmd_diff, "diff [--normalize] [--strip-hex] BEFORE AFTER",
-	  "write two-column differential folded stacks (difffolded.pl)", NULL },
+	{ "diff", cmd_diff, "diff [-n] [-s] [--format NAME] [-o FILE] BEFORE AFTER",
+	  "write two-column differential folded stacks (difffolded.pl)",
+	  "  -n, --normalize    scale BEFORE's counts to AFTER's total (truncated, as\n"
+	  "                     difffolded.pl -n)\n"
+	  "  -s, --strip-hex    rewrite 0x<hex> to 0x... in frame names before comparing\n"
+	  "  -f, --format NAME  format of both inputs: folded (default), auto, or any\n"
+	  "                     input plugin\n"
+	  "  -o, --output FILE  write here (atomically) instead of stdout\n" },
 	{ "merge", cmd_merge, "merge [-o FILE] FILE...",
-	  "sum folded files into one sorted folded file", NULL },
+	  "sum folded files into one sorted folded file",
+	  "  -o, --output FILE  write here (atomically) instead of stdout\n"
+	  "  FILE...            folded files (one or two counts a line), .gz or '-';\n"
+	  "                     sorted ones are merged as streams, others in memory\n" },
 	{ "run", cmd_run, "run [--check] [--set KEY=VALUE]... [JOB.yaml]",
 	  "run a YAML job: inputs, filters and outputs",
 	  "  --check            validate the job (files, plugins, options, scripts) and stop\n"

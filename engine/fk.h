@@ -230,8 +230,21 @@ struct fk_input {
 	bool chunk;
 	uint64_t err_line;
 	char *err_msg;
+	/* Sharding: when `limited`, at most `limit` more raw bytes are read
+	 * from fd (the end of this shard's byte range). */
+	bool limited;
+	uint64_t limit;
+	uint64_t shard_start; /* file offset of the first byte (host->input_start) */
 };
 
+/* Initial buffer size of inputs opened from now on (default 1 MiB; lines
+ * longer than it grow it).  `merge` lowers it when it holds many inputs
+ * open at once. */
+extern size_t fk_input_bufsize;
+/* Whether regular files opened from now on are mapped (default true).
+ * `merge` reads many files at once and turns it off: a 32 MiB window per
+ * input would add up. */
+extern bool fk_input_mmap;
 /* Open a file ("-" = stdin); reports the error itself. */
 int fk_input_open(struct fk_input *in, const char *path);
 /* An input over a memory buffer (tests, probes).  The buffer is copied. */
@@ -239,6 +252,13 @@ int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, s
 void fk_input_close(struct fk_input *in);
 /* parallel.c: host->parse_chunks */
 int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx);
+/* Restrict `in` (just opened, maybe peeked at) to shard k of n: the byte
+ * range between the sample boundaries that plugin pl's sync() finds near
+ * k*size/n and (k+1)*size/n.  The input must be an uncompressed regular
+ * file and pl must have sync; otherwise an error naming the reason is
+ * reported.  The input is renamed "PATH[k/n]" and counts lines from the
+ * start of its range. */
+int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, unsigned n);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);
@@ -356,6 +376,9 @@ struct fk_input_spec {
 	const char *const *optnames;
 	const char *const *optvalues;
 	size_t nopts;
+	/* Parse only shard shard_k of shard_n (see fk_input_shard); shard_n 0
+	 * or 1 reads everything. */
+	unsigned shard_k, shard_n;
 };
 
 struct fk_output_spec {
@@ -387,6 +410,10 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
  * only when all of that succeeded are they renamed into place.  Outputs to
  * stdout are rendered last, since what reaches stdout cannot be taken back. */
 int fk_pipeline_run(struct fk_pipeline *pl);
+/* The output half of fk_pipeline_run, for commands that build the profile
+ * themselves (diff): finish p, render every output of pl, commit them
+ * all or none.  p stays owned by the caller. */
+int fk_pipeline_render(struct fk_pipeline *pl, struct fk_profile *p);
 
 /* ---- misc ------------------------------------------------------------------ */
 double fk_now(void);

@@ -35,6 +35,7 @@ static void *h_realloc(void *p, size_t n) { return fk_realloc(p, n); }
 static void h_free(void *p) { fk_free(p); }
 
 static const char *h_input_name(const struct fk_input *in) { return in->name; }
+static uint64_t h_input_start(const struct fk_input *in) { return in->shard_start; }
 static uint64_t h_input_lineno(const struct fk_input *in) { return in->lineno; }
 
 static int h_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
@@ -262,6 +263,7 @@ const struct fk_host fk_host = {
 	.se_meta = fk_se_meta,
 	.se_comm = fk_se_comm,
 	.parse_chunks = fk_parse_chunks,
+	.input_start = h_input_start,
 	.se_frame_id = fk_se_frame_id,
 	.se_remove_range = fk_se_remove_range,
 };

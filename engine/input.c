@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@
 #define ZBUFSZ (256u * 1024)
 #define MAX_LINE ((size_t)1 << 30)
 #define MAPWIN ((size_t)32 << 20)
+
+size_t fk_input_bufsize = BUFSZ;
+bool fk_input_mmap = true;
 
 struct gz {
 	z_stream z;
@@ -40,11 +44,19 @@ static ssize_t raw_read(struct fk_input *in, void *dst, size_t cap)
 
 	if (in->fd < 0)
 		return 0;
+	if (in->limited) {
+		if (in->limit == 0)
+			return 0;
+		if (cap > in->limit)
+			cap = (size_t)in->limit;
+	}
 	do
 		r = read(in->fd, dst, cap);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return report_errno(in, "read error");
+	if (in->limited)
+		in->limit -= (uint64_t)r;
 	return r;
 }
 
@@ -213,7 +225,7 @@ static int setup(struct fk_input *in, const char *name)
 	ssize_t n;
 
 	if (in->fd >= 0 && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    !getenv("FLAMEKIT_NO_MMAP") &&
+	    fk_input_mmap && !getenv("FLAMEKIT_NO_MMAP") &&
 	    !(pread(in->fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
 		in->name = fk_strdup(name);
 		if (!in->name) {
@@ -227,7 +239,7 @@ static int setup(struct fk_input *in, const char *name)
 		return n < 0 ? (int)n : 0;
 	}
 	in->name = fk_strdup(name);
-	in->cap = BUFSZ;
+	in->cap = fk_input_bufsize >= 4096 ? fk_input_bufsize : 4096;
 	in->buf = fk_malloc(in->cap);
 	if (!in->name || !in->buf) {
 		fk_log(FK_LOG_ERROR, "%s: out of memory", name);
@@ -287,7 +299,8 @@ int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, s
 	memset(in, 0, sizeof *in);
 	in->fd = -1;
 	in->name = fk_strdup(name);
-	in->cap = len + 1 > BUFSZ ? len + 1 : BUFSZ;
+	/* The whole input is here and never grows: no 1 MiB read buffer. */
+	in->cap = len + 1;
 	in->buf = fk_malloc(in->cap);
 	if (!in->name || !in->buf) {
 		fk_input_close(in);
@@ -323,6 +336,138 @@ void fk_input_close(struct fk_input *in)
 		fk_free(in->name);
 	memset(in, 0, sizeof *in);
 	in->fd = -1;
+}
+
+/* The boundary the plugin finds for nominal cut point `o` (0 < o < size):
+ * windows start at o - 1 and double until sync() answers. */
+static int shard_bound(struct fk_input *in, const struct fk_plugin *pl, uint64_t o,
+                       uint64_t size, uint64_t *out)
+{
+	uint64_t ws = o - 1;
+	size_t want = 64 * 1024;
+	unsigned char *buf = NULL;
+
+	for (;;) {
+		size_t got = 0;
+		ssize_t r;
+		int eof;
+		unsigned char *nb = fk_realloc(buf, want);
+
+		if (!nb) {
+			fk_free(buf);
+			fk_log(FK_LOG_ERROR, "%s: out of memory looking for a shard boundary", in->name);
+			return FK_ERR_NOMEM;
+		}
+		buf = nb;
+		while (got < want && ws + got < size) {
+			r = pread(in->fd, buf + got, want - got, (off_t)(ws + got));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				fk_free(buf);
+				return report_errno(in, "read error");
+			}
+			if (r == 0)
+				break;
+			got += (size_t)r;
+		}
+		eof = ws + got >= size;
+		r = pl->d.in.sync(buf, got, eof);
+		if (r < 0) {
+			fk_free(buf);
+			fk_log(FK_LOG_ERROR, "%s: cannot be sharded: the %s plugin finds no sample "
+			       "boundary it can cut at near byte %llu", in->name, pl->d.h.name,
+			       (unsigned long long)o);
+			return in->error = FK_ERR_DATA;
+		}
+		if (r > 0 || eof) {
+			if (r == 0 || (size_t)r > got)
+				r = (ssize_t)got;
+			*out = ws + (uint64_t)r;
+			fk_free(buf);
+			return 0;
+		}
+		want *= 2;
+	}
+}
+
+int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, unsigned n)
+{
+	struct stat st;
+	uint64_t size, start = 0, end, o;
+	char *name;
+	int rc;
+
+	if (n <= 1)
+		return 0;
+	if (in->gz) {
+		fk_log(FK_LOG_ERROR, "%s: compressed input cannot be sharded (--shard needs to "
+		       "seek); decompress it first", in->name);
+		return in->error = FK_ERR_USAGE;
+	}
+	if (in->fd < 0 || fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fk_log(FK_LOG_ERROR, "%s: --shard needs a regular file, not a pipe or terminal",
+		       in->name);
+		return in->error = FK_ERR_USAGE;
+	}
+	if (!pl->d.in.sync) {
+		fk_log(FK_LOG_ERROR, "%s: the %s format cannot be sharded (its plugin has no sync "
+		       "callback); parse it whole", in->name, pl->d.h.name);
+		return in->error = FK_ERR_USAGE;
+	}
+	size = (uint64_t)st.st_size;
+	end = size;
+	o = (uint64_t)((unsigned __int128)size * k / n);
+	if (k > 0 && o > 0 && o < size && (rc = shard_bound(in, pl, o, size, &start)) < 0)
+		return rc;
+	if (k > 0 && o >= size)
+		start = size;
+	o = (uint64_t)((unsigned __int128)size * (k + 1) / n);
+	if (k + 1 < n && o > 0 && o < size && (rc = shard_bound(in, pl, o, size, &end)) < 0)
+		return rc;
+	if (k + 1 < n && o == 0)
+		end = 0;
+	if (end < start)
+		end = start;
+	if (!in->mapped && lseek(in->fd, (off_t)start, SEEK_SET) < 0)
+		return report_errno(in, "cannot seek");
+	name = fk_malloc(strlen(in->name) + 32);
+	if (!name) {
+		fk_log(FK_LOG_ERROR, "%s: out of memory", in->name);
+		return FK_ERR_NOMEM;
+	}
+	sprintf(name, "%s[%u/%u]", in->name, k, n);
+	fk_free(in->name);
+	in->name = name;
+	in->lineno = 0;
+	in->shard_start = start;
+	if (in->mapped) {
+		/* The mapping treats `end` as the end of the file and slides
+		 * its window to `start`. */
+		if (in->buf)
+			munmap(in->buf, in->cap);
+		in->buf = NULL;
+		in->cap = 0;
+		in->start = in->end = 0;
+		in->mapoff = start;
+		in->fsize = end;
+		in->eof = start == end;
+		if (!in->eof) {
+			ssize_t r = map_window(in);
+			if (r < 0)
+				return (int)r;
+		}
+		in->bytes = 0;
+	} else {
+		in->start = in->end = 0;
+		in->bytes = 0;
+		in->eof = start == end;
+		in->limited = true;
+		in->limit = end - start;
+	}
+	fk_log(FK_LOG_INFO, "%s: bytes %llu to %llu of %llu", in->name, (unsigned long long)start,
+	       (unsigned long long)end, (unsigned long long)size);
+	return 0;
 }
 
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data)

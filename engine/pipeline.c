@@ -85,6 +85,8 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 			}
 		}
 	}
+	if (spec->shard_n > 1 && (rc = fk_input_shard(&in, pl, spec->shard_k, spec->shard_n)) < 0)
+		goto out;
 	fk_sink_init(&sink, p, spec->series, threads, filters);
 	fk_log_set_prefix(pl->prefix);
 	rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
@@ -128,6 +130,61 @@ static int render_one(const struct fk_output_spec *o, struct fk_profile *p, stru
 	return rc;
 }
 
+/* Create every output (as a temporary): an unwritable one fails the run
+ * before a long parse, and leaves the others untouched. */
+static int open_all(const struct fk_pipeline *pl, struct fk_writer **out, size_t *opened)
+{
+	struct fk_writer *w = fk_calloc(pl->noutputs ? pl->noutputs : 1, sizeof *w);
+	int rc;
+
+	*out = w;
+	*opened = 0;
+	if (!w) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < pl->noutputs; i++) {
+		if ((rc = fk_writer_open(&w[i], pl->outputs[i].path)) < 0)
+			return rc;
+		++*opened;
+	}
+	return 0;
+}
+
+/* Render into the open writers, files first and stdout last, finish
+ * (flush, close) them all, and rename them only when all succeeded.  With
+ * rc < 0 on entry, only aborts.  Frees w. */
+static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_writer *w,
+                      size_t opened, int rc)
+{
+	size_t i;
+
+	if (rc == 0) {
+		rc = fk_profile_finish(p);
+		if (rc == FK_ERR_NOMEM)
+			fk_log(FK_LOG_ERROR, "out of memory");
+	}
+	for (int pass = 0; pass < 2 && rc == 0; pass++)
+		for (i = 0; i < pl->noutputs && rc == 0; i++)
+			if (is_stdout(&pl->outputs[i]) == (pass == 1))
+				rc = render_one(&pl->outputs[i], p, &w[i]);
+	for (i = 0; i < opened && rc == 0; i++)
+		rc = fk_writer_finish(&w[i]);
+	if (rc == 0) {
+		/* Every temporary is complete and closed; only renames are left. */
+		for (i = 0; i < opened; i++) {
+			int c = fk_writer_commit(&w[i]);
+			if (c < 0 && rc == 0)
+				rc = c;
+		}
+		opened = 0;
+	}
+	for (i = 0; i < opened; i++)
+		fk_writer_abort(&w[i]);
+	fk_free(w);
+	return rc;
+}
+
 int fk_pipeline_run(struct fk_pipeline *pl)
 {
 	struct fk_profile *p = fk_profile_new();
@@ -139,52 +196,26 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		fk_log(FK_LOG_ERROR, "out of memory");
 		return FK_ERR_NOMEM;
 	}
-	w = fk_calloc(pl->noutputs ? pl->noutputs : 1, sizeof *w);
-	if (!w) {
-		fk_log(FK_LOG_ERROR, "out of memory");
-		rc = FK_ERR_NOMEM;
-		goto out;
-	}
-	/* Create every output first: an unwritable one fails the run before a
-	 * long parse, and leaves the others untouched. */
-	for (i = 0; i < pl->noutputs; i++) {
-		rc = fk_writer_open(&w[i], pl->outputs[i].path);
-		if (rc < 0)
-			goto out;
-		opened++;
+	for (i = 0; i < pl->noutputs; i++)
 		if (pl->outputs[i].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES)
 			p->keep_samples = true;
-	}
+	rc = open_all(pl, &w, &opened);
 	for (i = 0; i < pl->ninputs && rc == 0; i++)
 		rc = fk_parse_input(pl->reg, &pl->inputs[i], p, &pl->filters, pl->threads, pl->progress);
 	if (rc == 0)
 		rc = fk_profile_apply_frame_filters(&p, &pl->filters);
-	if (rc == 0)
-		rc = fk_profile_finish(p);
 	if (rc == FK_ERR_NOMEM)
 		fk_log(FK_LOG_ERROR, "out of memory");
-	if (rc < 0)
-		goto out;
-	/* Files first, stdout last: what reaches stdout cannot be taken back. */
-	for (int pass = 0; pass < 2 && rc == 0; pass++)
-		for (i = 0; i < pl->noutputs && rc == 0; i++)
-			if (is_stdout(&pl->outputs[i]) == (pass == 1))
-				rc = render_one(&pl->outputs[i], p, &w[i]);
-	for (i = 0; i < pl->noutputs && rc == 0; i++)
-		rc = fk_writer_finish(&w[i]);
-	if (rc == 0) {
-		/* Every temporary is complete and closed; only renames are left. */
-		for (i = 0; i < opened; i++) {
-			int c = fk_writer_commit(&w[i]);
-			if (c < 0 && rc == 0)
-				rc = c;
-		}
-		opened = 0;
-	}
-out:
-	for (i = 0; i < opened; i++)
-		fk_writer_abort(&w[i]);
-	fk_free(w);
+	rc = render_all(pl, p, w, opened, rc);
 	fk_profile_free(p);
 	return rc;
+}
+
+int fk_pipeline_render(struct fk_pipeline *pl, struct fk_profile *p)
+{
+	struct fk_writer *w;
+	size_t opened;
+	int rc = open_all(pl, &w, &opened);
+
+	return render_all(pl, p, w, opened, rc);
 }

@@ -329,8 +329,11 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 		}
 	}
 	fk_tree_add(&p->tree, node, w);
+	/* A series holds data when a weight landed in it, or when the input gave
+	 * every series explicitly (a differential line "a;b 0 5" keeps both
+	 * columns even if one is all zeros, so folded output stays two-column). */
 	for (int k = 0; k < FK_SERIES_MAX; k++)
-		if (w[k] != 0)
+		if (w[k] != 0 || (smp->flags & FK_SAMPLE_SERIES))
 			p->series_mask |= 1u << k;
 	p->samples_pushed++;
 	if (p->keep_samples) {
@@ -354,7 +357,21 @@ int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *out)
 		return FK_ERR_NOMEM;
 	for (i = 0; i < smp->nframes; i++) {
 		const struct fk_frameref *fr = &smp->frames[i];
-		fk_frame_t id = fk_intern_annot(&p->in, fr->name, fr->len, fr->annot);
+		fk_frame_t id;
+		if (fr->len && (memchr(fr->name, ';', fr->len) || memchr(fr->name, '\n', fr->len))) {
+			/* ';' separates frames and '\n' lines in folded text: a name
+			 * holding one would not survive a round trip. */
+			char *c = fk_strndup(fr->name, fr->len);
+			if (!c)
+				return FK_ERR_NOMEM;
+			for (size_t k = 0; k < fr->len; k++)
+				if (c[k] == ';' || c[k] == '\n')
+					c[k] = c[k] == ';' ? ':' : ' ';
+			id = fk_intern_annot(&p->in, c, fr->len, fr->annot);
+			fk_free(c);
+		} else {
+			id = fk_intern_annot(&p->in, fr->name, fr->len, fr->annot);
+		}
 		if (id == FK_FRAME_NONE)
 			return FK_ERR_NOMEM;
 		if (fr->module && p->in.frames[id].module == FK_FRAME_NONE) {

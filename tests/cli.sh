@@ -4,7 +4,7 @@
 D="$FK_SRCDIR/tests/data/folded"
 
 run "$FLAMEKIT" --version
-is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.0)" "--version"
+is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.1)" "--version"
 
 run "$FLAMEKIT"
 ok $([ "$rc" -eq 2 ]; echo $?) "no command is a usage error (exit 2)"
@@ -47,7 +47,9 @@ run "$FLAMEKIT" collapse --format folded "$TMP/missing.txt"
 is "$rc:$err" "1:flamekit: $TMP/missing.txt: cannot open: No such file or directory" "missing input: exit 1"
 
 run "$FLAMEKIT" collapse --format nosuch "$D/basic.txt"
-ok $([ "$rc" -eq 2 ] && echo "$err" | grep -q 'no input plugin named "nosuch" (available: folded'; echo $?) \
+# every input plugin of the build, in load (name) order, as messages list them
+inputs=$("$FLAMEKIT" plugins | awk '$1 == "input" { print $2 }' | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+ok $([ "$rc" -eq 2 ] && echo "$err" | grep -qF "no input plugin named \"nosuch\" (available: $inputs)"; echo $?) \
 	"unknown format: exit 2, lists the available ones"
 
 run "$FLAMEKIT" collapse --format folded --bogus "$D/basic.txt"
@@ -56,7 +58,7 @@ is "$rc:$(echo "$err" | head -1)" "2:flamekit: collapse: unknown option '--bogus
 head -c 3000 /dev/urandom > "$TMP/binary.bin"
 printf '\0\1\2\3' >> "$TMP/binary.bin"
 run "$FLAMEKIT" collapse "$TMP/binary.bin"
-is "$rc:$err" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried: folded); give one with --format NAME" \
+is "$rc:$err" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried: $inputs); give one with --format NAME" \
 	"binary garbage is not auto-detected"
 
 : > "$TMP/empty.txt"
@@ -92,7 +94,7 @@ ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q "^input   folded .*/plugins/.libs/
 	"plugins lists folded input and output, loaded from the build tree"
 
 run "$FLAMEKIT" plugins --help output:folded
-ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^output plugin "folded" 1.0 (ABI 1.0)$'; echo $?) "plugins --help KIND:NAME"
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^output plugin "folded" 1.0 (ABI 1.1)$'; echo $?) "plugins --help KIND:NAME"
 
 # broken modules in the path are refused, and collapse still works
 mkdir "$TMP/mods"
@@ -100,7 +102,7 @@ for m in badmagic wrongabi noentry; do cp "$FK_BUILDDIR/tests/modules/.libs/$m.s
 cp "$FK_SRCDIR/tests/modules/garbage.so" "$TMP/mods/"
 run "$FLAMEKIT" collapse --plugin-dir "$TMP/mods" --format folded "$D/basic.txt"
 ok $([ "$rc" -eq 0 ] && [ "$(echo "$out" | head -1)" = "main 0" ]; echo $?) "collapse works beside broken modules"
-ok $(echo "$err" | grep -q "wrongabi.so: plugin refused: built for plugin ABI 99.3, but this flamekit speaks ABI 1.0; rebuild"; echo $?) \
+ok $(echo "$err" | grep -q "wrongabi.so: plugin refused: built for plugin ABI 99.3, but this flamekit speaks ABI 1.1; rebuild"; echo $?) \
 	"wrong-ABI module refused with both versions and the fix"
 ok $(echo "$err" | grep -q "badmagic.so: plugin refused: wrong magic 0xdeadbeef"; echo $?) "bad-magic module refused"
 ok $(echo "$err" | grep -q "noentry.so: plugin refused: no flamekit_plugin_init symbol"; echo $?) "module without entry refused"

@@ -1,1 +1,67 @@
-# tests of the input area
+# Tests of the input plugins dtrace, stap, pmcstat, instruments and ljp, and
+# of format auto-detection.
+TESTS += tests/input.sh tests/detect.sh
+EXTRA_DIST += tests/input.sh tests/detect.sh \
+	tests/data/detect/dtrace-noheader.format \
+	tests/data/detect/dtrace-noheader.txt \
+	tests/data/detect/folded-java.format \
+	tests/data/detect/folded-java.txt \
+	tests/data/detect/folded.format \
+	tests/data/detect/folded.txt \
+	tests/data/detect/instruments-noheader.format \
+	tests/data/detect/instruments-noheader.txt \
+	tests/data/detect/ljp-nototal.format \
+	tests/data/detect/ljp-nototal.txt \
+	tests/data/detect/pmcstat-noheader.format \
+	tests/data/detect/pmcstat-noheader.txt \
+	tests/data/detect/prose.format \
+	tests/data/detect/prose.txt \
+	tests/data/dtrace/fixes.out \
+	tests/data/dtrace/fixes.txt \
+	tests/data/dtrace/header-auto.out \
+	tests/data/dtrace/header-auto.txt \
+	tests/data/dtrace/header-lines.args \
+	tests/data/dtrace/header-lines.out \
+	tests/data/dtrace/header-lines.txt \
+	tests/data/dtrace/hugecount.err \
+	tests/data/dtrace/hugecount.out \
+	tests/data/dtrace/hugecount.txt \
+	tests/data/dtrace/lonecount.err \
+	tests/data/dtrace/lonecount.out \
+	tests/data/dtrace/lonecount.txt \
+	tests/data/dtrace/noheader.out \
+	tests/data/dtrace/noheader.txt \
+	tests/data/dtrace/truncated.err \
+	tests/data/dtrace/truncated.out \
+	tests/data/dtrace/truncated.txt \
+	tests/data/instruments/cycles.out \
+	tests/data/instruments/cycles.txt \
+	tests/data/instruments/units.err \
+	tests/data/instruments/units.out \
+	tests/data/instruments/units.txt \
+	tests/data/instruments/v16.err \
+	tests/data/instruments/v16.out \
+	tests/data/instruments/v16.txt \
+	tests/data/instruments/v7.out \
+	tests/data/instruments/v7.txt \
+	tests/data/ljp/early-total.err \
+	tests/data/ljp/early-total.out \
+	tests/data/ljp/early-total.txt \
+	tests/data/ljp/nototal.out \
+	tests/data/ljp/nototal.txt \
+	tests/data/pmcstat/badlines.err \
+	tests/data/pmcstat/badlines.out \
+	tests/data/pmcstat/badlines.txt \
+	tests/data/pmcstat/lost-preserve.args \
+	tests/data/pmcstat/lost-preserve.out \
+	tests/data/pmcstat/lost-preserve.txt \
+	tests/data/pmcstat/lost.out \
+	tests/data/pmcstat/lost.txt \
+	tests/data/stap/fixes.out \
+	tests/data/stap/fixes.txt \
+	tests/data/stap/hugecount.err \
+	tests/data/stap/hugecount.out \
+	tests/data/stap/hugecount.txt \
+	tests/data/stap/truncated.err \
+	tests/data/stap/truncated.out \
+	tests/data/stap/truncated.txt

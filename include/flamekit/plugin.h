@@ -10,18 +10,50 @@
  *
  * ABI policy
  * ----------
- * FK_ABI_MAJOR changes when a field is removed, reordered or changes meaning,
- * or a callback changes signature.  The loader refuses a plugin whose major
- * differs from its own, naming the file, both versions and the fix (rebuild
- * against the installed headers).
+ * The ABI version is FK_ABI_MAJOR.FK_ABI_MINOR.  Every descriptor records
+ * the version of the header it was compiled against (FLAMEKIT_REGISTER_*
+ * fills it in), and struct fk_host carries the engine's.
  *
- * FK_ABI_MINOR changes when fields or callbacks are appended to a descriptor
- * or to struct fk_host.  Nothing is ever inserted in the middle.  The loader
- * copies min(struct_size, sizeof ours) bytes of a plugin's descriptor and
- * zero-fills the rest, so a plugin built against an older minor loads and its
- * missing callbacks read as NULL (absent).  A plugin built against a newer
- * minor also loads; the fields it knows and we do not are ignored.  A plugin
- * must check host->struct_size before using a host field added after 1.0.
+ * A minor bump (1.0 -> 1.1) may only add:
+ *   - fields (callbacks or data) at the END of a descriptor struct
+ *     (struct fk_input_plugin, fk_filter_plugin, fk_output_plugin) or of
+ *     struct fk_host: the structs that carry a struct_size;
+ *   - new values at the end of an enum (status codes, annotations, sample
+ *     flags, option types, output needs), new macros and new typedefs.
+ * A new field's zero value must mean "absent / old behaviour", because
+ * that is what the engine sees for a plugin built before the field existed.
+ *
+ * A major bump (1.x -> 2.0) is needed for anything else: removing,
+ * reordering, resizing or retyping a field; changing a callback's
+ * signature or meaning; changing the value of a constant; adding a field
+ * to a struct that has no struct_size (struct fk_plugin_header,
+ * fk_option, fk_frameref, fk_sample, fk_logged_sample), since plugins and
+ * the engine build arrays of those or read them by sizeof.
+ *
+ * How the loader treats a plugin built against ABI P.p when the engine
+ * speaks E.e:
+ *   - P != E: refused, with one warning naming the module file, both
+ *     versions and the fix ("rebuild the plugin against this flamekit's
+ *     <flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)"); the
+ *     other plugins still load.
+ *   - P == E, p < e (older minor): loaded.  The loader copies the
+ *     plugin's struct_size bytes of its descriptor and zero-fills the rest,
+ *     so callbacks added after p read as NULL and are treated as absent.
+ *   - P == E, p > e (newer minor): loaded.  The loader copies only the
+ *     sizeof(descriptor) bytes it knows; trailing fields it does not know
+ *     are ignored.  Such a plugin must not rely on host services newer than
+ *     the engine: before using a struct fk_host member added after 1.0 it
+ *     checks host->abi_minor (or that host->struct_size covers the member),
+ *     and it must not expect values of enums it learned about after e to be
+ *     understood.
+ * `flamekit plugins` shows each plugin's P.p beside its path.
+ *
+ * History of minors:
+ *   1.0  the first ABI.
+ *   1.1  struct fk_input_plugin gains sync() and struct fk_host gains
+ *        input_start() (sharding: `--shard K/N`).  A 1.0 input plugin
+ *        loads with sync NULL: its inputs cannot be sharded, and asking
+ *        for a shard of one is an error.
  *
  * Ownership
  * ---------
@@ -42,7 +74,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 0
+#define FK_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -114,7 +146,8 @@ enum fk_annot {
 
 /* One frame as an input plugin hands it over.  Bytes are copied. */
 struct fk_frameref {
-	const char *name;   /* not NUL-terminated; may hold any byte but ';' is replaced */
+	const char *name;   /* not NUL-terminated; any bytes, but the engine turns
+	                     * ';' into ':' and '\n' into ' ' (folded text's separators) */
 	size_t len;
 	int annot;          /* enum fk_annot, appended as a suffix when not NONE */
 	const char *module; /* optional ("libc.so.6", "[kernel]"), NULL when unknown */
@@ -316,7 +349,15 @@ struct fk_host {
 	int (*parse_chunks)(struct fk_input *in, struct fk_sink *sink,
 	                    const struct fk_chunk_ops *ops, void *ctx);
 
-	/* --- appended after 1.0: check host->struct_size before use -------- */
+	/* --- appended in ABI 1.1: check host->struct_size before use --- */
+	/* Byte offset in the file at which this input's data starts: 0 for a
+	 * whole input and for shard 0, more for a later shard (--shard K/N).
+	 * A parser that treats the start of its input specially (dtrace skips
+	 * its first lines, perf keeps the first event type it sees) must only
+	 * do so at offset 0; see doc/merge.md. */
+	uint64_t (*input_start)(const struct fk_input *in);
+
+	/* --- appended after ABI 1.1: check host->struct_size before use --- */
 	/* The interned id of frame i of a sample (FK_FRAME_NONE when out of
 	 * range): stable for the run, so a filter can cache per-frame answers
 	 * in an array instead of comparing names on every sample. */
@@ -349,6 +390,30 @@ struct fk_input_plugin {
 	 * errors are reported with host->input_error before returning. */
 	int (*parse)(const struct fk_host *host, struct fk_input *in,
 	             struct fk_sink *sink, const void *opts);
+
+	/* --- appended in ABI 1.1 --- */
+	/* Find a sample boundary, so that one input file can be split into N
+	 * byte ranges parsed independently (`--shard K/N`) whose merged results
+	 * equal the whole file's.  buf holds len bytes of the (uncompressed,
+	 * seekable) input starting ONE byte before the engine's nominal cut
+	 * point, so buf[0] is context, not a candidate.  Return:
+	 *   i in [1, len]  the index of the first byte of the first sample that
+	 *                  starts at index >= 1 (parsing from buf + i must give
+	 *                  exactly the samples whose text starts there);
+	 *   0              no boundary in buf yet: the engine calls again with a
+	 *                  longer window from the same start (eof != 0 means
+	 *                  there is no more input: return len for "no further
+	 *                  sample starts in this input");
+	 *   negative       this input cannot be cut at all (the engine reports
+	 *                  "cannot be sharded").
+	 * The answer must be a pure function of the bytes: calling again with a
+	 * longer window from the same start must give the same index, because
+	 * the engine computes the boundary between shards K-1 and K twice, once
+	 * in each.  A format whose parse needs state from before the cut (a
+	 * header naming the columns, say) must make the shard's parse get it
+	 * some other way, or leave sync NULL.  NULL: the format cannot be
+	 * sharded. */
+	ssize_t (*sync)(const unsigned char *buf, size_t len, int eof);
 };
 
 struct fk_filter_plugin {

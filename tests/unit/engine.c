@@ -246,6 +246,26 @@ static void test_sink_push_and_merge(void **state)
 	fk_profile_free(b);
 }
 
+static void test_push_separators(void **state)
+{
+	struct fk_profile *p = fk_profile_new();
+	struct fk_sink s;
+	struct fk_frameref fr = { "a;b\nc", 5, FK_ANNOT_KERNEL, NULL, 0 };
+	struct fk_sample smp;
+	fk_node_t leaf;
+
+	(void)state;
+	memset(&smp, 0, sizeof smp);
+	smp.frames = &fr;
+	smp.nframes = 1;
+	smp.weight[0] = 1;
+	fk_sink_init(&s, p, 0, 1, NULL);
+	assert_int_equal(fk_sink_push(&s, &smp, &leaf), 0);
+	fk_sink_fini(&s);
+	assert_string_equal(p->in.frames[p->tree.nodes[leaf].frame].name, "a:b c_[k]");
+	fk_profile_free(p);
+}
+
 static void test_sample_log(void **state)
 {
 	struct fk_profile *p = fk_profile_new(), *r;
@@ -520,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_tree_sibling_order),
 		cmocka_unit_test(test_tree_deep),
 		cmocka_unit_test(test_sink_push_and_merge),
+		cmocka_unit_test(test_push_separators),
 		cmocka_unit_test(test_sample_log),
 		cmocka_unit_test(test_format_weight),
 		cmocka_unit_test(test_input_lines),

@@ -1,1 +1,3 @@
-# dtrace: build rules go here (see plugins/input/folded/local.mk)
+pkglib_LTLIBRARIES += plugins/input-dtrace.la
+plugins_input_dtrace_la_SOURCES = plugins/input/dtrace/dtrace.c
+plugins_input_dtrace_la_LDFLAGS = $(PLUGIN_LDFLAGS)

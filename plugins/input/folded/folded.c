@@ -329,6 +329,17 @@ static int probe(const unsigned char *buf, size_t len)
 	return good * 2 >= lines ? 30 : 0;
 }
 
+/* Every line is one sample, so a shard starts after the first newline at or
+ * after the nominal cut point (buf[0] is the byte before it). */
+static ssize_t sync_lines(const unsigned char *buf, size_t len, int eof)
+{
+	const unsigned char *nl = memchr(buf, '\n', len);
+
+	if (nl)
+		return (ssize_t)(nl - buf) + 1;
+	return eof ? (ssize_t)len : 0;
+}
+
 static struct fk_input_plugin plugin = {
 	.h = {
 		.name = "folded",
@@ -337,6 +348,7 @@ static struct fk_input_plugin plugin = {
 	},
 	.probe = probe,
 	.parse = parse,
+	.sync = sync_lines,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -1,1 +1,4 @@
-# instruments: build rules go here (see plugins/input/folded/local.mk)
+pkglib_LTLIBRARIES += plugins/input-instruments.la
+plugins_input_instruments_la_SOURCES = plugins/input/instruments/instruments.c
+plugins_input_instruments_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+plugins_input_instruments_la_LIBADD = $(LIBM)

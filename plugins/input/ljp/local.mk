@@ -1,1 +1,3 @@
-# ljp: build rules go here (see plugins/input/folded/local.mk)
+pkglib_LTLIBRARIES += plugins/input-ljp.la
+plugins_input_ljp_la_SOURCES = plugins/input/ljp/ljp.c
+plugins_input_ljp_la_LDFLAGS = $(PLUGIN_LDFLAGS)

@@ -1,1 +1,3 @@
-# pmcstat: build rules go here (see plugins/input/folded/local.mk)
+pkglib_LTLIBRARIES += plugins/input-pmcstat.la
+plugins_input_pmcstat_la_SOURCES = plugins/input/pmcstat/pmcstat.c
+plugins_input_pmcstat_la_LDFLAGS = $(PLUGIN_LDFLAGS)

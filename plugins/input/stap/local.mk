@@ -1,1 +1,3 @@
-# stap: build rules go here (see plugins/input/folded/local.mk)
+pkglib_LTLIBRARIES += plugins/input-stap.la
+plugins_input_stap_la_SOURCES = plugins/input/stap/stap.c
+plugins_input_stap_la_LDFLAGS = $(PLUGIN_LDFLAGS)

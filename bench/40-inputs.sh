@@ -1,0 +1,58 @@
+#!/bin/sh
+# Throughput of the dtrace, stap, pmcstat, instruments and ljp input plugins
+# on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
+# `wc -l` on the same file.  Figures only.
+D="$FK_BENCH_DATA/inputs"
+mkdir -p "$D"
+SIZE_MB=${FK_BENCH_INPUT_MB:-40}
+
+gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
+	LC_ALL=C awk -v fmt="$1" -v mb="$SIZE_MB" 'BEGIN {
+		srand(42); bytes = 0
+		if (fmt == "dtrace") print "CPU     ID                    FUNCTION:NAME\n  0  1  :tick-60s\n"
+		if (fmt == "instruments") print "Weight\tSelf Weight\t\tSymbol Name"
+		while (bytes < mb * 1000000) {
+			k = int(rand() * 2000); d = 8 + k % 24; s = ""
+			if (fmt == "pmcstat" || fmt == "instruments") {
+				for (i = 0; i < d; i++) {
+					pad = sprintf("%" (i + 1) "s", ""); pad = substr(pad, 2)
+					if (fmt == "pmcstat") line = sprintf("%s100.0%%  [%d]  fn_%d_%d\n", pad, k + 1, k % 97, i)
+					else line = sprintf("1.00 ms  1.0%%\t%s\t \t%sfn_%d_%d\n", (i == d - 1 ? "1.00 ms" : "0 ms"), pad, k % 97, i)
+					s = s line
+				}
+			} else {
+				for (i = d - 1; i >= 0; i--) {
+					if (fmt == "dtrace") line = sprintf("              mod`fn_%d_%d+0x%x\n", k % 97, i, i * 16)
+					else if (fmt == "stap") line = sprintf(" 0x%x : fn_%d_%d+0x%x/0x200 [/usr/lib/libx.so]\n", 4096 + i, k % 97, i, i * 16)
+					else if (i == d - 1) line = sprintf("%d %d\tfn_%d_%d(X.java:%d)\n", k + 1, d, k % 97, i, i)
+					else line = sprintf("\tfn_%d_%d(X.java:%d)\n", k % 97, i, i)
+					s = s line
+				}
+				if (fmt == "dtrace") s = s sprintf("               %d\n\n", k + 1)
+				else if (fmt == "stap") s = s sprintf("\t%d\n", k + 1)
+			}
+			printf "%s", s; bytes += length(s)
+		}
+		if (fmt == "ljp") print "Total trace count = 1"
+	}' > "$2"
+}
+
+for fmt in dtrace stap pmcstat instruments ljp; do
+	f="$D/$fmt.txt"
+	[ -s "$f" ] || gen $fmt "$f"
+	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'
+import os, resource, subprocess, sys, time
+fk, fmt, f = sys.argv[1:4]
+mb = os.path.getsize(f) / 1e6
+def timed(cmd):
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+t_cat = timed(["cat", f])
+t_wc = timed(["wc", "-l", f])
+t_fk = timed([fk, "collapse", "--format", fmt, f])
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{fmt:12s} {mb:6.1f} MB  collapse {t_fk:6.2f} s = {mb / t_fk:7.1f} MB/s  "
+      f"(cat {t_cat:.2f} s, wc -l {t_wc:.2f} s)  peak RSS {rss:.0f} MB")
+PY
+done

@@ -1,0 +1,137 @@
+/*
+ * libFuzzer harness for one input plugin.  fuzz/build.sh compiles the
+ * engine, this file and the plugin's sources into one binary per plugin,
+ * all with -fsanitize=fuzzer,address,undefined; the plugin's entry point is
+ * renamed to fk_fuzz_input_init (and the folded output plugin's to
+ * fk_fuzz_output_init) so both fit in one program without dlopen, and the
+ * sanitizers see the plugin's code too.
+ *
+ * Each input goes through what `flamekit collapse --format NAME` does: the
+ * plugin's probe on the first 64 KiB, its parse on an in-memory input, the
+ * tree finish, and the folded output written to /dev/null.  Errors the
+ * plugin reports are fine (bad input is expected); a crash, a sanitizer
+ * report, a leak or a hang is a bug.
+ *
+ * FK_FUZZ_OPTS="name=value,flag" sets plugin options (as --name=value would),
+ * to fuzz paths that only an option turns on.  FK_FUZZ_THREADS=N (default
+ * 1) gives the sink N threads, so plugins that parse in parallel through
+ * host->parse_chunks run their chunked path; FLAMEKIT_CHUNK_BYTES=N makes
+ * the chunks small enough for fuzz-sized inputs to be cut.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fk.h"
+
+const struct fk_plugin_header *fk_fuzz_input_init(void);
+const struct fk_plugin_header *fk_fuzz_output_init(void);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct fk_plugin input, output;
+static void *input_opts, *output_opts;
+static int devnull = -1;
+static unsigned threads = 1;
+
+static void quiet(int level, const char *line)
+{
+	(void)level;
+	(void)line;
+}
+
+/* What the loader does with a module's descriptor, minus dlopen. */
+static void adopt(struct fk_plugin *pl, const struct fk_plugin_header *hd, size_t ours)
+{
+	size_t copy = hd->struct_size < ours ? hd->struct_size : ours;
+
+	memset(pl, 0, sizeof *pl);
+	memcpy(&pl->d, hd, copy);
+	pl->path = (char *)"(built in)";
+	pl->prefix = (char *)"";
+}
+
+static void set_options(const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char err[512], *eq = strchr(tok, '=');
+		if (eq)
+			*eq++ = '\0';
+		if (fk_option_set(&input, input_opts, tok, eq, err, sizeof err) < 0) {
+			fprintf(stderr, "FK_FUZZ_OPTS: %s\n", err);
+			exit(2);
+		}
+	}
+	free(copy);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *opts = getenv("FK_FUZZ_OPTS");
+
+	(void)argc;
+	(void)argv;
+	if (!getenv("FK_FUZZ_VERBOSE"))
+		fk_log_hook = quiet;
+	adopt(&input, fk_fuzz_input_init(), sizeof(struct fk_input_plugin));
+	adopt(&output, fk_fuzz_output_init(), sizeof(struct fk_output_plugin));
+	if (input.d.h.kind != FK_PLUGIN_INPUT || !input.d.in.parse ||
+	    output.d.h.kind != FK_PLUGIN_OUTPUT || !output.d.out.render) {
+		fprintf(stderr, "fuzz: the built-in plugins are not an input and an output\n");
+		exit(2);
+	}
+	if (fk_options_new(&input, &input_opts) < 0 || fk_options_new(&output, &output_opts) < 0)
+		exit(2);
+	if (opts)
+		set_options(opts);
+	if (getenv("FK_FUZZ_THREADS"))
+		threads = (unsigned)strtoul(getenv("FK_FUZZ_THREADS"), NULL, 10);
+	if (threads < 1)
+		threads = 1;
+	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	return devnull < 0 ? -1 : 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fk_profile *p;
+	struct fk_input in;
+	struct fk_sink sink;
+	struct fk_writer w;
+	int rc;
+
+	if (input.d.in.probe)
+		(void)input.d.in.probe(data, size < 65536 ? size : 65536);
+	p = fk_profile_new();
+	if (!p)
+		return 0;
+	if (fk_input_open_mem(&in, "fuzz", data, size) < 0) {
+		fk_profile_free(p);
+		return 0;
+	}
+	fk_sink_init(&sink, p, 0, threads, NULL);
+	rc = input.d.in.parse(&fk_host, &in, &sink, input_opts);
+	fk_sink_fini(&sink);
+	if (rc == 0 && in.error)
+		rc = in.error;
+	if (rc == 0)
+		fk_input_report(&in);
+	fk_input_close(&in);
+	if (rc == 0)
+		rc = fk_profile_finish(p);
+	if (rc == 0 && fk_writer_open(&w, NULL) == 0) {
+		w.fd = devnull;
+		rc = output.d.out.render(&fk_host, p, &w, output_opts);
+		if (rc == 0)
+			fk_writer_commit(&w);
+		else
+			fk_writer_abort(&w);
+	}
+	fk_profile_free(p);
+	return 0;
+}

@@ -1,0 +1,32 @@
+# Fuzzing: libFuzzer harnesses built with clang and ASan/UBSan, outside the
+# normal build (see doc/fuzz.md).
+#   make fuzz                          build BUILDDIR/fuzz/bin/fuzz-*
+#   make fuzz-run FUZZ_SECONDS=N       replay fuzz/regress/, then fuzz each for N s
+#   make fuzz-run FUZZ_TARGETS="folded perf"   only those harnesses
+# make check replays fuzz/regress/ through the flamekit command (fuzz/regress.sh).
+
+FUZZ_CC = clang
+FUZZ_CFLAGS = -g -O1
+FUZZ_SECONDS = 60
+FUZZ_TARGETS =
+# Input plugins kept outside plugins/input/, as NAME=DIR.
+FUZZ_PLUGIN_DIRS = bpftrace=examples/plugin-bpftrace
+FUZZ_ENV = FUZZ_CC='$(FUZZ_CC)' FUZZ_CFLAGS='$(FUZZ_CFLAGS)' \
+	FUZZ_PLUGIN_DIRS='$(FUZZ_PLUGIN_DIRS)' \
+	FUZZ_CPPFLAGS='$(YAML_CFLAGS) $(LUA_CFLAGS) $(ZLIB_CFLAGS)' \
+	FUZZ_LIBS='$(LTDL_LIBS) $(YAML_LIBS) $(LUA_LIBS) $(ZLIB_LIBS) $(LIBM)'
+
+fuzz:
+	@$(FUZZ_ENV) $(SHELL) $(top_srcdir)/fuzz/build.sh '$(abs_top_srcdir)' '$(abs_top_builddir)'
+
+fuzz-run: fuzz
+	@FK_CONFORMANCE='$(CONFORMANCE_DIR)' $(SHELL) $(top_srcdir)/fuzz/run.sh \
+		'$(abs_top_srcdir)' '$(abs_top_builddir)' '$(FUZZ_SECONDS)' $(FUZZ_TARGETS)
+
+fuzz-clean:
+	-rm -rf fuzz/bin fuzz/obj fuzz/seeds fuzz/crashes fuzz/*.log
+
+.PHONY: fuzz fuzz-run fuzz-clean
+
+TESTS += fuzz/regress.sh
+EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds

@@ -1,0 +1,112 @@
+#!/bin/sh
+# Fuzz every built harness for a while, after replaying its regression
+# corpus (run by `make fuzz-run FUZZ_SECONDS=N [FUZZ_TARGETS="folded perf"]`).
+#
+#   run.sh SRCDIR BUILDDIR SECONDS [NAME...]
+#
+# For each harness BUILDDIR/fuzz/bin/fuzz-NAME (or only the NAMEs given):
+#   1. replay SRCDIR/fuzz/regress/NAME/*: every crash ever found, fixed;
+#      any failure here is a regression and stops that harness;
+#   2. fuzz for SECONDS, starting from the corpus kept in
+#      BUILDDIR/fuzz/corpus/NAME (it grows from run to run) and the seeds:
+#      SRCDIR/tests/data/NAME/*, SRCDIR/fuzz/seeds/NAME/*,
+#      SRCDIR/examples/plugin-NAME/*.txt, $FK_CONFORMANCE/NAME/inputs/* and, for
+#      folded, every expected folded file of the conformance corpus.  Seeds
+#      are cut to their first 16 KiB, the largest input tried.
+# A crash leaves its input in BUILDDIR/fuzz/crashes/NAME/; the summary says
+# how to reproduce it.  Exits 1 when any harness crashed or regressed.
+set -u
+
+src=${1:?usage: run.sh SRCDIR BUILDDIR SECONDS [NAME...]}
+bld=${2:?usage: run.sh SRCDIR BUILDDIR SECONDS [NAME...]}
+secs=${3:?usage: run.sh SRCDIR BUILDDIR SECONDS [NAME...]}
+shift 3
+conf=${FK_CONFORMANCE:-}
+MAXLEN=16384
+
+if [ $# -eq 0 ]; then
+	for b in "$bld"/fuzz/bin/fuzz-*; do
+		[ -x "$b" ] && set -- "$@" "${b##*/fuzz-}"
+	done
+fi
+if [ $# -eq 0 ]; then
+	echo "fuzz: no harness built; run 'make fuzz' first" >&2
+	exit 1
+fi
+
+# seed NAME DIR: fill DIR with the seed inputs, cut to MAXLEN bytes.
+seed() {
+	name=$1 dir=$2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for f in "$src/tests/data/$name"/* "$src/fuzz/seeds/$name"/* \
+		"$src/examples/plugin-$name"/*.txt ${conf:+"$conf/$name/inputs"/*}; do
+		[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/$(basename "$f")"
+	done
+	if [ "$name" = folded ] && [ -n "$conf" ]; then
+		for f in "$conf"/*/expected/*.txt "$conf"/svg/inputs/*; do
+			[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"
+		done
+	fi
+	return 0
+}
+
+status=0
+summary=""
+for name in "$@"; do
+	bin="$bld/fuzz/bin/fuzz-$name"
+	if [ ! -x "$bin" ]; then
+		echo "fuzz: no harness $bin; run 'make fuzz' first" >&2
+		status=1
+		continue
+	fi
+	corpus="$bld/fuzz/corpus/$name"
+	seeds="$bld/fuzz/seeds/$name"
+	crashes="$bld/fuzz/crashes/$name"
+	log="$bld/fuzz/$name.log"
+	regress="$src/fuzz/regress/$name"
+	mkdir -p "$corpus" "$crashes"
+	seed "$name" "$seeds"
+
+	nreg=0
+	regdir=
+	if [ -d "$regress" ]; then
+		set --
+		for f in "$regress"/*; do
+			[ -f "$f" ] && set -- "$@" "$f"
+		done
+		nreg=$#
+		[ $# -gt 0 ] && regdir=$regress
+		if [ $# -gt 0 ] && ! "$bin" "$@" > "$log" 2>&1; then
+			echo "fuzz: $name: a regression input fails again:" >&2
+			grep -E 'ERROR|SUMMARY|Running' "$log" | tail -5 >&2
+			summary="$summary
+$(printf '%-12s REGRESSION (see %s)' "$name" "$log")"
+			status=1
+			continue
+		fi
+	fi
+
+	before=$(ls "$crashes" | wc -l)
+	echo "fuzz: $name: replayed $nreg regression input(s); fuzzing for ${secs}s"
+	"$bin" -max_total_time="$secs" -max_len=$MAXLEN -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$crashes/" \
+		"$corpus" "$seeds" ${regdir:+"$regdir"} > "$log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+	cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+	after=$(ls "$crashes" | wc -l)
+	line=$(printf '%-12s %10s execs %7s/s  cov %6s  corpus %5s  crashes %s' "$name" \
+		"${execs:-?}" "${rate:-?}" "${cov:-?}" "$(ls "$corpus" | wc -l)" "$((after - before))")
+	summary="$summary
+$line"
+	if [ $rc -ne 0 ] || [ "$after" -gt "$before" ]; then
+		status=1
+		echo "fuzz: $name: crash; input in $crashes/, log in $log" >&2
+		grep -E '^(==[0-9]+==ERROR|SUMMARY)|runtime error' "$log" | head -5 >&2
+		echo "fuzz: reproduce with: $bin CRASH-FILE" >&2
+	fi
+done
+echo "fuzz: ${secs}s per harness$summary"
+exit $status

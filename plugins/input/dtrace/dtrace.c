@@ -1,0 +1,415 @@
+/*
+ * Input plugin "dtrace": the output of DTrace aggregations keyed on stack()
+ * and/or ustack(), as stackcollapse.pl reads it.  A record is a run of frame
+ * lines, leaf first, ended by a line holding only the count:
+ *
+ *     CPU     ID                    FUNCTION:NAME
+ *       3  71224                        :tick-60s
+ *
+ *                   libc.so.1`memmove+0x3a
+ *                   a.out`main+0x2d
+ *                    17
+ *
+ * Frame names lose their offset (a trailing `+0x...`), C++ names are cut at
+ * the last '(' or '<' after their first "::" (so templates and argument
+ * lists go, as in stackcollapse.pl), a frame that is empty after that is the
+ * "-" separator DTrace prints between kernel and user stacks, and Java frames
+ * "A->B" (inlined B) become A;B_[i] with class descriptors tidied
+ * ("Ljava/util/Map;" -> "java/util/Map:").
+ *
+ * Unlike stackcollapse.pl, a '+' that does not start a real offset is kept
+ * (libstdc++.so.6`f stays whole), and a leading 'L' is dropped only from Java
+ * class descriptors, never from names such as LibFoo`bar.  The header is
+ * skipped when it is there, not blindly as the first three lines.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flamekit/plugin.h>
+
+struct opts {
+	long long header_lines;
+};
+
+/* One frame of the record being read, in arrival (leaf first) order. */
+struct frame {
+	size_t off, len;   /* into stack.text */
+	int annot;
+	uint64_t line;
+};
+
+struct stack {
+	const struct fk_host *h;
+	char *text;
+	size_t len, cap;
+	struct frame *v;
+	size_t n, cap_v;
+	struct fk_frameref *refs;
+	size_t cap_refs;
+};
+
+static int grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 64;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	np = h->realloc(*p, c * elem);
+	if (!np)
+		return FK_ERR_NOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+static int stack_add(struct stack *s, const char *name, size_t len, int annot, uint64_t line)
+{
+	if (grow(s->h, (void **)&s->text, &s->cap, s->len + len, 1) < 0 ||
+	    grow(s->h, (void **)&s->v, &s->cap_v, s->n + 1, sizeof *s->v) < 0)
+		return FK_ERR_NOMEM;
+	memcpy(s->text + s->len, name, len);
+	/* ';' separates frames in folded text */
+	for (size_t i = 0; i < len; i++)
+		if (s->text[s->len + i] == ';')
+			s->text[s->len + i] = ':';
+	s->v[s->n].off = s->len;
+	s->v[s->n].len = len;
+	s->v[s->n].annot = annot;
+	s->v[s->n].line = line;
+	s->len += len;
+	s->n++;
+	return 0;
+}
+
+/* Push the record (frames stored leaf first) root first. */
+static int stack_push(struct stack *s, struct fk_sink *sink, double count)
+{
+	struct fk_sample smp;
+
+	if (grow(s->h, (void **)&s->refs, &s->cap_refs, s->n, sizeof *s->refs) < 0)
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct frame *f = &s->v[s->n - 1 - i];
+		memset(&s->refs[i], 0, sizeof s->refs[i]);
+		s->refs[i].name = s->text + f->off;
+		s->refs[i].len = f->len;
+		s->refs[i].annot = f->annot;
+	}
+	memset(&smp, 0, sizeof smp);
+	smp.frames = s->refs;
+	smp.nframes = s->n;
+	smp.weight[0] = count;
+	s->n = s->len = 0;
+	return s->h->push(sink, &smp, NULL);
+}
+
+static void stack_free(struct stack *s)
+{
+	s->h->free(s->text);
+	s->h->free(s->v);
+	s->h->free(s->refs);
+}
+
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A count line: optional blanks, digits, optional blanks.  *count gets the
+ * value (exact up to 2^53). */
+static int count_line(const char *s, size_t n, double *count)
+{
+	size_t i = 0, d;
+	char buf[64];
+
+	while (i < n && is_space(s[i]))
+		i++;
+	d = i;
+	while (i < n && is_digit(s[i]))
+		i++;
+	if (i == d)
+		return 0;
+	for (size_t j = i; j < n; j++)
+		if (!is_space(s[j]))
+			return 0;
+	if (i - d >= sizeof buf)
+		return -1;
+	memcpy(buf, s + d, i - d);
+	buf[i - d] = '\0';
+	*count = strtod(buf, NULL);
+	return 1;
+}
+
+/* "CPU     ID                    FUNCTION:NAME" */
+static bool cpu_header(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && is_space(s[i]))
+		i++;
+	if (n - i < 3 || memcmp(s + i, "CPU", 3) != 0)
+		return false;
+	for (; i + 13 <= n; i++)
+		if (memcmp(s + i, "FUNCTION:NAME", 13) == 0)
+			return true;
+	return false;
+}
+
+/* Length of the name without a trailing "+0x<hex>" offset. */
+static size_t strip_offset(const char *s, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && is_hex(s[i - 1]))
+		i--;
+	if (i < n && i >= 3 && (s[i - 1] == 'x' || s[i - 1] == 'X') && s[i - 2] == '0' &&
+	    s[i - 3] == '+')
+		return i - 3;
+	return n;
+}
+
+/* C++: cut at the last '(' or '<' after the first "::". */
+static size_t strip_cxx(const char *s, size_t n)
+{
+	const char *c = NULL;
+
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] == ':' && s[i + 1] == ':') {
+			c = s + i;
+			break;
+		}
+	if (!c)
+		return n;
+	for (size_t i = n; i > (size_t)(c - s) + 2; i--)
+		if (s[i - 1] == '(' || s[i - 1] == '<')
+			return i - 1;
+	return n;
+}
+
+/* A Java class descriptor "Lpkg/Class;...": its 'L' goes. */
+static bool java_descriptor(const char *s, size_t n)
+{
+	if (n < 3 || s[0] != 'L')
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (s[i] == ';')
+			return i > 1;
+		if (s[i] == '`' || is_space(s[i]))
+			return false;
+	}
+	return false;
+}
+
+/* Add one frame line (leaf-first order).  Inline pieces "A->B->C" are
+ * stored reversed (C, B, A) so that reversing the whole record at push time
+ * gives A;B_[i];C_[i] root first. */
+static int add_frame(struct stack *s, const char *p, size_t n, uint64_t line)
+{
+	size_t starts[64], lens[64], k = 0, b = 0;
+	int rc;
+
+	while (n > 0 && is_space(*p))
+		p++, n--;
+	n = strip_offset(p, n);
+	n = strip_cxx(p, n);
+	if (n == 0)
+		return stack_add(s, "-", 1, FK_ANNOT_NONE, line);
+	/* Split on "->" but not C++'s "operator->". */
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (p[i] != '-' || p[i + 1] != '>')
+			continue;
+		if (i >= 8 && memcmp(p + i - 8, "operator", 8) == 0)
+			continue;
+		if (k == sizeof starts / sizeof starts[0] - 1)
+			break;
+		starts[k] = b;
+		lens[k++] = i - b;
+		b = i + 2;
+		i++;
+	}
+	starts[k] = b;
+	lens[k++] = n - b;
+	for (size_t j = k; j-- > 0;) {
+		const char *q = p + starts[j];
+		size_t m = lens[j];
+		if (m == 0)
+			continue; /* "a->" or "->b": nothing to show for the empty side */
+		if (java_descriptor(q, m))
+			q++, m--;
+		rc = stack_add(s, q, m, j > 0 ? FK_ANNOT_INLINE : FK_ANNOT_NONE, line);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Give up the record being read: its lines are counted as skipped. */
+static void drop(const struct fk_host *h, struct fk_input *in, struct stack *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (i == 0 || s->v[i].line != s->v[i - 1].line)
+			h->input_skip(in, s->v[i].line);
+	s->n = s->len = 0;
+}
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
+{
+	const struct opts *o = op;
+	struct stack s = { .h = h };
+	long long skip = o ? o->header_lines : -1;
+	bool after_cpu = false;
+	const char *line;
+	size_t len;
+	int r, rc = 0;
+
+	while ((r = h->getline(in, &line, &len)) > 0) {
+		uint64_t ln = h->input_lineno(in);
+		int cl;
+		double count;
+
+		if (skip < 0) {
+			/* auto: the three lines dtrace prints before the records */
+			skip = cpu_header(line, len) ? 3 : 0;
+		}
+		if (skip > 0 && (long long)ln <= skip)
+			continue;
+		if (cpu_header(line, len)) {
+			/* a second run appended to the same file */
+			after_cpu = true;
+			continue;
+		}
+		if (after_cpu) {
+			after_cpu = false;
+			if (s.n == 0 && memchr(line, ':', len) && !memchr(line, '`', len))
+				continue; /* "  3  71224   :tick-60s" */
+		}
+		if ((cl = count_line(line, len, &count)) < 0) {
+			/* a count of 64 digits or more: the record is unusable */
+			drop(h, in, &s);
+			h->input_skip(in, ln);
+			continue;
+		}
+		if (cl > 0) {
+			if (s.n == 0) {
+				h->input_skip(in, ln); /* a count with no stack */
+				continue;
+			}
+			rc = stack_push(&s, sink, count);
+			if (rc < 0)
+				goto out;
+			continue;
+		}
+		{
+			size_t i = 0;
+			while (i < len && is_space(line[i]))
+				i++;
+			if (i == len)
+				continue;
+		}
+		rc = add_frame(&s, line, len, ln);
+		if (rc < 0)
+			goto out;
+	}
+	if (r < 0) {
+		rc = r;
+		goto out;
+	}
+	/* A record cut before its count (truncated file): its lines are
+	 * counted as skipped, not guessed at. */
+	drop(h, in, &s);
+out:
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(in, h->input_lineno(in), "out of memory");
+	stack_free(&s);
+	return rc;
+}
+
+/*
+ * Detection: the CPU/FUNCTION:NAME header is proof; without it, frame lines
+ * holding a '`' (module`function) and lines holding only a count, and
+ * nothing that looks like perf script's "comm pid time: event:" headers.
+ */
+static int probe(const unsigned char *buf, size_t len)
+{
+	size_t i = 0, lines = 0, ticks = 0, counts = 0, other = 0;
+	bool header = false;
+
+	while (i < len && lines < 400) {
+		const unsigned char *nl = memchr(buf + i, '\n', len - i);
+		const char *s = (const char *)buf + i;
+		size_t n;
+		double c;
+		if (!nl)
+			break;
+		n = (size_t)(nl - (buf + i));
+		if (n && s[n - 1] == '\r')
+			n--;
+		i = (size_t)(nl - buf) + 1;
+		lines++;
+		if (lines == 1 && cpu_header(s, n)) {
+			header = true;
+			continue;
+		}
+		if (header && lines <= 3)
+			continue;
+		if (count_line(s, n, &c) != 0) {
+			counts++;
+			continue;
+		}
+		size_t k = 0;
+		while (k < n && is_space(s[k]))
+			k++;
+		if (k == n)
+			continue;
+		if (memchr(s + k, '\0', n - k)) {
+			other++;
+			continue;
+		}
+		if (k > 0 && (memchr(s + k, '`', n - k) ||
+		              (n - k > 1 && !memchr(s + k, ' ', n - k) && !memchr(s + k, '\t', n - k))))
+			ticks++;
+		else
+			other++;
+	}
+	if (header && counts > 0)
+		return 95;
+	if (header)
+		return 70;
+	if (counts > 0 && ticks > 0 && other == 0)
+		return 75;
+	return 0;
+}
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_INT, "header-lines", "-1", struct opts, header_lines,
+	          "lines to skip at the start (-1: the dtrace CPU header when present)"),
+	FK_OPTION_END,
+};
+
+static struct fk_input_plugin plugin = {
+	.h = {
+		.name = "dtrace",
+		.version = "1.0",
+		.description = "DTrace stack()/ustack() aggregations",
+		.options = options,
+		.options_size = sizeof(struct opts),
+	},
+	.probe = probe,
+	.parse = parse,
+};
+
+FLAMEKIT_REGISTER_INPUT(plugin)

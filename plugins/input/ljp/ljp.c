@@ -1,0 +1,285 @@
+/*
+ * Input plugin "ljp": traces.txt of the Lightweight Java Profiler, as
+ * stackcollapse-ljp.awk reads it.  A trace starts with "COUNT DEPTH" and its
+ * leaf frame; the caller frames follow, one per line:
+ *
+ *     42 3  my_func_b(prog.java:455)
+ *            my_func_a(prog.java:123)
+ *            java.lang.Thread.run(Thread.java:744)
+ *     Total trace count = 73
+ *
+ * The file location is removed from the first '(' to the last ')' of the
+ * line, as the awk script's gsub does ("(Native Method)" goes too).
+ *
+ * Unlike the awk script, the last trace is kept when there is no "Total"
+ * line (a truncated or hand-cut file), a "Total" line ends the trace before
+ * it without ending the input, and a trace with count 0 is kept (printed
+ * with 0) instead of dropped.  Lines of another shape are skipped and
+ * counted.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flamekit/plugin.h>
+
+/* One frame of the record being read, in arrival (leaf first) order. */
+struct frame {
+	size_t off, len;   /* into stack.text */
+	int annot;
+	uint64_t line;
+};
+
+struct stack {
+	const struct fk_host *h;
+	char *text;
+	size_t len, cap;
+	struct frame *v;
+	size_t n, cap_v;
+	struct fk_frameref *refs;
+	size_t cap_refs;
+};
+
+static int grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 64;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	np = h->realloc(*p, c * elem);
+	if (!np)
+		return FK_ERR_NOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+static int stack_add(struct stack *s, const char *name, size_t len, int annot, uint64_t line)
+{
+	if (grow(s->h, (void **)&s->text, &s->cap, s->len + len, 1) < 0 ||
+	    grow(s->h, (void **)&s->v, &s->cap_v, s->n + 1, sizeof *s->v) < 0)
+		return FK_ERR_NOMEM;
+	memcpy(s->text + s->len, name, len);
+	/* ';' separates frames in folded text */
+	for (size_t i = 0; i < len; i++)
+		if (s->text[s->len + i] == ';')
+			s->text[s->len + i] = ':';
+	s->v[s->n].off = s->len;
+	s->v[s->n].len = len;
+	s->v[s->n].annot = annot;
+	s->v[s->n].line = line;
+	s->len += len;
+	s->n++;
+	return 0;
+}
+
+/* Push the record (frames stored leaf first) root first. */
+static int stack_push(struct stack *s, struct fk_sink *sink, double count)
+{
+	struct fk_sample smp;
+
+	if (grow(s->h, (void **)&s->refs, &s->cap_refs, s->n, sizeof *s->refs) < 0)
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct frame *f = &s->v[s->n - 1 - i];
+		memset(&s->refs[i], 0, sizeof s->refs[i]);
+		s->refs[i].name = s->text + f->off;
+		s->refs[i].len = f->len;
+		s->refs[i].annot = f->annot;
+	}
+	memset(&smp, 0, sizeof smp);
+	smp.frames = s->refs;
+	smp.nframes = s->n;
+	smp.weight[0] = count;
+	s->n = s->len = 0;
+	return s->h->push(sink, &smp, NULL);
+}
+
+static void stack_free(struct stack *s)
+{
+	s->h->free(s->text);
+	s->h->free(s->v);
+	s->h->free(s->refs);
+}
+
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Fields of a line, awk style (blank-separated), after the location is
+ * removed: up to 4 are reported, *nf gets the real count. */
+struct fields {
+	const char *p[4];
+	size_t n[4];
+	size_t nf;
+};
+
+static void split_fields(const char *s, size_t n, struct fields *f)
+{
+	const char *lp = memchr(s, '(', n);
+	size_t i = 0;
+
+	f->nf = 0;
+	while (i < n) {
+		size_t b;
+		if (lp && s + i == lp) {
+			/* skip to just after the last ')' of the line, if any */
+			size_t j = n;
+			while (j > i && s[j - 1] != ')')
+				j--;
+			if (j > i) {
+				i = j;
+				lp = NULL;
+				continue;
+			}
+			lp = NULL;
+		}
+		if (is_space(s[i])) {
+			i++;
+			continue;
+		}
+		b = i;
+		while (i < n && !is_space(s[i]) && !(lp && s + i == lp))
+			i++;
+		/* a name glued on both sides of its "(...)" ("f(x)g") is two
+		 * fields here and one in awk; the profiler never writes that */
+		if (f->nf < 4) {
+			f->p[f->nf] = s + b;
+			f->n[f->nf] = i - b;
+		}
+		f->nf++;
+	}
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_digit(s[i]))
+			return false;
+	return true;
+}
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
+{
+	struct stack s = { .h = h };
+	bool open = false;
+	double count = 0;
+	const char *line;
+	size_t len;
+	int r, rc = 0;
+
+	(void)op;
+	while ((r = h->getline(in, &line, &len)) > 0) {
+		uint64_t ln = h->input_lineno(in);
+		struct fields f;
+
+		split_fields(line, len, &f);
+		if (f.nf == 0)
+			continue;
+		if (f.n[0] == 5 && memcmp(f.p[0], "Total", 5) == 0) {
+			if (open && (rc = stack_push(&s, sink, count)) < 0)
+				goto out;
+			open = false;
+			continue;
+		}
+		if (f.nf == 3 && all_digits(f.p[0], f.n[0]) && all_digits(f.p[1], f.n[1])) {
+			char buf[64];
+			if (open && (rc = stack_push(&s, sink, count)) < 0)
+				goto out;
+			if (f.n[0] >= sizeof buf) {
+				h->input_skip(in, ln);
+				open = false;
+				continue;
+			}
+			memcpy(buf, f.p[0], f.n[0]);
+			buf[f.n[0]] = '\0';
+			count = strtod(buf, NULL);
+			open = true;
+			if ((rc = stack_add(&s, f.p[2], f.n[2], FK_ANNOT_NONE, ln)) < 0)
+				goto out;
+			continue;
+		}
+		if (f.nf == 1 && open) {
+			if ((rc = stack_add(&s, f.p[0], f.n[0], FK_ANNOT_NONE, ln)) < 0)
+				goto out;
+			continue;
+		}
+		h->input_skip(in, ln);
+	}
+	if (r < 0) {
+		rc = r;
+		goto out;
+	}
+	if (open)
+		rc = stack_push(&s, sink, count);
+out:
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(in, h->input_lineno(in), "out of memory");
+	stack_free(&s);
+	return rc;
+}
+
+/* Detection: "COUNT DEPTH frame" headers followed by indented one-field
+ * frame lines, and maybe the "Total trace count" line. */
+static int probe(const unsigned char *buf, size_t len)
+{
+	size_t i = 0, lines = 0, heads = 0, frames = 0, other = 0;
+	bool total = false, open = false;
+
+	while (i < len && lines < 400) {
+		const unsigned char *nl = memchr(buf + i, '\n', len - i);
+		const char *s = (const char *)buf + i;
+		struct fields f;
+		size_t n;
+		if (!nl)
+			break;
+		n = (size_t)(nl - (buf + i));
+		if (n && s[n - 1] == '\r')
+			n--;
+		i = (size_t)(nl - buf) + 1;
+		lines++;
+		if (memchr(s, '\0', n)) {
+			other++;
+			continue;
+		}
+		split_fields(s, n, &f);
+		if (f.nf == 0)
+			continue;
+		if (f.n[0] == 5 && memcmp(f.p[0], "Total", 5) == 0)
+			total = true;
+		else if (f.nf == 3 && !is_space(s[0]) && all_digits(f.p[0], f.n[0]) &&
+		         all_digits(f.p[1], f.n[1]) && !memchr(f.p[2], ';', f.n[2])) {
+			heads++;
+			open = true;
+		} else if (f.nf == 1 && open && is_space(s[0]))
+			frames++;
+		else
+			other++;
+	}
+	if (heads > 0 && other == 0)
+		return total ? 95 : 80;
+	return 0;
+}
+
+static struct fk_input_plugin plugin = {
+	.h = {
+		.name = "ljp",
+		.version = "1.0",
+		.description = "Lightweight Java Profiler traces.txt",
+	},
+	.probe = probe,
+	.parse = parse,
+};
+
+FLAMEKIT_REGISTER_INPUT(plugin)

@@ -1,0 +1,319 @@
+/*
+ * Input plugin "stap": SystemTap print_stack()/print_ustack() output as
+ * aggregated by scripts such as sample-bt, as stackcollapse-stap.pl reads
+ * it.  A record is a run of frame lines, leaf first, ended by a line that
+ * holds only the count:
+ *
+ *      0xffffffff8103ce3b : native_safe_halt+0xb/0x10 [kernel]
+ *      0xffffffff81013236 : cpu_idle+0xb6/0x110 [kernel]
+ *     	2404
+ *
+ * A frame keeps its symbol: the address before " : " goes, and so does a
+ * "+0xOFF/0xSIZE [module]" tail.  A frame without an offset keeps its
+ * " [module]" suffix, space included, as the Perl script does.
+ *
+ * Unlike stackcollapse-stap.pl, '%' in a name is kept as is (the script
+ * printf's the stack), and only a real "+0x..." offset is stripped: a '+'
+ * inside a module path such as [/usr/lib64/libstdc++.so.6] is left alone.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flamekit/plugin.h>
+
+/* One frame of the record being read, in arrival (leaf first) order. */
+struct frame {
+	size_t off, len;   /* into stack.text */
+	int annot;
+	uint64_t line;
+};
+
+struct stack {
+	const struct fk_host *h;
+	char *text;
+	size_t len, cap;
+	struct frame *v;
+	size_t n, cap_v;
+	struct fk_frameref *refs;
+	size_t cap_refs;
+};
+
+static int grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 64;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	np = h->realloc(*p, c * elem);
+	if (!np)
+		return FK_ERR_NOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+static int stack_add(struct stack *s, const char *name, size_t len, int annot, uint64_t line)
+{
+	if (grow(s->h, (void **)&s->text, &s->cap, s->len + len, 1) < 0 ||
+	    grow(s->h, (void **)&s->v, &s->cap_v, s->n + 1, sizeof *s->v) < 0)
+		return FK_ERR_NOMEM;
+	memcpy(s->text + s->len, name, len);
+	/* ';' separates frames in folded text */
+	for (size_t i = 0; i < len; i++)
+		if (s->text[s->len + i] == ';')
+			s->text[s->len + i] = ':';
+	s->v[s->n].off = s->len;
+	s->v[s->n].len = len;
+	s->v[s->n].annot = annot;
+	s->v[s->n].line = line;
+	s->len += len;
+	s->n++;
+	return 0;
+}
+
+/* Push the record (frames stored leaf first) root first. */
+static int stack_push(struct stack *s, struct fk_sink *sink, double count)
+{
+	struct fk_sample smp;
+
+	if (grow(s->h, (void **)&s->refs, &s->cap_refs, s->n, sizeof *s->refs) < 0)
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct frame *f = &s->v[s->n - 1 - i];
+		memset(&s->refs[i], 0, sizeof s->refs[i]);
+		s->refs[i].name = s->text + f->off;
+		s->refs[i].len = f->len;
+		s->refs[i].annot = f->annot;
+	}
+	memset(&smp, 0, sizeof smp);
+	smp.frames = s->refs;
+	smp.nframes = s->n;
+	smp.weight[0] = count;
+	s->n = s->len = 0;
+	return s->h->push(sink, &smp, NULL);
+}
+
+static void stack_free(struct stack *s)
+{
+	s->h->free(s->text);
+	s->h->free(s->v);
+	s->h->free(s->refs);
+}
+
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A count line: optional blanks, digits, optional blanks. */
+static int count_line(const char *s, size_t n, double *count)
+{
+	size_t i = 0, d;
+	char buf[64];
+
+	while (i < n && is_space(s[i]))
+		i++;
+	d = i;
+	while (i < n && is_digit(s[i]))
+		i++;
+	if (i == d)
+		return 0;
+	for (size_t j = i; j < n; j++)
+		if (!is_space(s[j]))
+			return 0;
+	if (i - d >= sizeof buf)
+		return -1;
+	memcpy(buf, s + d, i - d);
+	buf[i - d] = '\0';
+	*count = strtod(buf, NULL);
+	return 1;
+}
+
+/* Length of "0x<hex> : " at s, 0 when absent. */
+static size_t addr_prefix(const char *s, size_t n)
+{
+	size_t i = 2;
+
+	if (n < 6 || s[0] != '0' || s[1] != 'x')
+		return 0;
+	while (i < n && is_hex(s[i]))
+		i++;
+	if (i == 2 || n - i < 3 || memcmp(s + i, " : ", 3) != 0)
+		return 0;
+	return i + 3;
+}
+
+/* Is s[0..n) "+0x<hex>" or "+0x<hex>/0x<hex>"? */
+static bool offset_tail(const char *s, size_t n)
+{
+	size_t i = 3;
+
+	if (n < 4 || s[0] != '+' || s[1] != '0' || s[2] != 'x')
+		return false;
+	while (i < n && is_hex(s[i]))
+		i++;
+	if (i == 3)
+		return false;
+	if (i == n)
+		return true;
+	if (s[i] != '/' || n - i < 4 || s[i + 1] != '0' || s[i + 2] != 'x')
+		return false;
+	for (i += 3; i < n; i++)
+		if (!is_hex(s[i]))
+			return false;
+	return s[n - 1] != 'x';
+}
+
+/* The frame's name: symbol only when it has an offset, else the whole text. */
+static size_t frame_name(const char *s, size_t n)
+{
+	size_t m = n, plus;
+
+	/* a " [module]" suffix */
+	if (m > 0 && s[m - 1] == ']') {
+		for (size_t i = m - 1; i > 0; i--)
+			if (s[i] == '[') {
+				if (s[i - 1] == ' ')
+					m = i - 1;
+				break;
+			}
+	}
+	for (plus = m; plus > 0 && s[plus - 1] != '+'; plus--)
+		;
+	if (plus > 0 && offset_tail(s + plus - 1, m - plus + 1))
+		return plus - 1;
+	return n;
+}
+
+/* Give up the record being read: its lines are counted as skipped. */
+static void drop(const struct fk_host *h, struct fk_input *in, struct stack *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (i == 0 || s->v[i].line != s->v[i - 1].line)
+			h->input_skip(in, s->v[i].line);
+	s->n = s->len = 0;
+}
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
+{
+	struct stack s = { .h = h };
+	const char *line;
+	size_t len;
+	int r, rc = 0;
+
+	(void)op;
+	while ((r = h->getline(in, &line, &len)) > 0) {
+		uint64_t ln = h->input_lineno(in);
+		int cl;
+		double count;
+		size_t i = 0, a;
+
+		if ((cl = count_line(line, len, &count)) < 0) {
+			/* a count of 64 digits or more: the record is unusable */
+			drop(h, in, &s);
+			h->input_skip(in, ln);
+			continue;
+		}
+		if (cl > 0) {
+			if (s.n == 0) {
+				h->input_skip(in, ln); /* a count with no stack */
+				continue;
+			}
+			rc = stack_push(&s, sink, count);
+			if (rc < 0)
+				goto out;
+			continue;
+		}
+		while (i < len && is_space(line[i]))
+			i++;
+		if (i == len)
+			continue;
+		line += i;
+		len -= i;
+		while (len > 0 && is_space(line[len - 1]))
+			len--;
+		a = addr_prefix(line, len);
+		line += a;
+		len -= a;
+		len = frame_name(line, len);
+		rc = len ? stack_add(&s, line, len, FK_ANNOT_NONE, ln)
+		         : stack_add(&s, "-", 1, FK_ANNOT_NONE, ln);
+		if (rc < 0)
+			goto out;
+	}
+	if (r < 0) {
+		rc = r;
+		goto out;
+	}
+	/* A record cut before its count (truncated file): its lines are
+	 * counted as skipped, not guessed at. */
+	drop(h, in, &s);
+out:
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(in, h->input_lineno(in), "out of memory");
+	stack_free(&s);
+	return rc;
+}
+
+/* Detection: " 0xADDR : symbol" frame lines and lone counts, nothing else. */
+static int probe(const unsigned char *buf, size_t len)
+{
+	size_t i = 0, lines = 0, frames = 0, counts = 0, other = 0;
+
+	while (i < len && lines < 400) {
+		const unsigned char *nl = memchr(buf + i, '\n', len - i);
+		const char *s = (const char *)buf + i;
+		size_t n, k = 0;
+		double c;
+		if (!nl)
+			break;
+		n = (size_t)(nl - (buf + i));
+		if (n && s[n - 1] == '\r')
+			n--;
+		i = (size_t)(nl - buf) + 1;
+		lines++;
+		if (count_line(s, n, &c) != 0) {
+			counts++;
+			continue;
+		}
+		while (k < n && is_space(s[k]))
+			k++;
+		if (k == n)
+			continue;
+		if (addr_prefix(s + k, n - k) && !memchr(s + k, '\0', n - k))
+			frames++;
+		else
+			other++;
+	}
+	if (frames > 0 && counts > 0 && other == 0)
+		return 90;
+	if (frames > 0 && counts == 0 && other == 0)
+		return 50; /* the start of a stack cut by the window */
+	return 0;
+}
+
+static struct fk_input_plugin plugin = {
+	.h = {
+		.name = "stap",
+		.version = "1.0",
+		.description = "SystemTap print_[u]stack() aggregations",
+	},
+	.probe = probe,
+	.parse = parse,
+};
+
+FLAMEKIT_REGISTER_INPUT(plugin)

@@ -1,0 +1,117 @@
+#!/bin/sh
+# Format auto-detection: `flamekit collapse FILE` without --format picks the
+# right input plugin for every input of the conformance corpus (perf too,
+# when a perf input plugin is loaded), reads every expected folded file as
+# folded, never lets one of the five text formats claim perf script text,
+# and names the formats it tried when nothing fits.
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data"
+
+inputs=$("$FLAMEKIT" plugins | awk '$1 == "input" { print $2 }')
+has_perf=false
+echo "$inputs" | grep -qx perf && has_perf=true
+# the "tried" list: every input plugin with a probe, in load (name) order;
+# all of ours have one
+tried=$(echo "$inputs" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+
+# detected FILE: the format name the engine logs at -v, or "none"
+detected() {
+	"$FLAMEKIT" collapse -v "$1" 2>&1 > /dev/null |
+		sed -n 's/.*: detected format \([a-z0-9_-]*\)$/\1/p' | head -1 | grep . || echo none
+}
+
+if [ ! -d "$FK_CONFORMANCE" ]; then
+	skip "conformance inputs" "no conformance corpus at $FK_CONFORMANCE"
+else
+	for fmt in dtrace stap pmcstat instruments ljp; do
+		for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do
+			b=$(basename "$f")
+			"$FLAMEKIT" collapse "$f" > "$TMP/out" 2> "$TMP/err"
+			r=$?
+			if [ $r -eq 0 ] && [ ! -s "$TMP/err" ]; then
+				same_file "$FK_CONFORMANCE/$fmt/expected/$b" "$TMP/out" "auto: $fmt/$b"
+			else
+				ok 1 "auto: $fmt/$b (exit $r: $(cat "$TMP/err"))"
+			fi
+			is "$(detected "$f")" "$fmt" "auto: $fmt/$b is detected as $fmt"
+		done
+	done
+	for f in "$FK_CONFORMANCE"/perf/inputs/*.txt; do
+		b=$(basename "$f" .txt)
+		if $has_perf; then
+			"$FLAMEKIT" collapse "$f" > "$TMP/out" 2> "$TMP/err"
+			same_file "$FK_CONFORMANCE/perf/expected/$b-collapsed.txt" "$TMP/out" "auto: perf/$b.txt"
+		else
+			# no perf plugin in this build: none of the others may claim it
+			run "$FLAMEKIT" collapse "$f"
+			is "$rc:$err" "1:flamekit: $f: cannot tell the input format (tried: $tried); give one with --format NAME" \
+				"auto: perf/$b.txt is claimed by no other format"
+		fi
+	done
+	# every expected file is folded text, and reads back unchanged
+	for f in "$FK_CONFORMANCE"/*/expected/*.txt; do
+		case $f in */svg/*) continue ;; esac
+		"$FLAMEKIT" collapse "$f" > "$TMP/out" 2> "$TMP/err"
+		r=$?
+		if [ $r -eq 0 ] && [ ! -s "$TMP/err" ]; then
+			same_file "$f" "$TMP/out" "auto: ${f#$FK_CONFORMANCE/} is read as folded"
+		else
+			ok 1 "auto: ${f#$FK_CONFORMANCE/} is read as folded (exit $r: $(cat "$TMP/err"))"
+		fi
+	done
+fi
+
+# The first bytes only, cut mid-line: the right format or none, never
+# another; from 400 bytes on, always the right one.
+if [ -d "$FK_CONFORMANCE" ]; then
+	for fmt in dtrace stap pmcstat instruments ljp; do
+		for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do
+			got=
+			for n in 60 150 400 1000 3000; do
+				head -c $n "$f" > "$TMP/cut.txt"
+				got="$got $(detected "$TMP/cut.txt")"
+			done
+			echo "$got" | grep -Eq "^( ($fmt|none)){2} $fmt $fmt $fmt$"
+			ok $? "auto: $fmt/$(basename "$f") cut after 60, 150, 400, 1000, 3000 bytes:$got"
+		done
+	done
+fi
+
+# real perf captures, gzip-compressed, and their first 64 KiB (cut mid-line)
+PERF_DATA=${FK_CONFORMANCE%/*}/data
+if ls "$PERF_DATA"/*.perf.txt.gz > /dev/null 2>&1; then
+	for g in "$PERF_DATA"/*.perf.txt.gz; do
+		gunzip -c "$g" | head -c 65536 > "$TMP/head.txt"
+		if $has_perf; then
+			is "$(detected "$g"):$(detected "$TMP/head.txt")" "perf:perf" "auto: $(basename "$g") is perf"
+		else
+			is "$(detected "$g"):$(detected "$TMP/head.txt")" "none:none" \
+				"auto: $(basename "$g") is claimed by no other format"
+		fi
+	done
+else
+	skip "perf captures" "no $PERF_DATA"
+fi
+
+# Each format through gzip and with CRLF line endings, from the fixtures.
+for c in dtrace/fixes stap/fixes pmcstat/lost instruments/units ljp/nototal; do
+	fmt=${c%/*}
+	gzip -c "$D/$c.txt" > "$TMP/in.gz"
+	sed 's/$/\r/' "$D/$c.txt" > "$TMP/crlf.txt"
+	is "$(detected "$TMP/in.gz"):$(detected "$TMP/crlf.txt")" "$fmt:$fmt" "auto: $c gzip-compressed and with CRLF"
+	run "$FLAMEKIT" collapse "$TMP/in.gz"
+	is "$rc:$out" "0:$(cat "$D/$c.out")" "auto: $c gzip-compressed gives the same stacks"
+done
+
+# Near misses: text that looks a little like a format is not claimed by it.
+for f in "$D"/detect/*.txt; do
+	exp=$(cat "${f%.txt}.format")
+	is "$(detected "$f")" "$exp" "auto: detect/$(basename "$f") is $exp"
+done
+
+# Nothing fits: a clear error naming every format tried.
+printf '\001\002garbage\000\377\376 not a profile\n%%%%%%\n' > "$TMP/garbage.bin"
+run "$FLAMEKIT" collapse "$TMP/garbage.bin"
+is "$rc:$err" "1:flamekit: $TMP/garbage.bin: cannot tell the input format (tried: $tried); give one with --format NAME" \
+	"garbage: exit 1, every format tried is named"
+done_testing

@@ -1,0 +1,372 @@
+/*
+ * flamekit plugin SDK: the only header a plugin needs.
+ *
+ * A plugin is a libtool module (-module -avoid-version) exporting exactly one
+ * symbol, flamekit_plugin_init(), which the FLAMEKIT_REGISTER_* macros below
+ * write for you.  Plugins never link against the engine: every service they
+ * use (logging, memory, reading input, pushing samples, walking the merged
+ * tree) reaches them through the const struct fk_host table passed to each
+ * callback.
+ *
+ * ABI policy
+ * ----------
+ * FK_ABI_MAJOR changes when a field is removed, reordered or changes meaning,
+ * or a callback changes signature.  The loader refuses a plugin whose major
+ * differs from its own, naming the file, both versions and the fix (rebuild
+ * against the installed headers).
+ *
+ * FK_ABI_MINOR changes when fields or callbacks are appended to a descriptor
+ * or to struct fk_host.  Nothing is ever inserted in the middle.  The loader
+ * copies min(struct_size, sizeof ours) bytes of a plugin's descriptor and
+ * zero-fills the rest, so a plugin built against an older minor loads and its
+ * missing callbacks read as NULL (absent).  A plugin built against a newer
+ * minor also loads; the fields it knows and we do not are ignored.  A plugin
+ * must check host->struct_size before using a host field added after 1.0.
+ *
+ * Ownership
+ * ---------
+ * Strings passed into the host (frame names, error messages) are copied; the
+ * plugin may reuse its buffers as soon as the call returns.  Strings returned
+ * by the host (frame names, lines) stay valid as documented on each member.
+ */
+#ifndef FLAMEKIT_PLUGIN_H
+#define FLAMEKIT_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
+#define FK_ABI_MAJOR 1
+#define FK_ABI_MINOR 0
+
+#if defined(__GNUC__)
+#define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define FK_EXPORT __attribute__((visibility("default")))
+#else
+#define FK_PRINTF(f, a)
+#define FK_EXPORT
+#endif
+
+/* Status codes: 0 or one of these negatives.  Append-only. */
+enum fk_status {
+	FK_OK = 0,
+	FK_ERR_NOMEM = -1,   /* allocation failed */
+	FK_ERR_IO = -2,      /* read or write failed */
+	FK_ERR_DATA = -3,    /* input data could not be used */
+	FK_ERR_USAGE = -4,   /* bad option or argument */
+	FK_ERR_PLUGIN = -5,  /* plugin could not be loaded or misbehaved */
+	FK_ERR_SCRIPT = -6,  /* a filter script failed */
+	FK_ERR_LIMIT = -7,   /* a configured limit was exceeded */
+	FK_ERR_INTERNAL = -8,
+};
+
+enum fk_plugin_kind {
+	FK_PLUGIN_INPUT = 1,
+	FK_PLUGIN_FILTER = 2,
+	FK_PLUGIN_OUTPUT = 3,
+};
+
+/* Log levels for host->log(). */
+enum fk_log_level { FK_LOG_ERROR = 0, FK_LOG_WARN = 1, FK_LOG_INFO = 2, FK_LOG_DEBUG = 3 };
+
+/*
+ * Options.  A plugin declares a struct holding its settings and a table
+ * describing each member; the engine allocates the struct (options_size
+ * bytes), fills the defaults, applies command-line or job-file values
+ * (validating names and types against the table) and passes it, read-only,
+ * to every callback.  STRING members are `const char *`, owned by the engine
+ * and valid for the whole run.  FLAG members are `int` (0/1) and take no
+ * value on the command line.  The table ends with a zero entry.
+ */
+enum fk_opt_type {
+	FK_OPT_END = 0,
+	FK_OPT_FLAG,   /* int, 0 or 1 */
+	FK_OPT_INT,    /* long long */
+	FK_OPT_DOUBLE, /* double */
+	FK_OPT_STRING, /* const char * (NULL when the default is NULL) */
+};
+
+struct fk_option {
+	int type;            /* enum fk_opt_type */
+	const char *name;    /* "event-filter": letters, digits, '-' */
+	const char *def;     /* default as text, or NULL */
+	size_t offset;       /* offsetof(struct my_opts, member) */
+	const char *help;    /* one line */
+};
+
+#define FK_OPTION(type, name, def, st, member, help) \
+	{ (type), (name), (def), offsetof(st, member), (help) }
+#define FK_OPTION_END { 0, NULL, NULL, 0, NULL }
+
+/* Frame annotations, written as suffixes in folded text. */
+enum fk_annot {
+	FK_ANNOT_NONE = 0,
+	FK_ANNOT_KERNEL = 1, /* _[k] */
+	FK_ANNOT_JIT = 2,    /* _[j] */
+	FK_ANNOT_INLINE = 3, /* _[i] */
+	FK_ANNOT_WAKER = 4,  /* _[w] */
+};
+
+/* One frame as an input plugin hands it over.  Bytes are copied. */
+struct fk_frameref {
+	const char *name;   /* not NUL-terminated; may hold any byte but ';' is replaced */
+	size_t len;
+	int annot;          /* enum fk_annot, appended as a suffix when not NONE */
+	const char *module; /* optional ("libc.so.6", "[kernel]"), NULL when unknown */
+	size_t module_len;
+};
+
+#define FK_SERIES_MAX 2
+
+enum fk_sample_flags {
+	FK_SAMPLE_TIME = 1u << 0,     /* time_ns is set */
+	FK_SAMPLE_PID = 1u << 1,      /* pid is set */
+	FK_SAMPLE_TID = 1u << 2,      /* tid is set */
+	FK_SAMPLE_COMM = 1u << 3,     /* comm/comm_len are set */
+	FK_SAMPLE_SERIES = 1u << 4,   /* weight[] gives every series explicitly
+	                               * (two-column differential folded lines);
+	                               * otherwise weight[0] goes to the sink's series */
+};
+
+/* One sample pushed by an input plugin.  Frames go root first. */
+struct fk_sample {
+	const struct fk_frameref *frames;
+	size_t nframes;
+	double weight[FK_SERIES_MAX];
+	unsigned flags;       /* enum fk_sample_flags */
+	int64_t time_ns;
+	int32_t pid, tid;
+	const char *comm;
+	size_t comm_len;
+};
+
+/* A node handle in the merged stack tree.  0 is the root (no frame). */
+typedef uint32_t fk_node_t;
+/* A frame id from interning.  Stable for the life of the profile. */
+typedef uint32_t fk_frame_t;
+
+#define FK_NODE_ROOT ((fk_node_t)0)
+#define FK_NODE_NONE ((fk_node_t)UINT32_MAX)
+#define FK_FRAME_NONE ((fk_frame_t)UINT32_MAX)
+
+/* A sample as the sample log keeps it (time-ordered outputs). */
+struct fk_logged_sample {
+	fk_node_t leaf;
+	unsigned flags;       /* enum fk_sample_flags */
+	int64_t time_ns;
+	int32_t pid, tid;
+	double weight[FK_SERIES_MAX];
+};
+
+/* Opaque engine objects. */
+struct fk_input;    /* one input stream being parsed */
+struct fk_sink;     /* where an input pushes samples; one per thread */
+struct fk_profile;  /* the merged, filtered result an output renders */
+struct fk_writer;   /* an output stream (temporary file renamed on success) */
+
+/*
+ * Filter editing handles.  A per-frame callback sees one distinct frame and
+ * may rename it, drop it (from every stack) or set its colour.  A per-sample
+ * callback sees one sample's stack and may drop the sample, cut or edit the
+ * stack, or scale its weight.
+ */
+struct fk_frame_edit;
+struct fk_sample_edit;
+
+struct fk_host {
+	uint32_t struct_size;
+	uint16_t abi_major, abi_minor;
+
+	/* Logging: one line, no trailing newline needed.  The engine prefixes
+	 * "flamekit: [kind:name] " from the plugin it is calling. */
+	void (*log)(int level, const char *fmt, ...) FK_PRINTF(2, 3);
+
+	/* Memory.  alloc/realloc return NULL on failure (tests inject it). */
+	void *(*alloc)(size_t size);
+	void *(*realloc)(void *ptr, size_t size);
+	void (*free)(void *ptr);
+
+	/* --- reading input (input plugins) ---------------------------------
+	 * getline: the next line without its '\n' (a trailing '\r' is removed
+	 * too), valid until the next getline/read call.  Returns 1 with a line,
+	 * 0 at end of input, or a negative status (the error is reported).
+	 * read: raw bytes, for plugins that split input themselves; returns the
+	 * byte count, 0 at the end, negative on error.  Do not mix the two on
+	 * one input except that read() after getline() continues after the last
+	 * line returned. */
+	int (*getline)(struct fk_input *in, const char **line, size_t *len);
+	ssize_t (*read)(struct fk_input *in, void *buf, size_t cap);
+	const char *(*input_name)(const struct fk_input *in);
+	uint64_t (*input_lineno)(const struct fk_input *in);
+	/* Report a fatal data error as "FILE:LINE: message"; returns FK_ERR_DATA.
+	 * LINE 0 omits the line number. */
+	int (*input_error)(struct fk_input *in, uint64_t line, const char *fmt, ...) FK_PRINTF(3, 4);
+	/* Count a skipped line; the engine reports the count and the first few
+	 * line numbers once the input is done. */
+	void (*input_skip)(struct fk_input *in, uint64_t line);
+
+	/* --- pushing samples ----------------------------------------------
+	 * push: intern the frames, run per-sample filters, add to the tree.
+	 * On success *node (if not NULL) receives the stack's leaf node, which
+	 * push_node() accepts to repeat the same stack cheaply (caches in
+	 * parsers).  Nodes are per sink. */
+	int (*push)(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *node);
+	int (*push_node)(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp);
+	/* Threads: how many threads this parse may use (1 when a filter needs
+	 * samples in order).  fork makes an empty sink for a worker thread;
+	 * join merges a forked sink into its parent (in the order joined, so
+	 * join in input order) and frees it.  The plugin calls fork/join from
+	 * the thread that called parse. */
+	unsigned (*sink_threads)(struct fk_sink *s);
+	struct fk_sink *(*sink_fork)(struct fk_sink *s);
+	int (*sink_join)(struct fk_sink *parent, struct fk_sink *child);
+	/* Give the unit of the weights this input pushes ("samples", "ns",
+	 * "us", ...), for outputs that convert to time.  Optional. */
+	void (*sink_set_unit)(struct fk_sink *s, const char *unit);
+
+	/* --- reading the merged profile (output plugins) -------------------
+	 * Node ids are dense: 0 .. nodes-1, parents before children.  The
+	 * returned name pointers stay valid until render returns. */
+	size_t (*nodes)(const struct fk_profile *p);
+	fk_node_t (*node_parent)(const struct fk_profile *p, fk_node_t n);
+	fk_frame_t (*node_frame)(const struct fk_profile *p, fk_node_t n);
+	uint32_t (*node_depth)(const struct fk_profile *p, fk_node_t n);
+	double (*node_self)(const struct fk_profile *p, fk_node_t n, int series);
+	double (*node_total)(const struct fk_profile *p, fk_node_t n, int series);
+	/* true when some pushed sample ended exactly at this node (even with a
+	 * zero weight): folded output prints such a node. */
+	int (*node_is_leaf)(const struct fk_profile *p, fk_node_t n);
+	/* Children in flamegraph.pl order: by name, a child ending a stack
+	 * before one whose name extends it (see engine/tree.c). */
+	size_t (*node_children)(const struct fk_profile *p, fk_node_t n, const fk_node_t **kids);
+	/* Full name (with any _[k] suffix) and display name (without it). */
+	const char *(*frame_name)(const struct fk_profile *p, fk_frame_t f, size_t *len);
+	const char *(*frame_display)(const struct fk_profile *p, fk_frame_t f, size_t *len);
+	int (*frame_annot)(const struct fk_profile *p, fk_frame_t f);
+	/* Colour set by a filter, as "#rrggbb" or a palette name; NULL if none. */
+	const char *(*frame_colour)(const struct fk_profile *p, fk_frame_t f);
+	const char *(*frame_module)(const struct fk_profile *p, fk_frame_t f, size_t *len);
+	/* Which series hold data (bit mask), and each series' label/unit. */
+	unsigned (*series_mask)(const struct fk_profile *p);
+	const char *(*series_unit)(const struct fk_profile *p, int series);
+	/* Sample log (only when the output declared FK_OUTPUT_NEEDS_SAMPLES and
+	 * an input pushed samples): in push order. */
+	size_t (*samples)(const struct fk_profile *p);
+	const struct fk_logged_sample *(*sample)(const struct fk_profile *p, size_t i);
+	/* A copy of p with every stack reversed (leaf becomes root), owned by
+	 * the caller, freed with profile_free.  NULL on allocation failure. */
+	struct fk_profile *(*profile_reversed)(const struct fk_profile *p);
+	void (*profile_free)(struct fk_profile *p);
+
+	/* --- writing output ----------------------------------------------- */
+	int (*write)(struct fk_writer *w, const void *buf, size_t len);
+	int (*printf)(struct fk_writer *w, const char *fmt, ...) FK_PRINTF(2, 3);
+	const char *(*writer_name)(const struct fk_writer *w);
+
+	/* --- filters ------------------------------------------------------- */
+	/* frame edits */
+	const char *(*fe_name)(const struct fk_frame_edit *e, size_t *len);
+	int (*fe_annot)(const struct fk_frame_edit *e);
+	const char *(*fe_module)(const struct fk_frame_edit *e, size_t *len);
+	int (*fe_rename)(struct fk_frame_edit *e, const char *name, size_t len);
+	void (*fe_drop)(struct fk_frame_edit *e);
+	int (*fe_colour)(struct fk_frame_edit *e, const char *colour);
+	/* sample edits: frames are root first, index 0 .. n-1 */
+	size_t (*se_depth)(const struct fk_sample_edit *e);
+	const char *(*se_frame_name)(const struct fk_sample_edit *e, size_t i, size_t *len);
+	int (*se_frame_annot)(const struct fk_sample_edit *e, size_t i);
+	const char *(*se_frame_module)(const struct fk_sample_edit *e, size_t i, size_t *len);
+	int (*se_rename)(struct fk_sample_edit *e, size_t i, const char *name, size_t len);
+	int (*se_colour)(struct fk_sample_edit *e, size_t i, const char *colour);
+	void (*se_remove)(struct fk_sample_edit *e, size_t i);   /* drop frame i */
+	void (*se_truncate)(struct fk_sample_edit *e, size_t n); /* keep frames 0..n-1 */
+	int (*se_insert)(struct fk_sample_edit *e, size_t i, const char *name, size_t len);
+	double (*se_weight)(const struct fk_sample_edit *e);
+	void (*se_set_weight)(struct fk_sample_edit *e, double w);
+	void (*se_drop)(struct fk_sample_edit *e);
+	/* metadata, or NULL/-1 when the input did not give it */
+	const struct fk_logged_sample *(*se_meta)(const struct fk_sample_edit *e);
+	const char *(*se_comm)(const struct fk_sample_edit *e, size_t *len);
+};
+
+/* Common head of every descriptor. */
+struct fk_plugin_header {
+	uint32_t magic;       /* FK_PLUGIN_MAGIC */
+	uint16_t abi_major;   /* FK_ABI_MAJOR the plugin was built with */
+	uint16_t abi_minor;
+	uint32_t struct_size; /* sizeof the whole descriptor */
+	uint32_t kind;        /* enum fk_plugin_kind */
+	const char *name;     /* "perf": lower case, unique */
+	const char *version;  /* "1.0" */
+	const char *description; /* one line */
+	const struct fk_option *options; /* may be NULL */
+	size_t options_size;  /* sizeof the options struct */
+};
+
+struct fk_input_plugin {
+	struct fk_plugin_header h;
+	/* Confidence 0..100 that buf (the first len bytes of the input, at most
+	 * 64 KiB, maybe cut mid-line) is this format.  NULL: never auto-picked. */
+	int (*probe)(const unsigned char *buf, size_t len);
+	/* Read all of `in`, push samples into `sink`.  0 or a negative status;
+	 * errors are reported with host->input_error before returning. */
+	int (*parse)(const struct fk_host *host, struct fk_input *in,
+	             struct fk_sink *sink, const void *opts);
+};
+
+struct fk_filter_plugin {
+	struct fk_plugin_header h;
+	/* Make one instance.  `where` names the instance in messages
+	 * ("job.yaml:12:5").  On error, log it and return a negative status. */
+	int (*create)(const struct fk_host *host, const void *opts,
+	              const char *where, void **state);
+	/* Once per distinct frame (results are cached by the engine).  May be NULL. */
+	int (*frame)(void *state, struct fk_frame_edit *e);
+	/* Once per sample, in input order, single-threaded.  May be NULL. */
+	int (*sample)(void *state, struct fk_sample_edit *e);
+	void (*destroy)(void *state);
+};
+
+enum fk_output_needs {
+	FK_OUTPUT_NEEDS_SAMPLES = 1u << 0, /* keep the sample log */
+};
+
+struct fk_output_plugin {
+	struct fk_plugin_header h;
+	unsigned needs; /* enum fk_output_needs */
+	/* Render the profile to w.  0 or a negative status; on error log a
+	 * message first.  The engine renames the output into place only on 0. */
+	int (*render)(const struct fk_host *host, const struct fk_profile *p,
+	              struct fk_writer *w, const void *opts);
+};
+
+/* The one exported entry point.  The macros fill the header so plugin
+ * authors cannot get magic, versions or sizes wrong. */
+#define FK_ENTRY_NAME flamekit_plugin_init
+typedef const struct fk_plugin_header *(*fk_plugin_init_fn)(void);
+
+#define FK__REGISTER(var, KIND)                                              \
+	FK_EXPORT const struct fk_plugin_header *flamekit_plugin_init(void);  \
+	FK_EXPORT const struct fk_plugin_header *flamekit_plugin_init(void)   \
+	{                                                                     \
+		(var).h.magic = FK_PLUGIN_MAGIC;                              \
+		(var).h.abi_major = FK_ABI_MAJOR;                             \
+		(var).h.abi_minor = FK_ABI_MINOR;                             \
+		(var).h.struct_size = (uint32_t)sizeof(var);                  \
+		(var).h.kind = (KIND);                                        \
+		return &(var).h;                                              \
+	}
+
+#define FLAMEKIT_REGISTER_INPUT(var) FK__REGISTER(var, FK_PLUGIN_INPUT)
+#define FLAMEKIT_REGISTER_FILTER(var) FK__REGISTER(var, FK_PLUGIN_FILTER)
+#define FLAMEKIT_REGISTER_OUTPUT(var) FK__REGISTER(var, FK_PLUGIN_OUTPUT)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLAMEKIT_PLUGIN_H */
