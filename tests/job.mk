@@ -26,6 +26,7 @@ dist_conf_DATA = \
 	conf/flamechart.yaml \
 	conf/differential.yaml \
 	conf/hotcold.yaml
+EXTRA_DIST += conf/perf.yaml
 confdatadir = $(pkgdatadir)/conf/data
 dist_confdata_DATA = \
 	conf/data/app.folded \

@@ -340,4 +340,13 @@ is "$rc:$err" "1:flamekit: $TMP/nowhere/conf/example.yaml: cannot open: No such 
 run env FLAMEKIT_DATADIR="$FK_SRCDIR" "$FLAMEKIT" run --check --set outputs.0.plugin=folded
 is "$rc:$err" "0:flamekit: $FK_SRCDIR/conf/example.yaml: the job is valid" "--check on the example job"
 
+# the real perf capture through Lua filters that read sample metadata
+if "$FLAMEKIT" plugins | awk '$1 == "input" && $2 == "perf" { f = 1 } END { exit !f }'; then
+	run "$FLAMEKIT" run "$C/perf.yaml" --set output-dir="$TMP"
+	is "$rc:$err:$(wc -l < demo.folded):$(cut -d';' -f1,2 demo.folded | sort | uniq -c | sed 's/^ *//')" \
+		"0::12:12 demo;demo" "conf/perf.yaml: per-thread roots from perf's comm, idle dropped"
+else
+	skip "conf/perf.yaml" "no perf input plugin"
+fi
+
 done_testing

@@ -785,12 +785,16 @@ static int push_record(struct job *j, struct fk_sample *smp, fk_node_t *out)
 	int rc;
 
 	/* the key: names plus each frame's annotation and length */
+	const char *names0 = j->names;
 	keylen = j->names_len;
 	for (size_t i = 0; i < j->nfr; i++) {
 		char a[2] = { (char)('0' + j->fr[i].annot), '\x01' };
 		if ((rc = names_put(j, a, 2)) < 0)
 			return rc;
 	}
+	/* names_put may have moved the buffer the comm points into */
+	if (smp->comm && smp->comm == names0)
+		smp->comm = j->names;
 	hv = hash_bytes(j->names, j->names_len);
 	e = cache_find(&j->cache, hv, j->names_len);
 	if (!slot_empty(e)) {
