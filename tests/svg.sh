@@ -91,6 +91,27 @@ is "$(grep -o '<title>a ([^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/diff.svg" | 
 is "$(grep -o '<title>a ([^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/diffs.svg" | sed 's/<rect.*fill=/ /')" \
 	'<title>a (6 samples, 60.00%; +20.00%)</title> "rgb(255,105,105)"' "--diff-subtree: a grew by 2 of maxdelta 4: red"
 
+# ---- hotcold: on-CPU samples at 99 Hz and off-CPU us, in ms ------------------
+"$FLAMEKIT" graph --output-plugin hotcold "$D/hotcold.txt" > "$TMP/hc.svg"
+is "$(grep -o '<title>[^<]*</title><rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="[^"]*"' "$TMP/hc.svg" | sed 's/<rect x=/ /; s/ y="[^"]*" width=/ /; s/ height="[^"]*" fill=/ /')" \
+'<title>all (167 ms, 100%)</title> "10.0" "1180.0" "rgb(213,39,9)"
+<title>app (111 ms, 66.30%)</title> "10.0" "783.2" "rgb(239,160,38)"
+<title>main (111 ms, 66.30%)</title> "10.0" "783.2" "rgb(243,179,42)"
+<title>compute (101 ms, 60.33%)</title> "10.0" "712.0" "rgb(221,76,18)"
+<title>read (10 ms, 5.97%)</title> "722.0" "71.2" "rgb(252,216,51)"
+<title>db (30 ms, 17.92%)</title> "793.2" "213.5" "rgb(234,135,32)"
+<title>query (30 ms, 17.92%)</title> "793.2" "213.5" "rgb(207,10,2)"
+<title>app (25 ms, 14.93%)</title> "1006.7" "176.3" "rgb(121,121,239)"
+<title>main (25 ms, 14.93%)</title> "1006.7" "176.3" "rgb(126,126,243)"
+<title>read (5 ms, 2.99%)</title> "1006.7" "35.3" "rgb(136,136,252)"
+<title>sleep (20 ms, 11.95%)</title> "1042.0" "141.0" "rgb(127,127,244)"
+<title>db (1 ms, 0.60%)</title> "1183.0" "7.0" "rgb(115,115,234)"
+<title>wait (1 ms, 0.60%)</title> "1183.0" "7.0" "rgb(122,122,240)"' "hotcold: on-CPU hot on the left, off-CPU blue on the right, in ms"
+"$FLAMEKIT" graph --output-plugin hotcold --by-thread "$D/hotcold.txt" > "$TMP/hct.svg"
+is "$(grep -o '<title>app[^<]*</title><rect x="[^"]*" y="[^"]*" width="[^"]*"' "$TMP/hct.svg")" \
+	'<title>app (136 ms, 81.24%)</title><rect x="10.0" y="69" width="959.4"' "hotcold --by-thread: one frame per thread holding both"
+xml_ok "$TMP/hct.svg" "hotcold is well-formed XML"
+
 # ---- hostile names and option values -----------------------------------------
 "$FLAMEKIT" graph --title '<script>alert(9)</script> & "t"' --subtitle ']]> -- <x>' \
 	--notes 'a -- b <c> --' --nametype '"; alert(10); "' --countname '<b>' \
