@@ -91,6 +91,19 @@ is "$(grep -o '<title>a ([^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/diff.svg" | 
 is "$(grep -o '<title>a ([^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/diffs.svg" | sed 's/<rect.*fill=/ /')" \
 	'<title>a (6 samples, 60.00%; +20.00%)</title> "rgb(255,105,105)"' "--diff-subtree: a grew by 2 of maxdelta 4: red"
 
+# ---- --cp: a palette map is read, kept and extended ---------------------------
+printf 'main->rgb(1,2,3)\n' > "$TMP/pal.map"
+"$FLAMEKIT" graph --cp --palette-file "$TMP/pal.map" "$D/small.txt" > "$TMP/cp.svg"
+is "$(grep -o '<title>main [^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/cp.svg" | sed 's/.*fill=//')" '"rgb(1,2,3)"' \
+	"--cp: a colour from the palette map is used"
+is "$(cat "$TMP/pal.map")" '->rgb(213,39,9)
+a->rgb(236,146,35)
+b->rgb(230,117,28)
+c->rgb(224,87,20)
+d->rgb(217,57,13)
+main->rgb(1,2,3)
+other->rgb(236,144,34)' "--cp: new names are added, sorted"
+
 # ---- hotcold: on-CPU samples at 99 Hz and off-CPU us, in ms ------------------
 "$FLAMEKIT" graph --output-plugin hotcold "$D/hotcold.txt" > "$TMP/hc.svg"
 is "$(grep -o '<title>[^<]*</title><rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="[^"]*"' "$TMP/hc.svg" | sed 's/<rect x=/ /; s/ y="[^"]*" width=/ /; s/ height="[^"]*" fill=/ /')" \
