@@ -1,0 +1,278 @@
+/*
+ * Laying frames out as flamegraph.pl does.
+ *
+ * Flame graph: flamegraph.pl sorts the folded lines and merges each line
+ * with the previous one, so a frame starts where its first line starts and
+ * its own samples come before its children's (its own line, "a;b 5", sorts
+ * before "a;b;c 3").  On the merged tree that is: a node's first child starts
+ * after the node's self count, the next child after the first, and so on in
+ * node_children() order, which is flamegraph.pl's line order.
+ *
+ * Flame chart (--flamechart): lines are taken in input order and only
+ * adjacent lines merge.  The sample log holds one sample per input line, so
+ * replaying it through flamegraph.pl's flow() gives the same frames.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+
+struct vec {
+	const struct fk_host *h;
+	struct svg_frame *v;
+	size_t n, cap;
+};
+
+static struct svg_frame *vec_push(struct vec *a)
+{
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 1024;
+		struct svg_frame *nv = a->h->realloc(a->v, nc * sizeof *nv);
+		if (!nv)
+			return NULL;
+		a->v = nv;
+		a->cap = nc;
+	}
+	memset(&a->v[a->n], 0, sizeof a->v[0]);
+	return &a->v[a->n++];
+}
+
+int svg_width_series(const struct fk_host *h, const struct fk_profile *p, int *differential)
+{
+	unsigned mask = h->series_mask(p);
+	*differential = (mask & 2) != 0;
+	return (mask & 2) ? 1 : 0;
+}
+
+int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struct svg_opts *o,
+                double minw, struct svg_frame **out, size_t *nout, double *maxdelta)
+{
+	size_t nn = h->nodes(p);
+	double *x = h->alloc((nn ? nn : 1) * sizeof *x);
+	struct vec a = { h, NULL, 0, 0 };
+	int diff, ws = svg_width_series(h, p, &diff);
+
+	*maxdelta = 1;
+	if (!x)
+		return FK_ERR_NOMEM;
+	x[0] = 0;
+	for (size_t i = 0; i < nn; i++) {
+		fk_node_t n = (fk_node_t)i;
+		const fk_node_t *kids;
+		double tot = h->node_total(p, n, ws);
+		size_t k = h->node_children(p, n, &kids);
+		double start = x[i] + h->node_self(p, n, ws), d = 0;
+
+		for (size_t j = 0; j < k; j++) {
+			x[kids[j]] = start;
+			start += h->node_total(p, kids[j], ws);
+		}
+		if (diff) {
+			if (o->diff_subtree)
+				d = h->node_total(p, n, 1) - h->node_total(p, n, 0);
+			else
+				d = h->node_self(p, n, 1) - h->node_self(p, n, 0);
+			if (fabs(d) > *maxdelta)
+				*maxdelta = fabs(d);
+		}
+		if (tot < minw)
+			continue;
+		struct svg_frame *f = vec_push(&a);
+		if (!f) {
+			h->free(x);
+			h->free(a.v);
+			return FK_ERR_NOMEM;
+		}
+		f->frame = i ? h->node_frame(p, n) : FK_FRAME_NONE;
+		f->row = h->node_depth(p, n);
+		f->stime = x[i];
+		f->etime = x[i] + tot;
+		if (diff) {
+			f->flags |= SF_DELTA;
+			f->delta = d;
+		}
+	}
+	h->free(x);
+	*out = a.v;
+	*nout = a.n;
+	return 0;
+}
+
+
+int layout_flow_begin(struct flow *fl, const struct fk_host *h, int differential, uint32_t row0)
+{
+	memset(fl, 0, sizeof *fl);
+	fl->h = h;
+	fl->differential = differential;
+	fl->row0 = row0;
+	return 0;
+}
+
+static int grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 64;
+	while (nc < need)
+		nc *= 2;
+	void *nv = h->realloc(*v, nc * size);
+	if (!nv)
+		return FK_ERR_NOMEM;
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+/* Close frames last[len_same..] at time t. */
+static int close_to(struct flow *fl, size_t len_same, double t)
+{
+	while (fl->nlast > len_same) {
+		size_t i = --fl->nlast;
+		struct svg_frame *f;
+		if (grow(fl->h, (void **)&fl->out, &fl->cap, fl->n + 1, sizeof *fl->out) < 0)
+			return FK_ERR_NOMEM;
+		f = &fl->out[fl->n++];
+		memset(f, 0, sizeof *f);
+		f->frame = fl->last[i].frame;
+		f->row = fl->row0 + (uint32_t)i;
+		f->stime = fl->last[i].stime;
+		f->etime = t;
+		if (fl->differential) {
+			f->flags |= SF_DELTA;
+			f->delta = fl->last[i].delta;
+			if (fabs(f->delta) > fl->maxdelta)
+				fl->maxdelta = fabs(f->delta);
+		}
+	}
+	return 0;
+}
+
+/* One line: frames[0..n) root first (without the "all" root), starting at t. */
+int layout_flow_add(struct flow *fl, const fk_frame_t *frames, size_t n, double t, double delta)
+{
+	size_t same = 0, want = n + 1;
+
+	if (grow(fl->h, (void **)&fl->last, &fl->lastcap, want, sizeof *fl->last) < 0)
+		return FK_ERR_NOMEM;
+	if (fl->nlast > 0)
+		same = 1; /* the root is always shared */
+	while (same < fl->nlast && same < want && fl->last[same].frame == frames[same - 1])
+		same++;
+	if (close_to(fl, same, t) < 0)
+		return FK_ERR_NOMEM;
+	for (size_t i = fl->nlast; i < want; i++) {
+		fl->last[i].frame = i ? frames[i - 1] : FK_FRAME_NONE;
+		fl->last[i].stime = t;
+		fl->last[i].delta = 0;
+	}
+	fl->nlast = want;
+	/* flamegraph.pl adds the delta only to a frame it opens, so a repeated
+	 * line lost its delta; the leaf always gets it here. */
+	fl->last[want - 1].delta += delta;
+	return 0;
+}
+
+int layout_flow_end(struct flow *fl, double t)
+{
+	int rc = close_to(fl, 0, t);
+	fl->h->free(fl->last);
+	fl->last = NULL;
+	return rc;
+}
+
+int layout_samples(const struct fk_host *h, const struct fk_profile *p, const struct svg_opts *o,
+                   struct svg_frame **out, size_t *nout, double *maxdelta, double *time)
+{
+	size_t ns = h->samples(p), cap = 0;
+	fk_frame_t *path = NULL;
+	struct flow fl;
+	int diff, ws = svg_width_series(h, p, &diff), rc = 0;
+	double t = 0;
+
+	layout_flow_begin(&fl, h, diff, 0);
+	fl.maxdelta = 1;
+	for (size_t i = 0; i < ns && rc == 0; i++) {
+		const struct fk_logged_sample *s = h->sample(p, i);
+		size_t d = h->node_depth(p, s->leaf);
+		fk_node_t n = s->leaf;
+		if (grow(h, (void **)&path, &cap, d + 1, sizeof *path) < 0) {
+			rc = FK_ERR_NOMEM;
+			break;
+		}
+		for (size_t k = d; k > 0; k--) {
+			path[o->reverse ? d - k : k - 1] = h->node_frame(p, n);
+			n = h->node_parent(p, n);
+		}
+		rc = layout_flow_add(&fl, path, d, t, diff ? s->weight[1] - s->weight[0] : 0);
+		t += s->weight[ws];
+	}
+	if (rc == 0)
+		rc = layout_flow_end(&fl, t);
+	else
+		h->free(fl.last);
+	h->free(path);
+	if (rc < 0) {
+		h->free(fl.out);
+		return rc;
+	}
+	*out = fl.out;
+	*nout = fl.n;
+	*maxdelta = fl.maxdelta;
+	*time = t;
+	return 0;
+}
+
+int svg_render_profile(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w,
+                       const struct svg_opts *o, const char *default_title, int flow)
+{
+	struct svg_doc d;
+	struct svg_frame *v = NULL;
+	struct fk_profile *rev = NULL;
+	size_t n = 0;
+	int diff, ws, rc;
+	double time;
+
+	if ((rc = svg_check_opts(h, o)) < 0)
+		return rc;
+	if (o->reverse && !flow) {
+		rev = h->profile_reversed(p);
+		if (!rev) {
+			h->log(FK_LOG_ERROR, "out of memory reversing the stacks");
+			return FK_ERR_NOMEM;
+		}
+		p = rev;
+	}
+	ws = svg_width_series(h, p, &diff);
+	memset(&d, 0, sizeof d);
+	d.h = h;
+	d.p = p;
+	d.w = w;
+	d.o = o;
+	d.default_title = default_title;
+	d.differential = diff;
+	if (flow) {
+		rc = layout_samples(h, p, o, &v, &n, &d.maxdelta, &time);
+	} else {
+		time = h->node_total(p, FK_NODE_ROOT, ws);
+		d.timemax = o->total > time ? o->total : time;
+		rc = layout_tree(h, p, o, d.timemax > 0 ? svg_minwidth_time(o, d.timemax) : 0, &v, &n,
+		                 &d.maxdelta);
+	}
+	if (rc == 0) {
+		if (o->total > 0 && o->total < time && o->total / time > 0.02)
+			h->log(FK_LOG_WARN, "--total %g is less than the actual total %g, so ignored", o->total, time);
+		d.timemax = o->total > time ? o->total : time;
+		/* flamegraph.pl draws the root across the whole --total */
+		for (size_t i = 0; i < n; i++)
+			if (v[i].frame == FK_FRAME_NONE && v[i].row == 0)
+				v[i].etime = d.timemax;
+		rc = svg_write(&d, v, n);
+	} else {
+		h->log(FK_LOG_ERROR, "out of memory laying out the graph");
+	}
+	h->free(v);
+	if (rev)
+		h->profile_free(rev);
+	return rc;
+}

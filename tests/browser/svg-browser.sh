@@ -1,0 +1,58 @@
+#!/bin/sh
+# The embedded script in a real browser: headless Chromium loads a graph with
+# a probe script injected (probe.js), which searches, zooms, hovers and
+# unzooms, and writes what it saw into the DOM; --dump-dom prints it.
+# Skipped when chromium is not installed (Debian: chromium).
+. "$FK_SRCDIR/tests/lib.sh"
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+	skip "browser test" "chromium not installed"
+	done_testing
+	exit 0
+fi
+
+"$FLAMEKIT" graph "$FK_SRCDIR/tests/data/svg/small.txt" > "$TMP/g.svg"
+ok $? "graph drawn"
+# Insert the probe just before </svg>, inside a CDATA script element.
+{
+	sed '$d' "$TMP/g.svg"
+	printf '<script type="text/ecmascript"><![CDATA[\n'
+	cat "$FK_SRCDIR/tests/browser/probe.js"
+	printf ']]></script>\n</svg>\n'
+} > "$TMP/probe.svg"
+tail -1 "$TMP/g.svg" | grep -q '^</svg>$'
+ok $? "graph ends with </svg>"
+
+PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
+timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$PROFILE" --dump-dom "file://$TMP/probe.svg" > "$TMP/dom.txt" 2> "$TMP/chromium.err"
+rc=$?
+rm -rf "$PROFILE"
+ok $rc "chromium ran"
+[ $rc -eq 0 ] || sed 's/^/# /' "$TMP/chromium.err" | tail -5
+
+result=$(sed -n 's/.*<text id="fk-test-result">\(.*\)<\/text>.*/\1/p' "$TMP/dom.txt" | sed 's/&quot;/"/g; s/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g')
+field() { # field NAME: one value of the probe's JSON
+	printf '%s' "$result" | "$PYTHON3" -c 'import json,sys; d=json.load(sys.stdin); print(d.get(sys.argv[1], "<missing>"))' "$1" 2>/dev/null
+}
+is "$(field error)" "<missing>" "the probe ran without a script error"
+is "$(field frames)" 7 "7 frames"
+is "$(field tooltip)" "b (3 samples, 15.00%)" "tooltip text"
+is "$(field search1)" "b,c" "Ctrl-F ^(b|c)\$ highlights b and c"
+is "$(field matched1)" "Matched: 20.0%" "Matched: 20.0% (3 + 1 of 20)"
+is "$(field searchbtn)" "Reset Search" "the search button becomes Reset Search"
+is "$(field reset)" "|Search" "a second Ctrl-F resets the search"
+is "$(field search2)" "b" "case-sensitive search ^(A|b)\$ matches b only"
+is "$(field search2i)" "a,b" "Ctrl-I: ignoring case, a and b match"
+is "$(field matched2i)" "Matched: 30.0%" "nested matches count once: a (6) contains b (3): 30.0%"
+is "$(field zoom_a)" "1180 590 other-hidden main-parent unzoom-shown" \
+	"click a: a spans the graph, b scales, other hides, main becomes a parent, Reset Zoom shows"
+is "$(field details_zoomed)" "Function: b (3 samples, 15.00%) [50.00% of a]" \
+	"details while zoomed: share of the zoomed frame"
+is "$(field details_out)" "[ ]" "mouseout clears the details line"
+is "$(field unzoom)" "354.0 177.0 other-shown" "Reset Zoom restores widths"
+is "$(field details)" "Function: d (4 samples, 20.00%)" "details line after unzoom"
+is "$(field label_a)" "a" "label text kept"
+done_testing

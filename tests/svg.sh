@@ -1,0 +1,176 @@
+#!/bin/sh
+# The svg, icicle and flamechart outputs through `flamekit graph`: the
+# flamegraph.pl conformance corpus (compare-svg --fill, --meta for the layout
+# set), well-formed XML for every graph, hostile names, determinism.
+. "$FK_SRCDIR/tests/lib.sh"
+
+D="$FK_SRCDIR/tests/data/svg"
+C="$FK_CONFORMANCE"
+XMLLINT=$(command -v xmllint || true)
+
+# xml_ok FILE NAME: xmllint --noout passes (skipped without xmllint).
+xml_ok() {
+	if [ -z "$XMLLINT" ]; then
+		skip "$2" "xmllint not installed (Debian: libxml2-utils)"
+		return
+	fi
+	"$XMLLINT" --noout "$1" 2> "$TMP/xmllint.err"
+	r=$?
+	ok $r "$2"
+	[ $r -eq 0 ] || sed 's/^/# /' "$TMP/xmllint.err" | head -5
+}
+
+# compare EXPECTED ACTUAL NAME [compare-svg options]
+compare() {
+	exp=$1 act=$2 name=$3
+	shift 3
+	if "$C/tools/compare-svg" --fill "$@" "$exp" "$act" > "$TMP/cmp.out" 2>&1; then
+		ok 0 "$name"
+	else
+		ok 1 "$name"
+		sed 's/^/# /' "$TMP/cmp.out" | head -20
+	fi
+}
+
+# ---- conformance: the 44 cases and the 4 differential graphs --------------
+if [ -n "$C" ] && [ -f "$C/svg/cases.tsv" ] && [ -n "$PYTHON3" ] && [ "$PYTHON3" != no ]; then
+	tab=$(printf '\t')
+	while IFS="$tab" read -r input slug opts; do
+		case $input in '#'*|'') continue ;; esac
+		base=$(basename "$input" .txt)
+		meta=
+		[ "$slug" = layout ] && meta=--meta
+		out="$TMP/$base--$slug.svg"
+		# shellcheck disable=SC2086 # options are split as the oracle's were
+		(cd "$C/svg" && "$FLAMEKIT" graph $opts "$input") > "$out" 2> "$TMP/err"
+		ok $? "graph $slug $base exits 0"
+		compare "$C/svg/expected/$base--$slug.svg" "$out" "graph $slug $base matches flamegraph.pl" $meta
+		xml_ok "$out" "graph $slug $base is well-formed XML"
+	done < "$C/svg/cases.tsv"
+	for d in diff diff-n; do
+		"$FLAMEKIT" graph "$C/svg/diff/$d.txt" > "$TMP/$d.svg"
+		compare "$C/svg/diff/$d--default.svg" "$TMP/$d.svg" "differential $d matches flamegraph.pl"
+		"$FLAMEKIT" graph --negate "$C/svg/diff/$d.txt" > "$TMP/$d-neg.svg"
+		compare "$C/svg/diff/$d--negate.svg" "$TMP/$d-neg.svg" "differential $d --negate matches flamegraph.pl"
+		xml_ok "$TMP/$d.svg" "differential $d is well-formed XML"
+	done
+	# The icicle output is svg --inverted.
+	"$FLAMEKIT" graph --output-plugin icicle "$C/svg/inputs/annotated.txt" > "$TMP/icicle.svg"
+	compare "$C/svg/expected/annotated--inverted.svg" "$TMP/icicle.svg" "icicle output = --inverted" --meta
+	# --title=T and --title T are the same option.
+	"$FLAMEKIT" graph --width 800 --height 12 --fontsize 10 --title T --subtitle S --countname ms \
+		--nametype Fn: "$C/svg/inputs/annotated.txt" > "$TMP/spaced.svg"
+	compare "$C/svg/expected/annotated--layout.svg" "$TMP/spaced.svg" "options take '--name value' too" --meta
+else
+	skip "flamegraph.pl conformance" "no conformance corpus (configure --with-conformance) or python3"
+fi
+
+# ---- exact output on a small profile ---------------------------------------
+"$FLAMEKIT" graph "$D/small.txt" > "$TMP/small.svg"
+frames=$(grep -o '<title>[^<]*</title><rect x="[^"]*" y="[^"]*" width="[^"]*"' "$TMP/small.svg" | sort)
+is "$frames" '<title>a (6 samples, 30.00%)</title><rect x="10.0" y="53" width="354.0"
+<title>all (20 samples, 100%)</title><rect x="10.0" y="85" width="1180.0"
+<title>b (3 samples, 15.00%)</title><rect x="128.0" y="37" width="177.0"
+<title>c (1 samples, 5.00%)</title><rect x="305.0" y="37" width="59.0"
+<title>d (4 samples, 20.00%)</title><rect x="364.0" y="53" width="236.0"
+<title>main (10 samples, 50.00%)</title><rect x="10.0" y="69" width="590.0"
+<title>other (10 samples, 50.00%)</title><rect x="600.0" y="69" width="590.0"' \
+	"small profile: frames, order (self before children), geometry"
+xml_ok "$TMP/small.svg" "small profile is well-formed XML"
+
+# --minwidth as a percentage of the total: 10% of 20 keeps frames >= 2.
+"$FLAMEKIT" graph --minwidth=10% "$D/small.txt" > "$TMP/pct.svg"
+is "$(grep -o '<title>[a-z]* ' "$TMP/pct.svg" | sort | tr -d '\n')" \
+	'<title>a <title>all <title>b <title>d <title>main <title>other ' "--minwidth=10% drops c (5%)"
+
+# Differential colours: by the frame's own change, or by its subtree's.
+"$FLAMEKIT" graph "$D/diff.txt" > "$TMP/diff.svg"
+is "$(grep -o '<title>a ([^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/diff.svg" | sed 's/<rect.*fill=/ /')" \
+	'<title>a (6 samples, 60.00%; 0.00%)</title> "rgb(255,255,255)"' "differential: a has no own change: white"
+"$FLAMEKIT" graph --diff-subtree "$D/diff.txt" > "$TMP/diffs.svg"
+is "$(grep -o '<title>a ([^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/diffs.svg" | sed 's/<rect.*fill=/ /')" \
+	'<title>a (6 samples, 60.00%; +20.00%)</title> "rgb(255,105,105)"' "--diff-subtree: a grew by 2 of maxdelta 4: red"
+
+# ---- --cp: a palette map is read, kept and extended ---------------------------
+printf 'main->rgb(1,2,3)\n' > "$TMP/pal.map"
+"$FLAMEKIT" graph --cp --palette-file "$TMP/pal.map" "$D/small.txt" > "$TMP/cp.svg"
+is "$(grep -o '<title>main [^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/cp.svg" | sed 's/.*fill=//')" '"rgb(1,2,3)"' \
+	"--cp: a colour from the palette map is used"
+is "$(cat "$TMP/pal.map")" '->rgb(213,39,9)
+a->rgb(236,146,35)
+b->rgb(230,117,28)
+c->rgb(224,87,20)
+d->rgb(217,57,13)
+main->rgb(1,2,3)
+other->rgb(236,144,34)' "--cp: new names are added, sorted"
+
+# ---- hotcold: on-CPU samples at 99 Hz and off-CPU us, in ms ------------------
+"$FLAMEKIT" graph --output-plugin hotcold "$D/hotcold.txt" > "$TMP/hc.svg"
+is "$(grep -o '<title>[^<]*</title><rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="[^"]*"' "$TMP/hc.svg" | sed 's/<rect x=/ /; s/ y="[^"]*" width=/ /; s/ height="[^"]*" fill=/ /')" \
+'<title>all (167 ms, 100%)</title> "10.0" "1180.0" "rgb(213,39,9)"
+<title>app (111 ms, 66.30%)</title> "10.0" "783.2" "rgb(239,160,38)"
+<title>main (111 ms, 66.30%)</title> "10.0" "783.2" "rgb(243,179,42)"
+<title>compute (101 ms, 60.33%)</title> "10.0" "712.0" "rgb(221,76,18)"
+<title>read (10 ms, 5.97%)</title> "722.0" "71.2" "rgb(252,216,51)"
+<title>db (30 ms, 17.92%)</title> "793.2" "213.5" "rgb(234,135,32)"
+<title>query (30 ms, 17.92%)</title> "793.2" "213.5" "rgb(207,10,2)"
+<title>app (25 ms, 14.93%)</title> "1006.7" "176.3" "rgb(121,121,239)"
+<title>main (25 ms, 14.93%)</title> "1006.7" "176.3" "rgb(126,126,243)"
+<title>read (5 ms, 2.99%)</title> "1006.7" "35.3" "rgb(136,136,252)"
+<title>sleep (20 ms, 11.95%)</title> "1042.0" "141.0" "rgb(127,127,244)"
+<title>db (1 ms, 0.60%)</title> "1183.0" "7.0" "rgb(115,115,234)"
+<title>wait (1 ms, 0.60%)</title> "1183.0" "7.0" "rgb(122,122,240)"' "hotcold: on-CPU hot on the left, off-CPU blue on the right, in ms"
+"$FLAMEKIT" graph --output-plugin hotcold --by-thread "$D/hotcold.txt" > "$TMP/hct.svg"
+is "$(grep -o '<title>app[^<]*</title><rect x="[^"]*" y="[^"]*" width="[^"]*"' "$TMP/hct.svg")" \
+	'<title>app (136 ms, 81.24%)</title><rect x="10.0" y="69" width="959.4"' "hotcold --by-thread: one frame per thread holding both"
+xml_ok "$TMP/hct.svg" "hotcold is well-formed XML"
+
+# ---- hostile names and option values -----------------------------------------
+"$FLAMEKIT" graph --title '<script>alert(9)</script> & "t"' --subtitle ']]> -- <x>' \
+	--notes 'a -- b <c> --' --nametype '"; alert(10); "' --countname '<b>' \
+	--nameattr "$D/hostile.nameattr" "$D/hostile-names.txt" > "$TMP/hostile.svg"
+ok $? "hostile names and options: exit 0"
+xml_ok "$TMP/hostile.svg" "hostile names and options: well-formed XML"
+is "$(grep -c '<script' "$TMP/hostile.svg")" 1 "hostile: the only <script> element is ours"
+is "$(grep -v '^<svg ' "$TMP/hostile.svg" | grep -ciE ' on[a-z]+="|href="javascript')" 0 \
+	"hostile: no javascript: link, no event handler attribute from names or nameattr"
+is "$(grep -o '<title>&lt;/title[^<]*</title>' "$TMP/hostile.svg")" \
+	'<title>&lt;/title&gt;&lt;g onload=&quot;alert(3)&quot;&gt; (8 &lt;b&gt;, 17.78%)</title>' \
+	"hostile: a frame name closing the title is escaped"
+is "$(grep -o 'var FK_NAMETYPE = [^;]*;' "$TMP/hostile.svg")" \
+	'var FK_NAMETYPE = "\u0022\u003b alert\u002810\u0029\u003b \u0022";' "hostile: --nametype is a JS string"
+is "$(grep -o '<title>[^<]*ctl[^<]*</title>' "$TMP/hostile.svg")" \
+	"<title>$(printf '\357\277\275')ctl$(printf '\357\277\275')chars$(printf '\357\277\275') (4 &lt;b&gt;, 8.89%)</title>" \
+	"hostile: control characters become U+FFFD"
+is "$(grep -o '<title>bidi[^<]*</title>' "$TMP/hostile.svg")" \
+	"<title>bidi$(printf '\357\277\275')evil$(printf '\357\277\275')x (5 &lt;b&gt;, 11.11%)</title>" \
+	"hostile: bidi controls become U+FFFD"
+"$FLAMEKIT" graph "$FK_SRCDIR/tests/data/folded/hostile.txt" > "$TMP/hostile2.svg"
+xml_ok "$TMP/hostile2.svg" "tests/data/folded/hostile.txt: well-formed XML"
+
+# ---- determinism ---------------------------------------------------------------
+for opts in "" "--random" "--hash --reverse" "--inverted --colors=java"; do
+	# shellcheck disable=SC2086
+	"$FLAMEKIT" graph $opts "$D/hostile-names.txt" "$D/small.txt" > "$TMP/r1.svg"
+	# shellcheck disable=SC2086
+	"$FLAMEKIT" graph --threads 2 $opts "$D/hostile-names.txt" "$D/small.txt" > "$TMP/r2.svg"
+	same_file "$TMP/r1.svg" "$TMP/r2.svg" "two runs give the same bytes (${opts:-default})"
+done
+"$FLAMEKIT" graph --random --seed 7 "$D/small.txt" > "$TMP/s7.svg"
+"$FLAMEKIT" graph --random --seed 7 "$D/small.txt" > "$TMP/s7b.svg"
+same_file "$TMP/s7.svg" "$TMP/s7b.svg" "--random --seed 7 is reproducible"
+
+# ---- errors ------------------------------------------------------------------------
+run "$FLAMEKIT" graph --colors=nope "$D/small.txt"
+is "$rc:$err" '2:flamekit: [output:svg] unknown palette "nope" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange)' \
+	"unknown palette: usage error, exit 2"
+run "$FLAMEKIT" graph --bogus "$D/small.txt"
+is "$rc" 2 "unknown option: usage error"
+printf 'not a folded line\n' > "$TMP/empty.txt"
+run "$FLAMEKIT" graph "$TMP/empty.txt"
+is "$rc" 1 "no stacks: exit 1"
+is "$(echo "$err" | tail -1)" 'flamekit: [output:svg] no stack counts found' "no stacks: the error says so"
+"$FLAMEKIT" graph -o "$TMP/o.svg" "$D/small.txt"
+same_file "$TMP/small.svg" "$TMP/o.svg" "-o FILE writes the same graph"
+
+done_testing
