@@ -75,11 +75,12 @@ static int add_side(struct fk_profile *dst, const struct fk_profile *src, int se
 	}
 	for (uint32_t i = 1; i < src->tree.nnodes; i++) {
 		double w[FK_SERIES_MAX] = { 0 };
-		if (!(src->tree.nodes[i].flags & FK_NODE_LEAF))
+		if (!fk_node_leaf(&src->tree, i))
 			continue;
-		w[series] = src->tree.nodes[i].self[0];
+		w[series] = fk_node_self(&src->tree, i, 0);
 		*total += w[series];
-		fk_tree_add(&dst->tree, nmap[i], w);
+		if (fk_tree_add(&dst->tree, nmap[i], w) < 0)
+			goto out;
 	}
 	rc = 0;
 out:
@@ -184,9 +185,9 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	 * scale (difffolded.pl dies dividing by zero). */
 	if (normalize && total[0] != total[1] && total[0] != 0) {
 		for (uint32_t i2 = 1; i2 < p->tree.nnodes; i2++) {
-			struct fk_node *n = &p->tree.nodes[i2];
-			if (n->flags & FK_NODE_LEAF)
-				n->self[0] = trunc(n->self[0] * total[1] / total[0]);
+			double *w = fk_node_selfv(&p->tree, i2);
+			if (w)
+				w[0] = trunc(w[0] * total[1] / total[0]);
 		}
 	}
 	p->series_mask = 3;

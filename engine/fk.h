@@ -108,15 +108,19 @@ struct fk_node {
 	uint32_t parent;
 	uint32_t frame;
 	uint32_t depth;
-	uint32_t flags;      /* FK_NODE_LEAF: a sample ended here */
-	double self[FK_SERIES_MAX];
+	uint32_t wi;         /* index into fk_tree.w: a sample ended here; FK_NO_WEIGHT if not */
 };
-#define FK_NODE_LEAF 1u
+#define FK_NO_WEIGHT UINT32_MAX
 
+/* 16 bytes a node: most nodes of a big tree are inner nodes, so the
+ * weights live in a side array that only leaves (stack ends) use. */
 struct fk_tree {
 	struct fk_node *nodes;
 	uint32_t nnodes, capnodes;
-	uint32_t *slots;     /* node id, 0 = empty (root is never a child) */
+	double (*w)[FK_SERIES_MAX]; /* self weights of leaves */
+	uint32_t nw, capw;
+	uint32_t *slots;     /* node id, 0 = empty (root is never a child); freed
+	                      * by fk_tree_finish and rebuilt when needed */
 	uint32_t mask;
 	/* filled by fk_tree_finish(): */
 	double *total;       /* nnodes * FK_SERIES_MAX */
@@ -125,14 +129,30 @@ struct fk_tree {
 	bool finished;
 };
 
+/* Whether a sample ended at n (even with zero weight), and its weights. */
+static inline bool fk_node_leaf(const struct fk_tree *t, uint32_t n)
+{
+	return t->nodes[n].wi != FK_NO_WEIGHT;
+}
+static inline double fk_node_self(const struct fk_tree *t, uint32_t n, int s)
+{
+	uint32_t wi = t->nodes[n].wi;
+	return wi == FK_NO_WEIGHT ? 0 : t->w[wi][s];
+}
+static inline double *fk_node_selfv(struct fk_tree *t, uint32_t n)
+{
+	uint32_t wi = t->nodes[n].wi;
+	return wi == FK_NO_WEIGHT ? NULL : t->w[wi];
+}
+
 int fk_tree_init(struct fk_tree *t);
 void fk_tree_free(struct fk_tree *t);
 /* Child of `parent` for `frame`, created when missing.  FK_NODE_NONE on
  * out of memory. */
 fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame);
 fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame_t frame);
-/* Add weights at a node and mark it a leaf. */
-void fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w);
+/* Add weights at a node and mark it a leaf.  FK_ERR_NOMEM on failure. */
+int fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w);
 /* Compute totals and the sorted child lists (names from `in`). */
 int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in);
 /* Frames of node n, root first, into *out (grown as needed). */

@@ -95,7 +95,7 @@ static uint32_t h_node_depth(const struct fk_profile *p, fk_node_t n) { return p
 
 static double h_node_self(const struct fk_profile *p, fk_node_t n, int s)
 {
-	return s >= 0 && s < FK_SERIES_MAX ? p->tree.nodes[n].self[s] : 0;
+	return s >= 0 && s < FK_SERIES_MAX ? fk_node_self(&p->tree, n, s) : 0;
 }
 
 static double h_node_total(const struct fk_profile *p, fk_node_t n, int s)
@@ -107,7 +107,7 @@ static double h_node_total(const struct fk_profile *p, fk_node_t n, int s)
 
 static int h_node_is_leaf(const struct fk_profile *p, fk_node_t n)
 {
-	return (p->tree.nodes[n].flags & FK_NODE_LEAF) != 0;
+	return fk_node_leaf(&p->tree, n);
 }
 
 static size_t h_node_children(const struct fk_profile *p, fk_node_t n, const fk_node_t **kids)

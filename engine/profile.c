@@ -82,8 +82,9 @@ int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 			goto out;
 	}
 	for (i = 0; i < src->tree.nnodes; i++)
-		if (src->tree.nodes[i].flags & FK_NODE_LEAF)
-			fk_tree_add(&dst->tree, nmap[i], src->tree.nodes[i].self);
+		if (fk_node_leaf(&src->tree, i) &&
+		    fk_tree_add(&dst->tree, nmap[i], src->tree.w[src->tree.nodes[i].wi]) < 0)
+			goto out;
 	for (size_t k = 0; k < src->log.n; k++) {
 		struct fk_logged_sample ls = src->log.v[k];
 		ls.leaf = nmap[ls.leaf];
@@ -141,8 +142,12 @@ static int remap_tree(struct fk_profile *p, const fk_frame_t *fmap)
 		}
 	}
 	for (i = 0; i < p->tree.nnodes; i++)
-		if (p->tree.nodes[i].flags & FK_NODE_LEAF)
-			fk_tree_add(&nt, nmap[i], p->tree.nodes[i].self);
+		if (fk_node_leaf(&p->tree, i) &&
+		    fk_tree_add(&nt, nmap[i], p->tree.w[p->tree.nodes[i].wi]) < 0) {
+			fk_free(nmap);
+			fk_tree_free(&nt);
+			return FK_ERR_NOMEM;
+		}
 	for (size_t k = 0; k < p->log.n; k++)
 		p->log.v[k].leaf = nmap[p->log.v[k].leaf];
 	fk_free(nmap);
@@ -212,7 +217,7 @@ struct fk_profile *fk_profile_reversed(const struct fk_profile *p)
 	for (uint32_t i = 0; i < p->tree.nnodes; i++) {
 		fk_node_t n = FK_NODE_ROOT;
 		leafmap[i] = FK_NODE_ROOT;
-		if (!(p->tree.nodes[i].flags & FK_NODE_LEAF))
+		if (!fk_node_leaf(&p->tree, i))
 			continue;
 		if (fk_tree_path(&p->tree, i, &path, &cap, &len) < 0)
 			goto fail;
@@ -222,7 +227,8 @@ struct fk_profile *fk_profile_reversed(const struct fk_profile *p)
 			if (n == FK_NODE_NONE)
 				goto fail;
 		}
-		fk_tree_add(&r->tree, n, p->tree.nodes[i].self);
+		if (fk_tree_add(&r->tree, n, p->tree.w[p->tree.nodes[i].wi]) < 0)
+			goto fail;
 		leafmap[i] = n;
 	}
 	for (size_t k = 0; k < r->log.n; k++)
@@ -328,7 +334,8 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 				return FK_ERR_NOMEM;
 		}
 	}
-	fk_tree_add(&p->tree, node, w);
+	if (fk_tree_add(&p->tree, node, w) < 0)
+		return FK_ERR_NOMEM;
 	/* A series holds data when a weight landed in it, or when the input gave
 	 * every series explicitly (a differential line "a;b 0 5" keeps both
 	 * columns even if one is all zeros, so folded output stays two-column). */

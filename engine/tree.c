@@ -35,6 +35,7 @@ int fk_tree_init(struct fk_tree *t)
 	memset(&t->nodes[0], 0, sizeof t->nodes[0]);
 	t->nodes[0].parent = FK_NODE_NONE;
 	t->nodes[0].frame = FK_FRAME_NONE;
+	t->nodes[0].wi = FK_NO_WEIGHT;
 	t->nnodes = 1;
 	return 0;
 }
@@ -53,13 +54,19 @@ void fk_tree_free(struct fk_tree *t)
 {
 	unfinish(t);
 	fk_free(t->nodes);
+	fk_free(t->w);
 	fk_free(t->slots);
 	memset(t, 0, sizeof *t);
 }
 
+/* Double the edge table, or rebuild it (slots == NULL after finish) at the
+ * size the node count needs. */
 static int grow_slots(struct fk_tree *t)
 {
-	uint32_t nmask = t->mask * 2 + 1, i, j;
+	uint32_t nmask = t->slots ? t->mask * 2 + 1 : 2047, i, j;
+
+	while (((size_t)t->nnodes + 1) * 2 > nmask)
+		nmask = nmask * 2 + 1;
 	uint32_t *ns = fk_calloc((size_t)nmask + 1, sizeof *ns);
 
 	if (!ns)
@@ -78,7 +85,16 @@ static int grow_slots(struct fk_tree *t)
 
 fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 {
-	uint32_t j = edge_hash(parent, frame) & t->mask, id;
+	uint32_t j, id;
+
+	if (!t->slots) {
+		/* finished: the edge table was dropped; children are sorted lists */
+		for (uint32_t k = t->kid_start[parent]; k < t->kid_start[parent + 1]; k++)
+			if (t->nodes[t->kids[k]].frame == frame)
+				return t->kids[k];
+		return FK_NODE_NONE;
+	}
+	j = edge_hash(parent, frame) & t->mask;
 
 	while ((id = t->slots[j]) != 0) {
 		if (t->nodes[id].parent == parent && t->nodes[id].frame == frame)
@@ -90,8 +106,12 @@ fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame
 
 fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 {
-	uint32_t j = edge_hash(parent, frame) & t->mask, id;
+	uint32_t j, id;
 	struct fk_node *n;
+
+	if (!t->slots && grow_slots(t) < 0)
+		return FK_NODE_NONE;
+	j = edge_hash(parent, frame) & t->mask;
 
 	while ((id = t->slots[j]) != 0) {
 		if (t->nodes[id].parent == parent && t->nodes[id].frame == frame)
@@ -122,22 +142,33 @@ fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 	n->parent = parent;
 	n->frame = frame;
 	n->depth = t->nodes[parent].depth + 1;
-	n->flags = 0;
-	for (int s = 0; s < FK_SERIES_MAX; s++)
-		n->self[s] = 0;
+	n->wi = FK_NO_WEIGHT;
 	t->slots[j] = id;
 	return id;
 }
 
-void fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w)
+int fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w)
 {
 	struct fk_node *nd = &t->nodes[n];
 
+	if (nd->wi == FK_NO_WEIGHT) {
+		if (t->nw == t->capw) {
+			uint32_t cap = t->capw ? t->capw * 2 : 1024;
+			double (*v)[FK_SERIES_MAX] = fk_realloc(t->w, (size_t)cap * sizeof *v);
+			if (!v)
+				return FK_ERR_NOMEM;
+			t->w = v;
+			t->capw = cap;
+		}
+		for (int s = 0; s < FK_SERIES_MAX; s++)
+			t->w[t->nw][s] = 0;
+		nd->wi = t->nw++;
+	}
 	for (int s = 0; s < FK_SERIES_MAX; s++)
-		nd->self[s] += w[s];
-	nd->flags |= FK_NODE_LEAF;
+		t->w[nd->wi][s] += w[s];
 	if (t->finished)
 		unfinish(t);
+	return 0;
 }
 
 int fk_tree_path(const struct fk_tree *t, fk_node_t n, fk_frame_t **out, size_t *cap, size_t *len)
@@ -185,8 +216,8 @@ static int cmp_kids(const void *a, const void *b, void *arg)
 
 	if (r)
 		return r;
-	ca = fa->len > m ? (unsigned char)fa->name[m] : (na->flags & FK_NODE_LEAF) ? -1 : ';';
-	cb = fb->len > m ? (unsigned char)fb->name[m] : (nb->flags & FK_NODE_LEAF) ? -1 : ';';
+	ca = fa->len > m ? (unsigned char)fa->name[m] : na->wi != FK_NO_WEIGHT ? -1 : ';';
+	cb = fb->len > m ? (unsigned char)fb->name[m] : nb->wi != FK_NO_WEIGHT ? -1 : ';';
 	if (ca != cb)
 		return ca < cb ? -1 : 1;
 	return fa->len < fb->len ? -1 : fa->len > fb->len ? 1 : 0;
@@ -201,6 +232,10 @@ int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
 	if (t->finished)
 		return 0;
 	unfinish(t);
+	/* No more inserts are expected: give the edge table's memory to the
+	 * totals and child lists (fk_tree_child rebuilds it if needed). */
+	fk_free(t->slots);
+	t->slots = NULL;
 	t->total = fk_calloc((size_t)n * FK_SERIES_MAX, sizeof *t->total);
 	t->kid_start = fk_calloc((size_t)n + 1, sizeof *t->kid_start);
 	t->kids = fk_malloc((size_t)(n > 1 ? n - 1 : 1) * sizeof *t->kids);
@@ -212,7 +247,7 @@ int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
 	}
 	for (i = n; i-- > 0;) {
 		for (int s = 0; s < FK_SERIES_MAX; s++) {
-			t->total[(size_t)i * FK_SERIES_MAX + s] += t->nodes[i].self[s];
+			t->total[(size_t)i * FK_SERIES_MAX + s] += fk_node_self(t, i, s);
 			if (i)
 				t->total[(size_t)t->nodes[i].parent * FK_SERIES_MAX + s] +=
 					t->total[(size_t)i * FK_SERIES_MAX + s];

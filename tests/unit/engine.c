@@ -127,7 +127,7 @@ static void test_tree_totals(void **state)
 	assert_true(p->tree.total[FK_NODE_ROOT * FK_SERIES_MAX] == 6.5);
 	assert_true(p->tree.total[ab * FK_SERIES_MAX] == 6.5);
 	assert_true(p->tree.total[abc * FK_SERIES_MAX] == 4.5);
-	assert_true(p->tree.nodes[ad].flags & FK_NODE_LEAF); /* a zero-count stack is kept */
+	assert_true(fk_node_leaf(&p->tree, ad)); /* a zero-count stack is kept */
 	assert_true(p->tree.total[ad * FK_SERIES_MAX] == 0);
 	fk_profile_free(p);
 }
@@ -211,8 +211,8 @@ static void test_sink_push_and_merge(void **state)
 	fk_sink_init(&s, a, 1, 1, NULL); /* plain weights go to series 1 */
 	assert_int_equal(fk_sink_push(&s, &smp, &leaf), 0);
 	assert_int_equal(fk_sink_push_node(&s, leaf, &smp), 0);
-	assert_true(a->tree.nodes[leaf].self[1] == 10);
-	assert_true(a->tree.nodes[leaf].self[0] == 0);
+	assert_true(fk_node_self(&a->tree, leaf, 1) == 10);
+	assert_true(fk_node_self(&a->tree, leaf, 0) == 0);
 	assert_int_equal(a->series_mask, 2);
 	assert_string_equal(a->in.frames[a->tree.nodes[leaf].frame].name, "sys_read_[k]");
 	assert_string_equal(a->in.frames[a->in.frames[a->tree.nodes[leaf].frame].module].name, "[kernel]");
@@ -238,8 +238,8 @@ static void test_sink_push_and_merge(void **state)
 	leaf2 = fk_tree_find_child(&a->tree, fk_tree_find_child(&a->tree, 0, fk_intern_find(&a->in, "main", 4)),
 	                           fk_intern_find(&a->in, "sys_read_[k]", 12));
 	assert_int_equal(leaf2, leaf);
-	assert_true(a->tree.nodes[leaf].self[0] == 1);
-	assert_true(a->tree.nodes[leaf].self[1] == 19);
+	assert_true(fk_node_self(&a->tree, leaf, 0) == 1);
+	assert_true(fk_node_self(&a->tree, leaf, 1) == 19);
 	assert_int_not_equal(fk_tree_find_child(&a->tree, 0, fk_intern_find(&a->in, "x", 1)), FK_NODE_NONE);
 	assert_int_equal(a->samples_pushed, 5);
 	fk_profile_free(a);
