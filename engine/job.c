@@ -2,7 +2,7 @@
  * YAML job files.  The text is read with libyaml's event API into a small
  * tree of scalars, mappings and lists, each node keeping its line and
  * column; then --set overrides are applied and the tree is walked against
- * the job schema (doc/job.md) and the plugins' option tables.
+ * the job schema (the README) and the plugins' option tables.
  *
  * The event API rather than the document API: libyaml 0.2.5 silently
  * accepts duplicate keys, expands nothing but happily builds alias graphs,

@@ -1,5 +1,5 @@
 /*
- * YAML job files: `flamekit run JOB.yaml` (doc/job.md is the reference).
+ * YAML job files: `flamekit run JOB.yaml` (the README is the reference).
  *
  * A job names inputs (paths or globs relative to the job file, each with a
  * format, options and a series), an ordered list of filters and several

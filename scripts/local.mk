@@ -1,8 +1,8 @@
-# diff, merge, sharding and flamekit-parallel (doc/merge.md).
+# diff, merge, sharding and flamekit-parallel (the README).
 
 dist_bin_SCRIPTS += scripts/flamekit-parallel
 TESTS += tests/merge.sh tests/shard.sh tests/ssh/run.sh
-EXTRA_DIST += tests/merge.sh tests/shard.sh tests/ssh/run.sh doc/merge.md
+EXTRA_DIST += tests/merge.sh tests/shard.sh tests/ssh/run.sh
 
 check_PROGRAMS += tests/unit/shard.t
 TESTS += tests/unit/shard.t

@@ -354,7 +354,7 @@ struct fk_host {
 	 * whole input and for shard 0, more for a later shard (--shard K/N).
 	 * A parser that treats the start of its input specially (dtrace skips
 	 * its first lines, perf keeps the first event type it sees) must only
-	 * do so at offset 0; see doc/merge.md. */
+	 * do so at offset 0; see the README. */
 	uint64_t (*input_start)(const struct fk_input *in);
 
 	/* --- appended after ABI 1.1: check host->struct_size before use --- */

@@ -1,6 +1,6 @@
 /*
  * Filter plugin "lua": runs a Lua 5.4 script's frame() and sample()
- * functions (doc/lua.md is the script API's reference).
+ * functions (the README is the script API's reference).
  *
  * Each filter instance owns one lua_State, opened with a trimmed library
  * list (base without load/loadfile/dofile/collectgarbage, string without
