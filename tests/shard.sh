@@ -21,16 +21,19 @@ set -- "$@" "$TMP/crlf.txt" "$TMP/long.txt" "$TMP/one.txt"
 # corpus has over a hundred files.  So: shard every file at once (collapse
 # shards each of its inputs) and compare the sums, then look file by file
 # only at our own files, or when the sum differs, to name the culprit.
+FMT="--format folded"
 check_files() { # check_files NAME FILE...: ok when, for N = 1..7, merged shards == whole
 	name=$1
 	shift
-	"$FLAMEKIT" collapse -q --format folded "$@" > "$TMP/whole" 2>&1
+	# shellcheck disable=SC2086
+	"$FLAMEKIT" collapse -q $FMT "$@" > "$TMP/whole" 2>&1
 	bad=
 	for n in 1 2 3 4 5 6 7; do
 		parts=
 		k=0
 		while [ $k -lt $n ]; do
-			"$FLAMEKIT" collapse -q --format folded --shard $k/$n -o "$TMP/part.$k" "$@" 2>> "$TMP/err" ||
+			# shellcheck disable=SC2086
+			"$FLAMEKIT" collapse -q $FMT --shard $k/$n -o "$TMP/part.$k" "$@" 2>> "$TMP/err" ||
 				bad="$bad collapse-$k/$n"
 			parts="$parts $TMP/part.$k"
 			k=$((k + 1))
@@ -64,6 +67,43 @@ export FLAMEKIT_CHUNK_BYTES=64
 check_files "our files, 64-byte chunks on 2 threads" --threads 2 \
 	"$FK_SRCDIR"/tests/data/folded/*.txt "$TMP/crlf.txt" "$TMP/long.txt" "$TMP/one.txt"
 unset FLAMEKIT_CHUNK_BYTES
+
+# perf script text: shards start after a blank line.  A later shard cannot
+# see the file's first event type, so --event-filter is required.
+DATA="$FK_CONFORMANCE/../data" # the real captures beside the corpus
+if [ -f "$DATA/stairs.perf.txt.gz" ]; then
+	gzip -dc "$DATA/stairs.perf.txt.gz" > "$TMP/stairs.perf.txt"
+	gzip -dc "$DATA/waits-cpu.perf.txt.gz" > "$TMP/waits-cpu.perf.txt"
+	gzip -dc "$DATA/waits-off.perf.txt.gz" > "$TMP/waits-off.perf.txt"
+	FMT="--format perf --event-filter=cpu-clock"
+	check_files "perf: stairs and waits-cpu captures" "$TMP/stairs.perf.txt" "$TMP/waits-cpu.perf.txt"
+	FMT="--format perf --event-filter=sched:sched_switch"
+	check_files "perf: the sched_switch capture" "$TMP/waits-off.perf.txt"
+	FMT="--format folded"
+	run "$FLAMEKIT" collapse --format perf --shard 1/2 "$TMP/stairs.perf.txt"
+	is "$rc:$err" "1:flamekit: $TMP/stairs.perf.txt[1/2]: a shard after the first cannot see the file's first event type; give --event-filter NAME with --shard" \
+		"perf: a later shard needs --event-filter"
+	run "$FLAMEKIT" collapse --format perf --offcpu --shard 1/2 "$TMP/waits-off.perf.txt"
+	is "$rc:$err" "1:flamekit: $TMP/waits-off.perf.txt[1/2]: --offcpu pairs each switch-in with an earlier switch-out, so it cannot read a shard; collapse the whole file" \
+		"perf: --offcpu cannot read a later shard"
+else
+	skip "perf shards" "no shared/data captures"
+fi
+# dtrace and stap aggregations: shards start after a count-only line.
+if [ -d "$FK_CONFORMANCE" ]; then
+	for fmt in dtrace stap; do
+		FMT="--format $fmt"
+		for f in "$FK_CONFORMANCE"/$fmt/inputs/*.txt "$FK_SRCDIR"/tests/data/$fmt/*.txt; do
+			[ -f "$f" ] || continue
+			check_files "$fmt: $(label "$f")" "$f"
+		done
+	done
+	FMT="--format folded"
+fi
+gzip -dc "$FK_SRCDIR/examples/profiles/demo.perf.txt.gz" > "$TMP/demo.perf.txt"
+FMT="--format perf --event-filter=cpu-clock"
+check_files "perf: the shipped demo capture" "$TMP/demo.perf.txt"
+FMT="--format folded"
 
 # Shard boundaries: which lines each shard of a 4-line file gets.
 printf 'a 1\nb 2\nc 3\nd 4\n' > "$TMP/four.txt"

@@ -50,10 +50,12 @@
  *
  * History of minors:
  *   1.0  the first ABI.
- *   1.1  struct fk_input_plugin gains sync() and struct fk_host gains
- *        input_start() (sharding: `--shard K/N`).  A 1.0 input plugin
- *        loads with sync NULL: its inputs cannot be sharded, and asking
- *        for a shard of one is an error.
+ *   1.1  struct fk_host gains parse_chunks() (parallel parsing, with
+ *        struct fk_chunk_ops), input_start() (sharding), se_frame_id() and
+ *        se_remove_range(); struct fk_input_plugin gains sync() (sharding:
+ *        `--shard K/N`); struct fk_filter_plugin gains `uses`.  A 1.0 input
+ *        plugin loads with sync NULL: its inputs cannot be sharded, and
+ *        asking for a shard of one is an error.
  *
  * Ownership
  * ---------
@@ -336,8 +338,8 @@ struct fk_host {
 	const struct fk_logged_sample *(*se_meta)(const struct fk_sample_edit *e);
 	const char *(*se_comm)(const struct fk_sample_edit *e, size_t *len);
 
-	/* --- parallel parsing ----------------------------------------------
-	 * parse_chunks: the engine reads `in` in large chunks, each cut after
+	/* --- appended in ABI 1.1: check host->struct_size before use --- */
+	/* parse_chunks: the engine reads `in` in large chunks, each cut after
 	 * the last complete record (ops->boundary), and runs ops->parse on
 	 * worker threads, each chunk as an input of its own (use getline/read on
 	 * it as usual; line numbers and skipped lines are translated to the
@@ -349,7 +351,6 @@ struct fk_host {
 	int (*parse_chunks)(struct fk_input *in, struct fk_sink *sink,
 	                    const struct fk_chunk_ops *ops, void *ctx);
 
-	/* --- appended in ABI 1.1: check host->struct_size before use --- */
 	/* Byte offset in the file at which this input's data starts: 0 for a
 	 * whole input and for shard 0, more for a later shard (--shard K/N).
 	 * A parser that treats the start of its input specially (dtrace skips
@@ -357,7 +358,7 @@ struct fk_host {
 	 * do so at offset 0; see the README. */
 	uint64_t (*input_start)(const struct fk_input *in);
 
-	/* --- appended after ABI 1.1: check host->struct_size before use --- */
+	/* --- also 1.1 --- */
 	/* The interned id of frame i of a sample (FK_FRAME_NONE when out of
 	 * range): stable for the run, so a filter can cache per-frame answers
 	 * in an array instead of comparing names on every sample. */

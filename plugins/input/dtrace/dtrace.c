@@ -28,6 +28,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/count_sync.h"
+
 struct opts {
 	long long header_lines;
 };
@@ -409,6 +411,7 @@ static struct fk_input_plugin plugin = {
 		.options_size = sizeof(struct opts),
 	},
 	.probe = probe,
+	.sync = count_sync,
 	.parse = parse,
 };
 

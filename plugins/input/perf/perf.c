@@ -1447,6 +1447,18 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		sh.event = o->event_filter;
 		sh.event_len = strlen(o->event_filter);
 	}
+	if (h->input_start && h->input_start(in) > 0) {
+		/* A later shard (--shard K/N, K > 0) cannot see what came before
+		 * its first byte: the first event type of the file, which decides
+		 * the records kept by default, or the switch-outs --offcpu pairs
+		 * with the switch-ins it sees. */
+		if (o->offcpu)
+			return h->input_error(in, 0, "--offcpu pairs each switch-in with an earlier "
+			                      "switch-out, so it cannot read a shard; collapse the whole file");
+		if (!sh.event)
+			return h->input_error(in, 0, "a shard after the first cannot see the file's first "
+			                      "event type; give --event-filter NAME with --shard");
+	}
 	if (o->offcpu || threads < 1)
 		threads = 1; /* pairing switch-outs with switch-ins needs input order */
 	if (threads > MAX_THREADS)
@@ -1559,6 +1571,21 @@ out:
  * lines "  addr sym (module)" or an empty line.  Folded, dtrace and stap
  * text have neither shape.
  */
+/* Shards (--shard K/N) start after a blank line: records are separated
+ * by one, and a record never contains one. */
+static ssize_t sync_records(const unsigned char *buf, size_t len, int eof)
+{
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if (buf[i + 1] == '\n')
+			return (ssize_t)(i + 2);
+		if (buf[i + 1] == '\r' && i + 2 < len && buf[i + 2] == '\n')
+			return (ssize_t)(i + 3);
+	}
+	return eof ? (ssize_t)len : 0;
+}
+
 static int probe(const unsigned char *buf, size_t len)
 {
 	const char *p = (const char *)buf, *end = p + len;
@@ -1643,6 +1670,7 @@ static struct fk_input_plugin plugin = {
 		.options_size = sizeof(struct perf_opts),
 	},
 	.probe = probe,
+	.sync = sync_records,
 	.parse = parse,
 };
 

@@ -22,6 +22,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/count_sync.h"
+
 /* One frame of the record being read, in arrival (leaf first) order. */
 struct frame {
 	size_t off, len;   /* into stack.text */
@@ -313,6 +315,7 @@ static struct fk_input_plugin plugin = {
 		.description = "SystemTap print_[u]stack() aggregations",
 	},
 	.probe = probe,
+	.sync = count_sync,
 	.parse = parse,
 };
 
