@@ -326,6 +326,20 @@ for j in example svg icicle flamechart differential hotcold; do
 	run "$FLAMEKIT" run "$C/$j.yaml" --set output-dir="$TMP"
 	ok $([ "$rc" -eq 0 ] && [ -z "$err" ]; echo $?) "conf/$j.yaml runs"
 done
+# the quick start's job and the real hot/cold pair
+if have svg && "$FLAMEKIT" plugins | grep -q '^input   perf '; then
+	run "$FLAMEKIT" run "$C/demo.yaml" --set output-dir="$TMP"
+	is "$rc:$err:$(wc -l < demo.folded):$(grep -c '^demo;start_thread;renderer;render_frame;draw_shapes' demo.folded)" "0::12:3" \
+		"conf/demo.yaml: the shipped perf capture to demo.svg and demo.folded"
+	ok $(xmllint --noout demo.svg 2>/dev/null && grep -q '<title>draw_shapes (' demo.svg; echo $?) "conf/demo.yaml: demo.svg is well-formed and draws draw_shapes"
+	run "$FLAMEKIT" run "$C/hotcold-perf.yaml" --set output-dir="$TMP"
+	ok $([ "$rc" -eq 0 ] && xmllint --noout blocking-hotcold.svg 2>/dev/null &&
+		grep -q '<title>doze (' blocking-hotcold.svg && grep -q '<title>listen_pipe (' blocking-hotcold.svg &&
+		grep -q '<title>crunch_block (' blocking-hotcold.svg; echo $?) \
+		"conf/hotcold-perf.yaml: on-CPU crunch and off-CPU doze, listen_pipe in one graph"
+else
+	skip "conf/demo.yaml and conf/hotcold-perf.yaml" "no svg output or perf input"
+fi
 if have svg; then
 	mkdir cwd && cd cwd && FLAMEKIT_DATADIR="$FK_SRCDIR" run "$FLAMEKIT" run
 	is "$rc:$(ls)" "0:example.folded
