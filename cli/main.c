@@ -16,7 +16,17 @@ const struct cli_command cli_commands[] = {
 	  "                     (flamekit plugins --help NAME lists them)\n"
 	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "graph", cmd_graph, "graph [OPTIONS] [FILE...]",
-	  "draw an SVG flame graph (flamegraph.pl's options)", NULL },
+	  "draw an SVG flame graph (flamegraph.pl's options)",
+	  "  -f, --format NAME  input format: folded (default), auto, or any input plugin\n"
+	  "  -o, --output FILE  write here (atomically) instead of stdout\n"
+	  "  --output-plugin NAME  svg (default), icicle, flamechart (default with\n"
+	  "                     --flamechart), hotcold\n"
+	  "  GRAPH OPTIONS      flamegraph.pl's, same names and defaults: --title, --width,\n"
+	  "                     --minwidth, --colors, --hash, --inverted, --reverse,\n"
+	  "                     --flamechart, --negate, --countname, ... (flamekit plugins\n"
+	  "                     --help svg lists them all with their defaults)\n"
+	  "  INPUT OPTIONS      the input plugin's, e.g. --format perf --pid\n"
+	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "diff", cmd_diff, "diff [-n] [-s] [--format NAME] [-o FILE] BEFORE AFTER",
 	  "write two-column differential folded stacks (difffolded.pl)",
 	  "  -n, --normalize    scale BEFORE's counts to AFTER's total (truncated, as\n"
