@@ -32,6 +32,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/stack.h"
+
 struct path {
 	size_t off, len;
 };
@@ -45,28 +47,6 @@ struct state {
 	struct fk_frameref *refs;
 	size_t cap_refs;
 };
-
-static int grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	np = h->realloc(*p, c * elem);
-	if (!np)
-		return FK_ERR_NOMEM;
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 /* Kinds of weight a column holds. */
 enum { W_TIME = 1, W_CYCLES = 2 };

@@ -31,6 +31,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/stack.h"
+
 struct opts {
 	int preserve_total;
 };
@@ -53,33 +55,6 @@ struct state {
 	struct fk_frameref *refs;
 	size_t cap_refs;
 };
-
-static int grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	np = h->realloc(*p, c * elem);
-	if (!np)
-		return FK_ERR_NOMEM;
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
-static inline bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
-}
-
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 /* Push levels 0..d as one stack (level d is the outermost caller, root). */
 static int emit(struct state *st, size_t d, double count)

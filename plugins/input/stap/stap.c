@@ -22,104 +22,13 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/stack.h"
+
 #include "../common/count_sync.h"
 
 /* One frame of the record being read, in arrival (leaf first) order. */
-struct frame {
-	size_t off, len;   /* into stack.text */
-	int annot;
-	uint64_t line;
-};
-
-struct stack {
-	const struct fk_host *h;
-	char *text;
-	size_t len, cap;
-	struct frame *v;
-	size_t n, cap_v;
-	struct fk_frameref *refs;
-	size_t cap_refs;
-};
-
-static int grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	np = h->realloc(*p, c * elem);
-	if (!np)
-		return FK_ERR_NOMEM;
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
-static int stack_add(struct stack *s, const char *name, size_t len, int annot, uint64_t line)
-{
-	if (grow(s->h, (void **)&s->text, &s->cap, s->len + len, 1) < 0 ||
-	    grow(s->h, (void **)&s->v, &s->cap_v, s->n + 1, sizeof *s->v) < 0)
-		return FK_ERR_NOMEM;
-	memcpy(s->text + s->len, name, len);
-	/* ';' separates frames in folded text */
-	for (size_t i = 0; i < len; i++)
-		if (s->text[s->len + i] == ';')
-			s->text[s->len + i] = ':';
-	s->v[s->n].off = s->len;
-	s->v[s->n].len = len;
-	s->v[s->n].annot = annot;
-	s->v[s->n].line = line;
-	s->len += len;
-	s->n++;
-	return 0;
-}
 
 /* Push the record (frames stored leaf first) root first. */
-static int stack_push(struct stack *s, struct fk_sink *sink, double count)
-{
-	struct fk_sample smp;
-
-	if (grow(s->h, (void **)&s->refs, &s->cap_refs, s->n, sizeof *s->refs) < 0)
-		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < s->n; i++) {
-		const struct frame *f = &s->v[s->n - 1 - i];
-		memset(&s->refs[i], 0, sizeof s->refs[i]);
-		s->refs[i].name = s->text + f->off;
-		s->refs[i].len = f->len;
-		s->refs[i].annot = f->annot;
-	}
-	memset(&smp, 0, sizeof smp);
-	smp.frames = s->refs;
-	smp.nframes = s->n;
-	smp.weight[0] = count;
-	s->n = s->len = 0;
-	return s->h->push(sink, &smp, NULL);
-}
-
-static void stack_free(struct stack *s)
-{
-	s->h->free(s->text);
-	s->h->free(s->v);
-	s->h->free(s->refs);
-}
-
-static inline bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
-}
-
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline bool is_hex(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 
 /* A count line: optional blanks, digits, optional blanks. */
 static int count_line(const char *s, size_t n, double *count)
