@@ -26,7 +26,7 @@ dist_conf_DATA = \
 	conf/flamechart.yaml \
 	conf/differential.yaml \
 	conf/hotcold.yaml
-EXTRA_DIST += conf/perf.yaml
+EXTRA_DIST += conf/perf.yaml conf/demo.yaml conf/hotcold-perf.yaml
 confdatadir = $(pkgdatadir)/conf/data
 dist_confdata_DATA = \
 	conf/data/app.folded \

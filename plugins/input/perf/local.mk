@@ -8,7 +8,8 @@ EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/names.txt tests/data/perf/events.txt \
 	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt
 EXTRA_DIST += examples/profiles/README.md examples/profiles/demo.c \
-	examples/profiles/demo.perf.txt.gz
+	examples/profiles/demo.perf.txt.gz examples/profiles/blocking.c \
+	examples/profiles/blocking-cpu.perf.txt.gz examples/profiles/blocking-off.perf.txt.gz
 
 check_PROGRAMS += tests/unit/perf.t
 TESTS += tests/unit/perf.t
