@@ -178,3 +178,33 @@ int cli_plugin_opt(const struct fk_plugin *pl, void *opts, int argc, char **argv
 	}
 	return 1;
 }
+
+int cli_pending_add(struct pending *pd, const char *name, const char *value)
+{
+	const char **a = fk_realloc(pd->names, (pd->n + 1) * sizeof *a);
+	const char **b;
+	if (!a)
+		return FK_ERR_NOMEM;
+	pd->names = a;
+	b = fk_realloc(pd->values, (pd->n + 1) * sizeof *b);
+	if (!b)
+		return FK_ERR_NOMEM;
+	pd->values = b;
+	a[pd->n] = name;
+	b[pd->n] = value;
+	pd->n++;
+	return 0;
+}
+
+/* Any input plugin's declaration of option `name`, to know if it takes a value. */
+const struct fk_option *cli_any_input_option(const struct fk_registry *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->v[i]->d.h.kind != FK_PLUGIN_INPUT)
+			continue;
+		const struct fk_option *o = fk_option_find(r->v[i], name);
+		if (o)
+			return o;
+	}
+	return NULL;
+}

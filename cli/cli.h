@@ -43,6 +43,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) FK_PRINTF(2, 3);
 unsigned cli_threads(const struct cli *c);
 const struct fk_plugin *cli_find(struct cli *c, int kind, const char *name, const char *cmd);
 
+/* Input-plugin options given before the format is known (--format auto):
+ * applied once detection has picked the plugin (fk_input_spec.optnames). */
+struct pending {
+	const char **names, **values;
+	size_t n;
+};
+int cli_pending_add(struct pending *pd, const char *name, const char *value);
+/* Any input plugin's declaration of option `name` (to know whether it
+ * takes a value), or NULL. */
+const struct fk_option *cli_any_input_option(const struct fk_registry *r, const char *name);
+
 int cmd_collapse(struct cli *c, int argc, char **argv);
 int cmd_plugins(struct cli *c, int argc, char **argv);
 int cmd_graph(struct cli *c, int argc, char **argv);

@@ -3,42 +3,6 @@
 
 #include "cli.h"
 
-/* Input-plugin options given before the format is known (auto). */
-struct pending {
-	const char **names, **values;
-	size_t n;
-};
-
-static int pending_add(struct pending *pd, const char *name, const char *value)
-{
-	const char **a = fk_realloc(pd->names, (pd->n + 1) * sizeof *a);
-	const char **b;
-	if (!a)
-		return FK_ERR_NOMEM;
-	pd->names = a;
-	b = fk_realloc(pd->values, (pd->n + 1) * sizeof *b);
-	if (!b)
-		return FK_ERR_NOMEM;
-	pd->values = b;
-	a[pd->n] = name;
-	b[pd->n] = value;
-	pd->n++;
-	return 0;
-}
-
-/* Any input plugin's declaration of option `name`, to know if it takes a value. */
-static const struct fk_option *any_input_option(const struct fk_registry *r, const char *name)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		if (r->v[i]->d.h.kind != FK_PLUGIN_INPUT)
-			continue;
-		const struct fk_option *o = fk_option_find(r->v[i], name);
-		if (o)
-			return o;
-	}
-	return NULL;
-}
-
 int cmd_collapse(struct cli *c, int argc, char **argv)
 {
 	const char *format = "auto", *outpath = NULL;
@@ -135,7 +99,7 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 			if (!name)
 				goto nomem;
 			names_own[nown++] = name;
-			o = any_input_option(&c->reg, name);
+			o = cli_any_input_option(&c->reg, name);
 			if (o) {
 				const char *v = eq ? eq + 1 : NULL;
 				if (!v && o->type != FK_OPT_FLAG) {
@@ -145,7 +109,7 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 					}
 					v = argv[++i];
 				}
-				if (pending_add(&pd, name, v) < 0)
+				if (cli_pending_add(&pd, name, v) < 0)
 					goto nomem;
 				continue;
 			}
