@@ -228,8 +228,11 @@ static void match_event(const char *s, size_t n, size_t from, struct header *h)
 				size_t f = k + 1, fe = f;
 				while (fe < i - 1 && is_digit((unsigned char)s[fe]))
 					fe++;
-				if (fe == i - 1 && fe > f) {
-					int64_t ns = (int64_t)parse_ll(s + t0, k - t0) * 1000000000;
+				long long sec = parse_ll(s + t0, k - t0);
+				/* beyond ~292 years of uptime the nanoseconds overflow:
+				 * not a timestamp perf prints, so the record has none */
+				if (fe == i - 1 && fe > f && sec <= INT64_MAX / 1000000000 - 1) {
+					int64_t ns = (int64_t)sec * 1000000000;
 					int64_t frac = 0;
 					size_t nd = 0;
 					for (size_t x = f; x < fe && nd < 9; x++, nd++)
