@@ -134,7 +134,7 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 			pcap = nc;
 		}
 		plen = lv->pathlen;
-		if (plen)
+		if (sp > 1) /* below the root: separate from the parent, even an empty name */
 			path[plen++] = ';';
 		memcpy(path + plen, name, nl);
 		plen += nl;
