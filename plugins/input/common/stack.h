@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <flamekit/plugin.h>
@@ -108,6 +109,31 @@ static inline bool is_digit(char c)
 static inline bool is_hex(char c)
 {
 	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A count line: optional blanks, digits, optional blanks.  *count gets the
+ * value (exact up to 2^53). */
+static inline int count_line(const char *s, size_t n, double *count)
+{
+	size_t i = 0, d;
+	char buf[64];
+
+	while (i < n && is_space(s[i]))
+		i++;
+	d = i;
+	while (i < n && is_digit(s[i]))
+		i++;
+	if (i == d)
+		return 0;
+	for (size_t j = i; j < n; j++)
+		if (!is_space(s[j]))
+			return 0;
+	if (i - d >= sizeof buf)
+		return -1;
+	memcpy(buf, s + d, i - d);
+	buf[i - d] = '\0';
+	*count = strtod(buf, NULL);
+	return 1;
 }
 
 #endif

@@ -30,30 +30,6 @@
 
 /* Push the record (frames stored leaf first) root first. */
 
-/* A count line: optional blanks, digits, optional blanks. */
-static int count_line(const char *s, size_t n, double *count)
-{
-	size_t i = 0, d;
-	char buf[64];
-
-	while (i < n && is_space(s[i]))
-		i++;
-	d = i;
-	while (i < n && is_digit(s[i]))
-		i++;
-	if (i == d)
-		return 0;
-	for (size_t j = i; j < n; j++)
-		if (!is_space(s[j]))
-			return 0;
-	if (i - d >= sizeof buf)
-		return -1;
-	memcpy(buf, s + d, i - d);
-	buf[i - d] = '\0';
-	*count = strtod(buf, NULL);
-	return 1;
-}
-
 /* Length of "0x<hex> : " at s, 0 when absent. */
 static size_t addr_prefix(const char *s, size_t n)
 {
