@@ -208,3 +208,22 @@ const struct fk_option *cli_any_input_option(const struct fk_registry *r, const 
 	}
 	return NULL;
 }
+
+int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **outpath)
+{
+	const char *a = argv[*i];
+
+	if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+		if (*i + 1 >= argc) {
+			cli_usage_error(cmd, "%s needs a file name", a);
+			return -1;
+		}
+		*outpath = argv[++*i];
+		return 1;
+	}
+	if (strncmp(a, "--output=", 9) == 0) {
+		*outpath = a + 9;
+		return 1;
+	}
+	return 0;
+}

@@ -31,6 +31,9 @@ extern const struct cli_command cli_commands[];
  * its value), 0 if not, or -1 after reporting a usage error. */
 int cli_common_opt(struct cli *c, int argc, char **argv, int *i);
 extern const char cli_common_help[];
+/* -o FILE, --output FILE, --output=FILE: 1 consumed (into *outpath), 0 not
+ * this option, -1 after a usage error naming `cmd`. */
+int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **outpath);
 /* Load the plugins (once). */
 int cli_load(struct cli *c);
 /* Try argv[*i] as an option of plugin pl: 1 consumed, 0 not an option of

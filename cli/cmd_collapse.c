@@ -73,18 +73,11 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (i + 1 >= argc) {
-				cli_usage_error("collapse", "%s needs a file name", a);
-				goto out;
-			}
-			outpath = argv[++i];
+		r = cli_output_opt("collapse", argc, argv, &i, &outpath);
+		if (r < 0)
+			goto out;
+		if (r > 0)
 			continue;
-		}
-		if (strncmp(a, "--output=", 9) == 0) {
-			outpath = a + 9;
-			continue;
-		}
 		if (in_pl) {
 			r = cli_plugin_opt(in_pl, in_opts, argc, argv, &i);
 			if (r < 0)

@@ -101,18 +101,11 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (i + 1 >= argc) {
-				cli_usage_error("graph", "%s needs a file name", a);
-				goto out;
-			}
-			outpath = argv[++i];
+		r = cli_output_opt("graph", argc, argv, &i, &outpath);
+		if (r < 0)
+			goto out;
+		if (r > 0)
 			continue;
-		}
-		if (strncmp(a, "--output=", 9) == 0) {
-			outpath = a + 9;
-			continue;
-		}
 		/* The graph's options first: they are what this command is about. */
 		r = cli_plugin_opt(out_pl, out_opts, argc, argv, &i);
 		if (r < 0)

@@ -367,18 +367,11 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 				goto out;
 			continue;
 		}
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (i + 1 >= argc) {
-				cli_usage_error("merge", "%s needs a file name", a);
-				goto out;
-			}
-			outpath = argv[++i];
+		r = cli_output_opt("merge", argc, argv, &i, &outpath);
+		if (r < 0)
+			goto out;
+		if (r > 0)
 			continue;
-		}
-		if (strncmp(a, "--output=", 9) == 0) {
-			outpath = a + 9;
-			continue;
-		}
 		if (a[0] == '-' && a[1]) {
 			cli_usage_error("merge", "unknown option '%s'", a);
 			goto out;
