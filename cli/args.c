@@ -79,24 +79,26 @@ int cli_common_opt(struct cli *c, int argc, char **argv, int *i)
 	}
 	if (strncmp(a, "--plugin-dir", 12) == 0 && (a[12] == '\0' || a[12] == '=')) {
 		if (!(v = value_of(argc, argv, i, a, "--plugin-dir")))
-			return cli_usage_error(NULL, "--plugin-dir needs a directory"), -1;
-		if (fk_registry_add_dir(&c->reg, v) < 0)
-			return -1;
+			return cli_usage_error(NULL, "--plugin-dir needs a directory"), FK_ERR_USAGE;
+		if (fk_registry_add_dir(&c->reg, v) < 0) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			return FK_ERR_NOMEM;
+		}
 		return 1;
 	}
 	if (strncmp(a, "--shard", 7) == 0 && (a[7] == '\0' || a[7] == '=')) {
 		char *end;
 		unsigned long k, n;
 		if (!(v = value_of(argc, argv, i, a, "--shard")))
-			return cli_usage_error(NULL, "--shard needs K/N, e.g. --shard 0/4"), -1;
+			return cli_usage_error(NULL, "--shard needs K/N, e.g. --shard 0/4"), FK_ERR_USAGE;
 		k = strtoul(v, &end, 10);
 		if (end == v || *end != '/' || v[0] == '-' || end[1] == '-')
 			return cli_usage_error(NULL, "--shard takes K/N (shard K of N, K from 0 to "
-			                       "N-1), not \"%s\"", v), -1;
+			                       "N-1), not \"%s\"", v), FK_ERR_USAGE;
 		n = strtoul(end + 1, &end, 10);
 		if (*end || n < 1 || n > 1000000 || k >= n)
 			return cli_usage_error(NULL, "--shard takes K/N (shard K of N, K from 0 to "
-			                       "N-1), not \"%s\"", v), -1;
+			                       "N-1), not \"%s\"", v), FK_ERR_USAGE;
 		c->shard_k = (unsigned)k;
 		c->shard_n = (unsigned)n;
 		return 1;
@@ -105,10 +107,10 @@ int cli_common_opt(struct cli *c, int argc, char **argv, int *i)
 		char *end;
 		long n;
 		if (!(v = value_of(argc, argv, i, a, "--threads")))
-			return cli_usage_error(NULL, "--threads needs a number"), -1;
+			return cli_usage_error(NULL, "--threads needs a number"), FK_ERR_USAGE;
 		n = strtol(v, &end, 10);
 		if (*end || n < 1 || n > 256)
-			return cli_usage_error(NULL, "--threads takes a number from 1 to 256, not \"%s\"", v), -1;
+			return cli_usage_error(NULL, "--threads takes a number from 1 to 256, not \"%s\"", v), FK_ERR_USAGE;
 		c->threads = (unsigned)n;
 		return 1;
 	}
@@ -168,15 +170,20 @@ int cli_plugin_opt(const struct fk_plugin *pl, void *opts, int argc, char **argv
 	else if (o->type != FK_OPT_FLAG) {
 		if (*i + 1 >= argc) {
 			cli_usage_error(NULL, "--%s needs a value", name);
-			return -1;
+			return FK_ERR_USAGE;
 		}
 		value = argv[++*i];
 	}
-	if (fk_option_set(pl, opts, name, value, err, sizeof err) < 0) {
+	switch (fk_option_set(pl, opts, name, value, err, sizeof err)) {
+	case 0:
+		return 1;
+	case FK_ERR_NOMEM:
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	default:
 		cli_usage_error(NULL, "%s", err);
-		return -1;
+		return FK_ERR_USAGE;
 	}
-	return 1;
 }
 
 int cli_pending_add(struct pending *pd, const char *name, const char *value)
@@ -216,7 +223,7 @@ int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **
 	if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
 		if (*i + 1 >= argc) {
 			cli_usage_error(cmd, "%s needs a file name", a);
-			return -1;
+			return FK_ERR_USAGE;
 		}
 		*outpath = argv[++*i];
 		return 1;

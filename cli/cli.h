@@ -28,16 +28,17 @@ struct cli_command {
 extern const struct cli_command cli_commands[];
 
 /* Options every command takes.  Returns 1 if argv[*i] was one (consuming
- * its value), 0 if not, or -1 after reporting a usage error. */
+ * its value), 0 if not, or after reporting the error FK_ERR_USAGE or
+ * FK_ERR_NOMEM (cli_exit() maps both to the exit status). */
 int cli_common_opt(struct cli *c, int argc, char **argv, int *i);
 extern const char cli_common_help[];
 /* -o FILE, --output FILE, --output=FILE: 1 consumed (into *outpath), 0 not
- * this option, -1 after a usage error naming `cmd`. */
+ * this option, FK_ERR_USAGE after a usage error naming `cmd`. */
 int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **outpath);
 /* Load the plugins (once). */
 int cli_load(struct cli *c);
 /* Try argv[*i] as an option of plugin pl: 1 consumed, 0 not an option of
- * pl, -1 after reporting an error. */
+ * pl, FK_ERR_USAGE or FK_ERR_NOMEM after reporting the error. */
 int cli_plugin_opt(const struct fk_plugin *pl, void *opts, int argc, char **argv, int *i);
 /* Map an engine status to an exit status. */
 int cli_exit(int status);

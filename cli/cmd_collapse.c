@@ -36,8 +36,10 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 		goto nomem;
 	for (i = 1; i < argc; i++) {
 		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0)
+			if (r < 0) {
+				rc = cli_exit(r);
 				goto out;
+			}
 			continue;
 		}
 	}
@@ -74,14 +76,18 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 			continue;
 		}
 		r = cli_output_opt("collapse", argc, argv, &i, &outpath);
-		if (r < 0)
+		if (r < 0) {
+			rc = cli_exit(r);
 			goto out;
+		}
 		if (r > 0)
 			continue;
 		if (in_pl) {
 			r = cli_plugin_opt(in_pl, in_opts, argc, argv, &i);
-			if (r < 0)
+			if (r < 0) {
+				rc = cli_exit(r);
 				goto out;
+			}
 			if (r > 0)
 				continue;
 		} else if (strncmp(a, "--", 2) == 0 && a[2]) {

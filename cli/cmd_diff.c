@@ -112,7 +112,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		}
 		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
 			if (r < 0)
-				return EXIT_USAGE;
+				return cli_exit(r);
 			continue;
 		}
 		if (strcmp(a, "--normalize") == 0) {

@@ -61,8 +61,10 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;
-		if ((r = cli_common_opt(c, argc, argv, &i)) < 0)
+		if ((r = cli_common_opt(c, argc, argv, &i)) < 0) {
+			rc = cli_exit(r);
 			goto out;
+		}
 	}
 	if (cli_load(c) < 0) {
 		rc = EXIT_DATA;
@@ -102,22 +104,28 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 			continue;
 		}
 		r = cli_output_opt("graph", argc, argv, &i, &outpath);
-		if (r < 0)
+		if (r < 0) {
+			rc = cli_exit(r);
 			goto out;
+		}
 		if (r > 0)
 			continue;
 		/* The graph's options first: they are what this command is about. */
 		r = cli_plugin_opt(out_pl, out_opts, argc, argv, &i);
-		if (r < 0)
+		if (r < 0) {
+			rc = cli_exit(r);
 			goto out;
+		}
 		if (r > 0)
 			continue;
 		if (strcmp(a, "--flamechart") == 0 && strcmp(outname, "flamechart") == 0)
 			continue; /* flamechart's own mode */
 		if (in_pl) {
 			r = cli_plugin_opt(in_pl, in_opts, argc, argv, &i);
-			if (r < 0)
+			if (r < 0) {
+				rc = cli_exit(r);
 				goto out;
+			}
 			if (r > 0)
 				continue;
 		} else if (strncmp(a, "--", 2) == 0 && a[2]) {

@@ -363,13 +363,17 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 			break;
 		}
 		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0)
+			if (r < 0) {
+				rc = cli_exit(r);
 				goto out;
+			}
 			continue;
 		}
 		r = cli_output_opt("merge", argc, argv, &i, &outpath);
-		if (r < 0)
+		if (r < 0) {
+			rc = cli_exit(r);
 			goto out;
+		}
 		if (r > 0)
 			continue;
 		if (a[0] == '-' && a[1]) {

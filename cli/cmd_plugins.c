@@ -11,7 +11,7 @@ int cmd_plugins(struct cli *c, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
 			if (r < 0)
-				return EXIT_USAGE;
+				return cli_exit(r);
 			continue;
 		}
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

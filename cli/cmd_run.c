@@ -31,8 +31,10 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0)
+			if (r < 0) {
+				rc = cli_exit(r);
 				goto out;
+			}
 			continue;
 		}
 		if (strcmp(a, "--check") == 0) {

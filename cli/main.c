@@ -2,7 +2,12 @@
 #include "config.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef FK_FAULT_INJECTION
+#include <execinfo.h>
+#include <unistd.h>
+#endif
 
 #include "cli.h"
 
@@ -86,6 +91,39 @@ static int help_command(const char *name)
 	return EXIT_OK;
 }
 
+#ifdef FK_FAULT_INJECTION
+/*
+ * Only in tests/flamekit-faults, the test build of this command:
+ * FK_FAIL_ALLOC_AFTER=N lets N engine allocations succeed and fails every
+ * later one (plugins allocate through the host, so theirs and Lua's count);
+ * FK_COUNT_ALLOCS=1 prints "allocations: N" to stderr at exit, so a test
+ * can walk the failure point over a whole run; FK_FAIL_ALLOC_TRACE=1 prints
+ * where the first injected failure hits.
+ */
+static void print_allocs(void) { fprintf(stderr, "allocations: %lu\n", fk_alloc_calls()); }
+
+static void print_backtrace(void)
+{
+	void *pc[32];
+	int n = backtrace(pc, 32);
+
+	fprintf(stderr, "injected allocation failure at:\n");
+	backtrace_symbols_fd(pc, n, STDERR_FILENO);
+}
+
+static void fault_injection(void)
+{
+	const char *n = getenv("FK_FAIL_ALLOC_AFTER");
+
+	if (n && *n)
+		fk_alloc_fail_after(strtol(n, NULL, 10));
+	if (getenv("FK_COUNT_ALLOCS"))
+		atexit(print_allocs);
+	if (getenv("FK_FAIL_ALLOC_TRACE"))
+		fk_alloc_fail_hook = print_backtrace;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *k;
@@ -94,6 +132,9 @@ int main(int argc, char **argv)
 
 	/* A closed stdout pipe ends the run with EPIPE, handled by the writer. */
 	signal(SIGPIPE, SIG_IGN);
+#ifdef FK_FAULT_INJECTION
+	fault_injection();
+#endif
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

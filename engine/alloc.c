@@ -1,21 +1,34 @@
 /* Engine allocation with failure injection for tests. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fk.h"
 
-static long fail_after = -1;
+/* Both counters are atomic: parsing threads and plugins allocate through
+ * here at the same time, and an injected failure must hit exactly one
+ * point of the sequence, then every allocation after it. */
+static atomic_long fail_after = -1;
+static atomic_ulong calls;
 
-void fk_alloc_fail_after(long n) { fail_after = n; }
+void fk_alloc_fail_after(long n) { atomic_store(&fail_after, n); }
+
+unsigned long fk_alloc_calls(void) { return atomic_load(&calls); }
+
+void (*fk_alloc_fail_hook)(void);
 
 static bool should_fail(void)
 {
-	if (fail_after < 0)
-		return false;
-	if (fail_after == 0)
-		return true;
-	fail_after--;
-	return false;
+	long n = atomic_load_explicit(&fail_after, memory_order_relaxed);
+
+	atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
+	while (n > 0)
+		if (atomic_compare_exchange_weak(&fail_after, &n, n - 1)) {
+			if (n == 1 && fk_alloc_fail_hook)
+				fk_alloc_fail_hook(); /* the next one fails */
+			return false;
+		}
+	return n == 0;
 }
 
 void *fk_malloc(size_t n)

@@ -40,11 +40,12 @@ int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
                         void *opts, const char *where)
 {
 	struct fk_filter_inst *v, *fi;
+	unsigned long mark = fk_log_errors();
 	int rc;
 
 	v = fk_realloc(fc->v, (fc->n + 1) * sizeof *v);
 	if (!v)
-		return FK_ERR_NOMEM;
+		return fk_log_unreported(FK_ERR_NOMEM, mark, NULL);
 	fc->v = v;
 	fi = &v[fc->n];
 	memset(fi, 0, sizeof *fi);
@@ -52,12 +53,13 @@ int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
 	fi->opts = opts;
 	fi->where = fk_strdup(where ? where : pl->d.h.name);
 	if (!fi->where)
-		return FK_ERR_NOMEM;
+		return fk_log_unreported(FK_ERR_NOMEM, mark, NULL);
 	if (pl->d.filter.create) {
 		fk_log_set_prefix(pl->prefix);
 		rc = pl->d.filter.create(&fk_host, opts, fi->where, &fi->state);
 		fk_log_set_prefix(NULL);
 		if (rc < 0) {
+			fk_log_unreported(rc, mark, fi->where);
 			fk_free(fi->where);
 			return rc;
 		}

@@ -28,8 +28,14 @@ void *fk_realloc(void *p, size_t n);
 void fk_free(void *p);
 char *fk_strndup(const char *s, size_t n);
 char *fk_strdup(const char *s);
-/* After `n` more successful allocations, fail every one (n < 0: never). */
+/* After `n` more successful allocations, fail every one (n < 0: never).
+ * Thread-safe: with several threads allocating, exactly `n` succeed. */
 void fk_alloc_fail_after(long n);
+/* How many allocations were asked for so far (failed ones included). */
+unsigned long fk_alloc_calls(void);
+/* Called once, just before the first injected failure, from the thread
+ * that will see it (tests print a backtrace there). */
+extern void (*fk_alloc_fail_hook)(void);
 
 /* ---- logging (log.c) --------------------------------------------------- */
 extern int fk_verbosity;        /* FK_LOG_* threshold, default FK_LOG_WARN */
@@ -39,6 +45,14 @@ void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 void fk_vlog(int level, const char *fmt, va_list ap);
 /* The "[input:perf] " prefix while a plugin runs; NULL clears it. */
 void fk_log_set_prefix(const char *prefix);
+/* Error messages logged so far (counted even when fk_verbosity hides them):
+ * a caller notes it before a call to know whether the callee said why it
+ * failed. */
+unsigned long fk_log_errors(void);
+/* When rc < 0 and no error was logged since `mark` (an fk_log_errors()
+ * value), log "NAME: " (if not NULL) + fk_strerror(rc): every failure gets
+ * exactly one message, whichever layer it comes from.  Returns rc. */
+int fk_log_unreported(int rc, unsigned long mark, const char *name);
 /* Tests capture messages: when set, each formatted line (without
  * "flamekit: " and newline) goes here instead of stderr. */
 extern void (*fk_log_hook)(int level, const char *line);
@@ -265,7 +279,8 @@ extern size_t fk_input_bufsize;
  * `merge` reads many files at once and turns it off: a 32 MiB window per
  * input would add up. */
 extern bool fk_input_mmap;
-/* Open a file ("-" = stdin); reports the error itself. */
+/* Open a file ("-" = stdin); reports the error itself and, when it fails,
+ * leaves nothing to close. */
 int fk_input_open(struct fk_input *in, const char *path);
 /* An input over a memory buffer (tests, probes).  The buffer is copied. */
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len);

@@ -278,20 +278,26 @@ static int setup(struct fk_input *in, const char *name)
 
 int fk_input_open(struct fk_input *in, const char *path)
 {
+	int rc;
+
 	memset(in, 0, sizeof *in);
 	in->fd = -1;
 	if (strcmp(path, "-") == 0) {
 		in->fd = STDIN_FILENO;
-		return setup(in, "<stdin>");
+		rc = setup(in, "<stdin>");
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			int e = errno;
+			fk_log(FK_LOG_ERROR, "%s: cannot open: %s", path, strerror(e));
+			in->fd = -1;
+			return e == ENOMEM ? FK_ERR_NOMEM : FK_ERR_IO;
+		}
+		rc = setup(in, path);
 	}
-	in->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (in->fd < 0) {
-		int e = errno;
-		fk_log(FK_LOG_ERROR, "%s: cannot open: %s", path, strerror(e));
-		in->fd = -1;
-		return e == ENOMEM ? FK_ERR_NOMEM : FK_ERR_IO;
-	}
-	return setup(in, path);
+	if (rc < 0) /* nothing for the caller to close */
+		fk_input_close(in);
+	return rc;
 }
 
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len)

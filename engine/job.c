@@ -710,8 +710,9 @@ static int parse_filter(struct fk_job *j, const struct ynode *n)
 			return rc;
 		if (!(p = resolve(j, j->dir, script->text)))
 			return nomem();
-		if (fk_option_set(f->pl, f->opts, "script", p, err, sizeof err) < 0)
-			return yerr(j, script, "%s", err);
+		rc = fk_option_set(f->pl, f->opts, "script", p, err, sizeof err);
+		if (rc < 0)
+			return rc == FK_ERR_NOMEM ? nomem() : yerr(j, script, "%s", err);
 	}
 	args = map_get(n, "args");
 	if (args && !is_null(args)) {
@@ -727,7 +728,7 @@ static int parse_filter(struct fk_job *j, const struct ynode *n)
 		rc = fk_option_set(f->pl, f->opts, "args", b.data, err, sizeof err);
 		fk_buf_free(&b);
 		if (rc < 0)
-			return yerr(j, args, "%s", err);
+			return rc == FK_ERR_NOMEM ? nomem() : yerr(j, args, "%s", err);
 	}
 	if (fk_option_find(f->pl, "script")) {
 		const char *s = *(const char **)((char *)f->opts + fk_option_find(f->pl, "script")->offset);

@@ -1,4 +1,5 @@
 /* One logging function for the engine and, through the host table, plugins. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@ int fk_verbosity = FK_LOG_WARN;
 const char *fk_progname = "flamekit";
 void (*fk_log_hook)(int level, const char *line);
 static const char *prefix;
+static atomic_ulong errors;
 
 void fk_log_set_prefix(const char *p) { prefix = p; }
 
@@ -16,6 +18,8 @@ void fk_vlog(int level, const char *fmt, va_list ap)
 	char line[4096];
 	int n;
 
+	if (level == FK_LOG_ERROR)
+		atomic_fetch_add(&errors, 1);
 	if (level > fk_verbosity)
 		return;
 	n = snprintf(line, sizeof line, "%s", prefix ? prefix : "");
@@ -36,4 +40,17 @@ void fk_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	fk_vlog(level, fmt, ap);
 	va_end(ap);
+}
+
+unsigned long fk_log_errors(void) { return atomic_load(&errors); }
+
+int fk_log_unreported(int rc, unsigned long mark, const char *name)
+{
+	if (rc < 0 && fk_log_errors() == mark) {
+		if (name)
+			fk_log(FK_LOG_ERROR, "%s: %s", name, fk_strerror(rc));
+		else
+			fk_log(FK_LOG_ERROR, "%s", fk_strerror(rc));
+	}
+	return rc;
 }

@@ -120,7 +120,8 @@ int fk_options_new(const struct fk_plugin *pl, void **out)
 			continue;
 		int rc = set_value(o, opts, o->def, err, sizeof err);
 		if (rc < 0) {
-			fk_log(FK_LOG_ERROR, "%s: bad default: %s", pl->path, err);
+			if (rc != FK_ERR_NOMEM) /* callers say "out of memory" */
+				fk_log(FK_LOG_ERROR, "%s: bad default: %s", pl->path, err);
 			fk_options_free(pl, opts);
 			return rc;
 		}

@@ -57,6 +57,7 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	struct fk_sink sink;
 	const struct fk_plugin *pl = spec->plugin;
 	void *opts = spec->opts, *own = NULL;
+	unsigned long mark = fk_log_errors();
 	int rc;
 
 	rc = fk_input_open(&in, spec->path);
@@ -99,6 +100,7 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 out:
 	if (pl)
 		fk_options_free(pl, own);
+	fk_log_unreported(rc, mark, in.name);
 	fk_input_close(&in);
 	return rc;
 }
@@ -111,12 +113,13 @@ static bool is_stdout(const struct fk_output_spec *o)
 static int render_one(const struct fk_output_spec *o, struct fk_profile *p, struct fk_writer *w)
 {
 	void *opts = o->opts, *own = NULL;
+	unsigned long mark = fk_log_errors();
 	int rc;
 
 	if (!opts) {
 		rc = fk_options_new(o->plugin, &own);
 		if (rc < 0)
-			return rc;
+			return fk_log_unreported(rc, mark, NULL);
 		opts = own;
 	}
 	fk_log_set_prefix(o->plugin->prefix);
@@ -127,7 +130,7 @@ static int render_one(const struct fk_output_spec *o, struct fk_profile *p, stru
 		rc = w->error;
 	if (rc < 0 && w->epipe)
 		rc = 0; /* the reader has what it wanted */
-	return rc;
+	return fk_log_unreported(rc, mark, is_stdout(o) ? NULL : o->path);
 }
 
 /* Create every output (as a temporary): an unwritable one fails the run
@@ -160,9 +163,8 @@ static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_wr
 	size_t i;
 
 	if (rc == 0) {
-		rc = fk_profile_finish(p);
-		if (rc == FK_ERR_NOMEM)
-			fk_log(FK_LOG_ERROR, "out of memory");
+		unsigned long mark = fk_log_errors();
+		rc = fk_log_unreported(fk_profile_finish(p), mark, NULL);
 	}
 	for (int pass = 0; pass < 2 && rc == 0; pass++)
 		for (i = 0; i < pl->noutputs && rc == 0; i++)
@@ -202,10 +204,11 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 	rc = open_all(pl, &w, &opened);
 	for (i = 0; i < pl->ninputs && rc == 0; i++)
 		rc = fk_parse_input(pl->reg, &pl->inputs[i], p, &pl->filters, pl->threads, pl->progress);
-	if (rc == 0)
+	if (rc == 0) {
+		unsigned long mark = fk_log_errors();
 		rc = fk_profile_apply_frame_filters(&p, &pl->filters);
-	if (rc == FK_ERR_NOMEM)
-		fk_log(FK_LOG_ERROR, "out of memory");
+		fk_log_unreported(rc, mark, NULL);
+	}
 	rc = render_all(pl, p, w, opened, rc);
 	fk_profile_free(p);
 	return rc;

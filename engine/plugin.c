@@ -262,7 +262,8 @@ static int load_dir(struct fk_registry *r, const char *dir, char ***seen, size_t
 		names[n++] = base;
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if ((i > 0 && strcmp(names[i], names[i - 1]) == 0) || seen_base(*seen, *nseen, names[i]))
 			continue;

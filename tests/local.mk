@@ -28,3 +28,12 @@ EXTRA_DIST += tests/modules/garbage.so
 TESTS += tests/cli.sh tests/folded-conformance.sh tests/limits.sh
 EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/lib.sh \
 	tests/data/folded/basic.txt tests/data/folded/hostile.txt
+
+# The command built with fault injection (cli/main.c, FK_FAULT_INJECTION):
+# tests/faults.sh fails the engine's allocations at every point of whole runs.
+check_PROGRAMS += tests/flamekit-faults
+tests_flamekit_faults_SOURCES = $(flamekit_SOURCES)
+tests_flamekit_faults_CPPFLAGS = $(AM_CPPFLAGS) -DFK_FAULT_INJECTION
+tests_flamekit_faults_LDADD = libfkengine.la
+TESTS += tests/faults.sh
+EXTRA_DIST += tests/faults.sh

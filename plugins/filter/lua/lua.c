@@ -54,6 +54,7 @@ struct state {
 	char mem_where[256];  /* "script.lua:7:" where memory ran out */
 	char limit_msg[320];  /* the instruction-limit error, once raised */
 	int frame_ref, sample_ref;
+	int frame_anchor, sample_anchor; /* registry slots holding the live handles */
 	/* scratch for error context */
 	char ctx[CONTEXT_MAX + 64];
 };
@@ -200,7 +201,8 @@ static void full_src(const struct state *s, const char *msg, size_t len, char *o
 /* Report the error on top of the stack (from l_msgh) and pop it. */
 static int report(struct state *s, int status, const char *context)
 {
-	const char *msg = lua_tostring(s->L, -1);
+	/* only a string: converting a number would allocate */
+	const char *msg = lua_type(s->L, -1) == LUA_TSTRING ? lua_tostring(s->L, -1) : NULL;
 	const char *nl;
 	char first[1024];
 
@@ -213,9 +215,13 @@ static int report(struct state *s, int status, const char *context)
 		/* the first report of the limit, wherever the script caught it */
 		snprintf(first, sizeof first, "%s", s->limit_msg);
 		msg = NULL;
+	} else if (status == LUA_ERRMEM) {
+		/* the host allocator failed, not the script's limit */
+		snprintf(first, sizeof first, "%s: out of memory", s->where);
+		msg = NULL;
 	} else {
 		if (!msg)
-			msg = status == LUA_ERRMEM ? "not enough memory" : "unknown error";
+			msg = "unknown error";
 		nl = strchr(msg, '\n');
 		full_src(s, msg, nl ? (size_t)(nl - msg) : strlen(msg), first, sizeof first);
 	}
@@ -223,7 +229,9 @@ static int report(struct state *s, int status, const char *context)
 	if (msg && (nl = strchr(msg, '\n')) != NULL)
 		s->h->log(FK_LOG_INFO, "%s", nl + 1);
 	lua_pop(s->L, 1);
-	return s->over_mem ? FK_ERR_LIMIT : s->over_instr ? FK_ERR_LIMIT : FK_ERR_SCRIPT;
+	if (s->over_mem || s->over_instr)
+		return FK_ERR_LIMIT;
+	return status == LUA_ERRMEM ? FK_ERR_NOMEM : FK_ERR_SCRIPT;
 }
 
 /* Call the function below nargs arguments with a fresh instruction budget;
@@ -243,7 +251,7 @@ static int call(struct state *s, int nargs, int nres, int *status)
 	if (rc == LUA_OK && (s->over_mem || s->over_instr)) {
 		/* the script caught the limit error itself: fail anyway */
 		lua_pop(L, nres);
-		lua_pushstring(L, "limit");
+		lua_pushboolean(L, 0); /* report() words the limit itself */
 		rc = LUA_ERRRUN;
 	}
 	*status = rc;
@@ -728,13 +736,145 @@ static int defined_at(lua_State *L)
 	return lua_getinfo(L, ">S", &ar) ? ar.linedefined : 0;
 }
 
+/*
+ * Every Lua call that can allocate (and so raise a memory error) must run
+ * under lua_pcall: outside one, Lua calls abort().  protect() runs fn with
+ * the light userdata arg that way; the handles a call made are disarmed
+ * whatever happened.  Returns 0, or FK_ERR_NOMEM / FK_ERR_LIMIT (reported)
+ * when fn was cut short by a memory error.
+ */
+static void disarm(struct state *s)
+{
+	lua_State *L = s->L;
+
+	/* the anchors keep the last handles alive: no allocation, no GC here */
+	if (s->frame_anchor > 0) {
+		if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->frame_anchor) == LUA_TUSERDATA)
+			((struct frame_ud *)lua_touserdata(L, -1))->e = NULL;
+		lua_pop(L, 1);
+	}
+	if (s->sample_anchor > 0) {
+		if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->sample_anchor) == LUA_TUSERDATA)
+			((struct sample_ud *)lua_touserdata(L, -1))->e = NULL;
+		lua_pop(L, 1);
+	}
+}
+
+static int protect(struct state *s, lua_CFunction fn, void *arg)
+{
+	lua_State *L = s->L;
+	int top = lua_gettop(L), status;
+
+	lua_pushcfunction(L, fn);
+	lua_pushlightuserdata(L, arg);
+	status = lua_pcall(L, 1, 0, 0);
+	lua_sethook(L, NULL, 0, 0);
+	disarm(s);
+	if (status == LUA_OK)
+		return 0;
+	status = report(s, status, "");
+	lua_settop(L, top);
+	return status;
+}
+
+struct setup {
+	const struct opts *o;
+	const char *src;
+	size_t srclen;
+	const char *chunk;
+	int rc;
+};
+
+/* Open the sandbox, evaluate args, run the script, find its functions. */
+static int setup(struct state *s, const struct setup *u)
+{
+	const struct fk_host *h = s->h;
+	const struct opts *o = u->o;
+	const char *src = u->src, *chunk = u->chunk;
+	size_t srclen = u->srclen;
+	int rc, status;
+
+	/* the registry slots that will anchor each call's handles */
+	lua_pushboolean(s->L, 0);
+	s->frame_anchor = luaL_ref(s->L, LUA_REGISTRYINDEX);
+	lua_pushboolean(s->L, 0);
+	s->sample_anchor = luaL_ref(s->L, LUA_REGISTRYINDEX);
+	lua_pushcfunction(s->L, open_sandbox);
+	if (call(s, 0, 0, &status) < 0) {
+		rc = report(s, status, " (opening the libraries)");
+		return rc;
+	}
+	if (o->args && *o->args && (rc = load_args(s, o->args)) < 0)
+		return rc;
+	/* text only: a precompiled chunk could break the VM's invariants */
+	status = luaL_loadbufferx(s->L, src, srclen, chunk, "t");
+	if (status != LUA_OK) {
+		const char *m = lua_tostring(s->L, -1);
+		if (s->over_mem || status == LUA_ERRMEM)
+			rc = report(s, status, "");
+		else {
+			char full[1024];
+			full_src(s, m ? m : "?", m ? strlen(m) : 1, full, sizeof full);
+			h->log(FK_LOG_ERROR, "%s%s", m && strstr(m, "binary chunk") ? o->script : "",
+			       m && strstr(m, "binary chunk") ?
+			       ": precompiled (binary) scripts are refused; give the Lua source" : full);
+			lua_pop(s->L, 1);
+			rc = FK_ERR_SCRIPT;
+		}
+		return rc;
+	}
+	if (call(s, 0, 0, &status) < 0) {
+		rc = report(s, status, " (running the script's main chunk)");
+		return rc;
+	}
+	lua_getglobal(s->L, "frame");
+	if (lua_isfunction(s->L, -1))
+		s->frame_line = defined_at(s->L);
+	if (lua_isfunction(s->L, -1))
+		s->frame_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
+	else if (!lua_isnil(s->L, -1)) {
+		h->log(FK_LOG_ERROR, "%s: the global 'frame' must be a function, not a %s", o->script,
+		       luaL_typename(s->L, -1));
+		rc = FK_ERR_SCRIPT;
+		return rc;
+	} else
+		lua_pop(s->L, 1);
+	lua_getglobal(s->L, "sample");
+	if (lua_isfunction(s->L, -1))
+		s->sample_line = defined_at(s->L);
+	if (lua_isfunction(s->L, -1))
+		s->sample_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
+	else if (!lua_isnil(s->L, -1)) {
+		h->log(FK_LOG_ERROR, "%s: the global 'sample' must be a function, not a %s", o->script,
+		       luaL_typename(s->L, -1));
+		rc = FK_ERR_SCRIPT;
+		return rc;
+	} else
+		lua_pop(s->L, 1);
+	if (s->frame_ref == LUA_NOREF && s->sample_ref == LUA_NOREF) {
+		h->log(FK_LOG_ERROR, "%s: the script defines neither frame(f) nor sample(s)", o->script);
+		rc = FK_ERR_SCRIPT;
+		return rc;
+	}
+	return 0;
+}
+
+static int l_setup(lua_State *L)
+{
+	struct setup *u = lua_touserdata(L, 1);
+
+	lua_settop(L, 0);
+	u->rc = setup(state_of(L), u);
+	return 0;
+}
+
 static int create(const struct fk_host *h, const void *optp, const char *where, void **out)
 {
 	const struct opts *o = optp;
 	struct state *s;
 	char *src = NULL, *chunk = NULL;
 	size_t srclen = 0;
-	int rc, status;
+	int rc;
 
 	if (h->struct_size < offsetof(struct fk_host, se_remove_range) + sizeof h->se_remove_range) {
 		h->log(FK_LOG_ERROR, "%s: the lua filter needs a newer flamekit (host services)", where);
@@ -769,9 +909,12 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	s->ilimit = o->instruction_limit;
 	s->step = HOOK_STEP;
 	rc = read_file(h, o->script, &src, &srclen);
-	if (rc < 0) {
+	if (rc == -ENOMEM) {
+		rc = FK_ERR_NOMEM;
+		goto fail;
+	} else if (rc < 0) {
 		h->log(FK_LOG_ERROR, "%s: cannot read the script %s: %s", where, o->script, strerror(-rc));
-		rc = rc == -ENOMEM ? FK_ERR_NOMEM : FK_ERR_IO;
+		rc = FK_ERR_IO;
 		goto fail;
 	}
 	s->L = lua_newstate(l_alloc, s);
@@ -780,76 +923,27 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 		goto fail;
 	}
 	*(struct state **)lua_getextraspace(s->L) = s;
-	lua_pushcfunction(s->L, open_sandbox);
-	if (call(s, 0, 0, &status) < 0) {
-		rc = report(s, status, " (opening the libraries)");
+	chunk = h->alloc(strlen(o->script) + 2);
+	if (!chunk) {
+		rc = FK_ERR_NOMEM;
 		goto fail;
 	}
-	if (o->args && *o->args && (rc = load_args(s, o->args)) < 0)
-		goto fail;
-	rc = FK_ERR_NOMEM;
-	chunk = h->alloc(strlen(o->script) + 2);
-	if (!chunk)
-		goto fail;
 	chunk[0] = '@';
 	strcpy(chunk + 1, o->script);
-	/* text only: a precompiled chunk could break the VM's invariants */
-	status = luaL_loadbufferx(s->L, src, srclen, chunk, "t");
-	if (status != LUA_OK) {
-		const char *m = lua_tostring(s->L, -1);
-		if (s->over_mem)
-			rc = report(s, status, "");
-		else {
-			char full[1024];
-			full_src(s, m ? m : "?", m ? strlen(m) : 1, full, sizeof full);
-			h->log(FK_LOG_ERROR, "%s%s", m && strstr(m, "binary chunk") ? o->script : "",
-			       m && strstr(m, "binary chunk") ?
-			       ": precompiled (binary) scripts are refused; give the Lua source" : full);
-			lua_pop(s->L, 1);
-			rc = FK_ERR_SCRIPT;
-		}
-		goto fail;
-	}
-	if (call(s, 0, 0, &status) < 0) {
-		rc = report(s, status, " (running the script's main chunk)");
-		goto fail;
-	}
-	lua_getglobal(s->L, "frame");
-	if (lua_isfunction(s->L, -1))
-		s->frame_line = defined_at(s->L);
-	if (lua_isfunction(s->L, -1))
-		s->frame_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
-	else if (!lua_isnil(s->L, -1)) {
-		h->log(FK_LOG_ERROR, "%s: the global 'frame' must be a function, not a %s", o->script,
-		       luaL_typename(s->L, -1));
-		rc = FK_ERR_SCRIPT;
-		goto fail;
-	} else
-		lua_pop(s->L, 1);
-	lua_getglobal(s->L, "sample");
-	if (lua_isfunction(s->L, -1))
-		s->sample_line = defined_at(s->L);
-	if (lua_isfunction(s->L, -1))
-		s->sample_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
-	else if (!lua_isnil(s->L, -1)) {
-		h->log(FK_LOG_ERROR, "%s: the global 'sample' must be a function, not a %s", o->script,
-		       luaL_typename(s->L, -1));
-		rc = FK_ERR_SCRIPT;
-		goto fail;
-	} else
-		lua_pop(s->L, 1);
-	if (s->frame_ref == LUA_NOREF && s->sample_ref == LUA_NOREF) {
-		h->log(FK_LOG_ERROR, "%s: the script defines neither frame(f) nor sample(s)", o->script);
-		rc = FK_ERR_SCRIPT;
-		goto fail;
+	{
+		struct setup u = { o, src, srclen, chunk, FK_ERR_INTERNAL };
+		rc = protect(s, l_setup, &u);
+		if (rc == 0)
+			rc = u.rc;
+		if (rc < 0)
+			goto fail;
 	}
 	h->free(src);
 	h->free(chunk);
 	*out = s;
 	return 0;
 fail:
-	if (rc == FK_ERR_NOMEM)
-		h->log(FK_LOG_ERROR, "%s: out of memory", where);
+	/* FK_ERR_NOMEM without a message: the engine says "out of memory" */
 	h->free(src);
 	h->free(chunk);
 	destroy(s);
@@ -872,9 +966,8 @@ static void quote(char *buf, size_t cap, const char *name, size_t len)
 		snprintf(buf, cap, "%.*s", (int)len, name);
 }
 
-static int frame(void *state, struct fk_frame_edit *e)
+static int frame_body(struct state *s, struct fk_frame_edit *e)
 {
-	struct state *s = state;
 	lua_State *L = s->L;
 	struct frame_ud *u;
 	int status, t;
@@ -883,6 +976,8 @@ static int frame(void *state, struct fk_frame_edit *e)
 	u = lua_newuserdatauv(L, sizeof *u, 0);
 	u->e = e;
 	luaL_setmetatable(L, FRAME_MT);
+	lua_pushvalue(L, -1);
+	lua_rawseti(L, LUA_REGISTRYINDEX, s->frame_anchor); /* disarmed by protect() */
 	lua_pushvalue(L, -1);
 	lua_insert(L, -3); /* keep the handle below the call to disarm it */
 	if (call(s, 1, 1, &status) < 0) {
@@ -938,19 +1033,18 @@ static void stack_text(struct state *s, struct fk_sample_edit *e, char *buf, siz
 	buf[o] = '\0';
 }
 
-static int sample(void *state, struct fk_sample_edit *e)
+static int sample_body(struct state *s, struct fk_sample_edit *e)
 {
-	struct state *s = state;
 	lua_State *L = s->L;
 	struct sample_ud *u;
 	int status, t;
 
-	if (s->sample_ref == LUA_NOREF)
-		return 0;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->sample_ref);
 	u = lua_newuserdatauv(L, sizeof *u, 0);
 	u->e = e;
 	luaL_setmetatable(L, SAMPLE_MT);
+	lua_pushvalue(L, -1);
+	lua_rawseti(L, LUA_REGISTRYINDEX, s->sample_anchor); /* disarmed by protect() */
 	lua_pushvalue(L, -1);
 	lua_insert(L, -3);
 	if (call(s, 1, 1, &status) < 0) {
@@ -976,6 +1070,51 @@ static int sample(void *state, struct fk_sample_edit *e)
 	u->e = NULL;
 	lua_pop(L, 2);
 	return status;
+}
+
+/* frame() and sample() run their bodies through protect(). */
+struct edit {
+	void *e;
+	int status;
+};
+
+static int l_frame(lua_State *L)
+{
+	struct edit *c = lua_touserdata(L, 1);
+
+	lua_settop(L, 0);
+	c->status = frame_body(state_of(L), c->e);
+	return 0;
+}
+
+static int l_sample(lua_State *L)
+{
+	struct edit *c = lua_touserdata(L, 1);
+
+	lua_settop(L, 0);
+	c->status = sample_body(state_of(L), c->e);
+	return 0;
+}
+
+static int frame(void *state, struct fk_frame_edit *e)
+{
+	struct state *s = state;
+	struct edit c = { e, 0 };
+	int rc = protect(s, l_frame, &c);
+
+	return rc < 0 ? rc : c.status;
+}
+
+static int sample(void *state, struct fk_sample_edit *e)
+{
+	struct state *s = state;
+	struct edit c = { e, 0 };
+	int rc;
+
+	if (s->sample_ref == LUA_NOREF)
+		return 0;
+	rc = protect(s, l_sample, &c);
+	return rc < 0 ? rc : c.status;
 }
 
 static const struct fk_option options[] = {

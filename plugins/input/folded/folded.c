@@ -65,7 +65,9 @@ static inline uint64_t hash_bytes(const char *p, size_t n)
 
 static void cache_free(struct cache *c)
 {
-	for (size_t i = 0; c->v && i <= c->mask; i++)
+	if (!c->v) /* never allocated: parse() ran out of memory first */
+		return;
+	for (size_t i = 0; i <= c->mask; i++)
 		c->h->free(c->v[i].key);
 	c->h->free(c->v);
 }

@@ -1422,8 +1422,10 @@ static int finish_job(struct driver *d, struct job *j)
 		return j->rc;
 	}
 	d->base += j->nlines;
-	if (jr < 0)
-		rc = h->input_error(d->in, d->base, "could not merge a parsed chunk");
+	if (jr < 0) { /* merging a chunk's tree only fails for want of memory */
+		h->input_error(d->in, d->base, "out of memory");
+		rc = FK_ERR_NOMEM;
+	}
 	return rc;
 }
 

@@ -113,8 +113,10 @@ static int render_timed(const struct fk_host *h, const struct fk_profile *p, str
 				end = v[k + 1].t;
 			if (dep + 1 > cap) {
 				fk_frame_t *np = h->realloc(path, (dep + 64) * sizeof *np);
-				if (!np)
+				if (!np) {
+					layout_flow_free(&fl);
 					goto out;
+				}
 				path = np;
 				cap = dep + 64;
 			}
@@ -124,17 +126,21 @@ static int render_timed(const struct fk_host *h, const struct fk_profile *p, str
 			}
 			if (row + dep > maxrow)
 				maxrow = row + (uint32_t)dep;
-			if (layout_flow_add(&fl, path, dep, (double)(v[k].t - t0), 0) < 0)
+			if (layout_flow_add(&fl, path, dep, (double)(v[k].t - t0), 0) < 0) {
+				layout_flow_free(&fl);
 				goto out;
+			}
 			/* idle until the next sample: close all but the thread */
 			if (k + 1 == b || v[k + 1].t > end)
-				if (layout_flow_add(&fl, NULL, 0, (double)(end - t0), 0) < 0)
+				if (layout_flow_add(&fl, NULL, 0, (double)(end - t0), 0) < 0) {
+					layout_flow_free(&fl);
 					goto out;
+				}
 			if (end > t1)
 				t1 = end;
 		}
 		if (layout_flow_end(&fl, (double)(v[b - 1].t + interval - t0)) < 0) {
-			h->free(fl.out);
+			layout_flow_free(&fl);
 			goto out;
 		}
 		if (v[b - 1].t + interval > t1)

@@ -173,6 +173,14 @@ int layout_flow_add(struct flow *fl, const fk_frame_t *frames, size_t n, double 
 	return 0;
 }
 
+void layout_flow_free(struct flow *fl)
+{
+	fl->h->free(fl->last);
+	fl->h->free(fl->out);
+	fl->last = NULL;
+	fl->out = NULL;
+}
+
 int layout_flow_end(struct flow *fl, double t)
 {
 	int rc = close_to(fl, 0, t);

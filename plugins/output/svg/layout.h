@@ -27,6 +27,8 @@ struct flow {
 int layout_flow_begin(struct flow *fl, const struct fk_host *h, int differential, uint32_t row0);
 int layout_flow_add(struct flow *fl, const fk_frame_t *frames, size_t n, double t, double delta);
 int layout_flow_end(struct flow *fl, double t);
+/* Free what a flow holds (after a failure: its output too). */
+void layout_flow_free(struct flow *fl);
 
 /* --flamechart: the sample log in input order through flow(). */
 int layout_samples(const struct fk_host *h, const struct fk_profile *p, const struct svg_opts *o,

@@ -1,0 +1,113 @@
+#!/bin/sh
+# Allocation failures over whole runs.  tests/flamekit-faults is the
+# command built with FK_FAULT_INJECTION (cli/main.c): FK_FAIL_ALLOC_AFTER=K
+# lets K engine allocations succeed and fails every later one, plugins' and
+# Lua's included (they allocate through the host).  For each command below,
+# a clean run counts its allocations; then K walks over all of them (every
+# point of a small run; an even spread of 400 points when there are more).
+# At every K the run must either succeed with the same bytes as the clean
+# run (a path that can do without the memory), or end with exit status 1
+# and "out of memory" as its last message, leaving the existing output files
+# exactly as they were and no temporary file behind.  Never a crash, a hang
+# or a sanitizer report (CI runs this under ASan+UBSan, leaks included).
+. "$FK_SRCDIR/tests/lib.sh"
+
+F="$FK_BUILDDIR/tests/flamekit-faults"
+D="$FK_SRCDIR/tests/data"
+C="$FK_SRCDIR/conf/data"
+TO=
+command -v timeout > /dev/null 2>&1 && TO="timeout 60"
+MAXPOINTS=${FK_FAULT_POINTS:-400}
+
+# walk NAME OUTPUTS CMD...: OUTPUTS is a space-separated list of the files
+# the command writes (in $TMP/w, the command's working directory).
+walk() {
+	name=$1 outs=$2
+	shift 2
+	rm -rf "$TMP/w"
+	mkdir "$TMP/w"
+	(cd "$TMP/w" && FK_COUNT_ALLOCS=1 $TO "$F" "$@" > /dev/null 2> "$TMP/clean.err")
+	rc=$?
+	n=$(sed -n 's/^allocations: //p' "$TMP/clean.err")
+	if [ $rc -ne 0 ] || [ -z "$n" ]; then
+		ok 1 "$name: the clean run (exit $rc: $(head -c 300 "$TMP/clean.err"))"
+		return
+	fi
+	rm -rf "$TMP/good"
+	mkdir "$TMP/good"
+	for o in $outs; do cp "$TMP/w/$o" "$TMP/good/$o"; done
+	ls "$TMP/w" > "$TMP/good.ls"
+
+	step=1
+	[ "$n" -gt "$MAXPOINTS" ] && step=$(((n + MAXPOINTS - 1) / MAXPOINTS))
+	k=0 failed=0 oom=0 fine=0 why=
+	while [ $k -lt "$n" ] && [ $failed -eq 0 ]; do
+		for o in $outs; do printf 'kept %s\n' "$o" > "$TMP/w/$o"; done
+		(cd "$TMP/w" && FK_FAIL_ALLOC_AFTER=$k $TO "$F" "$@" > /dev/null 2> "$TMP/fail.err")
+		r=$?
+		last=$(tail -n 1 "$TMP/fail.err")
+		if grep -qE 'runtime error|Sanitizer|LeakSanitizer' "$TMP/fail.err"; then
+			failed=1 why="a sanitizer report"
+		elif [ $r -gt 1 ]; then
+			failed=1 why="exit $r ($last)"
+		elif ! ls "$TMP/w" | cmp -s - "$TMP/good.ls"; then
+			failed=1 why="files left behind: $(ls "$TMP/w" | tr '\n' ' ')"
+		elif [ $r -eq 0 ]; then
+			fine=$((fine + 1))
+			for o in $outs; do
+				cmp -s "$TMP/good/$o" "$TMP/w/$o" || failed=1 why="exit 0 but $o differs"
+			done
+		elif [ $r -eq 1 ]; then
+			oom=$((oom + 1))
+			case $last in
+			"flamekit: "*"out of memory"*) ;;
+			*) failed=1 why="last message \"$last\"" ;;
+			esac
+			for o in $outs; do
+				[ "$(cat "$TMP/w/$o")" = "kept $o" ] || failed=1 why="$o was changed"
+			done
+		fi
+		[ $failed -eq 0 ] && k=$((k + step))
+	done
+	if [ $failed -eq 0 ]; then
+		ok 0 "$name: $n allocations, each failed in turn (every $step): $oom out of memory, $fine done without"
+	else
+		ok 1 "$name: failing allocation $k of $n: $why"
+		sed 's/^/# /' "$TMP/fail.err" | head -10
+	fi
+}
+
+walk "collapse perf" "out.folded" collapse --format perf -o out.folded "$D/perf/names.txt"
+walk "collapse perf, off-CPU" "out.folded" collapse --format perf --offcpu -o out.folded "$D/perf/offcpu.txt"
+walk "collapse, format detected" "out.folded" collapse -o out.folded "$D/dtrace/fixes.txt" "$D/stap/"*.txt
+FLAMEKIT_CHUNK_BYTES=256
+export FLAMEKIT_CHUNK_BYTES
+walk "collapse folded, 2 threads, 256-byte chunks" "out.folded" collapse --threads 2 -o out.folded "$C/app.folded"
+unset FLAMEKIT_CHUNK_BYTES
+FK_PERF_CHUNK_BYTES=1024
+export FK_PERF_CHUNK_BYTES
+walk "collapse perf, 2 threads, 1 KiB chunks" "out.folded" collapse --format perf --threads 2 -o out.folded "$D/perf/names.txt"
+unset FK_PERF_CHUNK_BYTES
+walk "graph to svg" "g.svg" graph --title 'faults <&>' --hash -o g.svg "$C/app.folded"
+walk "graph to icicle" "g.svg" graph --output-plugin icicle -o g.svg "$D/lua/stacks.folded"
+walk "graph to flamechart" "g.svg" graph --format perf --flamechart -o g.svg "$D/perf/names.txt"
+walk "diff" "d.folded" diff -n -o d.folded "$C/before.folded" "$C/after.folded"
+walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "$C/app.folded"
+
+# A job: two filters (one Lua), three outputs; all of them or none.
+cat > "$TMP/job.yaml" <<EOF
+output-dir: "$TMP/w"
+inputs:
+  - {path: "$C/on-cpu.folded", series: on-cpu}
+  - {path: "$C/off-cpu.folded", series: off-cpu}
+filters:
+  - {plugin: lua, script: "$FK_SRCDIR/lua/strip-offsets.lua"}
+  - {plugin: grep, options: {exclude: idle}}
+outputs:
+  - {plugin: hotcold, path: hc.svg}
+  - {plugin: svg, path: all.svg}
+  - {plugin: folded, path: all.folded}
+EOF
+walk "run a job" "hc.svg all.svg all.folded" run "$TMP/job.yaml"
+
+done_testing
