@@ -449,4 +449,9 @@ is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a nil value (g
 script 'function frame(f) assert(package == nil and require == nil and io == nil and os == nil and debug == nil and load == nil and loadfile == nil and dofile == nil and coroutine == nil and string.dump == nil) end'
 is "$rc:$err" "0:" "package, require, io, os, debug, load, loadfile, dofile, coroutine, string.dump: none reachable"
 
+printf 'a;b 1\na;c 1\n' > "$TMP/w.folded"
+script 'function sample(s) s.weight = 1e-320 s.weight = 6 end' "$TMP/w.folded"
+is "$rc:$out" "0:a;b 6
+a;c 6" "a weight set from 1e-320 to 6 is 6, not NaN"
+
 done_testing
