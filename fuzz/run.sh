@@ -88,11 +88,13 @@ $(printf '%-12s REGRESSION (see %s)' "$name" "$log")"
 		fi
 	fi
 
+	dict=
+	[ -f "$src/fuzz/$name.dict" ] && dict="-dict=$src/fuzz/$name.dict"
 	before=$(ls "$crashes" | wc -l)
 	echo "fuzz: $name: replayed $nreg regression input(s); fuzzing for ${secs}s"
 	"$bin" -max_total_time="$secs" -max_len=$MAXLEN -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$crashes/" \
-		$([ -f "$src/fuzz/$name.dict" ] && echo "-dict=$src/fuzz/$name.dict") \
+		${dict:+"$dict"} \
 		"$corpus" "$seeds" ${regdir:+"$regdir"} > "$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
