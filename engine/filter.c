@@ -388,8 +388,10 @@ double fk_se_weight(const struct fk_sample_edit *e)
 void fk_se_set_weight(struct fk_sample_edit *e, double w)
 {
 	double t = fk_se_weight(e);
+	/* w[k] / t first: w / t overflows to inf for a tiny t (1e-300), and
+	 * 0 * inf would make the other series NaN */
 	for (int k = 0; k < FK_SERIES_MAX; k++)
-		e->w[k] = t != 0 ? e->w[k] * (w / t) : (k == 0 ? w : 0);
+		e->w[k] = t != 0 ? e->w[k] / t * w : (k == 0 ? w : 0);
 }
 
 void fk_se_drop(struct fk_sample_edit *e) { e->drop = true; }

@@ -17,7 +17,9 @@
 #     one (make fuzz passes bpftrace=examples/plugin-bpftrace);
 #   - one per standalone harness fuzz/NAME.c (not input.c): that file plus
 #     the sources listed in fuzz/NAME.sources (one path per line, relative
-#     to SRCDIR, # comments allowed), if that file exists.
+#     to SRCDIR, then optional compiler flags such as
+#     -Dflamekit_plugin_init=NEW_NAME to rename a plugin's entry point;
+#     # comments allowed), if that file exists.
 # All of them link the engine sources (engine/*.c) compiled with the same
 # sanitizers.  Only what changed since the last build is recompiled.
 set -eu
@@ -122,11 +124,13 @@ for c in "$src"/fuzz/*.c; do
 	compile "$c" "$obj/$name/harness.o"
 	objs="$obj/$name/harness.o"
 	if [ -f "$src/fuzz/$name.sources" ]; then
-		for rel in $(sed 's/#.*//' "$src/fuzz/$name.sources"); do
+		while read -r rel flags; do
+			case $rel in '' | '#'*) continue ;; esac
 			o="$obj/$name/$(echo "$rel" | tr '/' '_' | sed 's/\.c$//').o"
-			compile "$src/$rel" "$o" -I"$(dirname "$src/$rel")"
+			# shellcheck disable=SC2086
+			compile "$src/$rel" "$o" -I"$(dirname "$src/$rel")" ${flags%%#*}
 			objs="$objs $o"
-		done
+		done < "$src/fuzz/$name.sources"
 	fi
 	# shellcheck disable=SC2086
 	link "$name" $objs

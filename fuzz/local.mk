@@ -29,4 +29,5 @@ fuzz-clean:
 .PHONY: fuzz fuzz-run fuzz-clean
 
 TESTS += fuzz/regress.sh
-EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds
+EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds \
+	fuzz/lua.c fuzz/lua.sources fuzz/lua.dict

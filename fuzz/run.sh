@@ -13,6 +13,7 @@
 #      SRCDIR/examples/plugin-NAME/*.txt, $FK_CONFORMANCE/NAME/inputs/* and, for
 #      folded, every expected folded file of the conformance corpus.  Seeds
 #      are cut to their first 16 KiB, the largest input tried.
+# A dictionary SRCDIR/fuzz/NAME.dict, when there is one, is given to -dict.
 # A crash leaves its input in BUILDDIR/fuzz/crashes/NAME/; the summary says
 # how to reproduce it.  Exits 1 when any harness crashed or regressed.
 set -u
@@ -87,10 +88,13 @@ $(printf '%-12s REGRESSION (see %s)' "$name" "$log")"
 		fi
 	fi
 
+	dict=
+	[ -f "$src/fuzz/$name.dict" ] && dict="-dict=$src/fuzz/$name.dict"
 	before=$(ls "$crashes" | wc -l)
 	echo "fuzz: $name: replayed $nreg regression input(s); fuzzing for ${secs}s"
 	"$bin" -max_total_time="$secs" -max_len=$MAXLEN -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$crashes/" \
+		${dict:+"$dict"} \
 		"$corpus" "$seeds" ${regdir:+"$regdir"} > "$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

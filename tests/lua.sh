@@ -319,4 +319,139 @@ printf 'inputs: [{path: %s, format: folded}]\nfilters: [{plugin: lua, script: %s
 run "$FLAMEKIT" run long.yaml
 is "$rc:$err" "1:flamekit: [filter:lua] $long/s.lua:3: boom (in frame() for frame \"swapper\")" "long script paths are not cut"
 
+# ---- hostile scripts ---------------------------------------------------------------
+# Each must end with a message naming e.lua:LINE and exit 1, or with the right
+# output when what it does is legal; never a crash, a hang or a wrong graph.
+IDLE='swapper;start_kernel;cpu_startup_entry;do_idle;intel_idle'
+
+script 'function sample(s) pcall(function() while true do end end) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: instruction limit of 10000000 exceeded (an endless loop?) (in sample() for the stack $IDLE)" \
+	"an endless loop inside pcall is stopped"
+
+script 'local s = ("a"):rep(100000)
+function frame(f) return s:find(".-b") end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: instruction limit of 10000000 exceeded (string.find of a 100000-byte string may take 4e+10 pattern steps) (in frame() for frame \"swapper\")" \
+	"a backtracking pattern the instruction hook cannot reach is charged before it runs"
+
+script 'function frame(f) return (f.name:gsub("^(.-)_(.*)$", "%2")) end'
+is "$rc:$(grep -c intel "$TMP/out")" "0:0" "patterns on frame names cost next to nothing"
+
+script 'function frame(f) local x = string.rep("x", 1 << 40) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: resulting string too large (in frame() for frame \"swapper\")" \
+	"string.rep of a terabyte is refused"
+
+script 'function frame(f) local x = string.rep("xy", 1 << 20, ",") .. string.rep("a", 1 << 26) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: memory limit (64M) exceeded (in frame() for frame \"swapper\")" \
+	"a string.rep memory bomb is stopped"
+
+script 'local function r(s) return (s:gsub(".", r)) end
+function frame(f) return r(f.name) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: C stack overflow (in frame() for frame \"swapper\")" \
+	"string.gsub recursion: C stack overflow, with the script line"
+
+script 'local function c(a, b) table.sort({2, 1}, c) return a < b end
+function sample(s) table.sort({2, 1}, c) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: C stack overflow (in sample() for the stack $IDLE)" \
+	"table.sort comparator recursion: C stack overflow"
+
+script 'function sample(s) table.sort({3, 2, 1, 5, 4, 7, 6}, function(a, b) return true end) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: invalid order function for sorting (in sample() for the stack $IDLE)" \
+	"an inconsistent comparator"
+
+script 'local function r(n) return r(n + 1) + 1 end
+function frame(f) return r(0) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: stack overflow (in frame() for frame \"swapper\")" \
+	"Lua recursion: stack overflow"
+
+script 'local function n() return coroutine.wrap(n)() end
+function frame(f) return n() end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a nil value (global 'coroutine') (in frame() for frame \"swapper\")" \
+	"no coroutines"
+
+script 'kept = nil
+function sample(s) if kept then kept:cut(1) end kept = s end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: a sample handle was used after its sample() call returned (in sample() for the stack swapper/1;secondary_startup_64;cpu_idle)" \
+	"a sample handle kept in a global is disarmed"
+
+script 'kept = nil
+function frame(f) if kept then kept:rename("x") end kept = f end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: a frame handle was used after its frame() call returned (in frame() for frame \"start_kernel\")" \
+	"a frame handle kept in a global is disarmed"
+
+script 'function frame(f) setmetatable(f, {}) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: bad argument #1 to 'setmetatable' (table expected, got flamekit.frame) (in frame() for frame \"swapper\")" \
+	"setmetatable on a handle"
+
+script 'function sample(s) if getmetatable(s) ~= "locked" then error("unlocked") end end'
+is "$rc:$(grep -c . "$TMP/out")" "0:9" "getmetatable on a handle gives the lock, nothing else"
+
+script 'setmetatable({}, {__gc = function() while true do end end})'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: setmetatable: __gc metamethods are not allowed in filter scripts (finalizers run outside the instruction limit) (running the script's main chunk)" \
+	"__gc is refused: finalizers run with the instruction hook off"
+
+script 'function frame(f)
+	local x <close> = setmetatable({}, {__close = function() f:rename("closed") end})
+end'
+is "$rc:$(head -1 "$TMP/out")" "0:closed;closed 1" "__close runs inside the call, with the handle still valid"
+
+script 'function frame(f)
+	local x <close> = setmetatable({}, {__close = function() error("in close") end})
+end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: in close (in frame() for frame \"swapper\")" "an error in __close"
+
+script 'function frame(f) error() end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: error raised with a nil value, not a message (in frame() for frame \"swapper\")" \
+	"error() with nil"
+
+script 'function frame(f) error("zero", 0) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: zero (in frame() for frame \"swapper\")" \
+	"error(msg, 0) still names the script line"
+
+script 'function frame(f) error(("e"):rep(1 << 20)) end'
+is "$rc:$(printf '%s' "$err" | wc -c):$(printf '%s' "$err" | cut -c1-40)" \
+	"1:1079:flamekit: [filter:lua] e.lua:1: eeeeeeee" "error() with a 1 MB message is cut to 1 KB"
+
+script 'function frame(f) return {} end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: frame() must return nil, true, false or a new name, not a table (for frame \"swapper\")" \
+	"frame() returning a table"
+
+script 'function frame(f) return 1.5 end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: frame() must return nil, true, false or a new name, not a number (for frame \"swapper\")" \
+	"frame() returning a number"
+
+script 'function frame(f) return frame end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: frame() must return nil, true, false or a new name, not a function (for frame \"swapper\")" \
+	"frame() returning a function"
+
+script 'function sample(s) return s end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: sample() must return nil, true or false, not a userdata (for the stack $IDLE)" \
+	"sample() returning its handle"
+
+script 'function frame(f) return true end'
+is "$rc:$(cat "$TMP/out")" "0:$(cat "$D/stacks.folded" | sed 's/$//' | "$FLAMEKIT" collapse --format folded - 2>/dev/null)" \
+	"frame() returning true keeps every frame"
+
+script 'function frame(f) if f.name == "add" then return ("n"):rep(10 << 20) end end'
+is "$rc:$(awk '{ print length($0) }' "$TMP/out" | sort -n | tail -2 | tr '\n' ' ')" \
+	"0:10485778 10485786 " "renaming to a 10 MB name (main;render;fib;NAME 1 and main;render;fib;fib;fib;NAME 4)"
+
+script 'function frame(f) if f.name == "lex" then return "a\0b;c\nd" end end'
+is "$rc:$(grep -a 'parse+0x2b' "$TMP/out" | tr '\000' '@')" "0:main;parse+0x2b;a@b:c d 4" \
+	"frame() names: NUL kept, ';' becomes ':', a newline a space"
+
+script 'function sample(s) s:rename(1, "x;y\nz") s:insert(1, "p\0q") end'
+is "$rc:$(head -1 "$TMP/out" | tr '\000' '@')" "0:p@q;x:y z;0x7f3a2b1c;memcpy 2" \
+	"sample() names: the same cleaning for rename and insert"
+
+script 'function frame(f) debug.sethook() end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a nil value (global 'debug') (in frame() for frame \"swapper\")" "no debug"
+
+script 'function frame(f) assert(package == nil and require == nil and io == nil and os == nil and debug == nil and load == nil and loadfile == nil and dofile == nil and coroutine == nil and string.dump == nil) end'
+is "$rc:$err" "0:" "package, require, io, os, debug, load, loadfile, dofile, coroutine, string.dump: none reachable"
+
+printf 'a;b 1\na;c 1\n' > "$TMP/w.folded"
+script 'function sample(s) s.weight = 1e-320 s.weight = 6 end' "$TMP/w.folded"
+is "$rc:$out" "0:a;b 6
+a;c 6" "a weight set from 1e-320 to 6 is 6, not NaN"
+
 done_testing

@@ -52,7 +52,7 @@ struct state {
 	int step;
 	bool over_mem, over_instr;
 	char mem_where[256];  /* "script.lua:7:" where memory ran out */
-	char limit_msg[320];  /* the instruction-limit error, once raised */
+	char limit_msg[512];  /* the instruction-limit error, once raised */
 	int frame_ref, sample_ref;
 	int frame_anchor, sample_anchor; /* registry slots holding the live handles */
 	/* scratch for error context */
@@ -165,9 +165,32 @@ static int parse_size(const char *t, size_t *out)
 
 /* ---- calling the script -------------------------------------------- */
 
+/* Does the first line of msg carry a "chunk:LINE:" position? */
+static bool has_position(const char *msg)
+{
+	for (const char *c = msg; *c && *c != '\n'; c++) {
+		const char *d = c + 1;
+		if (*c != ':')
+			continue;
+		while (*d >= '0' && *d <= '9')
+			d++;
+		if (d > c + 1 && *d == ':')
+			return true;
+	}
+	return false;
+}
+
 static int l_msgh(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
+	if (msg && !has_position(msg)) {
+		/* raised inside a C function ("C stack overflow" from string.gsub,
+		 * error(msg, 0)): the innermost script line is the place to blame */
+		char w[256];
+		where_now(L, w, sizeof w);
+		if (w[0])
+			msg = lua_pushfstring(L, "%s %s", w, msg);
+	}
 	if (!msg) {
 		char w[256];
 		where_now(L, w, sizeof w);
@@ -590,6 +613,115 @@ static int l_print(lua_State *L)
 	return 0;
 }
 
+/* setmetatable() without __gc: Lua runs finalizers with debug hooks off,
+ * so a __gc function would escape the instruction limit (an endless loop
+ * in one hung flamekit), and it would run at any allocation of a later
+ * call.  An object is only marked for finalization when its metatable has
+ * __gc at the time it is set, so checking here is enough. */
+static int l_setmetatable(lua_State *L)
+{
+	int t = lua_type(L, 2);
+
+	/* the checks of the original, so that messages name 'setmetatable' */
+	luaL_checktype(L, 1, LUA_TTABLE);
+	luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+	lua_pushliteral(L, "__gc");
+	if (lua_istable(L, 2) && lua_rawget(L, 2) != LUA_TNIL)
+		return luaL_error(L, "setmetatable: __gc metamethods are not allowed in filter "
+		                  "scripts (finalizers run outside the instruction limit)");
+	lua_settop(L, 2);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 2, 1);
+	return 1;
+}
+
+/*
+ * string.find, match, gmatch and gsub run their whole search in C, where
+ * the instruction hook cannot stop them, and Lua patterns backtrack: a
+ * 100 KB subject and ".-b" take minutes.  So each call is charged, before
+ * it runs, an upper bound of its matcher steps (PATTERN_STEPS to an
+ * instruction): (n + 1) start positions, times (n + 1) for each
+ * repetition (* + - %b) or back-reference, times the pattern's length, for
+ * an n-byte subject.  A call the budget cannot pay fails as an endless
+ * loop would; on frame names (tens of bytes) the charge is negligible.
+ */
+#define PATTERN_STEPS 16
+
+enum pattern_fn { PAT_FIND, PAT_MATCH, PAT_GMATCH, PAT_GSUB };
+static const char *const pattern_fn_name[] = { "find", "match", "gmatch", "gsub" };
+
+static double pattern_cost(int fn, size_t n, const char *p, size_t m, bool plain)
+{
+	double cost = (double)m + 1, span = (double)n + 1;
+	bool specials = false;
+	size_t i = 0;
+
+	if (!plain)
+		for (size_t k = 0; k < m && !specials; k++)
+			specials = strchr("^$*+?.([%-", p[k]) != NULL;
+	if (plain || (fn == PAT_FIND && !specials))
+		return span * cost; /* a plain substring search */
+	if (m > 0 && p[0] == '^' && fn != PAT_GMATCH)
+		i = 1; /* anchored: one start position */
+	else
+		cost *= span;
+	for (; i < m; i++) {
+		if (p[i] == '%' && i + 1 < m) {
+			i++;
+			if (p[i] == 'b' || (p[i] >= '1' && p[i] <= '9'))
+				cost *= span;
+			if (p[i] == 'b' || p[i] == 'f')
+				i += p[i] == 'b' ? 2 : 0;
+		} else if (p[i] == '[') {
+			/* a set: its '-' and '*' are not repetitions */
+			i++;
+			if (i < m && p[i] == '^')
+				i++;
+			if (i < m && p[i] == ']')
+				i++;
+			for (; i < m && p[i] != ']'; i++)
+				if (p[i] == '%')
+					i++;
+		} else if (p[i] == '*' || p[i] == '+' || p[i] == '-') {
+			cost *= span;
+		}
+		if (cost > 1e30)
+			break;
+	}
+	return cost;
+}
+
+static int l_pattern(lua_State *L)
+{
+	struct state *s = state_of(L);
+	int fn = (int)lua_tointeger(L, lua_upvalueindex(2));
+	size_t n, m;
+	const char *p;
+	double cost, steps;
+
+	luaL_checklstring(L, 1, &n);
+	p = luaL_checklstring(L, 2, &m);
+	cost = pattern_cost(fn, n, p, m, fn == PAT_FIND && lua_toboolean(L, 4));
+	steps = cost / PATTERN_STEPS;
+	if (steps > (double)(s->ilimit - s->icount)) {
+		char w[256];
+		where_now(L, w, sizeof w);
+		s->over_instr = true;
+		lua_sethook(L, l_hook, LUA_MASKCOUNT, 1);
+		snprintf(s->limit_msg, sizeof s->limit_msg, "%s instruction limit of %lld exceeded "
+		         "(string.%s of a %zu-byte string may take %.3g pattern steps)", w,
+		         s->ilimit, pattern_fn_name[fn], n, cost);
+		lua_pushstring(L, s->limit_msg);
+		return lua_error(L);
+	}
+	s->icount += (long long)steps;
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
 static int open_sandbox(lua_State *L)
 {
 	static const luaL_Reg libs[] = {
@@ -609,9 +741,21 @@ static int open_sandbox(lua_State *L)
 	}
 	lua_pushcfunction(L, l_print);
 	lua_setglobal(L, "print");
+	lua_getglobal(L, LUA_GNAME);
+	lua_getfield(L, -1, "setmetatable");
+	lua_pushcclosure(L, l_setmetatable, 1);
+	lua_setfield(L, -2, "setmetatable");
+	lua_pop(L, 1);
 	lua_getglobal(L, LUA_STRLIBNAME);
 	lua_pushnil(L);
 	lua_setfield(L, -2, "dump");
+	for (int fn = PAT_FIND; fn <= PAT_GSUB; fn++) {
+		/* the string table is also the strings' metatable __index */
+		lua_getfield(L, -1, pattern_fn_name[fn]);
+		lua_pushinteger(L, fn);
+		lua_pushcclosure(L, l_pattern, 2);
+		lua_setfield(L, -2, pattern_fn_name[fn]);
+	}
 	lua_pop(L, 1);
 	/* math.random is seeded from the clock: make runs repeatable. */
 	lua_getglobal(L, LUA_MATHLIBNAME);
