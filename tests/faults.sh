@@ -10,6 +10,8 @@
 # and "out of memory" as its last message, leaving the existing output files
 # exactly as they were and no temporary file behind.  Never a crash, a hang
 # or a sanitizer report (CI runs this under ASan+UBSan, leaks included).
+# Then the system's faults: a reader closing the pipe, a full disk, an
+# unreadable input and an unwritable directory.
 . "$FK_SRCDIR/tests/lib.sh"
 
 F="$FK_BUILDDIR/tests/flamekit-faults"
@@ -109,5 +111,65 @@ outputs:
   - {plugin: folded, path: all.folded}
 EOF
 walk "run a job" "hc.svg all.svg all.folded" run "$TMP/job.yaml"
+
+# ---- the system's faults ------------------------------------------------------
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "main;f%d;g%d 1\n", i % 5000, i }' > "$TMP/big.folded"
+
+# A reader that closes the pipe: flamekit's own status, not head's.
+for cmd in "collapse --format folded" "graph"; do
+	("$FLAMEKIT" $cmd "$TMP/big.folded" 2> "$TMP/pipe.err"; echo $? > "$TMP/pipe.rc") | head -c 100 > /dev/null
+	is "$(cat "$TMP/pipe.rc"):$(cat "$TMP/pipe.err")" "0:" "flamekit $cmd | head -c 100: ends quietly, status 0"
+done
+
+# Disk full on an output file, in a 256 KiB tmpfs of a private mount
+# namespace (root only): the old file stays, no temporary is left.
+mkdir "$TMP/full"
+if [ "$(id -u)" -eq 0 ] && command -v unshare > /dev/null 2>&1 &&
+	unshare -m sh -c "mount -t tmpfs -o size=256k none '$TMP/full'" 2> /dev/null; then
+	unshare -m sh -c "mount -t tmpfs -o size=256k none '$TMP/full' &&
+		echo old > '$TMP/full/g.svg' && echo old > '$TMP/full/a.folded' &&
+		'$FLAMEKIT' collapse --format folded -o '$TMP/full/a.folded' '$TMP/big.folded' 2> '$TMP/full.err1';
+		echo \$? > '$TMP/full.rc1';
+		'$FLAMEKIT' graph --minwidth 0 -o '$TMP/full/g.svg' '$TMP/big.folded' 2> '$TMP/full.err2';
+		echo \$? > '$TMP/full.rc2'; ls '$TMP/full' > '$TMP/full.ls'; cat '$TMP/full/a.folded' '$TMP/full/g.svg' > '$TMP/full.kept'"
+	is "$(cat "$TMP/full.rc1"):$(cat "$TMP/full.err1")" \
+		"1:flamekit: [output:folded] $TMP/full/a.folded: write error: No space left on device" "disk full under collapse -o: one message, exit 1"
+	is "$(cat "$TMP/full.rc2"):$(cat "$TMP/full.err2")" \
+		"1:flamekit: [output:svg] $TMP/full/g.svg: write error: No space left on device" \
+		"disk full under graph -o: one message, exit 1"
+	is "$(cat "$TMP/full.ls" | tr '\n' ' ')$(cat "$TMP/full.kept" | tr '\n' ' ')" "a.folded g.svg old old " \
+		"disk full: the old files untouched, no temporary left"
+else
+	skip "disk full under collapse -o" "needs root and unshare -m to mount a small tmpfs"
+	skip "disk full under graph -o" "needs root and unshare -m to mount a small tmpfs"
+	skip "disk full: the old files untouched" "needs root and unshare -m to mount a small tmpfs"
+fi
+
+# Permissions, checked as an unprivileged user (root reads everything):
+# an unreadable input, an output directory that cannot be written.
+chmod 755 "$TMP"
+as_nobody=
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null 2>&1; then
+	as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	$as_nobody "$FLAMEKIT" --version > /dev/null 2>&1 || as_nobody=
+fi
+if [ -n "$as_nobody" ]; then
+	mkdir "$TMP/ro"
+	printf 'a;b 1\n' > "$TMP/secret.folded"
+	chmod 600 "$TMP/secret.folded"
+	cp "$C/app.folded" "$TMP/app.folded"
+	chmod 644 "$TMP/app.folded"
+	echo old > "$TMP/ro/out.svg"
+	chmod 755 "$TMP/ro"
+	run $as_nobody "$FLAMEKIT" collapse --format folded "$TMP/secret.folded"
+	is "$rc:$out:$err" "1::flamekit: $TMP/secret.folded: cannot open: Permission denied" "an unreadable input: one message, exit 1"
+	run $as_nobody "$FLAMEKIT" graph -o "$TMP/ro/out.svg" "$TMP/app.folded"
+	is "$rc:$err:$(cat "$TMP/ro/out.svg")" \
+		"1:flamekit: $TMP/ro/out.svg: cannot create output file: Permission denied:old" \
+		"an unwritable output directory: one message, exit 1, the old file untouched"
+else
+	skip "an unreadable input" "needs root and setpriv to run as nobody, and a build nobody can run"
+	skip "an unwritable output directory" "needs root and setpriv to run as nobody, and a build nobody can run"
+fi
 
 done_testing
