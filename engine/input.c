@@ -251,8 +251,11 @@ static int setup(struct fk_input *in, const char *name)
 	if (n < 0)
 		return (int)n;
 	if (n == 2 && p[0] == 0x1f && p[1] == 0x8b) {
+		/* The peek may have read more than ZBUFSZ (a whole read buffer):
+		 * the compressed buffer takes all of it. */
+		size_t have = in->end - in->start;
 		struct gz *g = fk_calloc(1, sizeof *g);
-		if (!g || !(g->in = fk_malloc(ZBUFSZ))) {
+		if (!g || !(g->in = fk_malloc(have > ZBUFSZ ? have : ZBUFSZ))) {
 			if (g)
 				fk_free(g);
 			fk_log(FK_LOG_ERROR, "%s: out of memory", name);
@@ -265,9 +268,9 @@ static int setup(struct fk_input *in, const char *name)
 			return FK_ERR_NOMEM;
 		}
 		/* Move what was already read into the compressed buffer. */
-		memcpy(g->in, in->buf + in->start, in->end - in->start);
+		memcpy(g->in, in->buf + in->start, have);
 		g->z.next_in = g->in;
-		g->z.avail_in = (uInt)(in->end - in->start);
+		g->z.avail_in = (uInt)have;
 		in->bytes = 0;
 		in->start = in->end = 0;
 		in->eof = false;
