@@ -835,6 +835,19 @@ static int apply_set(struct fk_job *j, const char *set)
 		fk_log(FK_LOG_ERROR, "--set %s: give KEY=VALUE, e.g. outputs.0.options.title=Foo", set);
 		return FK_ERR_USAGE;
 	}
+	{
+		/* The file's tree stops at FK_JOB_DEPTH_MAX levels; so does a key,
+		 * or a long dotted key would nest deeper than anything the
+		 * recursive walks (freeing, args) were meant to see. */
+		size_t depth = 1;
+		for (k = set; k < eq; k++)
+			depth += *k == '.';
+		if (depth > FK_JOB_DEPTH_MAX) {
+			fk_log(FK_LOG_ERROR, "--set: the key has %zu components, more than %d", depth,
+			       FK_JOB_DEPTH_MAX);
+			return FK_ERR_USAGE;
+		}
+	}
 	origin = fk_malloc((size_t)(eq - set) + 8);
 	if (!origin || !keep(j, origin))
 		return nomem();
@@ -946,18 +959,36 @@ static int read_all(const char *path, char **data, size_t *len)
 	FILE *f = fopen(path, "rb");
 	struct fk_buf b = { 0 };
 	char chunk[65536];
+	struct stat st;
 	size_t r;
 
 	if (!f) {
 		fk_log(FK_LOG_ERROR, "%s: cannot open: %s", path, strerror(errno));
 		return FK_ERR_IO;
 	}
-	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
+	/* fopen accepts a directory and fread then fails with a bare EISDIR;
+	 * say what is wrong instead. */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		fk_log(FK_LOG_ERROR, "%s: is a directory, not a job file", path);
+		return FK_ERR_IO;
+	}
+	/* A cap, so that /dev/zero or a runaway pipe fails instead of eating
+	 * all memory; real job files are a few hundred bytes. */
+	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.len + r > FK_JOB_SIZE_MAX) {
+			fclose(f);
+			fk_buf_free(&b);
+			fk_log(FK_LOG_ERROR, "%s: larger than %d MiB, too large for a job file", path,
+			       FK_JOB_SIZE_MAX >> 20);
+			return FK_ERR_USAGE;
+		}
 		if (fk_buf_append(&b, chunk, r) < 0) {
 			fclose(f);
 			fk_buf_free(&b);
 			return nomem();
 		}
+	}
 	if (ferror(f)) {
 		fk_log(FK_LOG_ERROR, "%s: read error: %s", path, strerror(errno));
 		fclose(f);
@@ -1066,6 +1097,18 @@ int fk_job_load(struct fk_job **out, const char *path, struct fk_registry *reg,
 fail:
 	fk_job_free(j);
 	return rc;
+}
+
+const struct fk_input_spec *fk_job_inputs(const struct fk_job *j, size_t *n)
+{
+	*n = j->ninputs;
+	return j->inputs;
+}
+
+const struct fk_output_spec *fk_job_outputs(const struct fk_job *j, size_t *n)
+{
+	*n = j->noutputs;
+	return j->outputs;
 }
 
 static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
