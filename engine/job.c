@@ -65,6 +65,8 @@ struct fk_job {
 	size_t noutputs;
 	unsigned threads;
 	char *outdir;
+	dev_t dev;            /* the job file's, to refuse an output over it */
+	ino_t ino;
 };
 
 #define MAP_KEYS_MAX 4096
@@ -118,6 +120,28 @@ static const char *found(const struct ynode *n)
 	return buf;
 }
 
+/* Write control characters of s as \n, \t or \xHH, in place (cut to
+ * size): a quoted job value may hold a newline, and echoed raw it would
+ * start a line of its own that looks like another message. */
+static void escape_controls(char *s, size_t size)
+{
+	char tmp[2048];
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < sizeof tmp; p++) {
+		if (*p == '\n' || *p == '\t') {
+			tmp[o++] = '\\';
+			tmp[o++] = *p == '\n' ? 'n' : 't';
+		} else if (*p < 0x20 || *p == 0x7f) {
+			o += (size_t)snprintf(tmp + o, sizeof tmp - o, "\\x%02x", *p);
+		} else {
+			tmp[o++] = (char)*p;
+		}
+	}
+	tmp[o] = '\0';
+	snprintf(s, size, "%s", tmp);
+}
+
 /* Report at node n: "job.yaml:L:C: message" or "--set KEY: message". */
 static int FK_PRINTF(3, 4) yerr(const struct fk_job *j, const struct ynode *n, const char *fmt, ...)
 {
@@ -127,6 +151,7 @@ static int FK_PRINTF(3, 4) yerr(const struct fk_job *j, const struct ynode *n, c
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	escape_controls(msg, sizeof msg);
 	if (n && n->origin)
 		fk_log(FK_LOG_ERROR, "%s: %s", n->origin, msg);
 	else if (n)
@@ -793,6 +818,14 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 	for (size_t i = 0; i + 1 < j->noutputs; i++)
 		if (strcmp(j->outputs[i].path, p) == 0 && strcmp(p, "-") != 0)
 			return yerr(j, path, "two outputs write \"%s\"", p);
+	{
+		/* By inode, not by name: "./job.yaml", "../dir/job.yaml" and a
+		 * link are all the job file. */
+		struct stat st;
+		if (strcmp(p, "-") != 0 && j->ino && stat(p, &st) == 0 && st.st_dev == j->dev &&
+		    st.st_ino == j->ino)
+			return yerr(j, path, "the output \"%s\" would overwrite this job file", p);
+	}
 	return 0;
 }
 
@@ -843,8 +876,8 @@ static int apply_set(struct fk_job *j, const char *set)
 		for (k = set; k < eq; k++)
 			depth += *k == '.';
 		if (depth > FK_JOB_DEPTH_MAX) {
-			fk_log(FK_LOG_ERROR, "--set: the key has %zu components, more than %d", depth,
-			       FK_JOB_DEPTH_MAX);
+			fk_log(FK_LOG_ERROR, "--set %.40s...: the key has %zu components, more than %d",
+			       set, depth, FK_JOB_DEPTH_MAX);
 			return FK_ERR_USAGE;
 		}
 	}
@@ -853,6 +886,12 @@ static int apply_set(struct fk_job *j, const char *set)
 		return nomem();
 	sprintf(origin, "--set %.*s", (int)(eq - set), set);
 	value = eq + 1;
+	/* An empty job (no document, or a lone "~") takes --set keys as a
+	 * mapping would. */
+	if (j->root && is_null(j->root)) {
+		ynode_free(j->root);
+		j->root = NULL;
+	}
 	if (!j->root && !(j->root = set_node(Y_MAP, origin, NULL, 0)))
 		return nomem();
 	cur = j->root;
@@ -882,8 +921,11 @@ static int apply_set(struct fk_job *j, const char *set)
 		} else if (cur->type == Y_SEQ) {
 			size_t idx;
 			if (!is_index(k, n)) {
-				fk_log(FK_LOG_ERROR, "%s: '%.*s' is a list, indexed by numbers from 0, not '%.*s'",
-				       origin, (int)(k - set - (k > set)), set, (int)n, k);
+				if (k == set)
+					fk_log(FK_LOG_ERROR, "%s: the job is a list, not a mapping", origin);
+				else
+					fk_log(FK_LOG_ERROR, "%s: '%.*s' is a list, indexed by numbers from 0, not '%.*s'",
+					       origin, (int)(k - set - 1), set, (int)n, k);
 				return FK_ERR_USAGE;
 			}
 			idx = (size_t)strtoul(k, NULL, 10);
@@ -895,6 +937,9 @@ static int apply_set(struct fk_job *j, const char *set)
 			if (idx == cur->n && ynode_push(cur, NULL) < 0)
 				return nomem();
 			slot = &cur->v[idx];
+		} else if (k == set) {
+			fk_log(FK_LOG_ERROR, "%s: the job is a single value, not a mapping", origin);
+			return FK_ERR_USAGE;
 		} else {
 			fk_log(FK_LOG_ERROR, "%s: '%.*s' is a single value, it has no '%.*s'", origin,
 			       (int)(k - set - 1), set, (int)n, k);
@@ -1083,6 +1128,13 @@ int fk_job_load(struct fk_job **out, const char *path, struct fk_registry *reg,
 	}
 	if ((rc = read_all(path, &text, &len)) < 0)
 		goto fail;
+	{
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			j->dev = st.st_dev;
+			j->ino = st.st_ino;
+		}
+	}
 	rc = yaml_read(path, (const unsigned char *)(text ? text : ""), len, &j->root);
 	fk_free(text);
 	if (rc < 0)
