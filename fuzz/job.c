@@ -39,7 +39,8 @@
  * file system and would look like a hang.
  *
  * Errors the job reports are fine; a crash, a sanitizer report, a leak or a
- * hang is a bug.  FK_FUZZ_VERBOSE=1 shows the messages.
+ * hang is a bug.  FK_FUZZ_VERBOSE=1 shows the messages and whether each job
+ * ran; FK_FUZZ_JOB_RUN=0 stops after step 2 (load and check only).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -75,6 +76,7 @@ static char jobdir[PATH_MAX]; /* WORK/job, as realpath gives it */
 static char datadir[PATH_MAX];
 static char jobfile[PATH_MAX];
 static bool verbose;
+static bool run_jobs = true;
 
 static void quiet(int level, const char *line)
 {
@@ -160,6 +162,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	verbose = getenv("FK_FUZZ_VERBOSE") != NULL;
+	if (getenv("FK_FUZZ_JOB_RUN") && strcmp(getenv("FK_FUZZ_JOB_RUN"), "0") == 0)
+		run_jobs = false;
 	if (!verbose)
 		fk_log_hook = quiet;
 	/* A job may read stdin ("-") or write stdout: neither may block or
@@ -315,7 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	if (fk_job_load(&job, jobfile, &reg, sets, nsets) == 0) {
-		if (fk_job_check(job) == 0 && contained(job)) {
+		if (fk_job_check(job) == 0 && run_jobs && contained(job)) {
 			fk_job_free(job);
 			/* check hands the filter options to its chain and frees
 			 * them: load again for a fresh job to run */

@@ -29,4 +29,4 @@ fuzz-clean:
 .PHONY: fuzz fuzz-run fuzz-clean
 
 TESTS += fuzz/regress.sh
-EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds
+EXTRA_DIST += fuzz/input.c fuzz/job.c fuzz/job.sources fuzz/job.dict fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds
