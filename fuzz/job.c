@@ -21,13 +21,14 @@
  *
  * Each input is then:
  *   1. fk_job_load with the --set strings (errors are expected);
- *   2. fk_job_check, which compiles the Lua scripts and evaluates args;
- *   3. fk_job_run, but only when the job reads nothing but regular files
- *      under WORK/job/data/ and writes nothing but files directly in
- *      WORK/job/ (or stdout, which is /dev/null here).  Anything else (an
- *      absolute path, "..", stdin, /dev/zero) has been loaded and checked
- *      but is not run, so the harness never writes outside WORK and never
- *      blocks on a device.  The outputs are removed after each run.
+ *   2. when the job reads nothing but regular files under WORK/job/data/
+ *      and writes nothing but files directly in WORK/job/ (or stdout,
+ *      which is /dev/null here): fk_job_run, which creates the filters
+ *      (compiling the Lua scripts, evaluating args) as --check would, then
+ *      runs the pipeline; the outputs are removed afterwards;
+ *   3. otherwise fk_job_check only.  A job naming an absolute path, "..",
+ *      stdin or /dev/zero is loaded and checked but never run, so the
+ *      harness never writes outside WORK and never blocks on a device.
  * Running costs little with inputs this small (the folded and svg
  * renderers on a few stacks) and reaches the pipeline, the filters' frame
  * and sample callbacks and the renderers' options, which loading alone
@@ -40,7 +41,7 @@
  *
  * Errors the job reports are fine; a crash, a sanitizer report, a leak or a
  * hang is a bug.  FK_FUZZ_VERBOSE=1 shows the messages and whether each job
- * ran; FK_FUZZ_JOB_RUN=0 stops after step 2 (load and check only).
+ * ran; FK_FUZZ_JOB_RUN=0 never runs a job (load and check only).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -319,18 +320,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	if (fk_job_load(&job, jobfile, &reg, sets, nsets) == 0) {
-		if (fk_job_check(job) == 0 && run_jobs && contained(job)) {
-			fk_job_free(job);
-			/* check hands the filter options to its chain and frees
-			 * them: load again for a fresh job to run */
-			if (fk_job_load(&job, jobfile, &reg, sets, nsets) == 0) {
-				int rc = fk_job_run(job, 1, 1, 0);
-				if (verbose)
-					fprintf(stderr, "fuzz-job: ran the job: %s\n", fk_strerror(rc));
-				clean_outputs();
-			}
-		} else if (verbose && job) {
-			fprintf(stderr, "fuzz-job: checked, not run\n");
+		if (run_jobs && contained(job)) {
+			/* fk_job_run creates the filters first, exactly as
+			 * fk_job_check does: no need to check, then load again */
+			int rc = fk_job_run(job, 1, 1, 0);
+			if (verbose)
+				fprintf(stderr, "fuzz-job: ran the job: %s\n", fk_strerror(rc));
+			clean_outputs();
+		} else {
+			int rc = fk_job_check(job);
+			if (verbose)
+				fprintf(stderr, "fuzz-job: checked, not run: %s\n", fk_strerror(rc));
 		}
 		fk_job_free(job);
 	}
