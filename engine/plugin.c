@@ -156,8 +156,9 @@ static int adopt(struct fk_registry *r, lt_dlhandle h, const char *path,
 		              "'-', '_'); fix .h.name", hd->name ? hd->name : "(null)");
 	other = fk_registry_find(r, (int)hd->kind, hd->name);
 	if (other)
-		return refuse(r, h, path, "an %s plugin named \"%s\" is already loaded from %s; "
-		              "remove one of the two modules or rename this one", fk_kind_name((int)hd->kind),
+		return refuse(r, h, path, "%s %s plugin named \"%s\" is already loaded from %s; "
+		              "remove one of the two modules or rename this one",
+		              hd->kind == FK_PLUGIN_FILTER ? "a" : "an", fk_kind_name((int)hd->kind),
 		              hd->name, other->path);
 	pl = fk_calloc(1, sizeof *pl);
 	if (!pl) {
