@@ -23,7 +23,8 @@
  *   1. fk_job_load with the --set strings (errors are expected);
  *   2. when the job reads nothing but regular files under WORK/job/data/
  *      and writes nothing but files directly in WORK/job/ (or stdout,
- *      which is /dev/null here): fk_job_run, which creates the filters
+ *      which is /dev/null here), the svg palette map (cp, palette-file)
+ *      included: fk_job_run, run from WORK/job, which creates the filters
  *      (compiling the Lua scripts, evaluating args) as --check would, then
  *      runs the pipeline; the outputs are removed afterwards;
  *   3. otherwise fk_job_check only.  A job naming an absolute path, "..",
@@ -232,6 +233,39 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* Is p a file the harness may write: a bare name (the run happens in
+ * WORK/job) or a path whose directory is WORK/job, and not a fixture? */
+static bool writable(const char *p)
+{
+	const char *slash = strrchr(p, '/'), *base = slash ? slash + 1 : p;
+	char dir[PATH_MAX], real[PATH_MAX];
+
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
+	    strcmp(base, "job.yaml") == 0 || strcmp(base, "data") == 0 || strcmp(base, "sub") == 0)
+		return false;
+	if (!slash)
+		return true;
+	if ((size_t)(slash - p) >= sizeof dir)
+		return false;
+	memcpy(dir, p, (size_t)(slash - p));
+	dir[slash - p] = '\0';
+	return realpath(slash == p ? "/" : dir, real) && strcmp(real, jobdir) == 0;
+}
+
+/* The file an output plugin writes besides its output, if any: the svg
+ * plugin's palette map (palette-file, relative to the current directory)
+ * when its cp option is on. */
+static const char *side_file(const struct fk_output_spec *o)
+{
+	const struct fk_option *cp = fk_option_find(o->plugin, "cp");
+	const struct fk_option *pf = fk_option_find(o->plugin, "palette-file");
+
+	if (!o->opts || !cp || !pf || cp->type != FK_OPT_FLAG || pf->type != FK_OPT_STRING ||
+	    !*(const int *)((const char *)o->opts + cp->offset))
+		return NULL;
+	return *(const char *const *)((const char *)o->opts + pf->offset);
+}
+
 /* May the job run: does it read only regular files under WORK/job/data and
  * write only files directly in WORK/job (or stdout)? */
 static bool contained(const struct fk_job *job)
@@ -249,22 +283,11 @@ static bool contained(const struct fk_job *job)
 			return false;
 	out = fk_job_outputs(job, &n);
 	for (size_t i = 0; i < n; i++) {
-		const char *p = out[i].path, *slash;
-		char dir[PATH_MAX];
-		if (!p || strcmp(p, "-") == 0)
-			continue;
-		slash = strrchr(p, '/');
-		/* a bare name would be written in the current directory */
-		if (!slash || (size_t)(slash - p) >= sizeof dir)
+		const char *p = out[i].path, *side = side_file(&out[i]);
+		/* the loader makes output paths absolute (the job file's is) */
+		if (p && strcmp(p, "-") != 0 && (p[0] != '/' || !writable(p)))
 			return false;
-		memcpy(dir, p, (size_t)(slash - p));
-		dir[slash - p] = '\0';
-		if (!realpath(dir, real) || strcmp(real, jobdir) != 0)
-			return false;
-		slash++;
-		if (!*slash || strcmp(slash, ".") == 0 || strcmp(slash, "..") == 0 ||
-		    strcmp(slash, "job.yaml") == 0 || strcmp(slash, "data") == 0 ||
-		    strcmp(slash, "sub") == 0)
+		if (side && !writable(side))
 			return false;
 	}
 	return true;
@@ -322,8 +345,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fk_job_load(&job, jobfile, &reg, sets, nsets) == 0) {
 		if (run_jobs && contained(job)) {
 			/* fk_job_run creates the filters first, exactly as
-			 * fk_job_check does: no need to check, then load again */
-			int rc = fk_job_run(job, 1, 1, 0);
+			 * fk_job_check does: no need to check, then load again.
+			 * The run happens in WORK/job, where a plugin's relative
+			 * side file (the svg palette map) then lands. */
+			int rc, cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (cwd < 0 || chdir(jobdir) < 0)
+				abort();
+			rc = fk_job_run(job, 1, 1, 0);
+			if (fchdir(cwd) < 0)
+				abort();
+			close(cwd);
 			if (verbose)
 				fprintf(stderr, "fuzz-job: ran the job: %s\n", fk_strerror(rc));
 			clean_outputs();
