@@ -390,6 +390,14 @@ printf 'inputs: [data/a.folded]\nfilters: [{plugin: lua, script: /dev/zero}]\nou
 run "$FLAMEKIT" run --check zero.yaml
 is "$rc:$err" "1:flamekit: [filter:lua] zero.yaml:2:11: cannot read the script /dev/zero: File too large" \
 	"an endless Lua script is cut at 16 MiB"
+if "$FLAMEKIT" plugins | awk '$1 == "output" && $2 == "svg" { f = 1 } END { exit !f }'; then
+	printf 'inputs: [data/a.folded]\noutputs: [{plugin: svg, path: "-", options: {nameattr: /dev/zero}}]\n' > zero.yaml
+	run "$FLAMEKIT" run zero.yaml
+	is "$rc:$out:$err" "1::flamekit: [output:svg] cannot read /dev/zero: larger than 64 MiB" \
+		"an endless svg nameattr file is cut at 64 MiB"
+else
+	skip "an endless svg nameattr file" "no svg output plugin"
+fi
 
 # 100,000 list items: 100,000 inputs, and a Lua args list as long
 awk 'BEGIN { print "inputs:"; for (i = 0; i < 100000; i++) print "  - data/a.folded"
