@@ -139,8 +139,8 @@ for c in "$src"/fuzz/*.c; do
 			objs="$objs $o"
 		done < "$src/fuzz/$name.sources"
 	fi
-	# shellcheck disable=SC2086
 	LINK_FLAGS=$ldflags
+	# shellcheck disable=SC2086
 	link "$name" $objs
 	LINK_FLAGS=
 	built="$built $name"
