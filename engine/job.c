@@ -1163,6 +1163,18 @@ const struct fk_output_spec *fk_job_outputs(const struct fk_job *j, size_t *n)
 	return j->outputs;
 }
 
+/* Free a chain made by make_chain, handing the filters' options back to
+ * the job first (the chain would free them): a job can be checked, then
+ * run, or run twice. */
+static void free_chain(struct fk_job *j, struct fk_filter_chain *fc)
+{
+	for (size_t i = 0; i < fc->n; i++) {
+		j->filters[i].opts = fc->v[i].opts;
+		fc->v[i].opts = NULL;
+	}
+	fk_filter_chain_free(fc);
+}
+
 static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
 {
 	memset(fc, 0, sizeof *fc);
@@ -1170,10 +1182,10 @@ static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
 		struct filt *f = &j->filters[i];
 		int rc = fk_filter_chain_add(fc, f->pl, f->opts, f->where);
 		if (rc < 0) {
-			fk_filter_chain_free(fc);
+			free_chain(j, fc);
 			return rc;
 		}
-		f->opts = NULL; /* the chain owns them now */
+		f->opts = NULL; /* the chain holds them until free_chain */
 	}
 	return 0;
 }
@@ -1183,7 +1195,7 @@ int fk_job_check(struct fk_job *j)
 	struct fk_filter_chain fc;
 	int rc = make_chain(j, &fc);
 	if (rc == 0)
-		fk_filter_chain_free(&fc);
+		free_chain(j, &fc);
 	return rc;
 }
 
@@ -1203,6 +1215,6 @@ int fk_job_run(struct fk_job *j, unsigned threads, unsigned fallback, int progre
 	pl.threads = threads ? threads : j->threads ? j->threads : fallback ? fallback : 1;
 	pl.progress = progress;
 	rc = fk_pipeline_run(&pl);
-	fk_filter_chain_free(&pl.filters);
+	free_chain(j, &pl.filters);
 	return rc;
 }

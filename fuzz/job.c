@@ -24,9 +24,9 @@
  *   2. when the job reads nothing but regular files under WORK/job/data/
  *      and writes nothing but files directly in WORK/job/ (or stdout,
  *      which is /dev/null here), the svg palette map (cp, palette-file)
- *      included: fk_job_run, run from WORK/job, which creates the filters
- *      (compiling the Lua scripts, evaluating args) as --check would, then
- *      runs the pipeline; the outputs are removed afterwards;
+ *      included: fk_job_check (compiling the Lua scripts, evaluating
+ *      args), then, on the same job, fk_job_run from WORK/job; the
+ *      outputs are removed afterwards;
  *   3. otherwise fk_job_check only.  A job naming an absolute path, "..",
  *      stdin or /dev/zero is loaded and checked but never run, so the
  *      harness never writes outside WORK and never blocks on a device.
@@ -344,20 +344,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (fk_job_load(&job, jobfile, &reg, sets, nsets) == 0) {
 		if (run_jobs && contained(job)) {
-			/* fk_job_run creates the filters first, exactly as
-			 * fk_job_check does: no need to check, then load again.
-			 * The run happens in WORK/job, where a plugin's relative
-			 * side file (the svg palette map) then lands. */
-			int rc, cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (cwd < 0 || chdir(jobdir) < 0)
-				abort();
-			rc = fk_job_run(job, 1, 1, 0);
-			if (fchdir(cwd) < 0)
-				abort();
-			close(cwd);
+			/* Check, then run the same job object, as a tool would
+			 * (this once crashed: the check freed the filters'
+			 * options).  The run happens in WORK/job, where a
+			 * plugin's relative side file (the svg palette map)
+			 * lands. */
+			int rc = fk_job_check(job), cwd;
+			if (rc == 0) {
+				if ((cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+				    chdir(jobdir) < 0)
+					abort();
+				rc = fk_job_run(job, 1, 1, 0);
+				if (fchdir(cwd) < 0)
+					abort();
+				close(cwd);
+				clean_outputs();
+			}
 			if (verbose)
-				fprintf(stderr, "fuzz-job: ran the job: %s\n", fk_strerror(rc));
-			clean_outputs();
+				fprintf(stderr, "fuzz-job: checked and ran the job: %s\n", fk_strerror(rc));
 		} else {
 			int rc = fk_job_check(job);
 			if (verbose)
