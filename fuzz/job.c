@@ -350,6 +350,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 * plugin's relative side file (the svg palette map)
 			 * lands. */
 			int rc = fk_job_check(job), cwd;
+			if (rc < 0 && verbose)
+				fprintf(stderr, "fuzz-job: checked, not run: %s\n", fk_strerror(rc));
 			if (rc == 0) {
 				if ((cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 				    chdir(jobdir) < 0)
@@ -359,9 +361,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 				close(cwd);
 				clean_outputs();
+				if (verbose)
+					fprintf(stderr, "fuzz-job: checked and ran the job: %s\n", fk_strerror(rc));
 			}
-			if (verbose)
-				fprintf(stderr, "fuzz-job: checked and ran the job: %s\n", fk_strerror(rc));
 		} else {
 			int rc = fk_job_check(job);
 			if (verbose)
