@@ -68,7 +68,9 @@ for name in "$@"; do
 		continue
 	fi
 	corpus="$bld/fuzz/corpus/$name"
-	seeds="$bld/fuzz/seeds/$name"
+	# not BUILDDIR/fuzz/seeds: automake's dist would take that directory
+	# for SRCDIR/fuzz/seeds (EXTRA_DIST) in an out-of-tree build
+	seeds="$bld/fuzz/seed-inputs/$name"
 	crashes="$bld/fuzz/crashes/$name"
 	log="$bld/fuzz/$name.log"
 	regress="$src/fuzz/regress/$name"
