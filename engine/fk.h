@@ -361,6 +361,12 @@ int fk_registry_add_dir(struct fk_registry *r, const char *dir);
 int fk_registry_load_all(struct fk_registry *r);
 /* Load one module file; 0, or a negative status after a warning. */
 int fk_registry_load(struct fk_registry *r, const char *path);
+/* Add a plugin compiled into the program (its descriptor, as its renamed
+ * flamekit_plugin_init returns it), checked as a module would be; `name`
+ * stands for its file in messages and `flamekit plugins`.  The fuzzing
+ * harnesses use it to hold several plugins without dlopen. */
+int fk_registry_add_builtin(struct fk_registry *r, const struct fk_plugin_header *hd,
+                            const char *name);
 const struct fk_plugin *fk_registry_find(const struct fk_registry *r, int kind, const char *name);
 const char *fk_kind_name(int kind);
 

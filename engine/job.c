@@ -65,6 +65,8 @@ struct fk_job {
 	size_t noutputs;
 	unsigned threads;
 	char *outdir;
+	dev_t dev;            /* the job file's, to refuse an output over it */
+	ino_t ino;
 };
 
 #define MAP_KEYS_MAX 4096
@@ -118,6 +120,28 @@ static const char *found(const struct ynode *n)
 	return buf;
 }
 
+/* Write control characters of s as \n, \t or \xHH, in place (cut to
+ * size): a quoted job value may hold a newline, and echoed raw it would
+ * start a line of its own that looks like another message. */
+static void escape_controls(char *s, size_t size)
+{
+	char tmp[2048];
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < sizeof tmp; p++) {
+		if (*p == '\n' || *p == '\t') {
+			tmp[o++] = '\\';
+			tmp[o++] = *p == '\n' ? 'n' : 't';
+		} else if (*p < 0x20 || *p == 0x7f) {
+			o += (size_t)snprintf(tmp + o, sizeof tmp - o, "\\x%02x", *p);
+		} else {
+			tmp[o++] = (char)*p;
+		}
+	}
+	tmp[o] = '\0';
+	snprintf(s, size, "%s", tmp);
+}
+
 /* Report at node n: "job.yaml:L:C: message" or "--set KEY: message". */
 static int FK_PRINTF(3, 4) yerr(const struct fk_job *j, const struct ynode *n, const char *fmt, ...)
 {
@@ -127,6 +151,7 @@ static int FK_PRINTF(3, 4) yerr(const struct fk_job *j, const struct ynode *n, c
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	escape_controls(msg, sizeof msg);
 	if (n && n->origin)
 		fk_log(FK_LOG_ERROR, "%s: %s", n->origin, msg);
 	else if (n)
@@ -794,6 +819,14 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 	for (size_t i = 0; i + 1 < j->noutputs; i++)
 		if (strcmp(j->outputs[i].path, p) == 0 && strcmp(p, "-") != 0)
 			return yerr(j, path, "two outputs write \"%s\"", p);
+	{
+		/* By inode, not by name: "./job.yaml", "../dir/job.yaml" and a
+		 * link are all the job file. */
+		struct stat st;
+		if (strcmp(p, "-") != 0 && j->ino && stat(p, &st) == 0 && st.st_dev == j->dev &&
+		    st.st_ino == j->ino)
+			return yerr(j, path, "the output \"%s\" would overwrite this job file", p);
+	}
 	return 0;
 }
 
@@ -836,11 +869,30 @@ static int apply_set(struct fk_job *j, const char *set)
 		fk_log(FK_LOG_ERROR, "--set %s: give KEY=VALUE, e.g. outputs.0.options.title=Foo", set);
 		return FK_ERR_USAGE;
 	}
+	{
+		/* The file's tree stops at FK_JOB_DEPTH_MAX levels; so does a key,
+		 * or a long dotted key would nest deeper than anything the
+		 * recursive walks (freeing, args) were meant to see. */
+		size_t depth = 1;
+		for (k = set; k < eq; k++)
+			depth += *k == '.';
+		if (depth > FK_JOB_DEPTH_MAX) {
+			fk_log(FK_LOG_ERROR, "--set %.40s...: the key has %zu components, more than %d",
+			       set, depth, FK_JOB_DEPTH_MAX);
+			return FK_ERR_USAGE;
+		}
+	}
 	origin = fk_malloc((size_t)(eq - set) + 8);
 	if (!origin || !keep(j, origin))
 		return nomem();
 	sprintf(origin, "--set %.*s", (int)(eq - set), set);
 	value = eq + 1;
+	/* An empty job (no document, or a lone "~") takes --set keys as a
+	 * mapping would. */
+	if (j->root && is_null(j->root)) {
+		ynode_free(j->root);
+		j->root = NULL;
+	}
 	if (!j->root && !(j->root = set_node(Y_MAP, origin, NULL, 0)))
 		return nomem();
 	cur = j->root;
@@ -870,8 +922,11 @@ static int apply_set(struct fk_job *j, const char *set)
 		} else if (cur->type == Y_SEQ) {
 			size_t idx;
 			if (!is_index(k, n)) {
-				fk_log(FK_LOG_ERROR, "%s: '%.*s' is a list, indexed by numbers from 0, not '%.*s'",
-				       origin, (int)(k - set - (k > set)), set, (int)n, k);
+				if (k == set)
+					fk_log(FK_LOG_ERROR, "%s: the job is a list, not a mapping", origin);
+				else
+					fk_log(FK_LOG_ERROR, "%s: '%.*s' is a list, indexed by numbers from 0, not '%.*s'",
+					       origin, (int)(k - set - 1), set, (int)n, k);
 				return FK_ERR_USAGE;
 			}
 			idx = (size_t)strtoul(k, NULL, 10);
@@ -883,6 +938,9 @@ static int apply_set(struct fk_job *j, const char *set)
 			if (idx == cur->n && ynode_push(cur, NULL) < 0)
 				return nomem();
 			slot = &cur->v[idx];
+		} else if (k == set) {
+			fk_log(FK_LOG_ERROR, "%s: the job is a single value, not a mapping", origin);
+			return FK_ERR_USAGE;
 		} else {
 			fk_log(FK_LOG_ERROR, "%s: '%.*s' is a single value, it has no '%.*s'", origin,
 			       (int)(k - set - 1), set, (int)n, k);
@@ -947,18 +1005,36 @@ static int read_all(const char *path, char **data, size_t *len)
 	FILE *f = fopen(path, "rb");
 	struct fk_buf b = { 0 };
 	char chunk[65536];
+	struct stat st;
 	size_t r;
 
 	if (!f) {
 		fk_log(FK_LOG_ERROR, "%s: cannot open: %s", path, strerror(errno));
 		return FK_ERR_IO;
 	}
-	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
+	/* fopen accepts a directory and fread then fails with a bare EISDIR;
+	 * say what is wrong instead. */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		fk_log(FK_LOG_ERROR, "%s: is a directory, not a job file", path);
+		return FK_ERR_IO;
+	}
+	/* A cap, so that /dev/zero or a runaway pipe fails instead of eating
+	 * all memory; real job files are a few hundred bytes. */
+	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.len + r > FK_JOB_SIZE_MAX) {
+			fclose(f);
+			fk_buf_free(&b);
+			fk_log(FK_LOG_ERROR, "%s: larger than %d MiB, too large for a job file", path,
+			       FK_JOB_SIZE_MAX >> 20);
+			return FK_ERR_USAGE;
+		}
 		if (fk_buf_append(&b, chunk, r) < 0) {
 			fclose(f);
 			fk_buf_free(&b);
 			return nomem();
 		}
+	}
 	if (ferror(f)) {
 		fk_log(FK_LOG_ERROR, "%s: read error: %s", path, strerror(errno));
 		fclose(f);
@@ -1053,6 +1129,13 @@ int fk_job_load(struct fk_job **out, const char *path, struct fk_registry *reg,
 	}
 	if ((rc = read_all(path, &text, &len)) < 0)
 		goto fail;
+	{
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			j->dev = st.st_dev;
+			j->ino = st.st_ino;
+		}
+	}
 	rc = yaml_read(path, (const unsigned char *)(text ? text : ""), len, &j->root);
 	fk_free(text);
 	if (rc < 0)
@@ -1069,6 +1152,30 @@ fail:
 	return rc;
 }
 
+const struct fk_input_spec *fk_job_inputs(const struct fk_job *j, size_t *n)
+{
+	*n = j->ninputs;
+	return j->inputs;
+}
+
+const struct fk_output_spec *fk_job_outputs(const struct fk_job *j, size_t *n)
+{
+	*n = j->noutputs;
+	return j->outputs;
+}
+
+/* Free a chain made by make_chain, handing the filters' options back to
+ * the job first (the chain would free them): a job can be checked, then
+ * run, or run twice. */
+static void free_chain(struct fk_job *j, struct fk_filter_chain *fc)
+{
+	for (size_t i = 0; i < fc->n; i++) {
+		j->filters[i].opts = fc->v[i].opts;
+		fc->v[i].opts = NULL;
+	}
+	fk_filter_chain_free(fc);
+}
+
 static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
 {
 	memset(fc, 0, sizeof *fc);
@@ -1076,10 +1183,10 @@ static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
 		struct filt *f = &j->filters[i];
 		int rc = fk_filter_chain_add(fc, f->pl, f->opts, f->where);
 		if (rc < 0) {
-			fk_filter_chain_free(fc);
+			free_chain(j, fc);
 			return rc;
 		}
-		f->opts = NULL; /* the chain owns them now */
+		f->opts = NULL; /* the chain holds them until free_chain */
 	}
 	return 0;
 }
@@ -1089,7 +1196,7 @@ int fk_job_check(struct fk_job *j)
 	struct fk_filter_chain fc;
 	int rc = make_chain(j, &fc);
 	if (rc == 0)
-		fk_filter_chain_free(&fc);
+		free_chain(j, &fc);
 	return rc;
 }
 
@@ -1109,6 +1216,6 @@ int fk_job_run(struct fk_job *j, unsigned threads, unsigned fallback, int progre
 	pl.threads = threads ? threads : j->threads ? j->threads : fallback ? fallback : 1;
 	pl.progress = progress;
 	rc = fk_pipeline_run(&pl);
-	fk_filter_chain_free(&pl.filters);
+	free_chain(j, &pl.filters);
 	return rc;
 }

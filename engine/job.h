@@ -16,6 +16,8 @@
 #include "fk.h"
 
 #define FK_JOB_DEPTH_MAX 64
+/* Largest job file read, in bytes. */
+#define FK_JOB_SIZE_MAX (64 << 20)
 
 struct fk_job;
 
@@ -34,6 +36,12 @@ int fk_job_check(struct fk_job *job);
  * `fallback` (the number of cores). */
 int fk_job_run(struct fk_job *job, unsigned threads, unsigned fallback, int progress);
 void fk_job_free(struct fk_job *job);
+
+/* What a loaded job reads and writes (paths resolved against the job
+ * file), valid while the job lives: for tools that vet a job before running
+ * it, such as the fuzzing harness. */
+const struct fk_input_spec *fk_job_inputs(const struct fk_job *job, size_t *n);
+const struct fk_output_spec *fk_job_outputs(const struct fk_job *job, size_t *n);
 
 /* The YAML reader alone, for tests: parse `len` bytes named `name` and
  * report the first error; 0 when the text is a valid job document tree. */

@@ -126,28 +126,16 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-int fk_registry_load(struct fk_registry *r, const char *path)
+/* Check a descriptor and add a copy of it to the registry.  h is the
+ * module it came from (closed on refusal), or NULL for a plugin compiled
+ * into the program; path names it in messages. */
+static int adopt(struct fk_registry *r, lt_dlhandle h, const char *path,
+                 const struct fk_plugin_header *hd)
 {
-	lt_dlhandle h;
-	fk_plugin_init_fn init;
-	const struct fk_plugin_header *hd;
 	struct fk_plugin *pl, **v;
 	const struct fk_plugin *other;
 	size_t ours, copy;
 
-	h = lt_dlopenext(path);
-	if (!h)
-		return refuse(r, NULL, path, "cannot load it (%s); check that it was built as a "
-		              "libtool module against this system's libraries", lt_dlerror());
-	init = (fk_plugin_init_fn)(uintptr_t)lt_dlsym(h, "flamekit_plugin_init");
-	if (!init)
-		return refuse(r, h, path, "no flamekit_plugin_init symbol (%s); register the plugin "
-		              "with FLAMEKIT_REGISTER_INPUT, _FILTER or _OUTPUT from <flamekit/plugin.h>",
-		              lt_dlerror());
-	hd = init();
-	if (!hd)
-		return refuse(r, h, path, "flamekit_plugin_init returned NULL; it must return the "
-		              "descriptor that FLAMEKIT_REGISTER_* fills");
 	if (hd->magic != FK_PLUGIN_MAGIC)
 		return refuse(r, h, path, "wrong magic 0x%08x (expected 0x%08x); it was not built with "
 		              "<flamekit/plugin.h>'s FLAMEKIT_REGISTER_* macro", hd->magic, FK_PLUGIN_MAGIC);
@@ -168,12 +156,14 @@ int fk_registry_load(struct fk_registry *r, const char *path)
 		              "'-', '_'); fix .h.name", hd->name ? hd->name : "(null)");
 	other = fk_registry_find(r, (int)hd->kind, hd->name);
 	if (other)
-		return refuse(r, h, path, "an %s plugin named \"%s\" is already loaded from %s; "
-		              "remove one of the two modules or rename this one", fk_kind_name((int)hd->kind),
+		return refuse(r, h, path, "%s %s plugin named \"%s\" is already loaded from %s; "
+		              "remove one of the two modules or rename this one",
+		              hd->kind == FK_PLUGIN_FILTER ? "a" : "an", fk_kind_name((int)hd->kind),
 		              hd->name, other->path);
 	pl = fk_calloc(1, sizeof *pl);
 	if (!pl) {
-		lt_dlclose(h);
+		if (h)
+			lt_dlclose(h);
 		return FK_ERR_NOMEM;
 	}
 	copy = hd->struct_size < ours ? hd->struct_size : ours;
@@ -181,7 +171,7 @@ int fk_registry_load(struct fk_registry *r, const char *path)
 	pl->d.h.struct_size = (uint32_t)copy;
 	pl->handle = h;
 	{
-		const lt_dlinfo *info = lt_dlgetinfo(h);
+		const lt_dlinfo *info = h ? lt_dlgetinfo(h) : NULL;
 		pl->path = fk_strdup(info && info->filename ? info->filename : path);
 	}
 	pl->prefix = fk_malloc(strlen(hd->name) + 16);
@@ -189,7 +179,8 @@ int fk_registry_load(struct fk_registry *r, const char *path)
 		fk_free(pl->path);
 		fk_free(pl->prefix);
 		fk_free(pl);
-		lt_dlclose(h);
+		if (h)
+			lt_dlclose(h);
 		return FK_ERR_NOMEM;
 	}
 	sprintf(pl->prefix, "[%s:%s] ", fk_kind_name((int)hd->kind), hd->name);
@@ -209,12 +200,43 @@ int fk_registry_load(struct fk_registry *r, const char *path)
 		fk_free(pl->path);
 		fk_free(pl->prefix);
 		fk_free(pl);
-		lt_dlclose(h);
+		if (h)
+			lt_dlclose(h);
 		return FK_ERR_NOMEM;
 	}
 	r->v = v;
 	r->v[r->n++] = pl;
 	return 0;
+}
+
+int fk_registry_load(struct fk_registry *r, const char *path)
+{
+	lt_dlhandle h;
+	fk_plugin_init_fn init;
+	const struct fk_plugin_header *hd;
+
+	h = lt_dlopenext(path);
+	if (!h)
+		return refuse(r, NULL, path, "cannot load it (%s); check that it was built as a "
+		              "libtool module against this system's libraries", lt_dlerror());
+	init = (fk_plugin_init_fn)(uintptr_t)lt_dlsym(h, "flamekit_plugin_init");
+	if (!init)
+		return refuse(r, h, path, "no flamekit_plugin_init symbol (%s); register the plugin "
+		              "with FLAMEKIT_REGISTER_INPUT, _FILTER or _OUTPUT from <flamekit/plugin.h>",
+		              lt_dlerror());
+	hd = init();
+	if (!hd)
+		return refuse(r, h, path, "flamekit_plugin_init returned NULL; it must return the "
+		              "descriptor that FLAMEKIT_REGISTER_* fills");
+	return adopt(r, h, path, hd);
+}
+
+int fk_registry_add_builtin(struct fk_registry *r, const struct fk_plugin_header *hd,
+                            const char *name)
+{
+	if (!hd)
+		return refuse(r, NULL, name, "no descriptor");
+	return adopt(r, NULL, name, hd);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -16,10 +16,11 @@
 #     or absolute): an input plugin kept elsewhere, such as an out-of-tree
 #     one (make fuzz passes bpftrace=examples/plugin-bpftrace);
 #   - one per standalone harness fuzz/NAME.c (not input.c): that file plus
-#     the sources listed in fuzz/NAME.sources (one path per line, relative
-#     to SRCDIR, then optional compiler flags such as
-#     -Dflamekit_plugin_init=NEW_NAME to rename a plugin's entry point;
-#     # comments allowed), if that file exists.
+#     the sources listed in fuzz/NAME.sources, if that file exists: one
+#     path per line, relative to SRCDIR, optionally followed by extra
+#     compiler flags for that file (-Dflamekit_plugin_init=... to rename a
+#     plugin's entry point); "link: FLAGS" lines add link flags; # starts
+#     a comment line.
 # All of them link the engine sources (engine/*.c) compiled with the same
 # sanitizers.  Only what changed since the last build is recompiled.
 set -eu
@@ -87,7 +88,7 @@ link() { # link NAME OBJS...: only when an object is newer than the program
 	echo "  CCLD     fuzz/bin/fuzz-$name"
 	# shellcheck disable=SC2086
 	"$CC" $CFLAGS $SAN -fsanitize=fuzzer -pthread -o "$bld/fuzz/bin/fuzz-$name" "$@" \
-		$engine_objs $LIBS
+		$engine_objs $LIBS ${LINK_FLAGS:-}
 }
 
 # input_harness NAME DIR: fuzz/input.c + DIR/*.c
@@ -123,17 +124,25 @@ for c in "$src"/fuzz/*.c; do
 	mkdir -p "$obj/$name"
 	compile "$c" "$obj/$name/harness.o"
 	objs="$obj/$name/harness.o"
+	ldflags=
 	if [ -f "$src/fuzz/$name.sources" ]; then
+		# shellcheck disable=SC2086
 		while read -r rel flags; do
-			case $rel in '' | '#'*) continue ;; esac
+			case $rel in
+			'' | '#'*) continue ;;
+			link:) ldflags="$ldflags $flags"; continue ;;
+			esac
 			o="$obj/$name/$(echo "$rel" | tr '/' '_' | sed 's/\.c$//').o"
-			# shellcheck disable=SC2086
-			compile "$src/$rel" "$o" -I"$(dirname "$src/$rel")" ${flags%%#*}
+			# a changed flag list must rebuild the object too
+			[ "$src/fuzz/$name.sources" -nt "$o" ] && rm -f "$o"
+			compile "$src/$rel" "$o" -I"$(dirname "$src/$rel")" $flags
 			objs="$objs $o"
 		done < "$src/fuzz/$name.sources"
 	fi
+	LINK_FLAGS=$ldflags
 	# shellcheck disable=SC2086
 	link "$name" $objs
+	LINK_FLAGS=
 	built="$built $name"
 done
 

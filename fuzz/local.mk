@@ -24,10 +24,10 @@ fuzz-run: fuzz
 		'$(abs_top_srcdir)' '$(abs_top_builddir)' '$(FUZZ_SECONDS)' $(FUZZ_TARGETS)
 
 fuzz-clean:
-	-rm -rf fuzz/bin fuzz/obj fuzz/seeds fuzz/crashes fuzz/*.log
+	-rm -rf fuzz/bin fuzz/obj fuzz/seed-inputs fuzz/seeds fuzz/crashes fuzz/*.log
 
 .PHONY: fuzz fuzz-run fuzz-clean
 
 TESTS += fuzz/regress.sh
 EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds \
-	fuzz/lua.c fuzz/lua.sources fuzz/lua.dict
+	fuzz/lua.c fuzz/lua.sources fuzz/lua.dict fuzz/job.c fuzz/job.sources fuzz/job.dict

@@ -11,9 +11,10 @@
 #      BUILDDIR/fuzz/corpus/NAME (it grows from run to run) and the seeds:
 #      SRCDIR/tests/data/NAME/*, SRCDIR/fuzz/seeds/NAME/*,
 #      SRCDIR/examples/plugin-NAME/*.txt, $FK_CONFORMANCE/NAME/inputs/* and, for
-#      folded, every expected folded file of the conformance corpus.  Seeds
-#      are cut to their first 16 KiB, the largest input tried.
-# A dictionary SRCDIR/fuzz/NAME.dict, when there is one, is given to -dict.
+#      folded, every expected folded file of the conformance corpus, for
+#      job, the example jobs SRCDIR/conf/*.yaml.  Seeds are cut to their
+#      first 16 KiB, the largest input tried.  SRCDIR/fuzz/NAME.dict, when
+#      it exists, is the harness's libFuzzer dictionary (-dict=).
 # A crash leaves its input in BUILDDIR/fuzz/crashes/NAME/; the summary says
 # how to reproduce it.  Exits 1 when any harness crashed or regressed.
 set -u
@@ -44,6 +45,11 @@ seed() {
 		"$src/examples/plugin-$name"/*.txt ${conf:+"$conf/$name/inputs"/*}; do
 		[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/$(basename "$f")"
 	done
+	if [ "$name" = job ]; then
+		for f in "$src"/conf/*.yaml; do
+			[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/conf-$(basename "$f")"
+		done
+	fi
 	if [ "$name" = folded ] && [ -n "$conf" ]; then
 		for f in "$conf"/*/expected/*.txt "$conf"/svg/inputs/*; do
 			[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"
@@ -62,7 +68,9 @@ for name in "$@"; do
 		continue
 	fi
 	corpus="$bld/fuzz/corpus/$name"
-	seeds="$bld/fuzz/seeds/$name"
+	# not BUILDDIR/fuzz/seeds: automake's dist would take that directory
+	# for SRCDIR/fuzz/seeds (EXTRA_DIST) in an out-of-tree build
+	seeds="$bld/fuzz/seed-inputs/$name"
 	crashes="$bld/fuzz/crashes/$name"
 	log="$bld/fuzz/$name.log"
 	regress="$src/fuzz/regress/$name"
@@ -89,12 +97,11 @@ $(printf '%-12s REGRESSION (see %s)' "$name" "$log")"
 	fi
 
 	dict=
-	[ -f "$src/fuzz/$name.dict" ] && dict="-dict=$src/fuzz/$name.dict"
+	[ -f "$src/fuzz/$name.dict" ] && dict=$src/fuzz/$name.dict
 	before=$(ls "$crashes" | wc -l)
 	echo "fuzz: $name: replayed $nreg regression input(s); fuzzing for ${secs}s"
 	"$bin" -max_total_time="$secs" -max_len=$MAXLEN -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix="$crashes/" \
-		${dict:+"$dict"} \
+		-print_final_stats=1 -artifact_prefix="$crashes/" ${dict:+"-dict=$dict"} \
 		"$corpus" "$seeds" ${regdir:+"$regdir"} > "$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

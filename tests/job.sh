@@ -363,4 +363,140 @@ else
 	skip "conf/perf.yaml" "no perf input plugin"
 fi
 
+# ---- hostile job files ----------------------------------------------------------
+# Each must end with its exact message and status, never a crash or a hang.
+printf 'function frame(f) end\n' > ok.lua
+printf '\211PNG\r\n\032\n\000\000\000\rIHDR\377\376\001\002' > bin.yaml
+run "$FLAMEKIT" run bin.yaml
+is "$rc:$err" "2:flamekit: bin.yaml:1:1: YAML syntax error: invalid leading UTF-8 octet" "binary garbage"
+printf 'inputs: [data/a.folded]\noutputs: [{plugin: folded, path: "\377\376"}]\n' > utf8.yaml
+run "$FLAMEKIT" run utf8.yaml
+is "$rc:$err" "2:flamekit: utf8.yaml:2:35: YAML syntax error: invalid leading UTF-8 octet" \
+	"invalid UTF-8 is reported at its line and column"
+printf 'inputs: [data/a.folded]\n\000outputs: [{plugin: folded, path: "-"}]\n' > nul.yaml
+run "$FLAMEKIT" run nul.yaml
+is "$rc:$err" "2:flamekit: nul.yaml:2:1: YAML syntax error: control characters are not allowed" "a NUL byte"
+
+# 10 MB in one scalar: read, then quoted back cut to 60 characters
+awk 'BEGIN { printf "inputs: [data/a.folded]\noutputs: [{plugin: folded, path: \"-\"}]\nthreads: "
+	for (i = 0; i < 10 * 1024 * 1024 / 64; i++) printf "%s", "1234567890123456789012345678901234567890123456789012345678901234"
+	print "" }' > big.yaml
+run "$FLAMEKIT" run big.yaml
+is "$rc:$err" "2:flamekit: big.yaml:3:10: threads must be a number from 1 to 256, not \"123456789012345678901234567890123456789012345678901234567890...\"" \
+	"a 10 MB scalar"
+run "$FLAMEKIT" run /dev/zero
+is "$rc:$err" "2:flamekit: /dev/zero: larger than 64 MiB, too large for a job file" "an endless job file is cut at 64 MiB"
+printf 'inputs: [data/a.folded]\nfilters: [{plugin: lua, script: /dev/zero}]\noutputs: [{plugin: folded, path: "-"}]\n' > zero.yaml
+run "$FLAMEKIT" run --check zero.yaml
+is "$rc:$err" "1:flamekit: [filter:lua] zero.yaml:2:11: cannot read the script /dev/zero: File too large" \
+	"an endless Lua script is cut at 16 MiB"
+if "$FLAMEKIT" plugins | awk '$1 == "output" && $2 == "svg" { f = 1 } END { exit !f }'; then
+	printf 'inputs: [data/a.folded]\noutputs: [{plugin: svg, path: "-", options: {nameattr: /dev/zero}}]\n' > zero.yaml
+	run "$FLAMEKIT" run zero.yaml
+	is "$rc:$out:$err" "1::flamekit: [output:svg] cannot read /dev/zero: larger than 64 MiB" \
+		"an endless svg nameattr file is cut at 64 MiB"
+else
+	skip "an endless svg nameattr file" "no svg output plugin"
+fi
+
+# 100,000 list items: 100,000 inputs, and a Lua args list as long
+awk 'BEGIN { print "inputs:"; for (i = 0; i < 100000; i++) print "  - data/a.folded"
+	print "outputs: [{plugin: folded, path: \"-\"}]" }' > items.yaml
+run "$FLAMEKIT" run --check items.yaml
+is "$rc:$err" "0:flamekit: items.yaml: the job is valid" "100,000 inputs"
+awk 'BEGIN { print "inputs: [data/a.folded]\nfilters:\n  - plugin: lua\n    script: ok.lua\n    args:\n      l:"
+	for (i = 0; i < 100000; i++) print "        - " i
+	print "outputs: [{plugin: folded, path: \"-\"}]" }' > items.yaml
+run "$FLAMEKIT" run --check items.yaml
+is "$rc:$err" "0:flamekit: items.yaml: the job is valid" "100,000 items in a Lua args list"
+
+# 4,096 keys in one mapping are read, 4,097 are not
+keys() { awk -v n="$1" 'BEGIN { print "inputs: [data/a.folded]\noutputs: [{plugin: folded, path: \"-\"}]\nx:"
+	for (i = 0; i < n; i++) print "  k" i ": 1" }' > keys.yaml; }
+keys 4096
+run "$FLAMEKIT" run keys.yaml
+is "$rc:$err" "2:flamekit: keys.yaml:3:1: unknown key 'x' in a job (allowed: inputs, filters, outputs, output-dir, threads)" \
+	"4,096 keys in a mapping are read"
+keys 4097
+run "$FLAMEKIT" run keys.yaml
+is "$rc:$err" "2:flamekit: keys.yaml:4100:3: more than 4096 keys in one mapping" "4,097 keys are refused"
+
+# deep nesting through --set: 64 key components, as in the file, not 65
+printf 'inputs: [data/a.folded]\nfilters: [{plugin: lua, script: ok.lua}]\noutputs: [{plugin: folded, path: "-"}]\n' > set.yaml
+k=filters.0.args
+for i in $(seq 61); do k=$k.a; done
+run "$FLAMEKIT" run --check --set "$k=1" set.yaml
+is "$rc:$err" "0:flamekit: set.yaml: the job is valid" "--set with 64 key components"
+run "$FLAMEKIT" run --check --set "$k.a=1" set.yaml
+is "$rc:$err" "2:flamekit: --set filters.0.args.a.a.a.a.a.a.a.a.a.a.a.a.a...: the key has 65 components, more than 64" \
+	"--set with 65 key components is refused"
+k=$(awk 'BEGIN { printf "x"; for (i = 0; i < 50000; i++) printf ".a" }')
+run "$FLAMEKIT" run --check --set "$k=1" set.yaml
+is "$rc:$err" "2:flamekit: --set x.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a....: the key has 50001 components, more than 64" \
+	"--set with 50,001 key components is refused"
+
+# --set on a job that is not a mapping
+printf 'hello\n' > root.yaml
+run "$FLAMEKIT" run --set a.b=1 root.yaml
+is "$rc:$err" "2:flamekit: --set a.b: the job is a single value, not a mapping" "--set on a job that is a single value"
+printf -- '- data/a.folded\n' > root.yaml
+run "$FLAMEKIT" run --set inputs=1 root.yaml
+is "$rc:$err" "2:flamekit: --set inputs: the job is a list, not a mapping" "--set on a job that is a list"
+printf '~\n' > root.yaml
+run "$FLAMEKIT" run --set inputs.0=data/a.folded --set outputs.0.plugin=folded --set outputs.0.path=- root.yaml
+is "$rc:$(echo "$out" | head -1)" "0:main;parse 2" "--set builds a whole job on a null document"
+
+# tags, documents, emptiness
+printf 'inputs: [!!python/object:os.system "echo pwned"]\noutputs: [{plugin: folded, path: "-"}]\n' > tag.yaml
+run "$FLAMEKIT" run tag.yaml
+is "$rc:$out:$err" "2::flamekit: tag.yaml:1:10: YAML tags (tag:yaml.org,2002:python/object:os.system) are not allowed in a job file" \
+	"a !!python/object tag"
+printf -- '--- !!python/object/apply:os.system\n- echo pwned\n' > tag.yaml
+run "$FLAMEKIT" run tag.yaml
+is "$rc:$out:$err" "2::flamekit: tag.yaml:1:5: YAML tags (tag:yaml.org,2002:python/object/apply:os.system) are not allowed in a job file" \
+	"a tag on the document's root"
+printf -- '---\ninputs: [data/a.folded]\noutputs: [{plugin: folded, path: "-"}]\n...\n---\ninputs: [data/b.folded]\n' > docs.yaml
+run "$FLAMEKIT" run docs.yaml
+is "$rc:$out:$err" "2::flamekit: docs.yaml:5:1: a job file holds one YAML document only" "two documents"
+printf -- '---\ninputs: [data/a.folded]\noutputs: [{plugin: folded, path: "-"}]\n...\n' > docs.yaml
+run "$FLAMEKIT" run docs.yaml
+is "$rc:$out" "0:main;parse 2
+main;parse;lex 5
+main;render 3" "one document between --- and ... is fine"
+: > empty.yaml
+run "$FLAMEKIT" run empty.yaml
+is "$rc:$err" "2:flamekit: empty.yaml: the job is empty (it needs inputs and outputs)" "an empty file"
+printf '# nothing but a comment\n\n' > empty.yaml
+run "$FLAMEKIT" run empty.yaml
+is "$rc:$err" "2:flamekit: empty.yaml: the job is empty (it needs inputs and outputs)" "a file of comments"
+mkdir dir.yaml
+run "$FLAMEKIT" run dir.yaml
+is "$rc:$err" "1:flamekit: dir.yaml: is a directory, not a job file" "a directory"
+
+# a job that reads or writes itself
+printf 'inputs: [{path: self.yaml, format: folded}]\noutputs: [{plugin: folded, path: "-"}]\n' > self.yaml
+run "$FLAMEKIT" run self.yaml
+is "$rc:$out:$err" "0::flamekit: warning: self.yaml: skipped 2 unreadable lines (lines 1, 2)" \
+	"a job that names itself as its input reads itself as folded text"
+printf 'inputs: [data/a.folded]\noutputs: [{plugin: folded, path: ../%s/self.yaml}]\n' "$(basename "$TMP")" > self.yaml
+cp self.yaml self.orig
+run "$FLAMEKIT" run self.yaml
+is "$rc:$err" "2:flamekit: self.yaml:2:34: the output \"../$(basename "$TMP")/self.yaml\" would overwrite this job file" \
+	"a job that would overwrite itself is refused"
+ok $(cmp -s self.yaml self.orig; echo $?) "and the job file is untouched"
+
+# paths with .. and newlines: escaped in messages, so they cannot fake a line
+printf 'inputs: ["../../data/a\\n.folded"]\noutputs: [{plugin: folded, path: "-"}]\n' > nl.yaml
+run "$FLAMEKIT" run nl.yaml
+is "$rc:$err" "2:flamekit: nl.yaml:1:10: cannot read \"../../data/a\\n.folded\": No such file or directory" \
+	"a newline in an input path"
+printf 'inputs: [data/a.folded]\noutputs: [{plugin: folded, path: "../no\\nflamekit: fine\\t/x"}]\n' > nl.yaml
+run "$FLAMEKIT" run nl.yaml
+is "$rc:$err" "2:flamekit: nl.yaml:2:34: cannot write \"../no\\nflamekit: fine\\t/x\": the directory \"../no\\nflamekit: fine\\t\" does not exist" \
+	"a newline and a tab in an output path"
+mkdir -p sub/deeper
+printf 'inputs: [../../data/a.folded]\noutputs: [{plugin: folded, path: ../../out..folded}]\n' > sub/deeper/dots.yaml
+run "$FLAMEKIT" run sub/deeper/dots.yaml
+is "$rc:$err:$(head -1 out..folded)" "0::main;parse 2" "paths with .. are relative to the job file"
+
 done_testing

@@ -1,5 +1,7 @@
 /* Unit tests of the job file reader (engine/job.c): what libyaml accepts
  * and a job must not (aliases, anchors, tags, duplicate keys, depth). */
+#include <unistd.h>
+
 #include "testlib.h"
 #include "job.h"
 
@@ -122,6 +124,64 @@ static void test_nomem(void **state)
 	}
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A loaded job can be checked, then run, and run again: the filters'
+ * options stay the job's (they once went to the first filter chain and
+ * were freed with it, so a run after --check handed NULL options to the
+ * plugins). */
+static void test_check_then_run(void **state)
+{
+	char dir[] = "/tmp/fk-job-t.XXXXXX", path[512], text[256];
+	struct fk_registry r;
+	struct fk_job *j;
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	if (!getenv("FLAMEKIT_PLUGIN_PATH"))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	put(dir, "a.folded", "a;b 1\na;c 2\n");
+	put(dir, "f.lua", "function frame(f) if f.name == 'b' then f:rename('B') end end\n");
+	put(dir, "job.yaml", "inputs: [a.folded]\nfilters: [{plugin: lua, script: f.lua}]\n"
+	    "outputs: [{plugin: folded, path: out.folded}]\n");
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	snprintf(path, sizeof path, "%s/job.yaml", dir);
+	assert_int_equal(fk_job_load(&j, path, &r, NULL, 0), 0);
+	assert_int_equal(fk_job_check(j), 0);
+	assert_int_equal(fk_job_check(j), 0);
+	for (int run = 0; run < 2; run++) {
+		assert_int_equal(fk_job_run(j, 1, 1, 0), 0);
+		snprintf(path, sizeof path, "%s/out.folded", dir);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		n = fread(text, 1, sizeof text - 1, f);
+		text[n] = '\0';
+		fclose(f);
+		assert_string_equal(text, "a;B 1\na;c 2\n");
+		unlink(path);
+	}
+	fk_job_free(j);
+	fk_registry_free(&r);
+	for (const char *const *p = (const char *const[]){ "a.folded", "f.lua", "job.yaml", NULL }; *p; p++) {
+		snprintf(path, sizeof path, "%s/%s", dir, *p);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_nomem),
+		cmocka_unit_test(test_check_then_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

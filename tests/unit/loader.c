@@ -44,6 +44,53 @@ static void test_builtin_plugins(void **state)
 	fk_registry_free(&r);
 }
 
+static int nop_sample(void *state, struct fk_sample_edit *e)
+{
+	(void)state;
+	(void)e;
+	return 0;
+}
+
+/* fk_registry_add_builtin: a descriptor compiled into the program (the
+ * fuzzing harnesses' way) gets the same checks as a module's. */
+static void test_add_builtin(void **state)
+{
+	static struct fk_filter_plugin f = { .h = { .name = "nop" }, .sample = nop_sample };
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+
+	(void)state;
+	f.h.magic = FK_PLUGIN_MAGIC;
+	f.h.abi_major = FK_ABI_MAJOR;
+	f.h.abi_minor = FK_ABI_MINOR;
+	f.h.struct_size = (uint32_t)sizeof f;
+	f.h.kind = FK_PLUGIN_FILTER;
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_add_builtin(&r, &f.h, "(built in) nop"), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_FILTER, "nop");
+	assert_non_null(pl);
+	assert_ptr_equal(pl->d.filter.sample, nop_sample);
+	assert_null(pl->handle);
+	assert_string_equal(pl->path, "(built in) nop");
+	assert_string_equal(pl->prefix, "[filter:nop] ");
+
+	capture_start();
+	assert_int_equal(fk_registry_add_builtin(&r, &f.h, "again"), FK_ERR_PLUGIN);
+	assert_string_equal(capture_text(), "again: plugin refused: a filter plugin "
+	                    "named \"nop\" is already loaded from (built in) nop; remove one of the two "
+	                    "modules or rename this one\n");
+	capture_stop();
+	f.h.magic = 1;
+	f.h.name = "other";
+	capture_start();
+	assert_int_equal(fk_registry_add_builtin(&r, &f.h, "bad"), FK_ERR_PLUGIN);
+	assert_non_null(strstr(capture_text(), "bad: plugin refused: wrong magic 0x00000001"));
+	capture_stop();
+	assert_int_equal(r.refused, 2);
+	assert_int_equal(r.n, 1);
+	fk_registry_free(&r);
+}
+
 static void expect_refused(const char *module, const char *message)
 {
 	struct fk_registry r;
@@ -166,6 +213,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_plugins),
+		cmocka_unit_test(test_add_builtin),
 		cmocka_unit_test(test_bad_magic),
 		cmocka_unit_test(test_wrong_abi),
 		cmocka_unit_test(test_no_entry),

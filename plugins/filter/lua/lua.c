@@ -808,6 +808,8 @@ static char *dup(const struct fk_host *h, const char *t)
 	return d;
 }
 
+#define SCRIPT_SIZE_MAX (16 << 20)
+
 static int read_file(const struct fk_host *h, const char *path, char **data, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -818,7 +820,15 @@ static int read_file(const struct fk_host *h, const char *path, char **data, siz
 		return -errno;
 	for (;;) {
 		if (n == cap) {
-			char *nb = h->realloc(buf, cap = cap ? cap * 2 : 8192);
+			char *nb;
+			/* A script is text a person wrote; the cap keeps a job that
+			 * names /dev/zero or a huge file from eating all memory. */
+			if (cap >= SCRIPT_SIZE_MAX) {
+				h->free(buf);
+				fclose(f);
+				return -EFBIG;
+			}
+			nb = h->realloc(buf, cap = cap ? cap * 2 : 8192);
 			if (!nb) {
 				h->free(buf);
 				fclose(f);

@@ -248,6 +248,8 @@ static void smap_free(struct smap *m)
 	m->v = NULL;
 }
 
+#define SLURP_MAX (64 << 20)
+
 /* Read a whole small file (nameattr, palette map) into memory. */
 static int slurp(const struct fk_host *h, const char *path, char **out, size_t *len, int missing_ok)
 {
@@ -266,7 +268,16 @@ static int slurp(const struct fk_host *h, const char *path, char **out, size_t *
 	for (;;) {
 		if (n + 4096 > cap) {
 			size_t nc = cap ? cap * 2 : 8192;
-			char *nb = h->realloc(buf, nc);
+			char *nb;
+			/* These files are small; the cap keeps an option naming
+			 * /dev/zero from eating all memory. */
+			if (nc > SLURP_MAX) {
+				h->log(FK_LOG_ERROR, "cannot read %s: larger than %d MiB", path, SLURP_MAX >> 20);
+				h->free(buf);
+				fclose(f);
+				return FK_ERR_IO;
+			}
+			nb = h->realloc(buf, nc);
 			if (!nb) {
 				h->free(buf);
 				fclose(f);
