@@ -103,6 +103,9 @@ c->rgb(224,87,20)
 d->rgb(217,57,13)
 main->rgb(1,2,3)
 other->rgb(236,144,34)' "--cp: new names are added, sorted"
+is "$(ls "$TMP" | grep -c 'pal\.map\.tmp'):$(umask 022; rm -f "$TMP/pal2.map"; "$FLAMEKIT" graph --cp \
+	--palette-file "$TMP/pal2.map" "$D/small.txt" > /dev/null; stat -c %a "$TMP/pal2.map")" "0:644" \
+	"--cp: the map is renamed into place from a unique temporary, with the umask's mode"
 
 # ---- hotcold: on-CPU samples at 99 Hz and off-CPU us, in ms ------------------
 "$FLAMEKIT" graph --output-plugin hotcold "$D/hotcold.txt" > "$TMP/hc.svg"

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "svgdoc.h"
 
@@ -487,7 +489,8 @@ static int save_palette(const struct fk_host *h, const char *path, struct smap *
 	size_t k = 0, plen = strlen(path);
 	char *tmp;
 	FILE *f;
-	int rc = 0;
+	int rc = 0, fd;
+	mode_t um;
 
 	if (!m->dirty)
 		return 0;
@@ -502,18 +505,33 @@ static int save_palette(const struct fk_host *h, const char *path, struct smap *
 		if (m->v[i].key)
 			v[k++] = &m->v[i];
 	qsort(v, k, sizeof *v, cmp_ent);
+	/* a unique temporary beside the palette, renamed into place: two runs
+	 * sharing a palette file never mix their writes */
 	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-	f = fopen(tmp, "wb"); /* the name is ours: the palette's own folder */
+	fd = mkstemp(tmp);
+	f = fd < 0 ? NULL : fdopen(fd, "wb");
 	if (!f) {
-		h->log(FK_LOG_ERROR, "cannot write %s: %s", tmp, strerror(errno));
+		h->log(FK_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			remove(tmp);
+		}
 		rc = FK_ERR_IO;
 		goto out;
 	}
+	um = umask(0); /* mkstemp makes 0600: give the mode fopen would */
+	umask(um);
+	fchmod(fd, 0666 & ~um);
 	for (size_t i = 0; i < k; i++) {
 		fwrite(v[i]->key, 1, v[i]->klen, f);
 		fprintf(f, "->%s\n", v[i]->val);
 	}
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+	if (ferror(f)) {
+		fclose(f);
+		errno = EIO;
+		f = NULL;
+	}
+	if (!f || fclose(f) != 0 || rename(tmp, path) != 0) {
 		h->log(FK_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
 		remove(tmp);
 		rc = FK_ERR_IO;
