@@ -334,17 +334,30 @@ int fk_job_parse_text(const char *name, const char *text, size_t len)
 
 /* ---- helpers for the schema walk --------------------------------------------- */
 
+/* Room for item n of an array of `size`-byte items that grows by doubling:
+ * the capacity is n rounded up to a power of two, so it needs no field of
+ * its own, and 100,000 inputs cost 17 reallocations, not 100,000. */
+static int grow1(void *vp, size_t n, size_t size)
+{
+	void **v = vp, *nv;
+
+	if (n & (n - 1))
+		return 0; /* not a power of two: there is room */
+	nv = fk_realloc(*v, (n ? 2 * n : 1) * size);
+	if (!nv)
+		return -1;
+	*v = nv;
+	return 0;
+}
+
 static char *keep(struct fk_job *j, char *s)
 {
-	char **v;
 	if (!s)
 		return NULL;
-	v = fk_realloc(j->own, (j->nown + 1) * sizeof *v);
-	if (!v) {
+	if (grow1(&j->own, j->nown, sizeof *j->own) < 0) {
 		fk_free(s);
 		return NULL;
 	}
-	j->own = v;
 	j->own[j->nown++] = s;
 	return s;
 }
@@ -466,10 +479,11 @@ static int set_options(struct fk_job *j, const struct fk_plugin *pl, void *opts,
 
 static int add_input(struct fk_job *j, const char *path, int series, const char *where)
 {
-	struct fk_input_spec *v = fk_realloc(j->inputs, (j->ninputs + 1) * sizeof *v);
-	if (!v)
+	struct fk_input_spec *v;
+
+	if (grow1(&j->inputs, j->ninputs, sizeof *j->inputs) < 0)
 		return nomem();
-	j->inputs = v;
+	v = j->inputs;
 	memset(&v[j->ninputs], 0, sizeof *v);
 	v[j->ninputs].path = path;
 	v[j->ninputs].series = series;
@@ -526,10 +540,8 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 	size_t first = j->ninputs;
 	int series = 0, rc;
 
-	e = fk_realloc(j->ent, (j->nent + 1) * sizeof *e);
-	if (!e)
+	if (grow1(&j->ent, j->nent, sizeof *j->ent) < 0)
 		return nomem();
-	j->ent = e;
 	e = &j->ent[j->nent++];
 	memset(e, 0, sizeof *e);
 	if (n->type == Y_MAP) {
