@@ -54,7 +54,8 @@ static const char default_stacks[] =
 	"swapper;do_idle;intel_idle_[k] 1\n"
 	"main;0x7f3a2b1c;memcpy 1\n";
 
-static struct fk_plugin input, output, filter;
+static struct fk_registry reg;
+static const struct fk_plugin *input, *output, *filter;
 static void *input_opts, *output_opts;
 static int devnull = -1;
 static char dir[64], script_path[96];
@@ -63,17 +64,6 @@ static void quiet(int level, const char *line)
 {
 	(void)level;
 	(void)line;
-}
-
-/* What the loader does with a module's descriptor, minus dlopen. */
-static void adopt(struct fk_plugin *pl, const struct fk_plugin_header *hd, size_t ours)
-{
-	size_t copy = hd->struct_size < ours ? hd->struct_size : ours;
-
-	memset(pl, 0, sizeof *pl);
-	memcpy(&pl->d, hd, copy);
-	pl->path = (char *)"(built in)";
-	pl->prefix = (char *)"";
 }
 
 static void cleanup(void)
@@ -88,15 +78,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	if (!getenv("FK_FUZZ_VERBOSE"))
 		fk_log_hook = quiet;
-	adopt(&input, fk_fuzz_input_init(), sizeof(struct fk_input_plugin));
-	adopt(&output, fk_fuzz_output_init(), sizeof(struct fk_output_plugin));
-	adopt(&filter, fk_fuzz_filter_init(), sizeof(struct fk_filter_plugin));
-	if (input.d.h.kind != FK_PLUGIN_INPUT || output.d.h.kind != FK_PLUGIN_OUTPUT ||
-	    filter.d.h.kind != FK_PLUGIN_FILTER) {
+	/* registered as the loader would, with its checks, minus dlopen */
+	if (fk_registry_init(&reg) < 0 ||
+	    fk_registry_add_builtin(&reg, fk_fuzz_input_init(), "(built-in input)") < 0 ||
+	    fk_registry_add_builtin(&reg, fk_fuzz_output_init(), "(built-in output)") < 0 ||
+	    fk_registry_add_builtin(&reg, fk_fuzz_filter_init(), "(built-in filter)") < 0)
+		exit(2);
+	input = fk_registry_find(&reg, FK_PLUGIN_INPUT, "folded");
+	output = fk_registry_find(&reg, FK_PLUGIN_OUTPUT, "folded");
+	filter = fk_registry_find(&reg, FK_PLUGIN_FILTER, "lua");
+	if (!input || !output || !filter) {
 		fprintf(stderr, "fuzz: the built-in plugins are not an input, an output and a filter\n");
 		exit(2);
 	}
-	if (fk_options_new(&input, &input_opts) < 0 || fk_options_new(&output, &output_opts) < 0)
+	if (fk_options_new(input, &input_opts) < 0 || fk_options_new(output, &output_opts) < 0)
 		exit(2);
 	/* One directory per process: parallel jobs (-jobs=N) never share it. */
 	snprintf(dir, sizeof dir, "/tmp/fuzz-lua-XXXXXX");
@@ -154,18 +149,18 @@ static void *filter_options(const uint8_t *data, size_t len)
 	char err[512], *args = NULL;
 	void *opts;
 
-	if (fk_options_new(&filter, &opts) < 0)
+	if (fk_options_new(filter, &opts) < 0)
 		return NULL;
 	if (len > al && memcmp(data, ARGS_PREFIX, al) == 0) {
 		const uint8_t *nl = memchr(data, '\n', len);
 		size_t n = (nl ? (size_t)(nl - data) : len) - al;
 		args = strndup((const char *)data + al, n);
 	}
-	if (fk_option_set(&filter, opts, "script", script_path, err, sizeof err) < 0 ||
-	    fk_option_set(&filter, opts, "memory-limit", "1M", err, sizeof err) < 0 ||
-	    fk_option_set(&filter, opts, "instruction-limit", "100000", err, sizeof err) < 0 ||
-	    (args && fk_option_set(&filter, opts, "args", args, err, sizeof err) < 0)) {
-		fk_options_free(&filter, opts);
+	if (fk_option_set(filter, opts, "script", script_path, err, sizeof err) < 0 ||
+	    fk_option_set(filter, opts, "memory-limit", "1M", err, sizeof err) < 0 ||
+	    fk_option_set(filter, opts, "instruction-limit", "100000", err, sizeof err) < 0 ||
+	    (args && fk_option_set(filter, opts, "args", args, err, sizeof err) < 0)) {
+		fk_options_free(filter, opts);
 		opts = NULL;
 	}
 	free(args);
@@ -200,9 +195,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(&fc, 0, sizeof fc);
 	/* the chain owns opts from here on, even when create fails */
-	if (fk_filter_chain_add(&fc, &filter, opts, "fuzz.yaml:1:1") < 0) {
+	if (fk_filter_chain_add(&fc, filter, opts, "fuzz.yaml:1:1") < 0) {
 		if (fc.n == 0)
-			fk_options_free(&filter, opts);
+			fk_options_free(filter, opts);
 		fk_filter_chain_free(&fc);
 		return 0;
 	}
@@ -214,7 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	}
 	fk_sink_init(&sink, p, 0, 1, &fc);
-	rc = input.d.in.parse(&fk_host, &in, &sink, input_opts);
+	rc = input->d.in.parse(&fk_host, &in, &sink, input_opts);
 	fk_sink_fini(&sink);
 	if (rc == 0 && in.error)
 		rc = in.error;
@@ -227,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = fk_profile_finish(p);
 	if (rc == 0 && fk_writer_open(&w, NULL) == 0) {
 		w.fd = devnull;
-		rc = output.d.out.render(&fk_host, p, &w, output_opts);
+		rc = output->d.out.render(&fk_host, p, &w, output_opts);
 		if (rc == 0)
 			fk_writer_commit(&w);
 		else
