@@ -9,7 +9,7 @@ const char cli_common_help[] =
 	"  --plugin-dir DIR   load plugins from DIR first (repeatable)\n"
 	"  --threads N        parsing threads (default: the number of cores)\n"
 	"  --shard K/N        read only shard K (0 to N-1) of N byte ranges of each input,\n"
-	"                     cut at sample boundaries (plain files; see the README)\n"
+	"                     cut at sample boundaries (plain files; see flamekit(1))\n"
 	"  --progress         show progress on stderr (default: only when it is a terminal)\n"
 	"  --no-progress      never show progress\n"
 	"  -q, --quiet        print errors only\n"

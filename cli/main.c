@@ -50,7 +50,7 @@ const struct cli_command cli_commands[] = {
 	  "  --check            validate the job (files, plugins, options, scripts) and stop\n"
 	  "  -s, --set KEY=VALUE  override a job value; KEY is a dotted path with list\n"
 	  "                     indexes from 0, e.g. outputs.0.options.title=Foo\n"
-	  "  JOB.yaml           the job (README: Job files); none runs conf/example.yaml from the\n"
+	  "  JOB.yaml           the job (flamekit-job(5)); none runs conf/example.yaml from the\n"
 	  "                     data directory ($FLAMEKIT_DATADIR), writing into the\n"
 	  "                     current directory\n" },
 	{ "plugins", cmd_plugins, "plugins [--help NAME]",

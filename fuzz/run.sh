@@ -12,7 +12,9 @@
 #      SRCDIR/tests/data/NAME/*, SRCDIR/fuzz/seeds/NAME/*,
 #      SRCDIR/examples/plugin-NAME/*.txt, $FK_CONFORMANCE/NAME/inputs/* and, for
 #      folded, every expected folded file of the conformance corpus, for
-#      job, the example jobs SRCDIR/conf/*.yaml.  Seeds are cut to their
+#      job, the example jobs SRCDIR/conf/*.yaml, for lua, the stock scripts
+#      SRCDIR/lua/*.lua and the scripts of tests/lua.sh, built here (see
+#      lua_seeds) rather than copied into git.  Seeds are cut to their
 #      first 16 KiB, the largest input tried.  SRCDIR/fuzz/NAME.dict, when
 #      it exists, is the harness's libFuzzer dictionary (-dict=).
 # A crash leaves its input in BUILDDIR/fuzz/crashes/NAME/; the summary says
@@ -36,6 +38,47 @@ if [ $# -eq 0 ]; then
 	exit 1
 fi
 
+# The args every stock script may read, in one table, so that each of them
+# gets past its main chunk's checks (each reads only its own keys).
+LUA_ARGS='{func = "fib", extra = {"memcpy"}, patterns = {"^0x", "idle"}, colours = {app = "#112233"}}'
+
+# lua_seeds DIR: fuzz-lua inputs (script, "--samples", folded stacks) built
+# from what git already holds, so that no copy can go stale: each stock
+# script of SRCDIR/lua/, and each script that tests/lua.sh runs through its
+# `script 'TEXT' ...` helper (every such command, up to its closing quote,
+# is replayed with a script() that writes the seed instead of running it).
+lua_seeds() {
+	ldir=$1
+	data=$src/tests/data/lua
+	for f in "$src"/lua/*.lua; do
+		[ -f "$f" ] || continue
+		{ printf -- '--args %s\n' "$LUA_ARGS"; cat "$f"; printf -- '--samples\n'
+		  cat "$data/stacks.folded" "$data/java.folded"; } |
+			head -c $MAXLEN > "$ldir/stock-$(basename "$f")"
+	done
+	awk '
+		!cmd && /^script \047/ { cmd = 1; q = 0; buf = "" }
+		cmd {
+			buf = buf $0 "\n"
+			line = $0
+			gsub(/\\\047/, "", line)
+			q += gsub(/\047/, "", line)
+			if (q % 2 == 0) { printf "%s", buf; cmd = 0 }
+		}' "$src/tests/lua.sh" > "$ldir/.scripts.sh"
+	(
+		n=0
+		D=$data TMP=/nonexistent
+		# script TEXT [INPUT [FORMAT]]: as tests/lua.sh's, but write a seed
+		script() {
+			n=$((n + 1))
+			{ printf '%s\n--samples\n' "$1"; cat "$data/stacks.folded"; } |
+				head -c $MAXLEN > "$ldir/test-$(printf %02d $n).lua"
+		}
+		. "$ldir/.scripts.sh"
+	)
+	rm -f "$ldir/.scripts.sh"
+}
+
 # seed NAME DIR: fill DIR with the seed inputs, cut to MAXLEN bytes.
 seed() {
 	name=$1 dir=$2
@@ -50,6 +93,7 @@ seed() {
 			[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/conf-$(basename "$f")"
 		done
 	fi
+	[ "$name" = lua ] && lua_seeds "$dir"
 	if [ "$name" = folded ] && [ -n "$conf" ]; then
 		for f in "$conf"/*/expected/*.txt "$conf"/svg/inputs/*; do
 			[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"
