@@ -34,6 +34,47 @@ documented() {
 	cat $pages | grep -qE "(Fl -$1|Cm $1)( |\$)"
 }
 
+# literal NAME PAGE START: the literal block after the line START of PAGE,
+# unescaped (\e is a backslash, a leading \& protects a line).
+literal() {
+	awk -v start="$2" '
+		$0 == start { f = 1; next }
+		f && /^\.Bd/ { g = 1; next }
+		g && /^\.Ed/ { exit }
+		g' "$M/$1" | sed 's/\\e/\\/g; s/^\\&//'
+}
+
+# The plugin example of flamekit-plugin(3) builds against the header alone,
+# and prints what the page says it prints.
+mkdir "$TMP/tab"
+literal flamekit-plugin.3 '.Pa tabstack.c :' > "$TMP/tab/tabstack.c"
+${CC:-cc} -std=c99 -Wall -Wextra -Werror -I"$FK_SRCDIR/include" -shared -fPIC \
+	-fvisibility=hidden -o "$TMP/tab/input-tabstack.so" "$TMP/tab/tabstack.c" 2> "$TMP/cc.err"
+is "$?:$(cat "$TMP/cc.err")" "0:" "flamekit-plugin.3: tabstack.c compiles with -std=c99 -Wall -Wextra"
+literal flamekit-plugin.3 'Build, install and use it:' > "$TMP/session"
+(
+	cd "$TMP/tab" || exit 1
+	printf '3\tmain\tparse\n2\tmain\trender\nbogus\n' > in.txt
+	# each command's standard output, then its standard error, as the page shows
+	"$FLAMEKIT" collapse --plugin-dir . --format tabstack --root=app in.txt > o 2> e
+	cat o e
+	"$FLAMEKIT" collapse --plugin-dir . --format tabstack --min=x in.txt > o 2> e
+	cat o e
+) > "$TMP/actual"
+sed -n '/^\$ flamekit collapse/,/^\$ /{/^\$ /d;p}' "$TMP/session" > "$TMP/expected"
+sed -n '/--min=x/,$p' "$TMP/session" | sed 1d >> "$TMP/expected"
+same_file "$TMP/expected" "$TMP/actual" "flamekit-plugin.3: the tabstack session prints what the page shows"
+
+# The Lua example of flamekit-lua(7) runs.
+mkdir -p "$TMP/lua/examples/profiles"
+cp "$FK_SRCDIR/examples/profiles/demo.perf.txt.gz" "$TMP/lua/examples/profiles/"
+literal flamekit-lua.7 'Rename, drop and colour frames, and keep only the stacks through one' > "$TMP/lua/mine.lua"
+literal flamekit-lua.7 'Run it on the demo profile, from the source tree:' |
+	sed "s|^flamekit |\"\$FLAMEKIT\" |" > "$TMP/lua/run.sh"
+(cd "$TMP/lua" && sh run.sh) > "$TMP/out" 2> "$TMP/err"
+is "$?:$(cat "$TMP/err"):$(grep -cv ';render_frame' "$TMP/out")" "0::0" \
+	"flamekit-lua.7: the example keeps only stacks through args.func"
+
 # Every command's options, as its --help prints them.
 for c in collapse graph diff merge run plugins; do
 	missing=
