@@ -1,5 +1,5 @@
 # Fuzzing: libFuzzer harnesses built with clang and ASan/UBSan, outside the
-# normal build (see the README).
+# normal build (see doc/FUZZING.md).
 #   make fuzz                          build BUILDDIR/fuzz/bin/fuzz-*
 #   make fuzz-run FUZZ_SECONDS=N       replay fuzz/regress/, then fuzz each for N s
 #   make fuzz-run FUZZ_TARGETS="folded perf"   only those harnesses

@@ -1,4 +1,4 @@
-# diff, merge, sharding and flamekit-parallel (the README).
+# diff, merge, sharding and flamekit-parallel (flamekit(1), flamekit-parallel(1)).
 
 dist_bin_SCRIPTS += scripts/flamekit-parallel
 TESTS += tests/merge.sh tests/shard.sh tests/ssh/run.sh
