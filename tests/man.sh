@@ -75,6 +75,26 @@ literal flamekit-lua.7 'Run it on the demo profile, from the source tree:' |
 is "$?:$(cat "$TMP/err"):$(grep -cv ';render_frame' "$TMP/out")" "0::0" \
 	"flamekit-lua.7: the example keeps only stacks through args.func"
 
+# The EXAMPLES of flamekit(1) and flamekit-formats(5) that read the files the
+# source tree ships (conf/, examples/) run, each with exit status 0.
+mkdir "$TMP/ex"
+cp -R "$FK_SRCDIR/conf" "$FK_SRCDIR/lua" "$FK_SRCDIR/examples" "$TMP/ex/"
+for page in flamekit.1 flamekit-formats.5; do
+	sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' "$M/$page" |
+		awk '/^\.Bd/ { g = 1; next } /^\.Ed/ { g = 0 } g' |
+		sed 's/\\e$/\\/' | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
+		grep -E '^flamekit .*(conf|examples)/' > "$TMP/ex/cmds"
+	n=0
+	while read -r cmd; do
+		n=$((n + 1))
+		(cd "$TMP/ex" && eval "\"\$FLAMEKIT\" ${cmd#flamekit }" > out 2> err)
+		# run --check says so on stderr; nothing else may be printed there
+		is "$?:$(grep -v ': the job is valid$' "$TMP/ex/err")" "0:" "$page: example: $cmd"
+	done < "$TMP/ex/cmds"
+	[ "$n" -gt 0 ]
+	ok $? "$page: its examples were found"
+done
+
 # Every command's options, as its --help prints them.
 for c in collapse graph diff merge run plugins; do
 	missing=
