@@ -1,0 +1,77 @@
+#!/bin/sh
+# The html output plugin and its read-back: `flamekit collapse report.html`
+# (detected by content) gives exactly the folded text of the report's input,
+# whatever the names hold; the page embeds nothing that can end its script
+# elements, asks for nothing over the network, and is no bigger than the
+# folded text on a profile without timestamps.
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data/html"
+
+roundtrip() { # roundtrip NAME FILE [GRAPH OPTIONS]: report -> collapse == collapse
+	name=$1 file=$2
+	shift 2
+	"$FLAMEKIT" collapse "$file" > "$TMP/want" 2> /dev/null
+	"$FLAMEKIT" graph --output-plugin html -o "$TMP/r.html" "$@" "$file"
+	ok $? "$name: report written"
+	"$FLAMEKIT" collapse "$TMP/r.html" > "$TMP/got" 2> "$TMP/err"
+	ok $? "$name: collapse report.html"
+	same_file "$TMP/want" "$TMP/got" "$name: the same stacks as the input"
+}
+
+roundtrip "small" "$FK_SRCDIR/tests/data/svg/small.txt"
+roundtrip "hostile names" "$D/hostile.txt"
+roundtrip "differential" "$FK_SRCDIR/tests/data/svg/diff.txt"
+roundtrip "two series" "$FK_SRCDIR/tests/data/svg/hotcold.txt"
+is "$("$FLAMEKIT" collapse -v "$TMP/r.html" 2>&1 > /dev/null | grep detected)" \
+	"flamekit: $TMP/r.html: detected format html" "a report is detected by its content"
+
+# Every byte of a name survives: invalid UTF-8, U+2028, '</script>'.
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/h.html" "$D/hostile.txt"
+is "$(grep -c '</script>' "$TMP/h.html")" 2 "only the page's own two </script> tags"
+is "$(grep -c "$(printf '\342\200\250')" "$TMP/h.html")" 0 "U+2028 never appears raw"
+grep -q '\\u2028' "$TMP/h.html"
+ok $? "U+2028 is written as an escape"
+grep -q '\\u003c/script\\u003e' "$TMP/h.html"
+ok $? "'<' in names is written as \\u003c"
+grep -Eiq '(src|href)=|https?:|@import|url\(' "$TMP/h.html"
+ok $((1 - $?)) "no reference to anything outside the file"
+grep -q "default-src 'none'" "$TMP/h.html"
+ok $? "a Content-Security-Policy forbids every request"
+
+# A deep stack (iterative walks both ways) and a zero-weight stack.
+awk 'BEGIN { s = "r"; for (i = 0; i < 20000; i++) s = s ";f" i % 7; print s " 5"; print "r;z 0" }' \
+	> "$TMP/deep.txt"
+roundtrip "20,000-frame stack" "$TMP/deep.txt"
+
+# Weights that are not integers (a scaled profile) keep their value.
+printf 'a;b 1.5\na;c 2.25\nd 0.125\n' > "$TMP/float.txt"
+roundtrip "fractional weights" "$TMP/float.txt"
+
+# A real perf capture with timestamps and threads.
+STAIRS="$FK_SRCDIR/../shared/data/stairs.perf.txt.gz"
+if [ -f "$STAIRS" ]; then
+	roundtrip "perf capture" "$STAIRS" --format perf 2> /dev/null
+else
+	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
+fi
+
+# Size: the profile is smaller embedded than as folded text.
+awk 'BEGIN{srand(3); for (i=0;i<20000;i++){ s="root"; d=5+int(rand()*20); for(j=0;j<d;j++) s=s ";fn_" int(rand()*2000) "_" j; printf "%s %d\n", s, 1+int(rand()*100)}}' \
+	> "$TMP/big.txt"
+"$FLAMEKIT" collapse "$TMP/big.txt" > "$TMP/big.folded"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/big.html" "$TMP/big.txt"
+fs=$(wc -c < "$TMP/big.folded") hs=$(wc -c < "$TMP/big.html")
+[ "$hs" -le "$fs" ]
+ok $? "20,000 stacks: report $hs bytes <= folded $fs bytes"
+
+# A damaged report: one message naming the file, no output.
+sed 's/"tree":"0/"tree":"~/' "$TMP/h.html" > "$TMP/bad.html"
+run "$FLAMEKIT" collapse "$TMP/bad.html"
+is "$rc:$err" "1:flamekit: $TMP/bad.html: the report's stack tree is damaged at node 0" \
+	"a damaged tree: one error naming the file"
+printf '<!DOCTYPE html>\n<html><head><meta name="generator" content="flamekit-html 1"></head></html>\n' \
+	> "$TMP/empty.html"
+run "$FLAMEKIT" collapse "$TMP/empty.html"
+is "$rc:$err" "1:flamekit: $TMP/empty.html: not a flamekit HTML report: no <script type=\"application/json\" id=\"fk-data\"> ... </script> element" \
+	"no data element: one error"
+done_testing
