@@ -70,6 +70,33 @@ is "$(ans h)" "#view=icicle&sort=weight" "the hash keeps the view"
 F=$(awk '$1 ~ /^main;f(;|$)/ { s += $NF } END { print s }' "$TMP/small.txt")
 is "$(ans esc)" "#zoom=main;f Zoomed: f ($F samples, $(pct2 "$F" "$T")%)" "Esc zooms out one level"
 
+# What is drawn: the pixel at 10% of the width on the first row above "all"
+# has main's colour, the same as the SVG's, and hovering there names main.
+AT='(function (ev) { var c = document.getElementById("cv"), r = c.getBoundingClientRect(),
+	x = r.left + c.clientWidth * 0.1, y = r.top + c.clientHeight - 4 - 1.5 * 16;
+	c.dispatchEvent(new MouseEvent(ev, { clientX: x, clientY: y, bubbles: true }));
+	var p = c.getContext("2d").getImageData(Math.round((x - r.left) * devicePixelRatio),
+		Math.round((y - r.top) * devicePixelRatio), 1, 1).data;
+	return document.getElementById("details").textContent + " rgb(" + p[0] + "," + p[1] + "," + p[2] + ")"; })'
+FILL=$("$FLAMEKIT" graph "$TMP/small.txt" | grep -A2 '<title>main (' | sed -n 's/.*fill="\(rgb([0-9,]*)\)".*/\1/p')
+MAIN=$(awk '$1 ~ /^main(;|$)/ { s += $NF } END { print s }' "$TMP/small.txt")
+page "$TMP/small.html" '#' "hover=$AT(\"mousemove\")" "click=$AT(\"click\") && location.hash"
+clean "hover and click"
+is "$(ans hover)" "Function: main ($MAIN samples, $(pct2 "$MAIN" "$T")%) $FILL" \
+	"hover names the frame under the mouse, drawn in flamegraph.pl's colour"
+is "$(ans click)" "#zoom=main" "a click zooms and updates the hash"
+
+# --- two series: differential widths, hot/cold in ms ---------------------
+HC="$FK_SRCDIR/tests/data/svg/hotcold.txt"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/hc.html" "$HC"
+page "$TMP/hc.html" '#zoom=app;main' "diff=$DET.textContent" '#two=hotcold&zoom=app;main' "hc=$DET.textContent"
+clean "two series"
+D2=$(awk '$1 ~ /^app;main(;|$)/ { s += $3 } { t += $3 } END { printf "%d samples, %.2f%%", s, 100 * s / t }' "$HC")
+is "$(ans diff)" "Zoomed: main ($D2)" "differential: widths are the second column"
+HCMS=$(awk '{ ms = $2 * 1000 / 99 + $3 / 1000; t += ms } $1 ~ /^app;main(;|$)/ { s += ms }
+	END { v = sprintf("%.3f", s); sub(/0+$/, "", v); sub(/\.$/, "", v); printf "%s ms, %.2f%%", v, 100 * s / t }' "$HC")
+is "$(ans hc)" "Zoomed: main ($HCMS)" "hot/cold: on-CPU samples at 99 Hz plus off-CPU us, in ms"
+
 # --- hostile names never reach markup ----------------------------------
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/hostile.html" "$FK_SRCDIR/tests/data/html/hostile.txt"
 page "$TMP/hostile.html" '#search=script' "n=document.querySelectorAll('script').length" \

@@ -8,7 +8,8 @@
  * \uXXXX escape, so no frame name can close the element or break a script.
  * Keys:
  *   "v": 1               format version
- *   "title", "unit"      strings
+ *   "title", "unit"      strings; "units": [series 0 unit, series 1 unit]
+ *   "palette"            the --colors palette; "inverted": 1 opens on the icicle
  *   "names": [...]       the frame-name table (full names, _[k] suffix kept).
  *                        Valid UTF-8 is written as is; a byte that is not
  *                        valid UTF-8 is written as \u0080..\u00ff, which a

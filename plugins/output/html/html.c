@@ -378,7 +378,14 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 	jstr(o, op->colors, strlen(op->colors));
 	puts_(o, op->inverted ? ",\"inverted\":1,\"unit\":" : ",\"unit\":");
 	jstr(o, unit ? unit : "samples", strlen(unit ? unit : "samples"));
-	puts_(o, two ? ",\"series\":2,\"names\":[" : ",\"series\":1,\"names\":[");
+	puts_(o, ",\"units\":[");
+	for (int i = 0; i < 2; i++) {
+		const char *u = h->series_unit(p, i);
+		if (i)
+			put(o, ",", 1);
+		jstr(o, u ? u : "", u ? strlen(u) : 0);
+	}
+	puts_(o, two ? "],\"series\":2,\"names\":[" : "],\"series\":1,\"names\":[");
 	for (size_t i = 0; i < wk.nnames; i++) {
 		size_t len;
 		const char *s = h->frame_name(p, wk.names[i], &len);
