@@ -129,6 +129,16 @@ if [ -f "$STAIRS" ]; then
 	is "$(ans r)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "range=2-3.5: that range's total"
 	"$FLAMEKIT" collapse "$STAIRS" > "$TMP/stairs.folded" 2> /dev/null
 	is "$(ans m)" "$(matched 'clear_page' "$TMP/stairs.folded")" "search on the capture"
+	# the same range chosen on the heat map: a click on the cell at 2.00 s,
+	# another on the one at 3.48 s (rows of 20 ms)
+	CELL='(function (c, r) { var e = document.getElementById("cv"), b = e.getBoundingClientRect(),
+		wh = e.dataset.cell.split("x");
+		e.dispatchEvent(new MouseEvent("click", { clientX: b.left + (c + 0.5) * wh[0],
+			clientY: b.top + (r + 0.5) * wh[1], bubbles: true })); return location.hash; })'
+	page "$TMP/stairs.html" '#view=heatmap' "c1=$CELL(2, 0)" "c2=$CELL(3, 24)" "hr=$DET.textContent"
+	clean "heat map"
+	is "$(ans c2)" "#range=2-3.5" "two clicks on the heat map select 2.00-3.50 s and show its flame graph"
+	is "$(ans hr)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "the heat map's range: its total"
 else
 	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
 fi
