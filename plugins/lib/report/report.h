@@ -33,7 +33,8 @@
  *                        preorder index, its time minus the previous sample's
  *                        in microseconds (zigzag coded), its thread index and
  *                        its weight (an integer; samples are left out when
- *                        their weights are not).
+ *                        their weights are not).  "sweight": W instead when
+ *                        every sample weighs W (a fixed sampling period).
  *   "t0": seconds        the first sample's time
  * Numbers in the strings use REPORT_BASE digits, most significant first:
  * digit d is REPORT_ALPHA[d + REPORT_BASE] when more digits follow and

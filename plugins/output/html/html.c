@@ -283,12 +283,15 @@ static int put_samples(struct out *o, const struct fk_profile *p, const struct w
 	uint64_t *thr = NULL;
 	int64_t t0 = INT64_MAX, prev;
 	unsigned any = 0;
+	int same = 1; /* every sample weighs the same (one period): written once */
 
 	for (size_t i = 0; i < ns; i++) {
 		const struct fk_logged_sample *s = h->sample(p, i);
 		any |= s->flags;
 		if (!int_weight(s->weight[series]))
 			return 0;
+		if (s->weight[series] != h->sample(p, 0)->weight[series])
+			same = 0;
 		if ((s->flags & FK_SAMPLE_TIME) && s->time_ns < t0)
 			t0 = s->time_ns;
 	}
@@ -318,9 +321,13 @@ static int put_samples(struct out *o, const struct fk_profile *p, const struct w
 	}
 	{
 		char b[48];
-		snprintf(b, sizeof b, "],\"timed\":%d,\"t0\":%.6f,\"samples\":\"", !!(any & FK_SAMPLE_TIME),
-		         (double)t0 / 1e9);
+		snprintf(b, sizeof b, "],\"timed\":%d,\"t0\":%.6f,", !!(any & FK_SAMPLE_TIME), (double)t0 / 1e9);
 		puts_(o, b);
+		if (same) {
+			snprintf(b, sizeof b, "\"sweight\":%.0f,", h->sample(p, 0)->weight[series]);
+			puts_(o, b);
+		}
+		puts_(o, "\"samples\":\"");
 	}
 	prev = 0;
 	for (size_t i = 0; i < ns; i++) {
@@ -339,7 +346,8 @@ static int put_samples(struct out *o, const struct fk_profile *p, const struct w
 		num(o, s->leaf == FK_NODE_ROOT ? 0 : (uint64_t)wk->index[s->leaf] + 1);
 		num(o, d >= 0 ? (uint64_t)d << 1 : ((uint64_t)(-d) << 1) - 1);
 		num(o, lo);
-		num(o, (uint64_t)s->weight[series]);
+		if (!same)
+			num(o, (uint64_t)s->weight[series]);
 		prev = t;
 	}
 	put(o, "\"", 1);
