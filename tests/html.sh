@@ -74,4 +74,26 @@ printf '<!DOCTYPE html>\n<html><head><meta name="generator" content="flamekit-ht
 run "$FLAMEKIT" collapse "$TMP/empty.html"
 is "$rc:$err" "1:flamekit: $TMP/empty.html: not a flamekit HTML report: no <script type=\"application/json\" id=\"fk-data\"> ... </script> element" \
 	"no data element: one error"
+run "$FLAMEKIT" graph --output-plugin html --colors nosuch -o "$TMP/x.html" "$FK_SRCDIR/tests/data/svg/small.txt"
+is "$rc:$err" "2:flamekit: [output:html] unknown palette 'nosuch' for --colors (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange)" \
+	"an unknown palette: one error"
+[ ! -e "$TMP/x.html" ]
+ok $? "and no report written"
+
+# A job writes a report too (plugin: html), with its options.
+cat > "$TMP/job.yaml" <<E
+inputs:
+  - path: $FK_SRCDIR/tests/data/svg/small.txt
+output-dir: $TMP
+outputs:
+  - plugin: html
+    path: job.html
+    options:
+      title: "a </script> title"
+      colors: java
+E
+"$FLAMEKIT" run "$TMP/job.yaml"
+ok $? "flamekit run with plugin: html"
+grep -q '"title":"a \\u003c/script\\u003e title","palette":"java"' "$TMP/job.html"
+ok $? "the job's title (escaped) and palette reach the report"
 done_testing

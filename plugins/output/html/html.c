@@ -355,6 +355,17 @@ static int put_samples(struct out *o, const struct fk_profile *p, const struct w
 	return 0;
 }
 
+/* The palettes page.html knows (flamegraph.pl's). */
+static int known_palette(const char *name)
+{
+	static const char *const known[] = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl",
+	                                     "red", "green", "blue", "aqua", "yellow", "purple", "orange" };
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(name, known[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *opts)
 {
 	const struct html_opts *op = opts;
@@ -364,6 +375,12 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 	int two = (mask & 3) == 3, series = (mask & 1) || !(mask & 2) ? 0 : 1, fl = 0, rc;
 	const char *unit = h->series_unit(p, series);
 
+	if (!known_palette(op->colors)) {
+		h->log(FK_LOG_ERROR, "unknown palette '%s' for --colors (hot, mem, io, wakeup, chain, java, js, "
+		       "perl, red, green, blue, aqua, yellow, purple, orange)", op->colors);
+		h->free(o);
+		return FK_ERR_USAGE;
+	}
 	if (!o) {
 		h->log(FK_LOG_ERROR, "out of memory writing the report");
 		return FK_ERR_NOMEM;
