@@ -13,3 +13,5 @@ plugins/output/html/page.h: plugins/output/html/page.html plugins/output/html/pa
 	$(MKDIR_P) plugins/output/html
 	$(AWK) -f $(srcdir)/plugins/output/html/page2c.awk $(srcdir)/plugins/output/html/page.html > $@.tmp
 	mv $@.tmp $@
+# also when the plugin is built alone (make plugins/output-html.la)
+$(plugins_output_html_la_OBJECTS): plugins/output/html/page.h
