@@ -86,6 +86,24 @@ is "$(ans hover)" "Function: main ($MAIN samples, $(pct2 "$MAIN" "$T")%) $FILL" 
 	"hover names the frame under the mouse, drawn in flamegraph.pl's colour"
 is "$(ans click)" "#zoom=main" "a click zooms and updates the hash"
 
+# Keys: Ctrl+F and / open the search field; typing searches and updates the
+# hash; the ignore-case box toggles; Esc closes the field.
+KEYS='(function () { var t = document.getElementById("term"), out = [];
+	window.dispatchEvent(new KeyboardEvent("keydown", { key: "f", ctrlKey: true, bubbles: true }));
+	out.push(document.getElementById("searchbox").className, document.activeElement === t);
+	t.value = "^G$"; t.dispatchEvent(new Event("input"));
+	var ic = document.getElementById("icase"); ic.checked = true; ic.dispatchEvent(new Event("change"));
+	out.push(location.hash, document.getElementById("matched").dataset.samples);
+	window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+	out.push(document.getElementById("searchbox").className || "closed");
+	window.dispatchEvent(new KeyboardEvent("keydown", { key: "/", bubbles: true }));
+	out.push(document.getElementById("searchbox").className);
+	return out.join(" "); })()'
+page "$TMP/small.html" '#' "keys=$KEYS"
+clean "keys"
+is "$(ans keys)" "open true #search=^G\$&ignorecase=1 $(matched '^g$' "$TMP/small.txt") closed open" \
+	"Ctrl+F, typing, ignore case, Esc, /"
+
 # --- two series: differential widths, hot/cold in ms ---------------------
 HC="$FK_SRCDIR/tests/data/svg/hotcold.txt"
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/hc.html" "$HC"
