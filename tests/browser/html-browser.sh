@@ -86,6 +86,21 @@ is "$(ans hover)" "Function: main ($MAIN samples, $(pct2 "$MAIN" "$T")%) $FILL" 
 	"hover names the frame under the mouse, drawn in flamegraph.pl's colour"
 is "$(ans click)" "#zoom=main" "a click zooms and updates the hash"
 
+# The sandwich's rows: f's direct callers above it, its direct callees below,
+# each merged across call sites (awk: the frames next to the first f).
+HOVER='(function (fx, y) { var c = document.getElementById("cv"), r = c.getBoundingClientRect();
+	c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + c.clientWidth * fx, clientY: r.top + y, bubbles: true }));
+	return document.getElementById("details").dataset.samples; })'
+near() { # near OFFSET NAME: weight of lines whose first f has NAME at OFFSET from it
+	awk -v o="$1" -v want="$2" '{ n = split($1, a, ";"); for (i = 1; i <= n; i++) if (a[i] == "f") {
+		if (i + o >= 1 && i + o <= n && a[i + o] == want) s += $NF; break } } END { print s + 0 }' "$TMP/small.txt"
+}
+# rows of 16 px from y=4: callers take rows 0-1 (two levels above f), f row 2, callees row 3
+page "$TMP/small.html" '#view=sandwich&fn=f' "main=$HOVER(0.35, 28)" "x=$HOVER(0.9, 28)" "g=$HOVER(0.5, 60)"
+clean "sandwich rows"
+is "$(ans main):$(ans x):$(ans g)" "$(near -1 main):$(near -1 x):$(near 1 g)" \
+	"sandwich: callers main and x above f, callee g below, merged across call sites"
+
 # Keys: Ctrl+F and / open the search field; typing searches and updates the
 # hash; the ignore-case box toggles; Esc closes the field.
 KEYS='(function () { var t = document.getElementById("term"), out = [];
