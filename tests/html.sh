@@ -69,6 +69,10 @@ sed 's/"tree":"0/"tree":"~/' "$TMP/h.html" > "$TMP/bad.html"
 run "$FLAMEKIT" collapse "$TMP/bad.html"
 is "$rc:$err" "1:flamekit: $TMP/bad.html: the report's stack tree is damaged at node 0" \
 	"a damaged tree: one error naming the file"
+head -c "$(($(grep -b -o '"tree":"' "$TMP/h.html" | cut -d: -f1) + 20))" "$TMP/h.html" > "$TMP/cut.html"
+run "$FLAMEKIT" collapse "$TMP/cut.html"
+is "$rc:$err" "1:flamekit: $TMP/cut.html: the report's data has no end (</script>): the file is cut short" \
+	"a truncated report: one error"
 printf '<!DOCTYPE html>\n<html><head><meta name="generator" content="flamekit-html 1"></head></html>\n' \
 	> "$TMP/empty.html"
 run "$FLAMEKIT" collapse "$TMP/empty.html"

@@ -316,7 +316,12 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	r.buf[r.len] = 0;
 	r.data = strstr(r.buf, REPORT_DATA_OPEN);
 	r.end = r.data ? strstr(r.data, REPORT_DATA_CLOSE) : NULL;
-	if (!r.data || !r.end) {
+	if (r.data && !r.end) {
+		rc = h->input_error(in, 0, "the report's data has no end (%s): the file is cut short",
+		                    REPORT_DATA_CLOSE);
+		goto out;
+	}
+	if (!r.data) {
 		rc = h->input_error(in, 0, "not a flamekit HTML report: no %s ... %s element",
 		                    REPORT_DATA_OPEN, REPORT_DATA_CLOSE);
 		goto out;
