@@ -101,6 +101,17 @@ clean "sandwich rows"
 is "$(ans main):$(ans x):$(ans g)" "$(near -1 main):$(near -1 x):$(near 1 g)" \
 	"sandwich: callers main and x above f, callee g below, merged across call sites"
 
+# Sort: main's children are f and g; by name f comes first, by weight the
+# heavier one (awk).  Hover at 5% of the width, two rows above "all".
+HEAVY=$(awk '$1 ~ /^main;f(;|$)/ { f += $NF } $1 ~ /^main;g(;|$)/ { g += $NF } END { print (g > f ? "g" : "f") }' "$TMP/small.txt")
+ROW2='(function () { var c = document.getElementById("cv"), r = c.getBoundingClientRect();
+	c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + c.clientWidth * 0.05,
+		clientY: r.top + c.clientHeight - 4 - 2.5 * 16, bubbles: true }));
+	return document.getElementById("details").textContent.split(" ")[1]; })()'
+page "$TMP/small.html" '#' "byname=$ROW2" '#sort=weight' "byweight=$ROW2"
+clean "sort"
+is "$(ans byname) $(ans byweight)" "f $HEAVY" "sort=name puts f first, sort=weight the heavier child"
+
 # Keys: Ctrl+F and / open the search field; typing searches and updates the
 # hash; the ignore-case box toggles; Esc closes the field.
 KEYS='(function () { var t = document.getElementById("term"), out = [];
