@@ -101,6 +101,34 @@ clean "sandwich rows"
 is "$(ans main):$(ans x):$(ans g)" "$(near -1 main):$(near -1 x):$(near 1 g)" \
 	"sandwich: callers main and x above f, callee g below, merged across call sites"
 
+# Colours set by a filter: "#rrggbb" kept, a palette's name as the SVG draws it.
+cat > "$TMP/colour.lua" <<'E'
+function frame(f)
+	if f.name == "main" then f:colour("#123456") elseif f.name == "other" then f:colour("green") end
+end
+E
+cat > "$TMP/colour.yaml" <<E
+inputs:
+  - path: $TMP/small.txt
+filters:
+  - plugin: lua
+    script: $TMP/colour.lua
+output-dir: $TMP
+outputs:
+  - {plugin: html, path: colour.html}
+  - {plugin: svg, path: colour.svg}
+E
+"$FLAMEKIT" run "$TMP/colour.yaml"
+ok $? "a job with a colouring filter"
+PIX='(function (fx) { var c = document.getElementById("cv"), r = c.getBoundingClientRect(),
+	p = c.getContext("2d").getImageData(Math.round(c.clientWidth * fx * devicePixelRatio),
+		Math.round((c.clientHeight - 4 - 1.5 * 16) * devicePixelRatio), 1, 1).data;
+	return "rgb(" + p[0] + "," + p[1] + "," + p[2] + ")"; })'
+GREEN=$(grep -A2 '<title>other (' "$TMP/colour.svg" | sed -n 's/.*fill="\(rgb([0-9,]*)\)".*/\1/p')
+page "$TMP/colour.html" '#' "main=$PIX(0.1)" "other=$PIX(0.7)"
+clean "filter colours"
+is "$(ans main) $(ans other)" "rgb(18,52,86) $GREEN" "a filter's #123456 and green, as the SVG draws them"
+
 # Sort: main's children are f and g; by name f comes first, by weight the
 # heavier one (awk).  Hover at 5% of the width, two rows above "all".
 HEAVY=$(awk '$1 ~ /^main;f(;|$)/ { f += $NF } $1 ~ /^main;g(;|$)/ { g += $NF } END { print (g > f ? "g" : "f") }' "$TMP/small.txt")
