@@ -55,6 +55,16 @@ else
 	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
 fi
 
+# --timeline=0 leaves the per-sample data out.
+"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/t1.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null
+"$FLAMEKIT" graph --format perf --output-plugin html --timeline=0 -o "$TMP/t0.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null
+is "$(grep -c '"samples":"' "$TMP/t1.html") $(grep -c '"samples":"' "$TMP/t0.html")" "1 0" \
+	"perf samples' times are kept, and left out with --timeline=0"
+"$FLAMEKIT" collapse "$TMP/t1.html" > "$TMP/t1.f"
+"$FLAMEKIT" collapse "$TMP/t0.html" > "$TMP/t0.f"
+[ -s "$TMP/t1.f" ] && cmp -s "$TMP/t0.f" "$TMP/t1.f"
+ok $? "the same stacks either way"
+
 # Size: the profile is smaller embedded than as folded text.
 awk 'BEGIN{srand(3); for (i=0;i<20000;i++){ s="root"; d=5+int(rand()*20); for(j=0;j<d;j++) s=s ";fn_" int(rand()*2000) "_" j; printf "%s %d\n", s, 1+int(rand()*100)}}' \
 	> "$TMP/big.txt"

@@ -22,6 +22,7 @@ struct html_opts {
 	const char *title;
 	const char *colors;
 	int inverted;
+	long long timeline;
 };
 
 static const struct fk_option options[] = {
@@ -31,6 +32,9 @@ static const struct fk_option options[] = {
 	          "yellow, purple, orange"),
 	FK_OPTION(FK_OPT_FLAG, "inverted", "0", struct html_opts, inverted,
 	          "open on the icicle view (root at the top)"),
+	FK_OPTION(FK_OPT_INT, "timeline", "1", struct html_opts, timeline,
+	          "1: keep each sample's time and thread (heat map, flame chart, thread views); "
+	          "0: leave them out for a smaller report"),
 	FK_OPTION_END,
 };
 
@@ -432,7 +436,7 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 	}
 	put(o, "]", 1);
 	put_tree(o, p, &wk, two, series, fl);
-	if (!two) {
+	if (!two && op->timeline) {
 		rc = put_samples(o, p, &wk, series);
 		if (rc < 0) {
 			h->log(FK_LOG_ERROR, "out of memory writing the report's samples");
