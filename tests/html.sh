@@ -25,6 +25,13 @@ roundtrip "two series" "$FK_SRCDIR/tests/data/svg/hotcold.txt"
 is "$("$FLAMEKIT" collapse -v "$TMP/r.html" 2>&1 > /dev/null | grep detected)" \
 	"flamekit: $TMP/r.html: detected format html" "a report is detected by its content"
 
+# Two reports diff as their inputs do.
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/a.html" "$FK_SRCDIR/tests/data/svg/small.txt"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/b.html" "$D/hostile.txt"
+"$FLAMEKIT" diff "$FK_SRCDIR/tests/data/svg/small.txt" "$D/hostile.txt" > "$TMP/want" 2> /dev/null
+"$FLAMEKIT" diff --format auto "$TMP/a.html" "$TMP/b.html" > "$TMP/got" 2> /dev/null
+same_file "$TMP/want" "$TMP/got" "diff of two reports = diff of their inputs"
+
 # Every byte of a name survives: invalid UTF-8, U+2028, '</script>'.
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/h.html" "$D/hostile.txt"
 is "$(grep -c '</script>' "$TMP/h.html")" 2 "only the page's own two </script> tags"
