@@ -45,6 +45,8 @@ void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 void fk_vlog(int level, const char *fmt, va_list ap);
 /* The "[input:perf] " prefix while a plugin runs; NULL clears it. */
 void fk_log_set_prefix(const char *prefix);
+/* The prefix set now (NULL for none), to restore after a nested call. */
+const char *fk_log_prefix(void);
 /* Error messages logged so far (counted even when fk_verbosity hides them):
  * a caller notes it before a call to know whether the callee said why it
  * failed. */
@@ -218,6 +220,9 @@ struct fk_sink {
 	int series;                  /* where plain weights go */
 	unsigned threads;
 	struct fk_filter_chain *filters; /* per-sample filters (root sink only) */
+	/* The plugins of the pipeline parsing into this sink (forks inherit
+	 * it), for host->parse_parts; NULL where no registry is at hand. */
+	const struct fk_registry *reg;
 	/* scratch */
 	fk_frame_t *ids;
 	size_t idcap;
@@ -269,6 +274,9 @@ struct fk_input {
 	bool limited;
 	uint64_t limit;
 	uint64_t shard_start; /* file offset of the first byte (host->input_start) */
+	/* A part of host->parse_parts: like a chunk, the first fatal error is
+	 * kept instead of printed, but the buffer and name are the input's own. */
+	bool defer_errors;
 };
 
 /* Initial buffer size of inputs opened from now on (default 1 MiB; lines
@@ -279,12 +287,19 @@ extern size_t fk_input_bufsize;
  * `merge` reads many files at once and turns it off: a 32 MiB window per
  * input would add up. */
 extern bool fk_input_mmap;
+/* An input over file descriptor fd (owned: closed by fk_input_close), read
+ * as it comes: no gzip detection and no mapping, since peeking at a pipe
+ * would wait for its writer.  Returns FK_ERR_NOMEM (fd then closed). */
+int fk_input_open_fd(struct fk_input *in, int fd, const char *name);
 /* Open a file ("-" = stdin); reports the error itself and, when it fails,
  * leaves nothing to close. */
 int fk_input_open(struct fk_input *in, const char *path);
 /* An input over a memory buffer (tests, probes).  The buffer is copied. */
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len);
 void fk_input_close(struct fk_input *in);
+/* parts.c: host->parse_parts */
+int fk_parse_parts(const char *plugin, const char *const *optnames, const char *const *optvalues,
+                   size_t nopts, struct fk_input *const *ins, size_t n, struct fk_sink *sink);
 /* parallel.c: host->parse_chunks */
 int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx);
 /* Restrict `in` (just opened, maybe peeked at) to shard k of n: the byte

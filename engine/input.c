@@ -303,6 +303,22 @@ int fk_input_open(struct fk_input *in, const char *path)
 	return rc;
 }
 
+int fk_input_open_fd(struct fk_input *in, int fd, const char *name)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->name = fk_strdup(name);
+	in->cap = fk_input_bufsize >= 4096 ? fk_input_bufsize : 4096;
+	in->buf = fk_malloc(in->cap);
+	in->t0 = in->last_progress = fk_now();
+	if (!in->name || !in->buf) {
+		fk_log(FK_LOG_ERROR, "%s: out of memory", name);
+		fk_input_close(in);
+		return FK_ERR_NOMEM;
+	}
+	return 0;
+}
+
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len)
 {
 	memset(in, 0, sizeof *in);
@@ -566,7 +582,7 @@ int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (in->chunk) {
+	if (in->chunk || in->defer_errors) {
 		if (!in->err_msg) {
 			in->err_line = line;
 			in->err_msg = fk_strdup(msg);

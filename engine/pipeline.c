@@ -89,6 +89,7 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	if (spec->shard_n > 1 && (rc = fk_input_shard(&in, pl, spec->shard_k, spec->shard_n)) < 0)
 		goto out;
 	fk_sink_init(&sink, p, spec->series, threads, filters);
+	sink.reg = r;
 	fk_log_set_prefix(pl->prefix);
 	rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
 	fk_log_set_prefix(NULL);

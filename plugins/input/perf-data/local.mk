@@ -1,0 +1,6 @@
+# perf-data: perf.data files, read by running `perf script` (N processes on
+# N time slices) into the perf plugin through host->parse_parts.
+pkglib_LTLIBRARIES += plugins/input-perf-data.la
+plugins_input_perf_data_la_SOURCES = plugins/input/perf-data/perf-data.c \
+	plugins/input/perf-data/header.c plugins/input/perf-data/header.h
+plugins_input_perf_data_la_LDFLAGS = $(PLUGIN_LDFLAGS)
