@@ -435,6 +435,10 @@ struct fk_input_spec {
 	/* Parse only shard shard_k of shard_n (see fk_input_shard); shard_n 0
 	 * or 1 reads everything. */
 	unsigned shard_k, shard_n;
+	/* `plugin` is only a default (graph's folded): an input that another
+	 * plugin recognises for certain (its probe says 100: a magic number,
+	 * as perf.data's) is read by that one, with its default options. */
+	bool magic_wins;
 };
 
 struct fk_output_spec {
