@@ -277,6 +277,11 @@ struct fk_input {
 	/* A part of host->parse_parts: like a chunk, the first fatal error is
 	 * kept instead of printed, but the buffer and name are the input's own. */
 	bool defer_errors;
+	/* Count the '\n' bytes read from the source (parts: a plugin that
+	 * splits lines itself, with read, leaves lineno alone). */
+	bool count_lines;
+	uint64_t newlines;
+	char last_byte;
 };
 
 /* Initial buffer size of inputs opened from now on (default 1 MiB; lines

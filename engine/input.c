@@ -118,6 +118,14 @@ static ssize_t source_read(struct fk_input *in, void *dst, size_t cap)
 	ssize_t r = in->gz ? gz_read(in, dst, cap) : raw_read(in, dst, cap);
 	if (r > 0)
 		in->bytes += (uint64_t)r;
+	if (r > 0 && in->count_lines) {
+		const char *p = dst, *end = p + r;
+		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			in->newlines++;
+			p++;
+		}
+		in->last_byte = end[-1];
+	}
 	return r;
 }
 

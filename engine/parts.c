@@ -70,7 +70,9 @@ static int retire(struct fk_input *whole, struct part *pt, uint64_t *base, int r
 			fk_input_error(whole, in->err_line ? *base + in->err_line : 0, "%s", in->err_msg);
 		rc = prc;
 	}
-	*base += in->lineno;
+	/* its lines, a last one without '\n' included: every byte of a part
+	 * was read when no error stopped it, and after an error none counts */
+	*base += in->newlines + (in->bytes && in->last_byte != '\n');
 	return rc;
 }
 
@@ -136,6 +138,8 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
 	for (size_t i = 0; i < n; i++) {
 		pts[i] = (struct part){ .pl = pl, .opts = opts, .in = ins[i] };
 		ins[i]->defer_errors = true;
+		ins[i]->count_lines = true;
+		ins[i]->newlines = 0;
 	}
 	fk_log_set_prefix(pl->prefix);
 	if (n == 1) {
@@ -153,6 +157,7 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
 		rc = retire(&whole, &pts[i], &base, rc);
 	if (rc == 0)
 		rc = jr;
+	fk_log_set_prefix(NULL); /* as fk_parse_input reports an input's */
 	if (rc == 0)
 		fk_input_report(&whole);
 	for (size_t i = 0; i < n; i++) {

@@ -4,3 +4,6 @@ pkglib_LTLIBRARIES += plugins/input-perf-data.la
 plugins_input_perf_data_la_SOURCES = plugins/input/perf-data/perf-data.c \
 	plugins/input/perf-data/header.c plugins/input/perf-data/header.h
 plugins_input_perf_data_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+
+TESTS += tests/perf-data.sh
+EXTRA_DIST += tests/perf-data.sh
