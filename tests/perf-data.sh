@@ -8,22 +8,31 @@
 . "$FK_SRCDIR/tests/lib.sh"
 cd "$TMP" || exit 1
 
-# mkdata FILE FIRST_NS LAST_NS NEVENTS [untimed]: a perf.data header with
-# NEVENTS cpu-clock events, no samples, and the sample time range given.
+# mkdata FILE FIRST_NS LAST_NS NEVENTS [UNTIMED [TIMES]]: a perf.data header
+# with NEVENTS cpu-clock events and the sample time range given; UNTIMED 1
+# leaves PERF_SAMPLE_TIME out; TIMES (ns, comma-separated) are sample
+# records in the data section, "z" a compressed record.
 mkdata() {
 	"${PYTHON3:-python3}" - "$@" <<'PY'
 import struct, sys
 path, first, last, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-stype = 0x7 | 0x20 if len(sys.argv) < 6 else 0x3 | 0x20  # IP|TID|TIME|CALLCHAIN
+untimed = len(sys.argv) > 5 and sys.argv[5] == "1"
+stype = (0x3 if untimed else 0x7) | 0x20  # IP|TID|TIME|CALLCHAIN
 attrs = b"".join(struct.pack("<IIQQQ", 1, 120, 0, 4000, stype).ljust(120, b"\0")
                  + struct.pack("<QQ", 0, 0) for _ in range(n))
+recs = b""
+for t in (sys.argv[6].split(",") if len(sys.argv) > 6 else []):
+    if t == "z":
+        recs += struct.pack("<IHH", 81, 0, 16) + bytes(8)
+    else:
+        recs += struct.pack("<IHHQIIQQ", 9, 0, 40, 0x1000, 1, 1, int(t), 0)
 data = 104 + len(attrs)
 feat = bytearray(32)
 feat[21 // 8] |= 1 << (21 % 8)                        # HEADER_SAMPLE_TIME
 head = b"PERFILE2" + struct.pack("<QQ", 104, 136) + struct.pack("<QQQQQQ",
-        104, len(attrs), data, 0, 0, 0) + bytes(feat)
-tail = struct.pack("<QQ", data + 16, 16) + struct.pack("<QQ", first, last)
-open(path, "wb").write(head + attrs + tail)
+        104, len(attrs), data, len(recs), 0, 0) + bytes(feat)
+tail = struct.pack("<QQ", data + len(recs) + 16, 16) + struct.pack("<QQ", first, last)
+open(path, "wb").write(head + attrs + recs + tail)
 PY
 }
 
@@ -79,7 +88,7 @@ ok $r "two events: -v says why"
 : > fake.log
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --event-filter cpu-clock two.data
 is "$rc:$(wc -l < fake.log)" "0:3" "two events with --event-filter: sliced"
-mkdata untimed.data 10000000000 13000000000 1 untimed
+mkdata untimed.data 10000000000 13000000000 1 1
 : > fake.log
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf untimed.data
 is "$rc:$(cat fake.log)" "0:script -i untimed.data" "an event without sample times: one process"
@@ -92,6 +101,22 @@ mkdata short.data 10000000000 10000000002 1
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf short.data
 is "$rc:$(sort fake.log)" "0:script -i short.data --time ,10.000000000
 script -i short.data --time 10.000000001," "a 2 ns range: at most 2 slices"
+
+T='10000000000,10100000000,10200000000,12000000000,12500000000,12900000000'
+mkdata q.data 10000000000 12900000000 1 0 "$T"
+: > fake.log
+run "$FLAMEKIT" collapse -v --threads 3 --perf ./fakeperf q.data
+is "$rc:$(sort fake.log)" "0:script -i q.data --time ,10.199999999
+script -i q.data --time 10.200000000,12.499999999
+script -i q.data --time 12.500000000," "slices cut at the quantiles of the sample times in the data"
+case $err in *"3 perf script processes on time slices cut at the quantiles of the sample times"*) r=0;; *) r=1;; esac
+ok $r "quantile slices: -v says so"
+mkdata z.data 10000000000 13000000000 1 0 "10000000000,z,12000000000,12500000000"
+: > fake.log
+run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf z.data
+is "$rc:$(sort fake.log)" "0:script -i z.data --time $S1
+script -i z.data --time $S2
+script -i z.data --time $S3" "a compressed record: slices cut evenly over the header's range"
 
 # --- line numbers and errors run on across the slices ---
 FAKE_EXTRA="$S1=junk\\n;$S2=junk\\n;$S3=junk\\n"

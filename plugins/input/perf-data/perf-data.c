@@ -101,15 +101,18 @@ static void fmt_ns(char *buf, size_t cap, uint64_t ns)
 /*
  * How many slices to cut, and their bounds into c[].  Returns the count;
  * 1 (and c[0] unbounded) when the file cannot be sliced, saying why at
- * info level.
+ * info level.  The cut points are the sample times' quantiles, so that
+ * every slice has about as many samples to print, or failing that an even
+ * cut of the header's time range.
  */
 static unsigned plan(const struct fk_host *h, const char *path, const struct pd_opts *o,
                      unsigned want, struct child *c)
 {
 	struct pd_header hd;
 	const char *why = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	unsigned n;
+	int fd = want > 1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	uint64_t b[SLICES_MAX];
+	unsigned n, even = 0;
 
 	if (want <= 1)
 		return 1;
@@ -124,23 +127,29 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 		why = "some event does not record sample times";
 	else if (hd.first_ns == 0 || hd.last_ns <= hd.first_ns)
 		why = "its header gives no sample time range";
+	n = want > SLICES_MAX ? SLICES_MAX : want;
+	if (!why && !(n = pd_sample_bounds(fd, &hd, n, b))) {
+		n = want > SLICES_MAX ? SLICES_MAX : want;
+		if (hd.last_ns - hd.first_ns < n)
+			n = (unsigned)(hd.last_ns - hd.first_ns);
+		for (unsigned k = 1; k < n; k++)
+			b[k] = hd.first_ns +
+			       (uint64_t)((unsigned __int128)(hd.last_ns - hd.first_ns) * k / n);
+		even = 1;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (why) {
 		h->log(FK_LOG_INFO, "%s: one perf script process: %s", path, why);
 		return 1;
 	}
-	n = want > SLICES_MAX ? SLICES_MAX : want;
-	if (hd.last_ns - hd.first_ns < n)
-		n = (unsigned)(hd.last_ns - hd.first_ns);
+	/* perf keeps START <= t <= STOP: slice k is [b[k], b[k+1] - 1] */
 	for (unsigned k = 1; k < n; k++) {
-		uint64_t b = hd.first_ns +
-		             (uint64_t)((unsigned __int128)(hd.last_ns - hd.first_ns) * k / n);
-		fmt_ns(c[k].from, sizeof c[k].from, b);
-		fmt_ns(c[k - 1].to, sizeof c[k - 1].to, b - 1);
+		fmt_ns(c[k].from, sizeof c[k].from, b[k]);
+		fmt_ns(c[k - 1].to, sizeof c[k - 1].to, b[k] - 1);
 	}
-	h->log(FK_LOG_INFO, "%s: %u perf script processes on time slices of %.6f s", path, n,
-	       (double)(hd.last_ns - hd.first_ns) / n / 1e9);
+	h->log(FK_LOG_INFO, "%s: %u perf script processes on time slices cut %s", path, n,
+	       even ? "evenly over the header's time range" : "at the quantiles of the sample times");
 	return n;
 }
 
@@ -179,6 +188,8 @@ static int start(const struct fk_host *h, const char *path, const struct pd_opts
 		argv[n++] = range;
 	}
 	argv[n] = NULL;
+	h->log(FK_LOG_DEBUG, "%s: running %s script%s%s", path, perf, n > 4 ? " ... " : "",
+	       n > 4 ? argv[n - 1] : "");
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return h->log(FK_LOG_ERROR, "%s: cannot make a pipe: %s", path, strerror(errno)),
 		       FK_ERR_IO;
