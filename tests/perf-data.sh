@@ -202,6 +202,13 @@ ok $r "real capture: 3 threads run 3 perf script processes"
 perf script -i cpu.data 2> /dev/null | "$FLAMEKIT" graph --format perf > want.svg
 "$FLAMEKIT" graph cpu.data > got.svg 2> /dev/null
 same_file want.svg got.svg "graph perf.data > out.svg: the pipeline's SVG, no --format needed"
+perf script -i cpu.data 2> /dev/null | "$FLAMEKIT" graph --format perf --flamechart > want.svg
+"$FLAMEKIT" graph --threads 3 --flamechart cpu.data > got.svg 2> /dev/null
+same_file want.svg got.svg "graph --flamechart perf.data, 3 slices: the pipeline's SVG (samples in time order)"
+perf script -i cpu.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > a.folded
+"$FLAMEKIT" diff a.folded a.folded > want.folded
+"$FLAMEKIT" diff cpu.data cpu.data > got.folded 2> /dev/null
+same_file want.folded got.folded "diff perf.data perf.data: no --format needed"
 printf 'inputs:\n  - cpu.data\noutputs:\n  - {plugin: folded, path: job.folded}\n' > job.yaml
 "$FLAMEKIT" run job.yaml 2> /dev/null
 perf script -i cpu.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded
