@@ -277,11 +277,11 @@ struct fk_input {
 	/* A part of host->parse_parts: like a chunk, the first fatal error is
 	 * kept instead of printed, but the buffer and name are the input's own. */
 	bool defer_errors;
-	/* Count the '\n' bytes read from the source (parts: a plugin that
-	 * splits lines itself, with read, leaves lineno alone). */
+	/* Lines counted as bytes arrive (fk_input_count_lines), whether the
+	 * plugin reads them with getline or with read. */
 	bool count_lines;
 	uint64_t newlines;
-	char last_byte;
+	int last_byte;       /* -1 before the first byte */
 };
 
 /* Initial buffer size of inputs opened from now on (default 1 MiB; lines
@@ -314,6 +314,13 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
  * reported.  The input is renamed "PATH[k/n]" and counts lines from the
  * start of its range. */
 int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, unsigned n);
+/* Count the lines of the whole input from now on, those already
+ * buffered included, as bytes arrive from the source or the mapping: a
+ * plugin that splits lines itself (read) leaves lineno alone.  When the
+ * input has been read to its end, fk_input_lines gives its line count (a
+ * last line without '\n' included). */
+void fk_input_count_lines(struct fk_input *in);
+uint64_t fk_input_lines(const struct fk_input *in);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);

@@ -113,19 +113,39 @@ static ssize_t gz_read(struct fk_input *in, unsigned char *dst, size_t cap)
 	return (ssize_t)(want - g->z.avail_out);
 }
 
+static void count_new(struct fk_input *in, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	if (!in->count_lines || n == 0)
+		return;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		in->newlines++;
+		p++;
+	}
+	in->last_byte = (unsigned char)end[-1];
+}
+
+void fk_input_count_lines(struct fk_input *in)
+{
+	in->count_lines = true;
+	in->newlines = 0;
+	in->last_byte = -1;
+	count_new(in, in->buf + in->start, in->end - in->start);
+}
+
+uint64_t fk_input_lines(const struct fk_input *in)
+{
+	return in->newlines + (in->last_byte >= 0 && in->last_byte != '\n');
+}
+
 static ssize_t source_read(struct fk_input *in, void *dst, size_t cap)
 {
 	ssize_t r = in->gz ? gz_read(in, dst, cap) : raw_read(in, dst, cap);
 	if (r > 0)
 		in->bytes += (uint64_t)r;
-	if (r > 0 && in->count_lines) {
-		const char *p = dst, *end = p + r;
-		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			in->newlines++;
-			p++;
-		}
-		in->last_byte = end[-1];
-	}
+	if (r > 0)
+		count_new(in, dst, (size_t)r);
 	return r;
 }
 
@@ -177,6 +197,8 @@ static ssize_t map_window(struct fk_input *in)
 	in->cap = len;
 	in->start = (size_t)(pos - base);
 	in->end = len;
+	if (in->start + left < len) /* what this window shows for the first time */
+		count_new(in, in->buf + in->start + left, len - in->start - left);
 	in->mapoff = base;
 	if (base + len >= in->fsize)
 		in->eof = true;

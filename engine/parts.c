@@ -72,7 +72,7 @@ static int retire(struct fk_input *whole, struct part *pt, uint64_t *base, int r
 	}
 	/* its lines, a last one without '\n' included: every byte of a part
 	 * was read when no error stopped it, and after an error none counts */
-	*base += in->newlines + (in->bytes && in->last_byte != '\n');
+	*base += fk_input_lines(in);
 	return rc;
 }
 
@@ -138,8 +138,7 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
 	for (size_t i = 0; i < n; i++) {
 		pts[i] = (struct part){ .pl = pl, .opts = opts, .in = ins[i] };
 		ins[i]->defer_errors = true;
-		ins[i]->count_lines = true;
-		ins[i]->newlines = 0;
+		fk_input_count_lines(ins[i]);
 	}
 	fk_log_set_prefix(pl->prefix);
 	if (n == 1) {

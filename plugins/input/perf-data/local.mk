@@ -7,3 +7,10 @@ plugins_input_perf_data_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 
 TESTS += tests/perf-data.sh
 EXTRA_DIST += tests/perf-data.sh
+
+# host->parse_parts, the engine service this plugin uses, on its own
+check_PROGRAMS += tests/unit/parts.t
+TESTS += tests/unit/parts.t
+tests_unit_parts_t_SOURCES = tests/unit/parts.c tests/unit/testlib.h
+tests_unit_parts_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_parts_t_LDADD = $(TEST_LDADD)
