@@ -277,6 +277,7 @@ struct fk_input {
 	/* A part of host->parse_parts: like a chunk, the first fatal error is
 	 * kept instead of printed, but the buffer and name are the input's own. */
 	bool defer_errors;
+	bool err_lost;       /* a kept error's text could not be copied (memory) */
 	/* Lines counted as bytes arrive (fk_input_count_lines), whether the
 	 * plugin reads them with getline or with read. */
 	bool count_lines;

@@ -613,9 +613,10 @@ int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (in->chunk || in->defer_errors) {
-		if (!in->err_msg) {
+		if (!in->err_msg && !in->err_lost) {
 			in->err_line = line;
 			in->err_msg = fk_strdup(msg);
+			in->err_lost = !in->err_msg;
 		}
 		if (!in->error)
 			in->error = FK_ERR_DATA;

@@ -68,6 +68,8 @@ static int retire(struct fk_input *whole, struct part *pt, uint64_t *base, int r
 	if (prc < 0 && rc == 0) {
 		if (in->err_msg)
 			fk_input_error(whole, in->err_line ? *base + in->err_line : 0, "%s", in->err_msg);
+		else if (in->err_lost) /* the message did not fit in memory either */
+			fk_log(FK_LOG_ERROR, "%s: out of memory", whole->name);
 		rc = prc;
 	}
 	/* its lines, a last one without '\n' included: every byte of a part
@@ -76,15 +78,16 @@ static int retire(struct fk_input *whole, struct part *pt, uint64_t *base, int r
 	return rc;
 }
 
-/* Parse parts 0..n-1 at once into forked sinks, joined in part order. */
+/* Parse parts 0..n-1 at once into forked sinks, joined in part order.
+ * Returns FK_ERR_NOMEM when a sink could not be forked or joined, without
+ * a message: the caller reports it unless a part's error says more. */
 static int run_parts(struct part *pts, size_t n, struct fk_sink *sink)
 {
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!(pts[i].sink = fk_host.sink_fork(sink))) {
-			fk_log(FK_LOG_ERROR, "%s: out of memory", pts[i].in->name);
-			rc = FK_ERR_NOMEM;
+			rc = FK_ERR_NOMEM; /* the parts not started are not read */
 			break;
 		}
 		if (pthread_create(&pts[i].th, NULL, part_main, &pts[i]) == 0)
@@ -100,10 +103,8 @@ static int run_parts(struct part *pts, size_t n, struct fk_sink *sink)
 	for (size_t i = 0; i < n; i++) {
 		int jr = fk_host.sink_join(rc == 0 && pts[i].rc == 0 ? sink : NULL, pts[i].sink);
 		pts[i].sink = NULL;
-		if (jr < 0 && rc == 0) {
-			fk_log(FK_LOG_ERROR, "%s: out of memory", pts[i].in->name);
+		if (jr < 0 && rc == 0)
 			rc = jr;
-		}
 	}
 	return rc;
 }
@@ -154,13 +155,16 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
 	whole.fd = -1;
 	for (size_t i = 0; i < n; i++)
 		rc = retire(&whole, &pts[i], &base, rc);
-	if (rc == 0)
+	if (rc == 0 && jr < 0) {
+		fk_log(FK_LOG_ERROR, "%s: out of memory", whole.name);
 		rc = jr;
+	}
 	fk_log_set_prefix(NULL); /* as fk_parse_input reports an input's */
 	if (rc == 0)
 		fk_input_report(&whole);
 	for (size_t i = 0; i < n; i++) {
 		ins[i]->defer_errors = false;
+		ins[i]->err_lost = false;
 		fk_free(ins[i]->err_msg);
 		ins[i]->err_msg = NULL;
 	}

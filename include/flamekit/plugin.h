@@ -391,8 +391,9 @@ struct fk_host {
 	 * its errors and in the skipped-line report count from the first line
 	 * of ins[0] through every part before, under ins[0]'s name, and only
 	 * the first error in part order is reported.  Every part is read to
-	 * its end or to the plugin's error, so a writer on the other side of
-	 * a pipe never blocks forever while this runs.  The plugin's parse
+	 * its end or to the plugin's error (or not at all when memory for its
+	 * thread's sink ran out): a caller feeding parts from child processes
+	 * stops those that are left when this fails.  The plugin's parse
 	 * must keep its state per call (every plugin of flamekit's does).
 	 * Returns 0 or the first error's status.  Only inside an input's
 	 * parse (the sink knows which plugins are loaded). */

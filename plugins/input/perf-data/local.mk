@@ -14,3 +14,4 @@ TESTS += tests/unit/parts.t
 tests_unit_parts_t_SOURCES = tests/unit/parts.c tests/unit/testlib.h
 tests_unit_parts_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_parts_t_LDADD = $(TEST_LDADD)
+EXTRA_DIST += tests/data/perf-data/three-seconds.data tests/data/perf-data/catperf
