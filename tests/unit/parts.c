@@ -113,7 +113,7 @@ static void test_names(void **state)
 /* Pipes: a writer bigger than a pipe's buffer finishes, each part read whole. */
 static void test_pipes(void **state)
 {
-	struct fk_profile *p = fk_profile_new();
+	struct fk_profile *p;
 	struct fk_input *ins[2];
 	struct fk_sink sink;
 	pid_t kids[2];
@@ -134,6 +134,8 @@ static void test_pipes(void **state)
 		ins[k] = fk_host.input_open_fd(fd[0], "pipe");
 		assert_non_null(ins[k]);
 	}
+	p = fk_profile_new(); /* after the forks: the writers own nothing to free */
+	assert_non_null(p);
 	fk_sink_init(&sink, p, 0, 2, NULL);
 	sink.reg = &reg;
 	assert_int_equal(fk_host.parse_parts("folded", NULL, NULL, 0, ins, 2, &sink), 0);
