@@ -142,10 +142,10 @@ uint64_t fk_input_lines(const struct fk_input *in)
 static ssize_t source_read(struct fk_input *in, void *dst, size_t cap)
 {
 	ssize_t r = in->gz ? gz_read(in, dst, cap) : raw_read(in, dst, cap);
-	if (r > 0)
+	if (r > 0) {
 		in->bytes += (uint64_t)r;
-	if (r > 0)
 		count_new(in, dst, (size_t)r);
+	}
 	return r;
 }
 
