@@ -255,6 +255,19 @@ static int check_status(const struct fk_host *h, const char *path, const struct 
 	return 0;
 }
 
+/* The file perf will read must be there: say so before starting any perf
+ * (an input that is not a file, such as the fuzzing harness's, ends here). */
+static int check_file(const struct fk_host *h, struct fk_input *in, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return h->input_error(in, 0, "perf script needs the file itself, and it cannot be "
+		                      "opened: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
                  const void *vopts)
 {
@@ -276,6 +289,8 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (strcmp(path, "<stdin>") == 0)
 		return h->input_error(in, 0, "perf script needs the perf.data file itself, not a pipe; "
 		                      "give its path");
+	if ((rc = check_file(h, in, path)) < 0)
+		return rc;
 	name = h->alloc(strlen(path) + 32);
 	if (!name)
 		return h->input_error(in, 0, "out of memory");
