@@ -12,9 +12,11 @@
  * (tools/perf/util/time-utils.c, perf_time__skip_sample; an empty bound is
  * no bound), and we give integer-nanosecond bounds ",b1-1", "b1,b2-1", ...,
  * "bN-1,", so every integer timestamp falls in exactly one slice, whatever
- * the header's first/last times are.  A timestamp of 0 would pass every
- * slice (perf skips the test for it), so slicing needs every sampling event
- * to record its time and a first sample time above 0.  What perf prints for
+ * the cut points b1 < b2 < ... are (the quantiles of the sample times read
+ * from the data section, so that the slices hold about as many samples,
+ * or an even cut of the header's first-to-last range).  A timestamp of 0
+ * would pass every slice (perf skips the test for it), so slicing needs
+ * every sampling event to record its time and a first sample time above 0.  What perf prints for
  * a sample does not depend on the slice: perf still processes every
  * non-sample event (mmap, comm, fork) of the whole file and tests the time
  * only at the sample, before resolving its stack.  Folded output sums
