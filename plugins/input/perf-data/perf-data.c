@@ -16,12 +16,12 @@
  * from the data section, so that the slices hold about as many samples,
  * or an even cut of the header's first-to-last range).  A timestamp of 0
  * would pass every slice (perf skips the test for it), so slicing needs
- * every sampling event to record its time and a first sample time above 0.  What perf prints for
- * a sample does not depend on the slice: perf still processes every
- * non-sample event (mmap, comm, fork) of the whole file and tests the time
- * only at the sample, before resolving its stack.  Folded output sums
- * equal stacks, so it is the same whatever N; time-ordered outputs see the
- * slices in time order.
+ * every sampling event to record its time and a first sample time above 0.
+ * What perf prints for a sample does not depend on the slice: perf still
+ * processes every non-sample event (mmap, comm, fork) of the whole file and
+ * tests the time only at the sample, before resolving its stack.  Folded
+ * output sums equal stacks, so it is the same whatever N; time-ordered
+ * outputs see the slices in time order.
  *
  * One process is run, whatever the thread count, when:
  *   - --offcpu: a switch-out and its switch-in may fall in two slices, and
