@@ -305,8 +305,10 @@ void fk_input_report(struct fk_input *in);
 
 /* ---- output streams (writer.c) ------------------------------------------- */
 struct fk_writer {
-	char *path;          /* final path, NULL for stdout */
-	char *tmp;           /* temporary path */
+	char *path;          /* the path given, NULL for stdout (for messages) */
+	char *target;        /* the file renamed over: path with its symlinks resolved */
+	char *tmp;           /* temporary path beside target; NULL when direct */
+	bool direct;         /* a device, FIFO, socket or /proc fd link: written in place */
 	int fd;
 	char *buf;
 	size_t len, cap;
@@ -315,8 +317,17 @@ struct fk_writer {
 	bool finished;       /* fk_writer_finish done: only the rename is left */
 };
 
-/* Open for writing: path NULL or "-" writes stdout. */
+/* Open for writing: path NULL or "-" writes stdout.  A path that is not a
+ * regular file (device, FIFO, socket, or a /proc/N/fd link) is opened and
+ * written in place, never truncated when it is a device; a symlink is
+ * resolved and its target replaced through a temporary beside it (the link
+ * stays a link); a replaced file keeps its permission bits, and its owner
+ * and group when we may set them. */
 int fk_writer_open(struct fk_writer *w, const char *path);
+/* Do paths a and b name the same output file, however spelled ("x",
+ * "./x", "d/../x", a symlink to x)?  "-" (stdout) is never the same as
+ * anything: several outputs may share it. */
+bool fk_output_same(const char *a, const char *b);
 int fk_writer_write(struct fk_writer *w, const void *p, size_t n);
 int fk_writer_printf(struct fk_writer *w, const char *fmt, ...) FK_PRINTF(2, 3);
 int fk_writer_vprintf(struct fk_writer *w, const char *fmt, va_list ap);

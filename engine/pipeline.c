@@ -133,6 +133,22 @@ static int render_one(const struct fk_output_spec *o, struct fk_profile *p, stru
 	return fk_log_unreported(rc, mark, is_stdout(o) ? NULL : o->path);
 }
 
+/* Two outputs into one file: the second would silently replace the first.
+ * (A job reports this at load time with its file:line:col; this catches
+ * the commands.) */
+static int check_same_outputs(const struct fk_pipeline *pl)
+{
+	for (size_t i = 0; i < pl->noutputs; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!is_stdout(&pl->outputs[i]) && !is_stdout(&pl->outputs[k]) &&
+			    fk_output_same(pl->outputs[k].path, pl->outputs[i].path)) {
+				fk_log(FK_LOG_ERROR, "two outputs write the same file: \"%s\" and \"%s\"",
+				       pl->outputs[k].path, pl->outputs[i].path);
+				return FK_ERR_USAGE;
+			}
+	return 0;
+}
+
 /* Create every output (as a temporary): an unwritable one fails the run
  * before a long parse, and leaves the others untouched. */
 static int open_all(const struct fk_pipeline *pl, struct fk_writer **out, size_t *opened)
@@ -146,6 +162,8 @@ static int open_all(const struct fk_pipeline *pl, struct fk_writer **out, size_t
 		fk_log(FK_LOG_ERROR, "out of memory");
 		return FK_ERR_NOMEM;
 	}
+	if ((rc = check_same_outputs(pl)) < 0)
+		return rc;
 	for (size_t i = 0; i < pl->noutputs; i++) {
 		if ((rc = fk_writer_open(&w[i], pl->outputs[i].path)) < 0)
 			return rc;
@@ -154,7 +172,8 @@ static int open_all(const struct fk_pipeline *pl, struct fk_writer **out, size_t
 	return 0;
 }
 
-/* Render into the open writers, files first and stdout last, finish
+/* Render into the open writers, files first and what is written in place
+ * (stdout, devices, FIFOs) last, so a failure leaves no stream half-fed; finish
  * (flush, close) them all, and rename them only when all succeeded.  With
  * rc < 0 on entry, only aborts.  Frees w. */
 static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_writer *w,
@@ -168,7 +187,7 @@ static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_wr
 	}
 	for (int pass = 0; pass < 2 && rc == 0; pass++)
 		for (i = 0; i < pl->noutputs && rc == 0; i++)
-			if (is_stdout(&pl->outputs[i]) == (pass == 1))
+			if ((is_stdout(&pl->outputs[i]) || w[i].direct) == (pass == 1))
 				rc = render_one(&pl->outputs[i], p, &w[i]);
 	for (i = 0; i < opened && rc == 0; i++)
 		rc = fk_writer_finish(&w[i]);
