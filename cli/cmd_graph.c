@@ -1,5 +1,5 @@
 /*
- * flamekit graph: profiler output (folded by default) in, an SVG flame graph
+ * flamekit graph: profiler output (any format, detected) in, an SVG flame graph
  * out.  Takes flamegraph.pl's options in its spelling (--title T and
  * --title=T), which are the options of the output plugin drawing the graph:
  * svg by default, flamechart for --flamechart (flamegraph.pl's flame chart
@@ -19,7 +19,7 @@ static int is_opt(const char *a, const char *name)
 
 int cmd_graph(struct cli *c, int argc, char **argv)
 {
-	const char *format = "folded", *outpath = NULL, *outname = NULL;
+	const char *format = "auto", *outpath = NULL, *outname = NULL;
 	const struct fk_plugin *in_pl = NULL, *out_pl = NULL;
 	struct fk_pipeline pl;
 	struct fk_input_spec *specs = NULL;

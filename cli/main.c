@@ -22,7 +22,8 @@ const struct cli_command cli_commands[] = {
 	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "graph", cmd_graph, "graph [OPTIONS] [FILE...]",
 	  "draw an SVG flame graph (flamegraph.pl's options)",
-	  "  -f, --format NAME  input format: folded (default), auto, or any input plugin\n"
+	  "  -f, --format NAME  input format: auto (default: detected), folded, perf, or any\n"
+	  "                     input plugin\n"
 	  "  -o, --output FILE  write here (atomically) instead of stdout\n"
 	  "  --output-plugin NAME  svg (default), icicle, flamechart (default with\n"
 	  "                     --flamechart), hotcold\n"

@@ -10,6 +10,16 @@
 
 #define PROBE_BYTES (64 * 1024)
 
+/* Nothing but blank space: a format cannot be told, and there is nothing
+ * to read either. */
+static bool blank(const unsigned char *d, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (d[k] != ' ' && d[k] != '\t' && d[k] != '\r' && d[k] != '\n')
+			return false;
+	return true;
+}
+
 int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_plugin **out)
 {
 	const unsigned char *data;
@@ -21,6 +31,11 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 	*out = NULL;
 	if (n < 0)
 		return (int)n;
+	if (n < PROBE_BYTES && blank(data, (size_t)n)) {
+		/* As an empty folded file: no stacks, status 0. */
+		fk_log(FK_LOG_INFO, "%s: the input is empty", in->name);
+		return 0;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fk_plugin *pl = r->v[i];
 		int score;
@@ -34,12 +49,8 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 		fk_buf_printf(&tried, "%s%s", tried.len ? ", " : "", pl->d.h.name);
 	}
 	if (!best) {
-		if (n == 0)
-			fk_log(FK_LOG_ERROR, "%s: the input is empty, so its format cannot be detected; "
-			       "give one with --format NAME", in->name);
-		else
-			fk_log(FK_LOG_ERROR, "%s: cannot tell the input format (tried: %s); give one "
-			       "with --format NAME", in->name, tried.data ? tried.data : "no input plugins loaded");
+		fk_log(FK_LOG_ERROR, "%s: cannot tell the input format (tried: %s); give one "
+		       "with --format NAME", in->name, tried.data ? tried.data : "no input plugins loaded");
 		fk_buf_free(&tried);
 		return FK_ERR_DATA;
 	}
@@ -47,6 +58,40 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 	fk_log(FK_LOG_INFO, "%s: detected format %s", in->name, best->d.h.name);
 	*out = best;
 	return 0;
+}
+
+/* UTF-16 text (what PowerShell's '>' writes): a byte-order mark, or ASCII
+ * with every other byte zero.  Every parser would read it as NUL-ridden
+ * garbage, so it is refused by name, whatever the format. */
+static bool utf16(const unsigned char *d, size_t n)
+{
+	size_t zeven = 0, zodd = 0, pairs;
+
+	if (n >= 2 && ((d[0] == 0xff && d[1] == 0xfe) || (d[0] == 0xfe && d[1] == 0xff)))
+		return true;
+	pairs = (n > 4096 ? 4096 : n) / 2;
+	if (pairs < 4)
+		return false;
+	for (size_t k = 0; k < pairs; k++) {
+		zeven += d[2 * k] == 0;
+		zodd += d[2 * k + 1] == 0;
+	}
+	return (zodd * 10 >= pairs * 9 && zeven * 10 < pairs) ||
+	       (zeven * 10 >= pairs * 9 && zodd * 10 < pairs);
+}
+
+static int refuse_utf16(struct fk_input *in)
+{
+	const unsigned char *data;
+	ssize_t n = fk_input_peek(in, 4096, &data);
+
+	if (n < 0)
+		return (int)n;
+	if (!utf16(data, (size_t)n))
+		return 0;
+	fk_log(FK_LOG_ERROR, "%s: the input is UTF-16 text, which flamekit does not read; convert it "
+	       "to UTF-8 first (iconv -f UTF-16 -t UTF-8)", in->name);
+	return FK_ERR_DATA;
 }
 
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
@@ -64,8 +109,12 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	if (rc < 0)
 		return rc;
 	in.progress = progress == 2 || (progress == 1 && isatty(STDERR_FILENO));
+	if ((rc = refuse_utf16(&in)) < 0)
+		goto out;
 	if (!pl && (rc = fk_detect(r, &in, &pl)) < 0)
 		goto out;
+	if (!pl)
+		goto out; /* empty */
 	if (!opts) {
 		rc = fk_options_new(pl, &own);
 		if (rc < 0)

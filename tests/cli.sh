@@ -63,8 +63,10 @@ is "$rc:$err" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried:
 
 : > "$TMP/empty.txt"
 run "$FLAMEKIT" collapse "$TMP/empty.txt"
-is "$rc:$err" "1:flamekit: $TMP/empty.txt: the input is empty, so its format cannot be detected; give one with --format NAME" \
-	"empty input with auto"
+is "$rc:$out:$err" "0::" "empty input with auto: no stacks, status 0, as an empty folded file"
+printf '\n  \n\r\n' > "$TMP/blank.txt"
+run "$FLAMEKIT" collapse "$TMP/blank.txt"
+is "$rc:$out:$err" "0::" "blank lines only, with auto: no stacks, status 0"
 run "$FLAMEKIT" collapse --format folded "$TMP/empty.txt"
 is "$rc:$out:$err" "0::" "empty input, explicit format: no stacks"
 

@@ -276,13 +276,13 @@ is "$rc:$err" "2:flamekit: laughs.yaml:1:4: anchors (&a) are not allowed in a jo
 # ---- all or nothing -------------------------------------------------------------
 echo "old a" > keep-a.folded
 echo "old b" > keep-b.folded
-job 'inputs: [data/a.folded, "-"]
+echo 'not a profile' > bad.txt
+job 'inputs: [data/a.folded, bad.txt]
 outputs:
   - {plugin: folded, path: keep-a.folded}
   - {plugin: folded, path: keep-b.folded}
   - {plugin: folded, path: new.folded}'
-run sh -c "'$FLAMEKIT' run job.yaml < /dev/null"
-is "$rc:$err" "1:flamekit: <stdin>: the input is empty, so its format cannot be detected; give one with --format NAME" \
+is "$rc:$err" "1:flamekit: bad.txt: cannot tell the input format (tried: $("$FLAMEKIT" plugins | awk '$1 == "input" { printf "%s%s", s, $2; s = ", " }')); give one with --format NAME" \
 	"a failing input fails the job"
 is "$(cat keep-a.folded):$(cat keep-b.folded):$(ls | grep -c 'new.folded\|\.tmp\.')" "old a:old b:0" \
 	"a failing job writes no output and leaves the old files untouched"

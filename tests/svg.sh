@@ -170,7 +170,7 @@ is "$rc:$err" '2:flamekit: [output:svg] unknown palette "nope" (--colors: hot me
 run "$FLAMEKIT" graph --bogus "$D/small.txt"
 is "$rc" 2 "unknown option: usage error"
 printf 'not a folded line\n' > "$TMP/empty.txt"
-run "$FLAMEKIT" graph "$TMP/empty.txt"
+run "$FLAMEKIT" graph --format folded "$TMP/empty.txt"
 is "$rc" 1 "no stacks: exit 1"
 is "$(echo "$err" | tail -1)" 'flamekit: [output:svg] no stack counts found' "no stacks: the error says so"
 "$FLAMEKIT" graph -o "$TMP/o.svg" "$D/small.txt"

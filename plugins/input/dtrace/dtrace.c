@@ -19,8 +19,8 @@
  *
  * Unlike stackcollapse.pl, a '+' that does not start a real offset is kept
  * (libstdc++.so.6`f stays whole), and a leading 'L' is dropped only from Java
- * class descriptors, never from names such as LibFoo`bar.  The header is
- * skipped when it is there, not blindly as the first three lines.
+ * class descriptors, never from names such as LibFoo`bar.  The first three
+ * lines are skipped whatever they hold, as stackcollapse.pl and inferno do.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -28,6 +28,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 #include "../common/count_sync.h"
@@ -156,7 +157,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 {
 	const struct opts *o = op;
 	struct stack s = { .h = h };
-	long long skip = o ? o->header_lines : -1;
+	/* The first three lines are dtrace's header (CPU ID FUNCTION:NAME, the
+	 * probe, a blank line), and skipped whatever they hold: stackcollapse.pl
+	 * and inferno do so, and a file they read must give the same stacks
+	 * here.  -1, the old "when present" default, means the same. */
+	long long skip = o && o->header_lines >= 0 ? o->header_lines : 3;
 	bool after_cpu = false;
 	const char *line;
 	size_t len;
@@ -167,11 +172,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		int cl;
 		double count;
 
-		if (skip < 0) {
-			/* auto: the three lines dtrace prints before the records */
-			skip = cpu_header(line, len) ? 3 : 0;
-		}
-		if (skip > 0 && (long long)ln <= skip)
+		if ((long long)ln <= skip)
 			continue;
 		if (cpu_header(line, len)) {
 			/* a second run appended to the same file */
@@ -256,6 +257,10 @@ static int probe(const unsigned char *buf, size_t len)
 			counts++;
 			continue;
 		}
+		/* The parser skips the first three lines whatever they hold, as
+		 * stackcollapse.pl does: they cannot speak against the format. */
+		if (lines <= 3 && counts == 0 && ticks == 0)
+			continue;
 		size_t k = 0;
 		while (k < n && is_space(s[k]))
 			k++;
@@ -275,14 +280,14 @@ static int probe(const unsigned char *buf, size_t len)
 		return 95;
 	if (header)
 		return 70;
-	if (counts > 0 && ticks > 0 && other == 0)
-		return 75;
+	if (counts > 0 && ticks > 0)
+		return probe_verdict(75, counts + ticks, other);
 	return 0;
 }
 
 static const struct fk_option options[] = {
-	FK_OPTION(FK_OPT_INT, "header-lines", "-1", struct opts, header_lines,
-	          "lines to skip at the start (-1: the dtrace CPU header when present)"),
+	FK_OPTION(FK_OPT_INT, "header-lines", "3", struct opts, header_lines,
+	          "lines to skip at the start, whatever they hold, as stackcollapse.pl does"),
 	FK_OPTION_END,
 };
 

@@ -32,6 +32,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 struct path {
@@ -256,6 +257,7 @@ static int probe(const unsigned char *buf, size_t len)
 {
 	size_t i = 0, lines = 0, rows = 0, other = 0;
 	bool header = false;
+	int score;
 
 	while (i < len && lines < 400) {
 		const unsigned char *nl = memchr(buf + i, '\n', len - i);
@@ -284,8 +286,8 @@ static int probe(const unsigned char *buf, size_t len)
 	}
 	if (header && other == 0)
 		return 95;
-	if (rows > 0 && other == 0)
-		return 85;
+	if (rows > 0 && (score = probe_verdict(85, rows, other)) > 0)
+		return score;
 	if (header && rows > other)
 		return 70;
 	return 0;

@@ -23,6 +23,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 /* One frame of the record being read, in arrival (leaf first) order. */
@@ -181,8 +182,8 @@ static int probe(const unsigned char *buf, size_t len)
 		else
 			other++;
 	}
-	if (heads > 0 && other == 0)
-		return total ? 95 : 80;
+	if (heads > 0)
+		return probe_verdict(total ? 95 : 80, heads + frames, other);
 	return 0;
 }
 

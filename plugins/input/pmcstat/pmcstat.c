@@ -31,6 +31,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 struct opts {
@@ -215,7 +216,7 @@ static int probe(const unsigned char *buf, size_t len)
 	while (i < len && lines < 400) {
 		const unsigned char *nl = memchr(buf + i, '\n', len - i);
 		const char *s = (const char *)buf + i;
-		size_t n, depth, nl2, k = 0;
+		size_t n, depth, nl2;
 		const char *name;
 		double c;
 		if (!nl)
@@ -225,9 +226,7 @@ static int probe(const unsigned char *buf, size_t len)
 			n--;
 		i = (size_t)(nl - buf) + 1;
 		lines++;
-		while (k < n && is_space(s[k]))
-			k++;
-		if (k == n)
+		if (probe_ignorable(s, n))
 			continue;
 		if (event_line(s, n) && memchr(s, '[', n) && s[n - 1] == ']')
 			events++;
@@ -236,10 +235,10 @@ static int probe(const unsigned char *buf, size_t len)
 		else
 			other++;
 	}
-	if (graph > 0 && other == 0)
-		return events ? 95 : 85;
-	if (events > 0 && other == 0)
-		return 80; /* the header alone, the rest cut by the window */
+	if (graph > 0)
+		return probe_verdict(events ? 95 : 85, graph + events, other);
+	if (events > 0)
+		return probe_verdict(80, events, other); /* the header alone, the rest cut by the window */
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 #include "../common/count_sync.h"
@@ -177,19 +178,19 @@ static int probe(const unsigned char *buf, size_t len)
 			counts++;
 			continue;
 		}
+		if (probe_ignorable(s, n))
+			continue;
 		while (k < n && is_space(s[k]))
 			k++;
-		if (k == n)
-			continue;
 		if (addr_prefix(s + k, n - k) && !memchr(s + k, '\0', n - k))
 			frames++;
 		else
 			other++;
 	}
-	if (frames > 0 && counts > 0 && other == 0)
-		return 90;
-	if (frames > 0 && counts == 0 && other == 0)
-		return 50; /* the start of a stack cut by the window */
+	if (frames > 0 && counts > 0)
+		return probe_verdict(90, frames + counts, other);
+	if (frames > 0 && counts == 0)
+		return probe_verdict(50, frames, other); /* the start of a stack cut by the window */
 	return 0;
 }
 
