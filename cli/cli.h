@@ -15,6 +15,9 @@ struct cli {
 	/* --shard K/N: every input spec a command builds copies these
 	 * (shard_n 0: read whole inputs). */
 	unsigned shard_k, shard_n;
+	int load_rc;         /* cli_load's status, returned by each later call */
+	char **owned;        /* argument strings cli_canon made; freed by main */
+	size_t nowned;
 };
 
 struct cli_command {
@@ -35,6 +38,13 @@ extern const char cli_common_help[];
 /* -o FILE, --output FILE, --output=FILE: 1 consumed (into *outpath), 0 not
  * this option, FK_ERR_USAGE after a usage error naming `cmd`. */
 int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **outpath);
+/* Rewrite the arguments of command `cmd` (argv[0] is its name) in place to
+ * their canonical spellings: a unique prefix of a long option, or a long
+ * option after one dash (-title=x), becomes "--NAME[=V]".  The names are
+ * the command's, the common ones and those of the plugins it will use,
+ * which it loads (after registering every --plugin-dir).  An ambiguous
+ * prefix is reported as a usage error listing the candidates. */
+int cli_canon(struct cli *c, const char *cmd, int argc, char **argv);
 /* Load the plugins (once). */
 int cli_load(struct cli *c);
 /* Try argv[*i] as an option of plugin pl: 1 consumed, 0 not an option of

@@ -158,14 +158,22 @@ int main(int argc, char **argv)
 	k = find_command(argv[1]);
 	if (!k)
 		return cli_usage_error(NULL, "unknown command \"%s\"", argv[1]);
-	for (int i = 2; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 && strcmp(argv[1], "plugins") != 0)
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if ((strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ||
+		     strcmp(argv[i], "-help") == 0) && strcmp(argv[1], "plugins") != 0)
 			return help_command(argv[1]);
+	}
 	memset(&c, 0, sizeof c);
 	c.progress = 1;
 	if (fk_registry_init(&c.reg) < 0)
 		return EXIT_DATA;
-	rc = k->run(&c, argc - 1, argv + 1);
+	rc = cli_canon(&c, k->name, argc - 1, argv + 1);
+	rc = rc < 0 ? cli_exit(rc) : k->run(&c, argc - 1, argv + 1);
+	for (size_t i = 0; i < c.nowned; i++)
+		fk_free(c.owned[i]);
+	fk_free(c.owned);
 	fk_registry_free(&c.reg);
 	if (fflush(stdout) != 0 && rc == EXIT_OK)
 		rc = EXIT_DATA;

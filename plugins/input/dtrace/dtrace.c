@@ -163,6 +163,8 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	 * here.  -1, the old "when present" default, means the same. */
 	long long skip = o && o->header_lines >= 0 ? o->header_lines : 3;
 	bool after_cpu = false;
+	/* a later shard starts mid-file: its first lines are records */
+	bool at_start = h->input_start(in) == 0;
 	const char *line;
 	size_t len;
 	int r, rc = 0;
@@ -172,7 +174,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		int cl;
 		double count;
 
-		if ((long long)ln <= skip)
+		if ((long long)ln <= skip && at_start)
 			continue;
 		if (cpu_header(line, len)) {
 			/* a second run appended to the same file */
