@@ -71,6 +71,8 @@ const struct fk_option *cli_any_input_option(const struct fk_registry *r, const 
 int cmd_collapse(struct cli *c, int argc, char **argv);
 int cmd_plugins(struct cli *c, int argc, char **argv);
 int cmd_graph(struct cli *c, int argc, char **argv);
+/* The rest of 'flamekit help graph': every graph option with its default. */
+int graph_help(void);
 int cmd_diff(struct cli *c, int argc, char **argv);
 int cmd_merge(struct cli *c, int argc, char **argv);
 int cmd_run(struct cli *c, int argc, char **argv);

@@ -17,6 +17,27 @@ static int is_opt(const char *a, const char *name)
 	return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
 }
 
+int graph_help(void)
+{
+	struct cli c;
+	const struct fk_plugin *svg;
+	int rc = EXIT_OK;
+
+	memset(&c, 0, sizeof c);
+	if (fk_registry_init(&c.reg) < 0)
+		return EXIT_DATA;
+	if (cli_load(&c) < 0 || !(svg = fk_registry_find(&c.reg, FK_PLUGIN_OUTPUT, "svg"))) {
+		printf("\nGraph options: the svg plugin is not loaded; see 'flamekit plugins'\n");
+		rc = EXIT_DATA;
+	} else {
+		printf("\nGraph options (the svg plugin's; another --output-plugin NAME takes NAME's:\n"
+		       "flamekit plugins --help NAME):\n");
+		fk_options_table(svg, stdout);
+	}
+	fk_registry_free(&c.reg);
+	return rc;
+}
+
 int cmd_graph(struct cli *c, int argc, char **argv)
 {
 	const char *format = "auto", *outpath = NULL, *outname = NULL;

@@ -29,8 +29,8 @@ const struct cli_command cli_commands[] = {
 	  "                     --flamechart), hotcold\n"
 	  "  GRAPH OPTIONS      flamegraph.pl's, same names and defaults: --title, --width,\n"
 	  "                     --minwidth, --colors, --hash, --inverted, --reverse,\n"
-	  "                     --flamechart, --negate, --countname, ... (flamekit plugins\n"
-	  "                     --help svg lists them all with their defaults)\n"
+	  "                     --flamechart, --negate, --countname, ... (all listed below,\n"
+	  "                     with their defaults); unique prefixes and -title=x work\n"
 	  "  INPUT OPTIONS      the input plugin's, e.g. --format perf --pid\n"
 	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "diff", cmd_diff, "diff [-n] [-s] [--format NAME] [-o FILE] BEFORE AFTER",
@@ -89,6 +89,8 @@ static int help_command(const char *name)
 	if (k->help)
 		printf("\nOptions:\n%s", k->help);
 	printf("\nCommon options:\n%s", cli_common_help);
+	if (strcmp(k->name, "graph") == 0)
+		return graph_help();
 	return EXIT_OK;
 }
 

@@ -43,8 +43,10 @@ extern const char *fk_progname; /* "flamekit" */
 /* "flamekit: " + prefix (if set) + message + "\n" to stderr. */
 void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 void fk_vlog(int level, const char *fmt, va_list ap);
-/* The "[input:perf] " prefix while a plugin runs; NULL clears it. */
-void fk_log_set_prefix(const char *prefix);
+/* The "[input:perf] " prefix while a plugin runs; NULL clears it.  Returns
+ * the prefix it replaces, for a plugin called from inside another (a filter
+ * while an input plugin parses) to put back. */
+const char *fk_log_set_prefix(const char *prefix);
 /* Error messages logged so far (counted even when fk_verbosity hides them):
  * a caller notes it before a call to know whether the callee said why it
  * failed. */
@@ -209,6 +211,8 @@ struct fk_profile {
 	bool keep_samples;
 	unsigned series_mask;
 	char *unit[FK_SERIES_MAX];
+	char *declared;      /* the unit the input being parsed declared last (the
+	                      * pipeline's mixed-units warning); owned, reset per input */
 	uint64_t samples_pushed;
 };
 
@@ -395,6 +399,8 @@ int fk_option_set(const struct fk_plugin *pl, void *opts, const char *name,
 int fk_option_names(const struct fk_plugin *pl, struct fk_buf *out);
 /* Print `flamekit plugins --help NAME` text. */
 void fk_options_help(const struct fk_plugin *pl, FILE *f);
+/* Only its table: one line an option, with type, help and default. */
+void fk_options_table(const struct fk_plugin *pl, FILE *f);
 
 /* ---- the host table (host.c) ----------------------------------------------- */
 extern const struct fk_host fk_host;

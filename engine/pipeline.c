@@ -255,10 +255,37 @@ static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_wr
 	return rc;
 }
 
+/* Inputs whose weights are in different units (instruments in ms, perf
+ * --offcpu in us, sample counts) are added together as they are: say so
+ * once, naming each input that declared a unit and its unit.  units[i]:
+ * input i's, NULL when its plugin declares none (folded counts). */
+static void warn_mixed_units(const struct fk_pipeline *pl, char **units)
+{
+	struct fk_buf b = { 0 };
+	bool mixed = false;
+
+	for (size_t i = 0; i < pl->ninputs; i++) {
+		if (!units[i])
+			continue;
+		/* only weights that are added: a differential's two series are not */
+		for (size_t k = 0; k < i; k++)
+			if (units[k] && pl->inputs[k].series == pl->inputs[i].series &&
+			    strcmp(units[k], units[i]) != 0)
+				mixed = true;
+		fk_buf_printf(&b, "%s%s (%s)", b.len ? ", " : "", pl->inputs[i].path ? pl->inputs[i].path : "-",
+		              units[i]);
+	}
+	if (mixed && b.data)
+		fk_log(FK_LOG_WARN, "the inputs' weights are in different units and are added as they "
+		       "are: %s", b.data);
+	fk_buf_free(&b);
+}
+
 int fk_pipeline_run(struct fk_pipeline *pl)
 {
 	struct fk_profile *p = fk_profile_new();
 	struct fk_writer *w = NULL;
+	char **units = NULL;
 	size_t opened = 0, i;
 	int rc = 0;
 
@@ -270,8 +297,21 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		if (pl->outputs[i].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES)
 			p->keep_samples = true;
 	rc = open_all(pl, &w, &opened);
-	for (i = 0; i < pl->ninputs && rc == 0; i++)
+	units = fk_calloc(pl->ninputs ? pl->ninputs : 1, sizeof *units);
+	if (!units && rc == 0) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		rc = FK_ERR_NOMEM;
+	}
+	for (i = 0; i < pl->ninputs && rc == 0; i++) {
 		rc = fk_parse_input(pl->reg, &pl->inputs[i], p, &pl->filters, pl->threads, pl->progress);
+		units[i] = p->declared; /* taken: the next input declares its own */
+		p->declared = NULL;
+	}
+	if (rc == 0)
+		warn_mixed_units(pl, units);
+	for (i = 0; units && i < pl->ninputs; i++)
+		fk_free(units[i]);
+	fk_free(units);
 	if (rc == 0) {
 		unsigned long mark = fk_log_errors();
 		rc = fk_profile_apply_frame_filters(&p, &pl->filters);
