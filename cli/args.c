@@ -236,3 +236,21 @@ int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **
 	}
 	return 0;
 }
+
+int cli_format_opt(const char *cmd, int argc, char **argv, int *i, const char **format)
+{
+	const char *a = argv[*i];
+
+	if (strncmp(a, "--format=", 9) == 0) {
+		*format = a + 9;
+		return 1;
+	}
+	if (strcmp(a, "--format") != 0 && strcmp(a, "-f") != 0)
+		return 0;
+	if (*i + 1 >= argc) {
+		cli_usage_error(cmd, "%s needs a format name", a);
+		return FK_ERR_USAGE;
+	}
+	*format = argv[++*i];
+	return 1;
+}
