@@ -11,6 +11,38 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
+
+/* How many lines of the window a probe judges at most. */
+#define PROBE_MAX_LINES 400
+
+/* The window a probe reads, line by line (probe_line). */
+struct probe_window {
+	const unsigned char *buf;
+	size_t len;
+	size_t pos;     /* where the next line starts */
+	size_t lines;   /* lines handed out so far: the current one's number */
+};
+
+/* The window's next whole line, without its "\n" or "\r\n": false at the
+ * end, at the last line when the window cut it (it is not judged), and
+ * after PROBE_MAX_LINES lines. */
+static inline bool probe_line(struct probe_window *w, const char **s, size_t *n)
+{
+	const unsigned char *nl;
+
+	if (w->pos >= w->len || w->lines >= PROBE_MAX_LINES)
+		return false;
+	if (!(nl = memchr(w->buf + w->pos, '\n', w->len - w->pos)))
+		return false;
+	*s = (const char *)w->buf + w->pos;
+	*n = (size_t)(nl - (w->buf + w->pos));
+	if (*n && (*s)[*n - 1] == '\r')
+		(*n)--;
+	w->pos = (size_t)(nl - w->buf) + 1;
+	w->lines++;
+	return true;
+}
 
 /* Blank lines and comment lines ('#' or '//' first, after blanks) say
  * nothing about the format. */
