@@ -127,6 +127,21 @@ static void fault_injection(void)
 }
 #endif
 
+/* flamekit's own two options, by any prefix (they share no first letter)
+ * after one dash or two, as a command's options. */
+static bool top_option(const char *a, const char *name)
+{
+	bool two = a[0] == '-' && a[1] == '-';
+	size_t n;
+
+	if (a[0] != '-')
+		return false;
+	a += two ? 2 : 1;
+	n = strlen(a);
+	/* one letter after one dash is a short option, not a prefix */
+	return n > 0 && strncmp(name, a, n) == 0 && (n > 1 || two);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *k;
@@ -142,11 +157,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+	if (top_option(argv[1], "help") || strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+	if (top_option(argv[1], "version") || strcmp(argv[1], "-V") == 0) {
 		printf("flamekit %s (plugin ABI %d.%d)\n", PACKAGE_VERSION, FK_ABI_MAJOR, FK_ABI_MINOR);
 		return EXIT_OK;
 	}

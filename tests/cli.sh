@@ -163,4 +163,9 @@ ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit graph'; echo $?)
 run "$FLAMEKIT" graph --title -title=x "$D/basic.txt"
 ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '>-title=x</text>'; echo $?) "an option's value is never taken for an option"
 
+run "$FLAMEKIT" --vers
+is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.1)" "--vers: a prefix of --version"
+run "$FLAMEKIT" -help
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit COMMAND'; echo $?) "-help: --help after one dash"
+
 done_testing
