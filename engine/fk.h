@@ -294,6 +294,8 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
  * reported.  The input is renamed "PATH[k/n]" and counts lines from the
  * start of its range. */
 int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, unsigned n);
+/* host->input_head: the first bytes of the file behind `in` (pread at 0). */
+ssize_t fk_input_head(const struct fk_input *in, void *buf, size_t cap);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);

@@ -266,4 +266,5 @@ const struct fk_host fk_host = {
 	.input_start = h_input_start,
 	.se_frame_id = fk_se_frame_id,
 	.se_remove_range = fk_se_remove_range,
+	.input_head = fk_input_head,
 };

@@ -9,6 +9,7 @@
  * skipped lines and first error to whole-file line numbers, and reports
  * the first error in input order.  At most 2 x threads chunks are in
  * flight, so memory is bounded by the chunk size, not by the input size.
+ * A chunk's host->input_start is its offset in the input.
  * The forked sinks are joined in worker order at the end; weights are
  * sums, so the merged tree does not depend on which worker took which
  * chunk.
@@ -156,7 +157,7 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 	pthread_t *tids = NULL;
 	struct fk_buf carry = { 0 };
 	unsigned n = sink->threads, started = 0;
-	uint64_t base = in->lineno;
+	uint64_t base = in->lineno, handed = 0;
 	bool eof = false;
 	int rc = 0;
 
@@ -201,6 +202,9 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 			rc = read_chunk(in, ops, ctx, &carry, j, &eof);
 			if (rc < 0)
 				break;
+			/* host->input_start of a chunk: its offset, which orders chunks */
+			j->in.shard_start = in->shard_start + handed;
+			handed += j->len;
 			pthread_mutex_lock(&p.mu);
 			p.tail++;
 			pthread_cond_signal(&p.work);

@@ -92,10 +92,10 @@ PY
 		echo "$out" | grep -q "start_thread;.*$w" 
 		ok $? "offcpu: waits-off shows a $w blocking stack"
 	done
-	FK_PERF_CHUNK_BYTES=4096 run "$FLAMEKIT" collapse --format perf --offcpu --threads 4 "$TMP/woff.txt"
+	FLAMEKIT_CHUNK_BYTES=4096 run "$FLAMEKIT" collapse --format perf --offcpu --threads 4 "$TMP/woff.txt"
 	collapse --format perf --offcpu "$TMP/woff.txt"
 	want=$out
-	FK_PERF_CHUNK_BYTES=4096 run "$FLAMEKIT" collapse --format perf --offcpu --threads 4 "$TMP/woff.txt"
+	FLAMEKIT_CHUNK_BYTES=4096 run "$FLAMEKIT" collapse --format perf --offcpu --threads 4 "$TMP/woff.txt"
 	is "$out" "$want" "offcpu: small chunks and --threads 4 change nothing"
 else
 	skip "offcpu on the waits-off capture" "no $DATA/waits-off.perf.txt.gz or python3"
@@ -110,7 +110,7 @@ if [ -d "$DATA" ]; then
 	one=$(printf '%s' "$out" | cksum)
 	lines=$(printf '%s\n' "$out" | wc -l)
 	for t in 2 4; do
-		FK_PERF_CHUNK_BYTES=65536 run "$FLAMEKIT" collapse --threads $t "$TMP/big2.txt"
+		FLAMEKIT_CHUNK_BYTES=65536 run "$FLAMEKIT" collapse --threads $t "$TMP/big2.txt"
 		is "$(printf '%s' "$out" | cksum)" "$one" "--threads $t with 64 KiB chunks: same $lines lines as --threads 1"
 	done
 else
@@ -118,7 +118,7 @@ else
 fi
 cat "$D/names.txt" "$D/names.txt" > "$TMP/n2.txt"
 for t in 1 2 3; do
-	FK_PERF_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads $t "$TMP/n2.txt"
+	FLAMEKIT_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads $t "$TMP/n2.txt"
 	is "$out" "V8_WorkerThread;start_thread;std::unique_ptr<Foo>::operator->;(anonymous namespace)::Worker::Run;v8::internal::Heap::Scavenge 500000
 main;[unknown];say hello:fn;net/http.(*Client).Do;inlined_leaf;outer_caller_[i] 1000000
 main;main;[libfoo.so] 500000
@@ -138,7 +138,7 @@ printf 'prog 7 [000] 1.000001: 1 cycles: \n\t  400100 leaf+0x1 (/bin/prog)\n\001
 collapse --format perf "$TMP/nul.txt"
 is "$rc:$err" "1:flamekit: $TMP/nul.txt:3: binary data (a NUL byte) in perf script text; give the text that \`perf script\` prints, not a perf.data file" \
 	"binary garbage: FILE:LINE error, exit 1"
-FK_PERF_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/nul.txt"
+FLAMEKIT_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/nul.txt"
 is "$rc:$err" "1:flamekit: $TMP/nul.txt:3: binary data (a NUL byte) in perf script text; give the text that \`perf script\` prints, not a perf.data file" \
 	"binary garbage, threaded: the same line number"
 head -c 4096 /dev/zero | tr '\0' 'x' > "$TMP/x"
@@ -162,7 +162,7 @@ awk 'BEGIN { printf "deep"; for (i = 1; i <= 100000; i++) printf ";f%d", i; prin
 collapse --format perf "$TMP/deep.txt"
 printf '%s\n' "$out" > "$TMP/deep.out"
 same_file "$TMP/deep.expected" "$TMP/deep.out" "a 100,000-frame stack"
-FK_PERF_CHUNK_BYTES=1024 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/deep.txt"
+FLAMEKIT_CHUNK_BYTES=1024 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/deep.txt"
 printf '%s\n' "$out" > "$TMP/deep.out"
 same_file "$TMP/deep.expected" "$TMP/deep.out" "a 100,000-frame stack, larger than a 1 KiB chunk, 2 threads"
 

@@ -55,7 +55,9 @@
  *        se_remove_range(); struct fk_input_plugin gains sync() (sharding:
  *        `--shard K/N`); struct fk_filter_plugin gains `uses`.  A 1.0 input
  *        plugin loads with sync NULL: its inputs cannot be sharded, and
- *        asking for a shard of one is an error.
+ *        asking for a shard of one is an error.  Later in 1.1 (check
+ *        struct_size): input_head(), and a chunk's input_start() is its
+ *        offset in the input.
  *
  * Ownership
  * ---------
@@ -355,7 +357,8 @@ struct fk_host {
 	 * whole input and for shard 0, more for a later shard (--shard K/N).
 	 * A parser that treats the start of its input specially (dtrace skips
 	 * its first lines, perf keeps the first event type it sees) must only
-	 * do so at offset 0; see the README. */
+	 * do so at offset 0; see the README.  A chunk of parse_chunks starts
+	 * at its offset in the input (so chunks are ordered by it). */
 	uint64_t (*input_start)(const struct fk_input *in);
 
 	/* --- also 1.1 --- */
@@ -366,6 +369,14 @@ struct fk_host {
 	/* Drop frames i .. i+n-1 at once (re-rooting a deep stack with
 	 * se_remove alone would be quadratic).  Out-of-range parts are ignored. */
 	void (*se_remove_range)(struct fk_sample_edit *e, size_t i, size_t n);
+
+	/* --- also 1.1, appended later: check host->struct_size --- */
+	/* Up to cap bytes from the very start of the file `in` reads, even
+	 * when `in` is a later shard of it: for a parser whose records depend
+	 * on what the file says first (perf keeps the first event type).
+	 * Returns the byte count (0 when the start cannot be read again: a
+	 * pipe, a compressed file, a chunk) or a negative status (reported). */
+	ssize_t (*input_head)(const struct fk_input *in, void *buf, size_t cap);
 };
 
 /* Common head of every descriptor. */
