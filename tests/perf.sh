@@ -101,6 +101,89 @@ else
 	skip "offcpu on the waits-off capture" "no $DATA/waits-off.perf.txt.gz or python3"
 fi
 
+# --- off-CPU: the header of a thread perf can no longer name ---
+# exiting.txt: `perf record -a -e sched:sched_switch -g` of exiting.c, cut
+# to the records naming it.  Exiting threads switch out for the last time
+# in records headed ":-1    -1 [001] ...", whose switch-ins still count.
+if [ -n "$PYTHON3" ]; then
+	"$PYTHON3" - "$D/exiting.txt" > "$TMP/expected" <<'PY'
+import re, sys
+pend, tot = {}, {}
+for l in open(sys.argv[1]):
+    if l[:1] in ' \t\n' or 'sched:sched_switch:' not in l:
+        continue
+    m = re.search(r'\s(\d+)\.(\d{6}):\s', l)
+    t = int(m.group(1)) * 1000000 + int(m.group(2))
+    p = int(re.search(r'prev_pid=(\d+)', l).group(1))
+    n = int(re.search(r'next_pid=(\d+)', l).group(1))
+    if n in pend:
+        tot[n] = tot.get(n, 0) + t - pend.pop(n)
+    if p > 0:
+        pend[p] = t
+for k in sorted(tot):
+    print(k, tot[k])
+PY
+	collapse --format perf --offcpu --tid "$D/exiting.txt"
+	echo "$out" | awk '{ split($1, a, ";"); n = split(a[1], b, "/"); s[b[n]] += $NF }
+		END { for (k in s) print k, s[k] }' | sort -n > "$TMP/actual"
+	same_file "$TMP/expected" "$TMP/actual" "offcpu: per-thread totals with ':-1 -1' headers equal the timestamps'"
+	is "$(grep -c '^:-1 ' "$D/exiting.txt"):$(echo "$err" | grep -c unreadable)" "3:0" \
+		"offcpu: the three ':-1 -1' headers are read, no line is unreadable"
+else
+	skip "offcpu on exiting.txt" "no python3"
+fi
+collapse --format perf "$D/exiting.txt"
+is "$(echo "$out" | grep -c '^:-1;')" "1" "':-1 -1' records fold under their comm frame ':-1'"
+
+# --- modules: f.module and s:module(i) in Lua filters ---
+# lua SCRIPT-TEXT OUTPUT-PLUGIN [SCRIPT]: a job on names.txt with a lua filter
+lua() {
+	printf '%s\n' "$1" > "$TMP/e.lua"
+	printf 'inputs:\n  - {path: "%s", format: perf}\nfilters:\n  - {plugin: lua, script: "%s"}\noutputs:\n  - {plugin: %s, path: "-"}\n' \
+		"$D/names.txt" "${3:-e.lua}" "$2" > "$TMP/e.yaml"
+	cd "$TMP" && run "$FLAMEKIT" run e.yaml
+	cd - > /dev/null
+}
+lua 'function frame(f) print(f.name, f.module) end' folded
+is "$(echo "$err" | sed 's/^flamekit: warning: \[filter:lua\] e.lua: //' | LC_ALL=C sort)" "(anonymous namespace)::Worker::Run	libv8.so
+V8_WorkerThread	nil
+[libfoo.so]	libfoo.so
+[unknown]	nil
+__libc_start_main	libc.so.6
+inlined_leaf	main
+main	main
+native_safe_halt	[kernel.kallsyms]
+net/http.(*Client).Do	main
+outer_caller	main
+perf	nil
+say hello:fn	main
+start_thread	libc.so.6
+std::unique_ptr<Foo>::operator->	libv8.so
+v8::internal::Heap::Scavenge	libv8.so" "f.module: a path's base name, [kernel.kallsyms] as it is, nil for [unknown] and comm frames"
+lua 'function sample(s) local m = {} for i = 1, #s do m[i] = tostring(s:module(i)) end print(table.concat(m, " ")) end' folded
+is "$(echo "$err" | sed 's/^flamekit: warning: \[filter:lua\] e.lua: //')" "nil libc.so.6 libv8.so libv8.so libv8.so
+nil libc.so.6 [kernel.kallsyms]
+nil nil main main main main
+nil nil main main main main
+main main libfoo.so" "s:module(i) on every frame of every sample (a module belongs to a frame name, so the comm frame main takes the function main's from its first sight on)"
+lua '' svg "$FK_SRCDIR/lua/colour-module.lua"
+for want in "start_thread:#b07aa1" "native_safe_halt:#e8743b" "v8::internal::Heap::Scavenge:#ff9da7" "outer_caller:#4e79a7"; do
+	f=${want%%:#*} c=${want##*:}
+	echo "$out" | grep -q "<title>$f (.*</title><rect[^>]*fill=\"$c\""
+	ok $? "colour-module.lua colours perf frame $f by its module ($c)"
+done
+
+# --- detection: a real capture with a blank line in a stack and an odd line ---
+if [ -f "$DATA/stairs.perf.txt.gz" ]; then
+	gzip -dc "$DATA/stairs.perf.txt.gz" | head -200 |
+		awk 'NR == 9 { print "" } NR == 40 { print "some odd line" } { print }' > "$TMP/odd.txt"
+	run "$FLAMEKIT" collapse -v "$TMP/odd.txt"
+	echo "$err" | grep -q "detected format perf"
+	ok $? "probe: a capture with an empty line inside a stack and one odd line is perf"
+else
+	skip "probe on a capture" "no $DATA"
+fi
+
 # --- threads: identical output on a bigger input ---
 if [ -d "$DATA" ]; then
 	for f in "$DATA"/*.perf.txt.gz; do gzip -dc "$f"; done > "$TMP/big.txt"
