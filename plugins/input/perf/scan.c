@@ -1,26 +1,38 @@
 /*
  * One segment of perf script text: records, each a header line, its frame
- * lines (leaf first) and an empty line.  A record's frame lines are read
- * with getline and kept as one block of text; at the record's end:
+ * lines (leaf first) and an empty line.  A record's frame lines (its body)
+ * are read with getline and kept as one block of text; at the record's
+ * end the body is looked up by its text: a body seen before gives the hash
+ * of its tidied frames without a line parsed, and (comm frame, that hash)
+ * gives the stack node: two small lookups and a push_node.  A body never
+ * seen is parsed and tidied (frames.c) once and kept; only a stack never
+ * seen is pushed frame by frame (the engine interns it).
  *
- *   - the raw cache, keyed by the comm frame and that block, gives the
- *     stack node a record with the same text gave before: one hash and a
- *     push_node, no line parsed, no frame hashed again;
- *   - otherwise the lines are parsed and tidied (frames.c), and the tidied
- *     cache, keyed by the tidied names, catches records whose text differs
- *     but whose stack does not (other leaf offsets); only a stack never
- *     seen is pushed frame by frame (the engine interns it).
- *
- * A record whose lines did not all parse is never cached from its text,
- * so its skipped lines are counted every time it occurs.
+ * A body whose lines did not all parse is never kept, so its skipped
+ * lines are counted every time it occurs.  Off-CPU records are parsed
+ * every time: their stacks are kept for the switch-in (offcpu.c).
  */
 #include <stdio.h>
 
 #include "internal.h"
 
+#define KEPT_BYTES_MAX ((size_t)64 << 20) /* names of kept bodies, per worker */
+
+/* The tidied frames of a body (a record's frame lines), kept in
+ * worker.kept: names, modules and frames (offsets relative to the body). */
+struct body {
+	struct h128 th;      /* tidied hash of the frames */
+	size_t tlen;
+	uint32_t names_off, names_len, mods_off, mods_len, fr_off, nfr;
+};
+
 struct worker {
 	struct scan_cfg cfg;
-	struct cache raw, tidied;
+	struct cache bodies; /* body text (and the java flag) -> index in bv */
+	struct cache stacks; /* comm frame + tidied frames -> node */
+	struct body *bv;
+	size_t nb, bcap;
+	struct stack kept;   /* what bv's entries point into */
 	struct stack st;     /* the record's stack: comm frame, then leaf first */
 	char *body;          /* the record's frame lines, each ending in '\n' */
 	size_t body_len, body_cap;
@@ -61,7 +73,7 @@ struct worker *perf_worker_new(const struct scan_cfg *cfg)
 	memset(w, 0, sizeof *w);
 	w->cfg = *cfg;
 	w->push.h = h;
-	if (perf_cache_init(h, &w->raw) < 0 || perf_cache_init(h, &w->tidied) < 0) {
+	if (perf_cache_init(h, &w->bodies) < 0 || perf_cache_init(h, &w->stacks) < 0) {
 		perf_worker_free(w);
 		return NULL;
 	}
@@ -75,9 +87,11 @@ void perf_worker_free(struct worker *w)
 	if (!w)
 		return;
 	h = w->cfg.h;
-	perf_cache_free(h, &w->raw);
-	perf_cache_free(h, &w->tidied);
+	perf_cache_free(h, &w->bodies);
+	perf_cache_free(h, &w->stacks);
 	perf_stack_free(h, &w->st);
+	perf_stack_free(h, &w->kept);
+	h->free(w->bv);
 	h->free(w->body);
 	h->free(w->keyv);
 	h->free(w->push.refs);
@@ -159,49 +173,126 @@ static int parse_body(struct seg *s, size_t *skipped)
 	return 0;
 }
 
-/* The tidied key: the names, then each frame's length and annotation. */
-static int tidied_hash(struct worker *w, struct h128 *hv, size_t *len)
+/* The tidied hash of frames 1 .. n-1 of w->st (the comm frame left out):
+ * their names, then each one's length and annotation. */
+static int tidied_hash(struct worker *w, size_t from, struct h128 *hv, size_t *len)
 {
 	const struct stack *st = &w->st;
-	if (perf_grow(w->cfg.h, (void **)&w->keyv, &w->keycap, st->n + 1, sizeof *w->keyv) < 0)
+	size_t nf = st->n - 1, nb = st->names_len - from;
+
+	if (perf_grow(w->cfg.h, (void **)&w->keyv, &w->keycap, nf + 1, sizeof *w->keyv) < 0)
 		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < st->n; i++)
-		w->keyv[i] = st->fr[i].len << 3 | (uint32_t)st->fr[i].annot;
-	*hv = perf_hash(perf_hash(perf_hash0(), st->names, st->names_len), (const char *)w->keyv,
-	                st->n * sizeof *w->keyv);
-	*len = st->names_len + st->n * sizeof *w->keyv;
+	for (size_t i = 0; i < nf; i++)
+		w->keyv[i] = st->fr[i + 1].len << 3 | (uint32_t)st->fr[i + 1].annot;
+	*hv = perf_hash(perf_hash(perf_hash0(), st->names + from, nb), (const char *)w->keyv,
+	                nf * sizeof *w->keyv);
+	*len = nb + nf * sizeof *w->keyv;
 	return 0;
 }
 
-/* A kept on-CPU record: repeat its stack from a cache, or parse it. */
+/* Keep the frames parsed from a body (w->st after its comm frame) for
+ * records with the same body under another comm. */
+static int body_keep(struct worker *w, size_t from, struct h128 th, size_t tlen,
+                     struct cache_entry *slot, struct h128 bh, size_t blen)
+{
+	const struct fk_host *h = w->cfg.h;
+	const struct stack *st = &w->st;
+	struct stack *k = &w->kept;
+	struct body *b;
+	size_t nf = st->n - 1;
+
+	if (k->names_len > KEPT_BYTES_MAX || w->nb >= UINT32_MAX - 1)
+		return 0;
+	if (w->nb == w->bcap && perf_grow(h, (void **)&w->bv, &w->bcap, w->nb + 1, sizeof *w->bv) < 0)
+		return FK_ERR_NOMEM;
+	b = &w->bv[w->nb];
+	b->th = th;
+	b->tlen = tlen;
+	b->fr_off = k->n;
+	b->nfr = nf;
+	b->names_off = k->names_len;
+	b->mods_off = k->mods_len;
+	if (perf_stack_put(h, k, st->names + from, st->names_len - from) < 0 ||
+	    (st->mods_len && perf_grow(h, (void **)&k->mods, &k->mods_cap, k->mods_len + st->mods_len, 1) < 0) ||
+	    perf_grow(h, (void **)&k->fr, &k->cap, k->n + nf + 1, sizeof *k->fr) < 0)
+		return FK_ERR_NOMEM;
+	memcpy(k->mods + k->mods_len, st->mods, st->mods_len);
+	k->mods_len += st->mods_len;
+	for (size_t i = 0; i < nf; i++) {
+		struct frame f = st->fr[i + 1];
+		f.off -= (uint32_t)from;
+		k->fr[k->n++] = f;
+	}
+	b->names_len = k->names_len - b->names_off;
+	b->mods_len = k->mods_len - b->mods_off;
+	return perf_cache_put(h, &w->bodies, slot, bh, blen, (fk_node_t)w->nb++);
+}
+
+/* Rebuild w->st (after its comm frame) from a kept body. */
+static int body_restore(struct worker *w, const struct body *b)
+{
+	const struct fk_host *h = w->cfg.h;
+	const struct stack *k = &w->kept;
+	struct stack *st = &w->st;
+	uint32_t base = (uint32_t)st->names_len;
+
+	if (perf_stack_put(h, st, k->names + b->names_off, b->names_len) < 0 ||
+	    perf_grow(h, (void **)&st->mods, &st->mods_cap, b->mods_len + 1, 1) < 0 ||
+	    perf_grow(h, (void **)&st->fr, &st->cap, st->n + b->nfr + 1, sizeof *st->fr) < 0)
+		return FK_ERR_NOMEM;
+	memcpy(st->mods, k->mods + b->mods_off, b->mods_len);
+	st->mods_len = b->mods_len;
+	for (size_t i = 0; i < b->nfr; i++) {
+		struct frame f = k->fr[b->fr_off + i];
+		f.off += base; /* mod_off is relative to the body's modules already */
+		st->fr[st->n++] = f;
+	}
+	return 0;
+}
+
+/*
+ * A kept on-CPU record.  Its frame lines (the body) are looked up first:
+ * a body seen before gives its tidied frames' hash without a line parsed;
+ * then (comm frame, that hash) gives the stack node.  Both tables hold
+ * what is distinct (bodies, stacks), not every comm x body, so they stay
+ * small and in cache.
+ */
 static int end_sample(struct seg *s, struct fk_sample *smp)
 {
 	struct worker *w = s->w;
 	const struct fk_host *h = w->cfg.h;
-	struct cache_entry *rslot, *tslot;
-	struct h128 rh, th;
-	size_t rlen = s->r.pname_len + w->body_len, tlen, skipped;
-	fk_node_t node;
+	struct cache_entry *bslot, *sslot;
+	struct h128 bh, th, key;
+	size_t from = s->r.pname_len, tlen, skipped = 0;
+	fk_node_t node, idx;
+	bool parsed = false;
 	int rc;
 
-	rh = perf_hash(perf_hash(perf_hash0(), w->st.names, s->r.pname_len), w->body, w->body_len);
-	node = perf_cache_get(&w->raw, rh, rlen, &rslot);
+	bh = perf_hash((struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b }, w->body, w->body_len);
+	idx = perf_cache_get(&w->bodies, bh, w->body_len, &bslot);
+	if (idx == FK_NODE_NONE) {
+		if ((rc = parse_body(s, &skipped)) < 0 || (rc = tidied_hash(w, from, &th, &tlen)) < 0)
+			return rc;
+		/* a body whose lines did not all parse is parsed (and its
+		 * skipped lines counted) every time */
+		if (skipped == 0 && (rc = body_keep(w, from, th, tlen, bslot, bh, w->body_len)) < 0)
+			return rc;
+		parsed = true;
+	} else {
+		th = w->bv[idx].th;
+		tlen = w->bv[idx].tlen;
+	}
+	key = perf_hash(th, w->st.names, from);
+	node = perf_cache_get(&w->stacks, key, from + tlen, &sslot);
+	smp->comm = w->st.names; /* parsing may have moved it */
 	if (node != FK_NODE_NONE)
 		return h->push_node(w->push.sink, node, smp);
-	if ((rc = parse_body(s, &skipped)) < 0 || (rc = tidied_hash(w, &th, &tlen)) < 0)
+	if (!parsed && (rc = body_restore(w, &w->bv[idx])) < 0)
 		return rc;
-	node = perf_cache_get(&w->tidied, th, tlen, &tslot);
-	if (node != FK_NODE_NONE) {
-		rc = h->push_node(w->push.sink, node, smp);
-	} else {
-		rc = perf_push_stack(&w->push, &w->st, smp, &node);
-		if (rc == 0)
-			rc = perf_cache_put(h, &w->tidied, tslot, th, tlen, node);
-	}
-	/* the tidied put may have grown its table, never the raw one */
-	if (rc == 0 && skipped == 0)
-		rc = perf_cache_put(h, &w->raw, rslot, rh, rlen, node);
-	return rc;
+	smp->comm = w->st.names;
+	if ((rc = perf_push_stack(&w->push, &w->st, smp, &node)) < 0)
+		return rc;
+	return perf_cache_put(h, &w->stacks, sslot, key, from + tlen, node);
 }
 
 static int record_end(struct seg *s)
@@ -214,7 +305,6 @@ static int record_end(struct seg *s)
 
 	if (r->st == R_KEEP) {
 		smp = r->meta;
-		smp.comm = w->st.names;
 		if (!w->cfg.o->offcpu) {
 			rc = end_sample(s, &smp);
 		} else if (r->meta.flags & FK_SAMPLE_TIME) {
