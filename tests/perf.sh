@@ -173,6 +173,22 @@ for want in "start_thread:#b07aa1" "native_safe_halt:#e8743b" "v8::internal::Hea
 	ok $? "colour-module.lua colours perf frame $f by its module ($c)"
 done
 
+# A frame name in two modules keeps the smallest module, whatever the
+# order of records, chunks and threads.
+{
+	for m in libb libb libb liba libb; do
+		printf 'prog 7 [000] 1.000001: 1 cycles: \n\t  400100 dup+0x1 (/lib/%s.so)\n\t  400200 main+0x2 (/bin/prog)\n\n' $m
+	done
+} > "$TMP/dup.txt"
+for t in 1 2; do
+	printf 'function frame(f) print(f.name, f.module) end\n' > "$TMP/e.lua"
+	printf 'threads: %s\ninputs:\n  - {path: "%s", format: perf}\nfilters:\n  - {plugin: lua, script: e.lua}\noutputs:\n  - {plugin: folded, path: "-"}\n' \
+		$t "$TMP/dup.txt" > "$TMP/e.yaml"
+	cd "$TMP" && FLAMEKIT_CHUNK_BYTES=64 run "$FLAMEKIT" run e.yaml
+	cd - > /dev/null
+	is "$(echo "$err" | grep dup | sed 's/^.*e.lua: //')" "dup	liba.so" "a frame in two modules keeps the smallest module (threads: $t)"
+done
+
 # --- detection: a real capture with a blank line in a stack and an odd line ---
 if [ -f "$DATA/stairs.perf.txt.gz" ]; then
 	gzip -dc "$DATA/stairs.perf.txt.gz" | head -200 |

@@ -174,19 +174,25 @@ static int parse_body(struct seg *s, size_t *skipped)
 }
 
 /* The tidied hash of frames 1 .. n-1 of w->st (the comm frame left out):
- * their names, then each one's length and annotation. */
+ * their names and modules, then each one's length, annotation and module
+ * length. */
 static int tidied_hash(struct worker *w, size_t from, struct h128 *hv, size_t *len)
 {
 	const struct stack *st = &w->st;
 	size_t nf = st->n - 1, nb = st->names_len - from;
 
-	if (perf_grow(w->cfg.h, (void **)&w->keyv, &w->keycap, nf + 1, sizeof *w->keyv) < 0)
+	if (perf_grow(w->cfg.h, (void **)&w->keyv, &w->keycap, 2 * nf + 1, sizeof *w->keyv) < 0)
 		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < nf; i++)
-		w->keyv[i] = st->fr[i + 1].len << 3 | (uint32_t)st->fr[i + 1].annot;
-	*hv = perf_hash(perf_hash(perf_hash0(), st->names + from, nb), (const char *)w->keyv,
-	                nf * sizeof *w->keyv);
-	*len = nb + nf * sizeof *w->keyv;
+	for (size_t i = 0; i < nf; i++) {
+		w->keyv[2 * i] = st->fr[i + 1].len << 3 | (uint32_t)st->fr[i + 1].annot;
+		w->keyv[2 * i + 1] = st->fr[i + 1].mod_len;
+	}
+	/* modules too: a stack met again with other modules is pushed, so the
+	 * engine sees every module a frame name comes with */
+	*hv = perf_hash(perf_hash(perf_hash(perf_hash0(), st->names + from, nb), st->mods,
+	                          st->mods_len),
+	                (const char *)w->keyv, 2 * nf * sizeof *w->keyv);
+	*len = nb + st->mods_len + 2 * nf * sizeof *w->keyv;
 	return 0;
 }
 
