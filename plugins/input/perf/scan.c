@@ -49,7 +49,6 @@ struct record {
 	size_t pname_len;    /* st.names[0 .. pname_len) is the comm frame */
 	bool java;
 	uint64_t body_line;  /* the number of the line after the header */
-	bool is_switch;
 	long long prev_pid, next_pid;
 };
 
@@ -402,7 +401,6 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
 		return 0;
 	}
 	r->prev_pid = r->next_pid = -1;
-	r->is_switch = o->offcpu;
 	if (o->offcpu && hd->args) {
 		if (!perf_arg_ll(hd->args, hd->args_len, "prev_pid=", &r->prev_pid))
 			r->prev_pid = -1;
