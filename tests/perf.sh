@@ -229,6 +229,14 @@ collapse "$D/truncated.txt"
 is "$rc:$out${NL}$err" "0:prog;leaf 1
 flamekit: warning: $D/truncated.txt: skipped 1 unreadable line (line 3)" "truncated input: the cut line is skipped and counted"
 
+# skipped lines keep their whole-file numbers across chunks and threads
+{ cat "$D/names.txt"; printf 'odd one\n\n'; cat "$D/names.txt"; printf 'main 1/1 [000] 2.000000: 1 cpu-clock:ppp: \n\t  400100 leaf+0x1 (/bin/prog)\n\tnot a frame\n\n'; } > "$TMP/skips.txt"
+for t in 1 3; do
+	FLAMEKIT_CHUNK_BYTES=64 run "$FLAMEKIT" collapse --format perf --threads $t "$TMP/skips.txt"
+	is "$rc:$err" "0:flamekit: warning: $TMP/skips.txt: skipped 2 unreadable lines (lines 30, 63)" \
+		"--threads $t, 64-byte chunks: skipped lines are counted with their line numbers"
+done
+
 : > "$TMP/empty.txt"
 collapse --format perf "$TMP/empty.txt"
 is "$rc:$out:$err" "0::" "empty input with --format perf: no stacks, exit 0"
