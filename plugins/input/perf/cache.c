@@ -40,7 +40,8 @@ struct h128 perf_hash(struct h128 seed, const char *p, size_t n)
 		n -= 32;
 	}
 	memset(tail, 0, sizeof tail);
-	memcpy(tail, p, n);
+	if (n)
+		memcpy(tail, p, n);
 	tail[31] = (char)n;
 	{
 		uint64_t x = mum(rd64(tail) ^ k0 ^ a, rd64(tail + 8) ^ k1);

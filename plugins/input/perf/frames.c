@@ -127,7 +127,8 @@ int perf_stack_put(const struct fk_host *h, struct stack *st, const char *s, siz
 	if (st->names_len + n > st->names_cap &&
 	    perf_grow(h, (void **)&st->names, &st->names_cap, st->names_len + n, 1) < 0)
 		return FK_ERR_NOMEM;
-	memcpy(st->names + st->names_len, s, n);
+	if (n)
+		memcpy(st->names + st->names_len, s, n);
 	st->names_len += n;
 	return 0;
 }
@@ -151,9 +152,12 @@ int perf_stack_copy(const struct fk_host *h, struct stack *dst, const struct sta
 	    perf_grow(h, (void **)&dst->mods, &dst->mods_cap, src->mods_len + 1, 1) < 0 ||
 	    perf_grow(h, (void **)&dst->fr, &dst->cap, src->n + 1, sizeof *dst->fr) < 0)
 		return FK_ERR_NOMEM;
-	memcpy(dst->names, src->names, src->names_len);
-	memcpy(dst->mods, src->mods, src->mods_len);
-	memcpy(dst->fr, src->fr, src->n * sizeof *dst->fr);
+	if (src->names_len)
+		memcpy(dst->names, src->names, src->names_len);
+	if (src->mods_len)
+		memcpy(dst->mods, src->mods, src->mods_len);
+	if (src->n)
+		memcpy(dst->fr, src->fr, src->n * sizeof *dst->fr);
 	dst->names_len = src->names_len;
 	dst->mods_len = src->mods_len;
 	dst->n = src->n;

@@ -147,7 +147,7 @@ static int parse_body(struct seg *s, size_t *skipped)
 {
 	struct worker *w = s->w;
 	const struct fk_host *h = w->cfg.h;
-	const char *p = w->body, *end = w->body + w->body_len;
+	const char *p = w->body, *end = w->body_len ? w->body + w->body_len : w->body;
 	uint64_t line = s->r.body_line;
 	int rc;
 
@@ -188,7 +188,8 @@ static int tidied_hash(struct worker *w, size_t from, struct h128 *hv, size_t *l
 	}
 	/* modules too: a stack met again with other modules is pushed, so the
 	 * engine sees every module a frame name comes with */
-	*hv = perf_hash(perf_hash(perf_hash(perf_hash0(), st->names + from, nb), st->mods,
+	*hv = perf_hash(perf_hash(perf_hash(perf_hash0(), nb ? st->names + from : "", nb),
+	                          st->mods_len ? st->mods : "",
 	                          st->mods_len),
 	                (const char *)w->keyv, 2 * nf * sizeof *w->keyv);
 	*len = nb + st->mods_len + 2 * nf * sizeof *w->keyv;
@@ -217,11 +218,12 @@ static int body_keep(struct worker *w, size_t from, struct h128 th, size_t tlen,
 	b->nfr = nf;
 	b->names_off = k->names_len;
 	b->mods_off = k->mods_len;
-	if (perf_stack_put(h, k, st->names + from, st->names_len - from) < 0 ||
+	if ((st->names_len > from && perf_stack_put(h, k, st->names + from, st->names_len - from) < 0) ||
 	    (st->mods_len && perf_grow(h, (void **)&k->mods, &k->mods_cap, k->mods_len + st->mods_len, 1) < 0) ||
 	    perf_grow(h, (void **)&k->fr, &k->cap, k->n + nf + 1, sizeof *k->fr) < 0)
 		return FK_ERR_NOMEM;
-	memcpy(k->mods + k->mods_len, st->mods, st->mods_len);
+	if (st->mods_len)
+		memcpy(k->mods + k->mods_len, st->mods, st->mods_len);
 	k->mods_len += st->mods_len;
 	for (size_t i = 0; i < nf; i++) {
 		struct frame f = st->fr[i + 1];
@@ -241,11 +243,12 @@ static int body_restore(struct worker *w, const struct body *b)
 	struct stack *st = &w->st;
 	uint32_t base = (uint32_t)st->names_len;
 
-	if (perf_stack_put(h, st, k->names + b->names_off, b->names_len) < 0 ||
+	if ((b->names_len && perf_stack_put(h, st, k->names + b->names_off, b->names_len) < 0) ||
 	    perf_grow(h, (void **)&st->mods, &st->mods_cap, b->mods_len + 1, 1) < 0 ||
 	    perf_grow(h, (void **)&st->fr, &st->cap, st->n + b->nfr + 1, sizeof *st->fr) < 0)
 		return FK_ERR_NOMEM;
-	memcpy(st->mods, k->mods + b->mods_off, b->mods_len);
+	if (b->mods_len)
+		memcpy(st->mods, k->mods + b->mods_off, b->mods_len);
 	st->mods_len = b->mods_len;
 	for (size_t i = 0; i < b->nfr; i++) {
 		struct frame f = k->fr[b->fr_off + i];
@@ -273,7 +276,8 @@ static int end_sample(struct seg *s, struct fk_sample *smp)
 	bool parsed = false;
 	int rc;
 
-	bh = perf_hash((struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b }, w->body, w->body_len);
+	bh = perf_hash((struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b },
+	               w->body_len ? w->body : "", w->body_len);
 	idx = perf_cache_get(&w->bodies, bh, w->body_len, &bslot);
 	if (idx == FK_NODE_NONE) {
 		if ((rc = parse_body(s, &skipped)) < 0 || (rc = tidied_hash(w, from, &th, &tlen)) < 0)
@@ -432,7 +436,8 @@ static int body_put(struct worker *w, const char *line, size_t n)
 	if (w->body_len + n + 1 > w->body_cap &&
 	    perf_grow(w->cfg.h, (void **)&w->body, &w->body_cap, w->body_len + n + 1, 1) < 0)
 		return FK_ERR_NOMEM;
-	memcpy(w->body + w->body_len, line, n);
+	if (n)
+		memcpy(w->body + w->body_len, line, n);
 	w->body[w->body_len + n] = '\n';
 	w->body_len += n + 1;
 	return 0;
