@@ -116,11 +116,10 @@ void perf_match_event(const char *s, size_t n, size_t from, struct header *h)
 		while (i < n && !is_ws((unsigned char)s[i]))
 			i++;
 		if (i - t0 >= 4 && s[i - 1] == ':' && is_digit((unsigned char)s[t0])) {
-			const char *dot = memchr(s + t0, '.', i - t0);
 			size_t k = t0;
 			while (k < i - 1 && is_digit((unsigned char)s[k]))
 				k++;
-			if (dot && s + k == dot) {
+			if (s[k] == '.') { /* digits, then the first '.' */
 				size_t f = k + 1, fe = f;
 				while (fe < i - 1 && is_digit((unsigned char)s[fe]))
 					fe++;

@@ -20,9 +20,10 @@
 
 #include "perf.h"
 
+/* \s: ' ', and '\t' '\n' '\v' '\f' '\r' (9 .. 13) in one compare */
 static inline bool is_ws(unsigned char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+	return c == ' ' || (unsigned char)(c - '\t') <= '\r' - '\t';
 }
 static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
