@@ -22,34 +22,35 @@ static inline uint64_t rd64(const char *p)
 	return v;
 }
 
-/* Two lanes of wyhash-style multiply-folds, 32 bytes a round, crossed
- * every round so that a change anywhere reaches both halves. */
+/* Four lanes of wyhash-style multiply-folds, 64 bytes a round: the lanes
+ * are independent, so the multiplies overlap; the end folds them all into
+ * both halves of the result. */
 struct h128 perf_hash(struct h128 seed, const char *p, size_t n)
 {
 	const uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull,
 	               k2 = 0x8ebc6af09c88c6e3ull, k3 = 0x589965cc75374cc3ull;
-	uint64_t a = seed.a ^ (n * k0), b = seed.b + n;
-	char tail[32];
+	uint64_t a = seed.a ^ (n * k0), b = seed.b + n, c = seed.a ^ k2, d = seed.b ^ k3;
+	char tail[64];
 
-	while (n >= 32) {
-		uint64_t x = mum(rd64(p) ^ k0 ^ a, rd64(p + 8) ^ k1);
-		uint64_t y = mum(rd64(p + 16) ^ k2 ^ b, rd64(p + 24) ^ k3);
-		a = x ^ (y << 23 | y >> 41);
-		b = y ^ x;
-		p += 32;
-		n -= 32;
+	while (n >= 64) {
+		a = mum(rd64(p) ^ k0 ^ a, rd64(p + 8) ^ k1);
+		b = mum(rd64(p + 16) ^ k2 ^ b, rd64(p + 24) ^ k3);
+		c = mum(rd64(p + 32) ^ k1 ^ c, rd64(p + 40) ^ k0);
+		d = mum(rd64(p + 48) ^ k3 ^ d, rd64(p + 56) ^ k2);
+		p += 64;
+		n -= 64;
 	}
 	memset(tail, 0, sizeof tail);
 	if (n)
 		memcpy(tail, p, n);
-	tail[31] = (char)n;
-	{
-		uint64_t x = mum(rd64(tail) ^ k0 ^ a, rd64(tail + 8) ^ k1);
-		uint64_t y = mum(rd64(tail + 16) ^ k2 ^ b, rd64(tail + 24) ^ k3);
-		a = x ^ (y << 23 | y >> 41);
-		b = y ^ x;
-	}
-	return (struct h128){ mum(a ^ k2, b ^ k1), mum(b ^ k3, a ^ k0) };
+	tail[63] = (char)n;
+	a = mum(rd64(tail) ^ k0 ^ a, rd64(tail + 8) ^ k1);
+	b = mum(rd64(tail + 16) ^ k2 ^ b, rd64(tail + 24) ^ k3);
+	c = mum(rd64(tail + 32) ^ k1 ^ c, rd64(tail + 40) ^ k0);
+	d = mum(rd64(tail + 48) ^ k3 ^ d, rd64(tail + 56) ^ k2);
+	a = mum(a ^ k2, c ^ k1);
+	b = mum(b ^ k3, d ^ k0);
+	return (struct h128){ mum(a ^ k1, b ^ k2), mum(b ^ k0, a ^ k3) };
 }
 
 int perf_cache_init(const struct fk_host *h, struct cache *c)

@@ -26,7 +26,7 @@ const char *perf_memmem(const char *h, size_t hn, const char *n, size_t nn)
 	return NULL;
 }
 
-long long perf_parse_ll(const char *s, size_t n)
+static inline long long perf_parse_ll(const char *s, size_t n)
 {
 	long long v = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -41,7 +41,6 @@ struct header {
 	size_t args_len;
 };
 
-long long perf_parse_ll(const char *s, size_t n);
 /* The offset just after the PID/TID field, or 0 when s is not a header. */
 size_t perf_match_header(const char *s, size_t n, struct header *h);
 /* Time, period, event and arguments after the PID/TID field. */
