@@ -55,9 +55,12 @@
  *        se_remove_range(); struct fk_input_plugin gains sync() (sharding:
  *        `--shard K/N`); struct fk_filter_plugin gains `uses`.  A 1.0 input
  *        plugin loads with sync NULL: its inputs cannot be sharded, and
- *        asking for a shard of one is an error.  Later in 1.1 (check
- *        struct_size): input_head(), and a chunk's input_start() is its
- *        offset in the input.
+ *        asking for a shard of one is an error.
+ *   1.2  struct fk_host gains input_open_fd(), input_close() and
+ *        parse_parts() (one input plugin parsing a stream another plugin
+ *        produces, e.g. perf-data piping `perf script` into perf), then
+ *        input_head(); a chunk's input_start() is its offset in the
+ *        input.
  *
  * Ownership
  * ---------
@@ -78,7 +81,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 1
+#define FK_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -370,7 +373,38 @@ struct fk_host {
 	 * se_remove alone would be quadratic).  Out-of-range parts are ignored. */
 	void (*se_remove_range)(struct fk_sample_edit *e, size_t i, size_t n);
 
-	/* --- also 1.1, appended later: check host->struct_size --- */
+	/* --- appended in ABI 1.2: check host->struct_size before use --- */
+	/* An input reading file descriptor fd (the read end of a pipe from a
+	 * child process, say), called `name` in messages (copied).  The input
+	 * owns fd: input_close closes it.  Bytes come as they are, never
+	 * decompressed, and nothing is read before the first getline/read, so
+	 * opening never waits on the writer.  NULL when out of memory (fd is
+	 * closed then too). */
+	struct fk_input *(*input_open_fd)(int fd, const char *name);
+	/* Close and free an input made by input_open_fd (NULL is fine). */
+	void (*input_close)(struct fk_input *in);
+	/* Parse ins[0..n) with the loaded input plugin called `plugin`, as the
+	 * consecutive parts of one text, into `sink`.  Its options are given as
+	 * names (without "--") and text values (NULL for a flag), checked as
+	 * the command line's are.  With n == 1 the plugin parses ins[0] into
+	 * sink itself, with sink's threads.  With n > 1 every part is parsed at
+	 * once, each on a thread of its own into a forked sink; the sinks are
+	 * joined in part order, so sample order (the sample log) is part
+	 * order.  The plugin's messages carry its own prefix; line numbers in
+	 * its errors and in the skipped-line report count from the first line
+	 * of ins[0] through every part before, under ins[0]'s name, and only
+	 * the first error in part order is reported.  Every part is read to
+	 * its end or to the plugin's error (or not at all when memory for its
+	 * thread's sink ran out): a caller feeding parts from child processes
+	 * stops those that are left when this fails.  The plugin's parse
+	 * must keep its state per call (every plugin of flamekit's does).
+	 * Returns 0 or the first error's status.  Only inside an input's
+	 * parse (the sink knows which plugins are loaded). */
+	int (*parse_parts)(const char *plugin, const char *const *optnames,
+	                   const char *const *optvalues, size_t nopts,
+	                   struct fk_input *const *ins, size_t n, struct fk_sink *sink);
+
+	/* --- also 1.2 (check host->struct_size) --- */
 	/* Up to cap bytes from the very start of the file `in` reads, even
 	 * when `in` is a later shard of it: for a parser whose records depend
 	 * on what the file says first (perf keeps the first event type).
