@@ -10,7 +10,8 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/offcpu.c \
 	plugins/input/perf/scan.c \
 	plugins/input/perf/driver.c \
-	plugins/input/perf/probe.c
+	plugins/input/perf/probe.c \
+	plugins/input/common/probe.h
 
 pkglib_LTLIBRARIES += plugins/input-perf.la
 plugins_input_perf_la_SOURCES = plugins/input/perf/perf.c

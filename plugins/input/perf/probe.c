@@ -8,8 +8,7 @@
  * is still perf, while text whose judged lines are mostly neither is not.
  */
 #include "internal.h"
-
-#define PROBE_LINES 400
+#include "../common/probe.h"
 
 struct tally {
 	unsigned headers, timed, frames, other;
@@ -62,22 +61,16 @@ static void judge(struct tally *t, const char *p, size_t n, bool idle)
 
 int fk_perf_probe(const unsigned char *buf, size_t len)
 {
-	const char *p = (const char *)buf, *end = p + len;
+	struct probe_window win = { buf, len, 0, 0 };
 	struct tally t = { 0 };
-	unsigned lines = 0, judged;
+	const char *p;
+	size_t n;
+	unsigned judged;
 	bool idle = true;
 
 	if (len >= 8 && memcmp(buf, "PERFILE2", 8) == 0)
 		return 50; /* a perf.data file: parse() explains what to do */
-	while (p < end && lines < PROBE_LINES) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n;
-		if (!nl)
-			break; /* the last, maybe cut, line is not judged */
-		n = (size_t)(nl - p);
-		if (n && p[n - 1] == '\r')
-			n--;
-		lines++;
+	while (probe_line(&win, &p, &n)) {
 		if (memchr(p, '\0', n))
 			return 0;
 		if (n == 0)
@@ -88,7 +81,6 @@ int fk_perf_probe(const unsigned char *buf, size_t len)
 			judge(&t, p, n, idle);
 			idle = false;
 		}
-		p = nl + 1;
 	}
 	judged = t.headers + t.frames + t.other;
 	if (t.headers == 0)
