@@ -1,0 +1,440 @@
+/*
+ * Input plugin "pprof": the profile.proto that Go's runtime/pprof, pprof
+ * itself, async-profiler (-o pprof), Pyroscope and others write, gzip-
+ * compressed (the engine inflates it, detected by content) or raw.  Decoded
+ * with libprotobuf-c and the C code protoc-c generates at build time
+ * (plugins/lib/pprof/), never by hand.
+ *
+ * Each sample's stack comes from its locations, leaf first in the file;
+ * every line of a location is a frame, the lines before the last one being
+ * functions inlined into it (annotated _[i] with --all, as perf's plugin
+ * does).  A frame is named by its function's name (the system name when the
+ * name is empty, the address when the location has no line).
+ *
+ * The weight is one of the sample's values: --sample-type NAME, or by
+ * default the one pprof shows first: default_sample_type when the profile
+ * names one, else the last.  Its unit is kept (nanoseconds -> ns, ...).
+ * Labels fill what a flamekit sample can hold: numeric "pid" and
+ * "tid"/"thread_id" labels the pid and tid, a string "thread"/"thread_name"
+ * label the thread name, and a numeric "timestamp"/"timestamp_ns" label
+ * (nanoseconds) the time; other labels (goroutine labels) have no place in
+ * a sample of ABI 1.1 and are dropped.
+ *
+ * A profile is one message, so the whole input is read into memory first.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pprof.h"
+
+struct opts {
+	const char *sample_type;
+	int all;
+};
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "sample-type", NULL, struct opts, sample_type,
+	          "the value to weigh samples by (samples, cpu, alloc_space, inuse_space, ...); "
+	          "default: the profile's default_sample_type, else the last, as go tool pprof"),
+	FK_OPTION(FK_OPT_FLAG, "all", "0", struct opts, all,
+	          "annotate inlined functions with _[i]"),
+	FK_OPTION_END,
+};
+
+/* id -> index, sorted by id, for locations and functions. */
+struct idx {
+	uint64_t id;
+	size_t i;
+};
+
+struct ctx {
+	const struct fk_host *h;
+	struct fk_input *in;
+	const fk_pprof_profile *pf;
+	struct idx *locs, *funcs;
+	struct fk_frameref *refs;
+	size_t cap_refs;
+	char (*addrs)[24];   /* names of line-less locations, per frame */
+	int all;
+};
+
+static int cmp_idx(const void *a, const void *b)
+{
+	const struct idx *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const struct idx *find(const struct idx *v, size_t n, uint64_t id)
+{
+	struct idx key = { id, 0 };
+	return bsearch(&key, v, n, sizeof *v, cmp_idx);
+}
+
+/* Sort ids for lookup, refusing 0 and duplicates. */
+static int make_index(struct ctx *c, struct idx **out, size_t n, uint64_t (*id)(const fk_pprof_profile *, size_t),
+                      const char *what)
+{
+	struct idx *v = c->h->alloc((n ? n : 1) * sizeof *v);
+
+	if (!v)
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i].id = id(c->pf, i);
+		v[i].i = i;
+	}
+	qsort(v, n, sizeof *v, cmp_idx);
+	*out = v;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id == 0 || (i > 0 && v[i].id == v[i - 1].id))
+			return c->h->input_error(c->in, 0, "not a valid pprof profile: %s id %" PRIu64 " is %s",
+			                         what, v[i].id, v[i].id ? "used twice" : "zero");
+	return 0;
+}
+
+static uint64_t loc_id(const fk_pprof_profile *p, size_t i) { return p->location[i]->id; }
+static uint64_t func_id(const fk_pprof_profile *p, size_t i) { return p->function[i]->id; }
+
+/* The string at index k, or NULL when k is out of the table. */
+static const char *str(const fk_pprof_profile *p, int64_t k)
+{
+	return k >= 0 && (uint64_t)k < p->n_string_table ? p->string_table[k] : NULL;
+}
+
+static int bad_string(struct ctx *c, const char *what, int64_t k)
+{
+	return c->h->input_error(c->in, 0, "not a valid pprof profile: %s names string %" PRId64
+	                         " of a table of %zu", what, k, c->pf->n_string_table);
+}
+
+/* The value index to weigh by, from --sample-type or the defaults. */
+static int pick_value(struct ctx *c, const char *want, size_t *vi)
+{
+	const fk_pprof_profile *p = c->pf;
+	char list[512];
+	size_t ll = 0;
+
+	if (p->n_sample_type == 0)
+		return c->h->input_error(c->in, 0, "not a valid pprof profile: no sample types");
+	for (size_t i = 0; i < p->n_sample_type; i++) {
+		const char *t = str(p, p->sample_type[i]->type), *u = str(p, p->sample_type[i]->unit);
+		if (!t || !u)
+			return bad_string(c, "a sample type", !t ? p->sample_type[i]->type : p->sample_type[i]->unit);
+	}
+	if (!want) {
+		*vi = p->n_sample_type - 1;
+		for (size_t i = 0; p->default_sample_type > 0 && i < p->n_sample_type; i++)
+			if (p->sample_type[i]->type == p->default_sample_type)
+				*vi = i;
+		return 0;
+	}
+	for (size_t i = 0; i < p->n_sample_type; i++) {
+		const char *t = str(p, p->sample_type[i]->type);
+		if (strcmp(t, want) == 0) {
+			*vi = i;
+			return 0;
+		}
+		ll += (size_t)snprintf(list + ll, ll < sizeof list ? sizeof list - ll : 0, "%s%s",
+		                       i ? ", " : "", t);
+		if (ll >= sizeof list)
+			ll = sizeof list - 1;
+	}
+	return c->h->input_error(c->in, 0, "no sample type '%s' in this profile (it has: %s)", want, list);
+}
+
+/* Check every reference once, so the sample loop can trust them. */
+static int check_refs(struct ctx *c)
+{
+	const fk_pprof_profile *p = c->pf;
+
+	for (size_t i = 0; i < p->n_function; i++) {
+		const Perftools__Profiles__Function *f = p->function[i];
+		if (!str(p, f->name))
+			return bad_string(c, "a function name", f->name);
+		if (!str(p, f->system_name))
+			return bad_string(c, "a function's system name", f->system_name);
+	}
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = p->location[i];
+		for (size_t k = 0; k < l->n_line; k++)
+			if (!find(c->funcs, p->n_function, l->line[k]->function_id))
+				return c->h->input_error(c->in, 0, "not a valid pprof profile: location %" PRIu64
+				                         " names function %" PRIu64 ", which is not in the profile",
+				                         l->id, l->line[k]->function_id);
+	}
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		if (s->n_value != p->n_sample_type)
+			return c->h->input_error(c->in, 0, "not a valid pprof profile: sample %zu has %zu values "
+			                         "for %zu sample types", i + 1, s->n_value, p->n_sample_type);
+		for (size_t k = 0; k < s->n_location_id; k++)
+			if (!find(c->locs, p->n_location, s->location_id[k]))
+				return c->h->input_error(c->in, 0, "not a valid pprof profile: sample %zu names "
+				                         "location %" PRIu64 ", which is not in the profile",
+				                         i + 1, s->location_id[k]);
+		for (size_t k = 0; k < s->n_label; k++) {
+			const Perftools__Profiles__Label *lb = s->label[k];
+			if (!str(p, lb->key) || !str(p, lb->str) || !str(p, lb->num_unit))
+				return bad_string(c, "a sample label", !str(p, lb->key) ? lb->key :
+				                  !str(p, lb->str) ? lb->str : lb->num_unit);
+		}
+	}
+	return 0;
+}
+
+/* Labels into the sample's pid, tid, thread name and time. */
+static void apply_labels(const fk_pprof_profile *p, const Perftools__Profiles__Sample *s,
+                         struct fk_sample *smp)
+{
+	for (size_t k = 0; k < s->n_label; k++) {
+		const Perftools__Profiles__Label *lb = s->label[k];
+		const char *key = p->string_table[lb->key], *sv = p->string_table[lb->str];
+		if (lb->str > 0 && (!strcmp(key, "thread") || !strcmp(key, "thread_name") ||
+		                    !strcmp(key, "thread name"))) {
+			smp->comm = sv;
+			smp->comm_len = strlen(sv);
+			smp->flags |= FK_SAMPLE_COMM;
+		} else if (lb->str == 0 && !strcmp(key, "pid")) {
+			smp->pid = (int32_t)lb->num;
+			smp->flags |= FK_SAMPLE_PID;
+		} else if (lb->str == 0 && (!strcmp(key, "tid") || !strcmp(key, "thread_id") ||
+		                            !strcmp(key, "thread id"))) {
+			smp->tid = (int32_t)lb->num;
+			smp->flags |= FK_SAMPLE_TID;
+		} else if (lb->str == 0 && (!strcmp(key, "timestamp") || !strcmp(key, "timestamp_ns"))) {
+			smp->time_ns = lb->num;
+			smp->flags |= FK_SAMPLE_TIME;
+		}
+	}
+}
+
+/* Frames of sample s, root first, into c->refs; *n gets the count. */
+static int frames_of(struct ctx *c, const Perftools__Profiles__Sample *s, size_t *n)
+{
+	const fk_pprof_profile *p = c->pf;
+	size_t m = 0;
+
+	for (size_t k = 0; k < s->n_location_id; k++) {
+		const Perftools__Profiles__Location *l = p->location[find(c->locs, p->n_location, s->location_id[k])->i];
+		m += l->n_line ? l->n_line : 1;
+	}
+	if (m > c->cap_refs) {
+		size_t cap = m < 64 ? 64 : m;
+		struct fk_frameref *r = c->h->realloc(c->refs, cap * sizeof *r);
+		char (*a)[24];
+		if (!r)
+			return FK_ERR_NOMEM;
+		c->refs = r;
+		a = c->h->realloc(c->addrs, cap * sizeof *a);
+		if (!a)
+			return FK_ERR_NOMEM;
+		c->addrs = a;
+		c->cap_refs = cap;
+	}
+	*n = m;
+	/* the file is leaf first: fill from the end */
+	for (size_t k = 0; k < s->n_location_id; k++) {
+		const Perftools__Profiles__Location *l = p->location[find(c->locs, p->n_location, s->location_id[k])->i];
+		if (l->n_line == 0) {
+			struct fk_frameref *r = &c->refs[--m];
+			int len = snprintf(c->addrs[m], sizeof c->addrs[m], "0x%" PRIx64, l->address);
+			memset(r, 0, sizeof *r);
+			r->name = c->addrs[m];
+			r->len = (size_t)len;
+			continue;
+		}
+		for (size_t j = 0; j < l->n_line; j++) {
+			const Perftools__Profiles__Function *f =
+				p->function[find(c->funcs, p->n_function, l->line[j]->function_id)->i];
+			const char *name = p->string_table[f->name];
+			struct fk_frameref *r = &c->refs[--m];
+			if (!*name)
+				name = p->string_table[f->system_name];
+			memset(r, 0, sizeof *r);
+			r->name = name;
+			r->len = strlen(name);
+			if (c->all && j + 1 < l->n_line)
+				r->annot = FK_ANNOT_INLINE;
+		}
+	}
+	return 0;
+}
+
+/* The whole input, which protobuf-c decodes in one piece. */
+static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **out, size_t *outlen)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t r;
+
+	for (;;) {
+		if (cap - len < 65536) {
+			size_t nc = cap ? cap * 2 : 262144;
+			unsigned char *nb = h->realloc(buf, nc);
+			if (!nb) {
+				h->free(buf);
+				return FK_ERR_NOMEM;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		r = h->read(in, buf + len, cap - len);
+		if (r < 0) {
+			h->free(buf);
+			return (int)r;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
+{
+	const fk_pprof_profile *p = c->pf;
+
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		struct fk_sample smp;
+		size_t n;
+		int rc = frames_of(c, s, &n);
+		if (rc < 0)
+			return rc;
+		memset(&smp, 0, sizeof smp);
+		smp.frames = c->refs;
+		smp.nframes = n;
+		smp.weight[0] = (double)s->value[vi];
+		apply_labels(p, s, &smp);
+		if ((rc = c->h->push(sink, &smp, NULL)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
+{
+	const struct opts *o = op;
+	struct ctx c = { .h = h, .in = in, .all = o->all };
+	ProtobufCAllocator pa;
+	fk_pprof_profile *pf = NULL;
+	unsigned char *buf = NULL;
+	size_t len = 0, vi = 0;
+	int rc;
+
+	if ((rc = slurp(h, in, &buf, &len)) < 0)
+		goto out;
+	if (len == 0) {
+		rc = h->input_error(in, 0, "not a pprof profile: the input is empty");
+		goto out;
+	}
+	fk_pprof_allocator(&pa, h);
+	pf = perftools__profiles__profile__unpack(&pa, len, buf);
+	if (!pf) {
+		rc = h->input_error(in, 0, "not a pprof profile: its %zu bytes do not decode as a "
+		                    "profile.proto message (truncated or corrupt)", len);
+		goto out;
+	}
+	c.pf = pf;
+	if (pf->n_string_table == 0 || pf->string_table[0][0] != '\0') {
+		rc = h->input_error(in, 0, "not a valid pprof profile: the string table must start with \"\"");
+		goto out;
+	}
+	if ((rc = make_index(&c, &c.locs, pf->n_location, loc_id, "location")) < 0 ||
+	    (rc = make_index(&c, &c.funcs, pf->n_function, func_id, "function")) < 0 ||
+	    (rc = pick_value(&c, o->sample_type, &vi)) < 0 || (rc = check_refs(&c)) < 0)
+		goto out;
+	if ((rc = push_samples(&c, sink, vi)) < 0)
+		goto out;
+	if (h->sink_set_unit)
+		h->sink_set_unit(sink, fk_pprof_unit_in(pf->string_table[pf->sample_type[vi]->type],
+		                                        pf->string_table[pf->sample_type[vi]->unit]));
+out:
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(in, 0, "out of memory");
+	if (pf)
+		perftools__profiles__profile__free_unpacked(pf, &pa);
+	h->free(buf);
+	h->free(c.locs);
+	h->free(c.funcs);
+	h->free(c.refs);
+	h->free(c.addrs);
+	return rc;
+}
+
+/* Detection: a walk over the top-level fields of a Profile message.  Every
+ * field must be one of Profile's 14, with its wire type; the walk may stop
+ * at the end of the peeked bytes.  A first field that is a well-formed
+ * sample_type (what Go and pprof write first) makes it sure. */
+static int varint(const unsigned char *b, size_t len, size_t *i, uint64_t *v)
+{
+	*v = 0;
+	for (int sh = 0; sh < 64; sh += 7) {
+		if (*i >= len)
+			return -1;
+		*v |= (uint64_t)(b[*i] & 0x7f) << sh;
+		if (!(b[(*i)++] & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+static int value_type_ok(const unsigned char *b, size_t len)
+{
+	size_t i = 0;
+	uint64_t t, v;
+
+	while (i < len)
+		if (varint(b, len, &i, &t) < 0 || (t != 8 && t != 16) || varint(b, len, &i, &v) < 0)
+			return 0;
+	return 1;
+}
+
+static int probe(const unsigned char *buf, size_t len)
+{
+	/* wire type per field number 1..14: 2 = length-delimited, 0 = varint */
+	static const signed char wt[15] = { -1, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 2, 0 };
+	size_t i = 0, fields = 0;
+	int first_ok = 0;
+
+	while (i < len) {
+		uint64_t tag, v;
+		unsigned f, w;
+		if (varint(buf, len, &i, &tag) < 0)
+			break;
+		f = (unsigned)(tag >> 3);
+		w = (unsigned)(tag & 7);
+		if (tag >> 3 > 14 || f == 0 || (w != (unsigned)wt[f] && !(f == 13 && w == 0)))
+			return 0;
+		if (varint(buf, len, &i, &v) < 0)
+			break;
+		if (w == 2) {
+			if (fields == 0 && f == 1 && v <= len - i)
+				first_ok = value_type_ok(buf + i, (size_t)v);
+			if (v > len - i)
+				break; /* runs past the peek (or a truncated file) */
+			i += (size_t)v;
+		}
+		fields++;
+	}
+	if (fields < 2 && !(fields == 1 && first_ok && i < len))
+		return 0;
+	return first_ok ? 90 : 40;
+}
+
+static struct fk_input_plugin plugin = {
+	.h = {
+		.name = "pprof",
+		.version = "1.0",
+		.description = "pprof's profile.proto, gzip-compressed or raw (Go, pprof, async-profiler -o pprof)",
+		.options = options,
+		.options_size = sizeof(struct opts),
+	},
+	.probe = probe,
+	.parse = parse,
+};
+
+FLAMEKIT_REGISTER_INPUT(plugin)
