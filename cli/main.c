@@ -24,8 +24,9 @@ const struct cli_command cli_commands[] = {
 	  "draw an SVG flame graph (flamegraph.pl's options)",
 	  "  -f, --format NAME  input format: folded (default), auto, or any input plugin\n"
 	  "  -o, --output FILE  write here (atomically) instead of stdout\n"
-	  "  --output-plugin NAME  svg (default), icicle, flamechart (default with\n"
-	  "                     --flamechart), hotcold\n"
+	  "  --output-plugin NAME  any output plugin (flamekit plugins lists them): svg\n"
+	  "                     (default), icicle, flamechart (default with --flamechart),\n"
+	  "                     hotcold, folded, pprof, speedscope, ...\n"
 	  "  GRAPH OPTIONS      flamegraph.pl's, same names and defaults: --title, --width,\n"
 	  "                     --minwidth, --colors, --hash, --inverted, --reverse,\n"
 	  "                     --flamechart, --negate, --countname, ... (flamekit plugins\n"
