@@ -14,6 +14,7 @@
  * The weight is one of the sample's values: --sample-type NAME, or by
  * default the one pprof shows first: default_sample_type when the profile
  * names one, else the last.  Its unit is kept (nanoseconds -> ns, ...).
+ * A sample whose values are all zero is dropped, as pprof's merge drops it.
  * Labels fill what a flamekit sample can hold: numeric "pid" and
  * "tid"/"thread_id" labels the pid and tid, a string "thread"/"thread_name"
  * label the thread name, and a numeric "timestamp"/"timestamp_ns" label
@@ -27,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pprof.h"
+#include "fk_pprof.h"
 
 struct opts {
 	const char *sample_type;
@@ -300,9 +301,16 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 	for (size_t i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		struct fk_sample smp;
-		size_t n;
-		int rc = frames_of(c, s, &n);
-		if (rc < 0)
+		size_t n, nz = 0;
+		int rc;
+
+		/* pprof drops a sample whose values are all zero (its merge does,
+		 * even of one profile): so do we, for the same stacks */
+		for (size_t k = 0; k < s->n_value; k++)
+			nz += s->value[k] != 0;
+		if (nz == 0)
+			continue;
+		if ((rc = frames_of(c, s, &n)) < 0)
 			return rc;
 		memset(&smp, 0, sizeof smp);
 		smp.frames = c->refs;

@@ -1,7 +1,7 @@
-/* Helpers shared by the pprof plugins; see pprof.h. */
+/* Helpers shared by the pprof plugins; see fk_pprof.h. */
 #include <string.h>
 
-#include "pprof.h"
+#include "fk_pprof.h"
 
 static void *pb_alloc(void *data, size_t size)
 {
