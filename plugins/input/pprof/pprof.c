@@ -348,7 +348,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	c.pf = pf;
 	if (pf->n_string_table == 0 || pf->string_table[0][0] != '\0') {
-		rc = h->input_error(in, 0, "not a valid pprof profile: the string table must start with \"\"");
+		rc = h->input_error(in, 0, "not a valid pprof profile: its string table is missing or does not start with \"\" (truncated?)");
 		goto out;
 	}
 	if ((rc = make_index(&c, &c.locs, pf->n_location, loc_id, "location")) < 0 ||
