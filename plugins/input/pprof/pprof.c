@@ -44,20 +44,42 @@ static const struct fk_option options[] = {
 	FK_OPTION_END,
 };
 
-/* id -> index, sorted by id, for locations and functions. */
+/* id -> index for locations and functions: a direct table when the ids
+ * are small (Go and flamekit number them 1..n), else a sorted array. */
 struct idx {
 	uint64_t id;
 	size_t i;
+};
+
+struct map {
+	struct idx *v;
+	size_t n;
+	size_t *dense;       /* dense[id] = index + 1, 0 for none */
+	size_t ndense;
+};
+
+#define NONE ((size_t)-1)
+
+/* A stack seen before: its location ids (those of sample `smp`) and the
+ * leaf node the host gave for them. */
+struct seen {
+	size_t smp;          /* sample index + 1, 0 for an empty slot */
+	fk_node_t node;
 };
 
 struct ctx {
 	const struct fk_host *h;
 	struct fk_input *in;
 	const fk_pprof_profile *pf;
-	struct idx *locs, *funcs;
+	struct map locs, funcs;
+	/* every location's frames, leaf first: lf[lstart[i] .. lstart[i+1]) */
+	struct fk_frameref *lf;
+	size_t *lstart;
+	char (*addrs)[24];   /* names of line-less locations, per location */
 	struct fk_frameref *refs;
 	size_t cap_refs;
-	char (*addrs)[24];   /* names of line-less locations, per frame */
+	struct seen *cache;
+	size_t cache_mask, cache_used;
 	int all;
 };
 
@@ -67,14 +89,20 @@ static int cmp_idx(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static const struct idx *find(const struct idx *v, size_t n, uint64_t id)
+/* The index of id, or NONE. */
+static size_t find(const struct map *m, uint64_t id)
 {
 	struct idx key = { id, 0 };
-	return bsearch(&key, v, n, sizeof *v, cmp_idx);
+	const struct idx *r;
+
+	if (m->dense)
+		return id < m->ndense ? m->dense[id] - 1 : NONE;
+	r = bsearch(&key, m->v, m->n, sizeof *m->v, cmp_idx);
+	return r ? r->i : NONE;
 }
 
 /* Sort ids for lookup, refusing 0 and duplicates. */
-static int make_index(struct ctx *c, struct idx **out, size_t n, uint64_t (*id)(const fk_pprof_profile *, size_t),
+static int make_index(struct ctx *c, struct map *m, size_t n, uint64_t (*id)(const fk_pprof_profile *, size_t),
                       const char *what)
 {
 	struct idx *v = c->h->alloc((n ? n : 1) * sizeof *v);
@@ -86,11 +114,20 @@ static int make_index(struct ctx *c, struct idx **out, size_t n, uint64_t (*id)(
 		v[i].i = i;
 	}
 	qsort(v, n, sizeof *v, cmp_idx);
-	*out = v;
+	m->v = v;
+	m->n = n;
 	for (size_t i = 0; i < n; i++)
 		if (v[i].id == 0 || (i > 0 && v[i].id == v[i - 1].id))
 			return c->h->input_error(c->in, 0, "not a valid pprof profile: %s id %" PRIu64 " is %s",
 			                         what, v[i].id, v[i].id ? "used twice" : "zero");
+	if (n > 0 && v[n - 1].id < 2 * (uint64_t)n + 16) {
+		m->ndense = (size_t)v[n - 1].id + 1;
+		if (!(m->dense = c->h->alloc(m->ndense * sizeof *m->dense)))
+			return FK_ERR_NOMEM;
+		memset(m->dense, 0, m->ndense * sizeof *m->dense);
+		for (size_t i = 0; i < n; i++)
+			m->dense[v[i].id] = v[i].i + 1;
+	}
 	return 0;
 }
 
@@ -159,7 +196,7 @@ static int check_refs(struct ctx *c)
 	for (size_t i = 0; i < p->n_location; i++) {
 		const Perftools__Profiles__Location *l = p->location[i];
 		for (size_t k = 0; k < l->n_line; k++)
-			if (!find(c->funcs, p->n_function, l->line[k]->function_id))
+			if (find(&c->funcs, l->line[k]->function_id) == NONE)
 				return c->h->input_error(c->in, 0, "not a valid pprof profile: location %" PRIu64
 				                         " names function %" PRIu64 ", which is not in the profile",
 				                         l->id, l->line[k]->function_id);
@@ -170,7 +207,7 @@ static int check_refs(struct ctx *c)
 			return c->h->input_error(c->in, 0, "not a valid pprof profile: sample %zu has %zu values "
 			                         "for %zu sample types", i + 1, s->n_value, p->n_sample_type);
 		for (size_t k = 0; k < s->n_location_id; k++)
-			if (!find(c->locs, p->n_location, s->location_id[k]))
+			if (find(&c->locs, s->location_id[k]) == NONE)
 				return c->h->input_error(c->in, 0, "not a valid pprof profile: sample %zu names "
 				                         "location %" PRIu64 ", which is not in the profile",
 				                         i + 1, s->location_id[k]);
@@ -210,56 +247,92 @@ static void apply_labels(const fk_pprof_profile *p, const Perftools__Profiles__S
 	}
 }
 
+/* Every location's frames, leaf first, once (references checked). */
+static int location_frames(struct ctx *c)
+{
+	const fk_pprof_profile *p = c->pf;
+	size_t total = 0, at = 0;
+
+	for (size_t i = 0; i < p->n_location; i++)
+		total += p->location[i]->n_line ? p->location[i]->n_line : 1;
+	c->lstart = c->h->alloc((p->n_location + 1) * sizeof *c->lstart);
+	c->lf = c->h->alloc((total ? total : 1) * sizeof *c->lf);
+	c->addrs = c->h->alloc((p->n_location ? p->n_location : 1) * sizeof *c->addrs);
+	if (!c->lstart || !c->lf || !c->addrs)
+		return FK_ERR_NOMEM;
+	memset(c->lf, 0, (total ? total : 1) * sizeof *c->lf);
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = p->location[i];
+		c->lstart[i] = at;
+		if (l->n_line == 0) {
+			int len = snprintf(c->addrs[i], sizeof c->addrs[i], "0x%" PRIx64, l->address);
+			c->lf[at].name = c->addrs[i];
+			c->lf[at++].len = (size_t)len;
+			continue;
+		}
+		for (size_t j = 0; j < l->n_line; j++) {
+			const Perftools__Profiles__Function *f = p->function[find(&c->funcs, l->line[j]->function_id)];
+			const char *name = p->string_table[f->name];
+			if (!*name)
+				name = p->string_table[f->system_name];
+			c->lf[at].name = name;
+			c->lf[at].len = strlen(name);
+			if (c->all && j + 1 < l->n_line)
+				c->lf[at].annot = FK_ANNOT_INLINE;
+			at++;
+		}
+	}
+	c->lstart[p->n_location] = at;
+	return 0;
+}
+
 /* Frames of sample s, root first, into c->refs; *n gets the count. */
 static int frames_of(struct ctx *c, const Perftools__Profiles__Sample *s, size_t *n)
 {
-	const fk_pprof_profile *p = c->pf;
 	size_t m = 0;
 
 	for (size_t k = 0; k < s->n_location_id; k++) {
-		const Perftools__Profiles__Location *l = p->location[find(c->locs, p->n_location, s->location_id[k])->i];
-		m += l->n_line ? l->n_line : 1;
+		size_t li = find(&c->locs, s->location_id[k]);
+		m += c->lstart[li + 1] - c->lstart[li];
 	}
 	if (m > c->cap_refs) {
 		size_t cap = m < 64 ? 64 : m;
 		struct fk_frameref *r = c->h->realloc(c->refs, cap * sizeof *r);
-		char (*a)[24];
 		if (!r)
 			return FK_ERR_NOMEM;
 		c->refs = r;
-		a = c->h->realloc(c->addrs, cap * sizeof *a);
-		if (!a)
-			return FK_ERR_NOMEM;
-		c->addrs = a;
 		c->cap_refs = cap;
 	}
 	*n = m;
 	/* the file is leaf first: fill from the end */
 	for (size_t k = 0; k < s->n_location_id; k++) {
-		const Perftools__Profiles__Location *l = p->location[find(c->locs, p->n_location, s->location_id[k])->i];
-		if (l->n_line == 0) {
-			struct fk_frameref *r = &c->refs[--m];
-			int len = snprintf(c->addrs[m], sizeof c->addrs[m], "0x%" PRIx64, l->address);
-			memset(r, 0, sizeof *r);
-			r->name = c->addrs[m];
-			r->len = (size_t)len;
-			continue;
-		}
-		for (size_t j = 0; j < l->n_line; j++) {
-			const Perftools__Profiles__Function *f =
-				p->function[find(c->funcs, p->n_function, l->line[j]->function_id)->i];
-			const char *name = p->string_table[f->name];
-			struct fk_frameref *r = &c->refs[--m];
-			if (!*name)
-				name = p->string_table[f->system_name];
-			memset(r, 0, sizeof *r);
-			r->name = name;
-			r->len = strlen(name);
-			if (c->all && j + 1 < l->n_line)
-				r->annot = FK_ANNOT_INLINE;
-		}
+		size_t li = find(&c->locs, s->location_id[k]);
+		for (size_t j = c->lstart[li]; j < c->lstart[li + 1]; j++)
+			c->refs[--m] = c->lf[j];
 	}
 	return 0;
+}
+
+/* The cache slot for sample i's stack: the one holding the same location
+ * ids, or the empty one where it goes. */
+static struct seen *cache_slot(const struct ctx *c, size_t i)
+{
+	const Perftools__Profiles__Sample *s = c->pf->sample[i];
+	uint64_t hash = 1469598103934665603ull;
+	size_t k;
+
+	for (k = 0; k < s->n_location_id; k++)
+		hash = (hash ^ s->location_id[k]) * 1099511628211ull;
+	for (k = (size_t)(hash ^ (hash >> 29)) & c->cache_mask;; k = (k + 1) & c->cache_mask) {
+		struct seen *e = &c->cache[k];
+		const Perftools__Profiles__Sample *o;
+		if (!e->smp)
+			return e;
+		o = c->pf->sample[e->smp - 1];
+		if (o->n_location_id == s->n_location_id &&
+		    !memcmp(o->location_id, s->location_id, s->n_location_id * sizeof *s->location_id))
+			return e;
+	}
 }
 
 /* The whole input, which protobuf-c decodes in one piece. */
@@ -297,10 +370,21 @@ static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **o
 static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 {
 	const fk_pprof_profile *p = c->pf;
+	size_t cap = 1024;
+
+	/* a stack cache of up to 2^22 slots; without memory for it, no cache */
+	while (cap < 2 * p->n_sample && cap < ((size_t)1 << 22))
+		cap *= 2;
+	if ((c->cache = c->h->alloc(cap * sizeof *c->cache)) != NULL) {
+		memset(c->cache, 0, cap * sizeof *c->cache);
+		c->cache_mask = cap - 1;
+	}
 
 	for (size_t i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		struct fk_sample smp;
+		struct seen *e;
+		fk_node_t node = FK_NODE_NONE;
 		size_t n, nz = 0;
 		int rc;
 
@@ -310,15 +394,28 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 			nz += s->value[k] != 0;
 		if (nz == 0)
 			continue;
-		if ((rc = frames_of(c, s, &n)) < 0)
-			return rc;
 		memset(&smp, 0, sizeof smp);
-		smp.frames = c->refs;
-		smp.nframes = n;
 		smp.weight[0] = (double)s->value[vi];
 		apply_labels(p, s, &smp);
-		if ((rc = c->h->push(sink, &smp, NULL)) < 0)
+		/* a stack seen before is pushed by its node: no names to intern */
+		e = c->cache ? cache_slot(c, i) : NULL;
+		if (e && e->smp) {
+			if ((rc = c->h->push_node(sink, e->node, &smp)) < 0)
+				return rc;
+			continue;
+		}
+		if ((rc = frames_of(c, s, &n)) < 0)
 			return rc;
+		smp.frames = c->refs;
+		smp.nframes = n;
+		if ((rc = c->h->push(sink, &smp, &node)) < 0)
+			return rc;
+		/* keep the table at most half full */
+		if (e && node != FK_NODE_NONE && c->cache_used < (c->cache_mask + 1) / 2) {
+			e->smp = i + 1;
+			e->node = node;
+			c->cache_used++;
+		}
 	}
 	return 0;
 }
@@ -353,7 +450,8 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	if ((rc = make_index(&c, &c.locs, pf->n_location, loc_id, "location")) < 0 ||
 	    (rc = make_index(&c, &c.funcs, pf->n_function, func_id, "function")) < 0 ||
-	    (rc = pick_value(&c, o->sample_type, &vi)) < 0 || (rc = check_refs(&c)) < 0)
+	    (rc = pick_value(&c, o->sample_type, &vi)) < 0 || (rc = check_refs(&c)) < 0 ||
+	    (rc = location_frames(&c)) < 0)
 		goto out;
 	if ((rc = push_samples(&c, sink, vi)) < 0)
 		goto out;
@@ -366,10 +464,15 @@ out:
 	if (pf)
 		perftools__profiles__profile__free_unpacked(pf, &pa);
 	h->free(buf);
-	h->free(c.locs);
-	h->free(c.funcs);
-	h->free(c.refs);
+	h->free(c.locs.v);
+	h->free(c.locs.dense);
+	h->free(c.funcs.v);
+	h->free(c.funcs.dense);
+	h->free(c.lf);
+	h->free(c.lstart);
 	h->free(c.addrs);
+	h->free(c.refs);
+	h->free(c.cache);
 	return rc;
 }
 
