@@ -6,6 +6,9 @@ flamekit's folded output is).
   interop.py traces     stdin: `go tool pprof -sample_index=samples -traces`
   interop.py v8 FILE    a .cpuprofile, from its own node tree
   interop.py speedscope FILE [PROFILE]   a speedscope file (all profiles, or one)
+  interop.py unsym FILE MAPPED   writes a raw profile.proto: one sample of
+      main <- (function with only a system name) <- an unsymbolized
+      location at 0x1234, in mapping /bin/x when MAPPED is 1
 """
 import json
 import re
@@ -114,6 +117,32 @@ def speedscope(path, which=None):
     emit(stacks)
 
 
+def unsym(path, mapped):
+    def varint(n):
+        out = b""
+        while True:
+            b, n = n & 0x7f, n >> 7
+            if not n:
+                return out + bytes([b])
+            out += bytes([b | 0x80])
+
+    def fld(num, wt, payload):
+        if wt == 0:
+            return varint(num << 3) + varint(payload)
+        return varint(num << 3 | 2) + varint(len(payload)) + payload
+    p = fld(1, 2, fld(1, 0, 1) + fld(2, 0, 2))
+    p += fld(2, 2, fld(1, 2, varint(1) + varint(2) + varint(3)) + fld(2, 2, varint(5)))
+    p += fld(3, 2, fld(1, 0, 1) + fld(2, 0, 0x1000) + fld(3, 0, 0x9000) + fld(5, 0, 6))
+    p += fld(4, 2, fld(1, 0, 1) + fld(2, 0, mapped) + fld(3, 0, 0x1234))
+    p += fld(4, 2, fld(1, 0, 2) + fld(4, 2, fld(1, 0, 1)))
+    p += fld(4, 2, fld(1, 0, 3) + fld(4, 2, fld(1, 0, 2)))
+    p += fld(5, 2, fld(1, 0, 1) + fld(2, 0, 3) + fld(3, 0, 4))
+    p += fld(5, 2, fld(1, 0, 2) + fld(2, 0, 5))
+    for st in ["", "samples", "count", "", "_Z3foov", "main", "/bin/x"]:
+        p += fld(6, 2, st.encode())
+    open(path, "wb").write(p)
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "raw":
@@ -122,5 +151,7 @@ if __name__ == "__main__":
         traces()
     elif mode == "v8":
         v8(sys.argv[2])
+    elif mode == "unsym":
+        unsym(sys.argv[2], int(sys.argv[3]))
     else:
         speedscope(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)

@@ -58,6 +58,23 @@ gzip -dc "$CPU" > "$TMP/cpu.pb"
 run "$FLAMEKIT" collapse --sample-type samples "$TMP/cpu.pb"
 is "$out" "$("$FLAMEKIT" collapse --sample-type samples "$CPU")" "a raw (not gzipped) profile is detected and read"
 
+# unsymbolized locations, and a function known only by its system name
+for m in 0 1; do
+	"$PY" "$ORACLE" unsym "$TMP/unsym$m.pb" $m
+done
+run "$FLAMEKIT" collapse "$TMP/unsym0.pb"
+is "$out" "main;_Z3foov;<unknown> 5" "pprof: a location without lines or mapping is <unknown>, as go tool pprof -traces says"
+run "$FLAMEKIT" collapse "$TMP/unsym1.pb"
+is "$out" "main;_Z3foov;[x] 5" "pprof: a location without lines is [its mapping's file], as go tool pprof -traces says"
+run "$FLAMEKIT" collapse --format pprof --addresses "$TMP/unsym1.pb"
+is "$out" "main;_Z3foov;0x1234 5" "pprof --addresses: a location without lines is its address"
+if [ $have_go = yes ]; then
+	is "$(go tool pprof -traces "$TMP/unsym1.pb" 2> /dev/null | "$PY" "$ORACLE" traces)" "main;foo;[x] 5" \
+		"go tool pprof agrees but for demangling the system name"
+else
+	skip "go tool pprof on an unsymbolized profile" "go tool pprof is not installed (Debian: golang-go)"
+fi
+
 # --- v8 in: the file's own node tree is the oracle -----------------------
 run "$FLAMEKIT" collapse "$NODE"
 is "$out" "$("$PY" "$ORACLE" v8 "$NODE")" "node --cpu-prof profile, detected: its node tree's stacks"

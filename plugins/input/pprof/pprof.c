@@ -8,8 +8,10 @@
  * Each sample's stack comes from its locations, leaf first in the file;
  * every line of a location is a frame, the lines before the last one being
  * functions inlined into it (annotated _[i] with --all, as perf's plugin
- * does).  A frame is named by its function's name (the system name when the
- * name is empty, the address when the location has no line).
+ * does).  A frame is named by its function's name (the system name, not
+ * demangled, when the name is empty); a location without lines is named
+ * as go tool pprof -traces names it: "[binary]" after its mapping's file,
+ * "<unknown>" without one, or its address with --addresses.
  *
  * The weight is one of the sample's values: --sample-type NAME, or by
  * default the one pprof shows first: default_sample_type when the profile
@@ -32,7 +34,7 @@
 
 struct opts {
 	const char *sample_type;
-	int all;
+	int all, addresses;
 };
 
 static const struct fk_option options[] = {
@@ -41,6 +43,9 @@ static const struct fk_option options[] = {
 	          "default: the profile's default_sample_type, else the last, as go tool pprof"),
 	FK_OPTION(FK_OPT_FLAG, "all", "0", struct opts, all,
 	          "annotate inlined functions with _[i]"),
+	FK_OPTION(FK_OPT_FLAG, "addresses", "0", struct opts, addresses,
+	          "name a location without symbols by its address (0x...), not as go tool pprof "
+	          "-traces does ([binary] or <unknown>)"),
 	FK_OPTION_END,
 };
 
@@ -71,16 +76,17 @@ struct ctx {
 	const struct fk_host *h;
 	struct fk_input *in;
 	const fk_pprof_profile *pf;
-	struct map locs, funcs;
+	struct map locs, funcs, maps;
 	/* every location's frames, leaf first: lf[lstart[i] .. lstart[i+1]) */
 	struct fk_frameref *lf;
 	size_t *lstart;
 	char (*addrs)[24];   /* names of line-less locations, per location */
+	char **mapnames;     /* "[basename]" per mapping */
 	struct fk_frameref *refs;
 	size_t cap_refs;
 	struct seen *cache;
 	size_t cache_mask, cache_used;
-	int all;
+	int all, addresses;
 };
 
 static int cmp_idx(const void *a, const void *b)
@@ -133,6 +139,7 @@ static int make_index(struct ctx *c, struct map *m, size_t n, uint64_t (*id)(con
 
 static uint64_t loc_id(const fk_pprof_profile *p, size_t i) { return p->location[i]->id; }
 static uint64_t func_id(const fk_pprof_profile *p, size_t i) { return p->function[i]->id; }
+static uint64_t map_id(const fk_pprof_profile *p, size_t i) { return p->mapping[i]->id; }
 
 /* The string at index k, or NULL when k is out of the table. */
 static const char *str(const fk_pprof_profile *p, int64_t k)
@@ -193,8 +200,15 @@ static int check_refs(struct ctx *c)
 		if (!str(p, f->system_name))
 			return bad_string(c, "a function's system name", f->system_name);
 	}
+	for (size_t i = 0; i < p->n_mapping; i++)
+		if (!str(p, p->mapping[i]->filename))
+			return bad_string(c, "a mapping's file name", p->mapping[i]->filename);
 	for (size_t i = 0; i < p->n_location; i++) {
 		const Perftools__Profiles__Location *l = p->location[i];
+		if (l->mapping_id && find(&c->maps, l->mapping_id) == NONE)
+			return c->h->input_error(c->in, 0, "not a valid pprof profile: location %" PRIu64
+			                         " names mapping %" PRIu64 ", which is not in the profile",
+			                         l->id, l->mapping_id);
 		for (size_t k = 0; k < l->n_line; k++)
 			if (find(&c->funcs, l->line[k]->function_id) == NONE)
 				return c->h->input_error(c->in, 0, "not a valid pprof profile: location %" PRIu64
@@ -247,6 +261,58 @@ static void apply_labels(const fk_pprof_profile *p, const Perftools__Profiles__S
 	}
 }
 
+/* The frame of a location without lines: as go tool pprof -traces names
+ * it ("[binary]" from its mapping's file, else "<unknown>"), or its
+ * address with --addresses. */
+static struct fk_frameref unsymbolized(struct ctx *c, const Perftools__Profiles__Location *l, size_t i)
+{
+	const fk_pprof_profile *p = c->pf;
+	const char *file = l->mapping_id ? p->string_table[p->mapping[find(&c->maps, l->mapping_id)]->filename] : "";
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	struct fk_frameref r;
+
+	memset(&r, 0, sizeof r);
+	if (c->addresses) {
+		r.len = (size_t)snprintf(c->addrs[i], sizeof c->addrs[i], "0x%" PRIx64, l->address);
+		r.name = c->addrs[i];
+	} else if (*base) {
+		/* "[" base "]": the string table entry is followed by nothing we
+		 * may write to, so the brackets come from a per-mapping copy */
+		size_t mi = find(&c->maps, l->mapping_id);
+		r.name = c->mapnames[mi];
+		r.len = strlen(r.name);
+	} else {
+		r.name = "<unknown>";
+		r.len = 9;
+	}
+	return r;
+}
+
+/* "[basename]" for every mapping, for unsymbolized locations. */
+static int mapping_names(struct ctx *c)
+{
+	const fk_pprof_profile *p = c->pf;
+
+	if (p->n_mapping == 0)
+		return 0;
+	c->mapnames = c->h->alloc(p->n_mapping * sizeof *c->mapnames);
+	if (!c->mapnames)
+		return FK_ERR_NOMEM;
+	memset(c->mapnames, 0, p->n_mapping * sizeof *c->mapnames);
+	for (size_t i = 0; i < p->n_mapping; i++) {
+		const char *file = p->string_table[p->mapping[i]->filename];
+		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+		size_t n = strlen(base);
+		if (!(c->mapnames[i] = c->h->alloc(n + 3)))
+			return FK_ERR_NOMEM;
+		c->mapnames[i][0] = '[';
+		memcpy(c->mapnames[i] + 1, base, n);
+		c->mapnames[i][n + 1] = ']';
+		c->mapnames[i][n + 2] = '\0';
+	}
+	return 0;
+}
+
 /* Every location's frames, leaf first, once (references checked). */
 static int location_frames(struct ctx *c)
 {
@@ -265,9 +331,7 @@ static int location_frames(struct ctx *c)
 		const Perftools__Profiles__Location *l = p->location[i];
 		c->lstart[i] = at;
 		if (l->n_line == 0) {
-			int len = snprintf(c->addrs[i], sizeof c->addrs[i], "0x%" PRIx64, l->address);
-			c->lf[at].name = c->addrs[i];
-			c->lf[at++].len = (size_t)len;
+			c->lf[at++] = unsymbolized(c, l, i);
 			continue;
 		}
 		for (size_t j = 0; j < l->n_line; j++) {
@@ -423,7 +487,7 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	const struct opts *o = op;
-	struct ctx c = { .h = h, .in = in, .all = o->all };
+	struct ctx c = { .h = h, .in = in, .all = o->all, .addresses = o->addresses };
 	ProtobufCAllocator pa;
 	fk_pprof_profile *pf = NULL;
 	unsigned char *buf = NULL;
@@ -450,8 +514,9 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	if ((rc = make_index(&c, &c.locs, pf->n_location, loc_id, "location")) < 0 ||
 	    (rc = make_index(&c, &c.funcs, pf->n_function, func_id, "function")) < 0 ||
+	    (rc = make_index(&c, &c.maps, pf->n_mapping, map_id, "mapping")) < 0 ||
 	    (rc = pick_value(&c, o->sample_type, &vi)) < 0 || (rc = check_refs(&c)) < 0 ||
-	    (rc = location_frames(&c)) < 0)
+	    (rc = mapping_names(&c)) < 0 || (rc = location_frames(&c)) < 0)
 		goto out;
 	if ((rc = push_samples(&c, sink, vi)) < 0)
 		goto out;
@@ -468,6 +533,11 @@ out:
 	h->free(c.locs.dense);
 	h->free(c.funcs.v);
 	h->free(c.funcs.dense);
+	h->free(c.maps.v);
+	h->free(c.maps.dense);
+	for (size_t i = 0; c.mapnames && i < pf->n_mapping; i++)
+		h->free(c.mapnames[i]);
+	h->free(c.mapnames);
 	h->free(c.lf);
 	h->free(c.lstart);
 	h->free(c.addrs);
