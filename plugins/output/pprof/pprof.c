@@ -23,7 +23,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "pprof.h"
+#include "fk_pprof.h"
 
 typedef Perftools__Profiles__Sample pb_sample;
 typedef Perftools__Profiles__Label pb_label;
