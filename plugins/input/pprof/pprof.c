@@ -526,6 +526,10 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, 0, "out of memory");
+	/* the mapping names are counted by pf: free them first */
+	for (size_t i = 0; c.mapnames && i < pf->n_mapping; i++)
+		h->free(c.mapnames[i]);
+	h->free(c.mapnames);
 	if (pf)
 		perftools__profiles__profile__free_unpacked(pf, &pa);
 	h->free(buf);
@@ -535,9 +539,6 @@ out:
 	h->free(c.funcs.dense);
 	h->free(c.maps.v);
 	h->free(c.maps.dense);
-	for (size_t i = 0; c.mapnames && i < pf->n_mapping; i++)
-		h->free(c.mapnames[i]);
-	h->free(c.mapnames);
 	h->free(c.lf);
 	h->free(c.lstart);
 	h->free(c.addrs);
