@@ -488,7 +488,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 {
 	const struct opts *o = op;
 	struct ctx c = { .h = h, .in = in, .all = o->all, .addresses = o->addresses };
-	ProtobufCAllocator pa;
+	struct fk_pprof_alloc pa;
 	fk_pprof_profile *pf = NULL;
 	unsigned char *buf = NULL;
 	size_t len = 0, vi = 0;
@@ -501,7 +501,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		goto out;
 	}
 	fk_pprof_allocator(&pa, h);
-	pf = perftools__profiles__profile__unpack(&pa, len, buf);
+	pf = perftools__profiles__profile__unpack(&pa.pa, len, buf);
+	if (!pf && pa.failed) {
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
 	if (!pf) {
 		rc = h->input_error(in, 0, "not a pprof profile: its %zu bytes do not decode as a "
 		                    "profile.proto message (truncated or corrupt)", len);
@@ -531,7 +535,7 @@ out:
 		h->free(c.mapnames[i]);
 	h->free(c.mapnames);
 	if (pf)
-		perftools__profiles__profile__free_unpacked(pf, &pa);
+		perftools__profiles__profile__free_unpacked(pf, &pa.pa);
 	h->free(buf);
 	h->free(c.locs.v);
 	h->free(c.locs.dense);

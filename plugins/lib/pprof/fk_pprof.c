@@ -5,21 +5,27 @@
 
 static void *pb_alloc(void *data, size_t size)
 {
-	const struct fk_host *h = data;
-	return h->alloc(size ? size : 1);
+	struct fk_pprof_alloc *a = data;
+	void *p = a->h->alloc(size ? size : 1);
+
+	if (!p)
+		a->failed = 1;
+	return p;
 }
 
 static void pb_free(void *data, void *ptr)
 {
-	const struct fk_host *h = data;
-	h->free(ptr);
+	struct fk_pprof_alloc *a = data;
+	a->h->free(ptr);
 }
 
-void fk_pprof_allocator(ProtobufCAllocator *a, const struct fk_host *h)
+void fk_pprof_allocator(struct fk_pprof_alloc *a, const struct fk_host *h)
 {
-	a->alloc = pb_alloc;
-	a->free = pb_free;
-	a->allocator_data = (void *)h;
+	a->pa.alloc = pb_alloc;
+	a->pa.free = pb_free;
+	a->pa.allocator_data = a;
+	a->h = h;
+	a->failed = 0;
 }
 
 static const struct {

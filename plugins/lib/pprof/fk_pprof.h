@@ -16,8 +16,15 @@
 
 typedef Perftools__Profiles__Profile fk_pprof_profile;
 
-/* An allocator calling h->alloc/h->free; valid while h is. */
-void fk_pprof_allocator(ProtobufCAllocator *a, const struct fk_host *h);
+/* A protobuf-c allocator calling h->alloc/h->free; valid while h is.
+ * `failed` is set when an allocation failed, since protobuf-c answers a
+ * failed allocation as it answers bad data: with NULL. */
+struct fk_pprof_alloc {
+	ProtobufCAllocator pa;   /* pass &this->pa to protobuf-c */
+	const struct fk_host *h;
+	int failed;
+};
+void fk_pprof_allocator(struct fk_pprof_alloc *a, const struct fk_host *h);
 
 /* flamekit's short unit for a pprof unit ("nanoseconds" -> "ns", "count"
  * -> "samples" for a "samples" type), or `unit` itself when there is no
