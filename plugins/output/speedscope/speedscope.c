@@ -298,7 +298,8 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 			while (b < n && (agg || v[b].lane == v[a].lane))
 				b++;
 			if (agg || v[a].lane == INT64_MIN)
-				snprintf(name, sizeof name, "%s", agg ? "all stacks" : "samples without a thread");
+				snprintf(name, sizeof name, "%s", agg ? "all stacks" :
+				         v[n - 1].lane == INT64_MIN ? "all samples" : "samples without a thread");
 			else if (v[a].pid >= 0)
 				snprintf(name, sizeof name, "tid %ld (pid %ld)", (long)v[a].tid, (long)v[a].pid);
 			else
