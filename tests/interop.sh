@@ -92,6 +92,8 @@ is "$out" "(anonymous) file:///a.js:10 1
 (idle) 1" "v8: FUNCTION URL:LINE (1-based), (anonymous), no (root), (idle) and (garbage collector) kept"
 run "$FLAMEKIT" graph --format v8 --output-plugin speedscope "$TMP/small.cpuprofile"
 is "$(echo "$out" | grep -c '"weights":\[1,1,1,1,1\]')" 1 "v8: each sample counts once, at its time (speedscope keeps the five in order)"
+is "$(echo "$out" | grep -o '"type":"sampled","name":"[^"]*"')" '"type":"sampled","name":"all samples"' \
+	"v8 -> speedscope: timed samples without threads are one profile, all samples"
 
 # --- pprof out -------------------------------------------------------------
 "$FLAMEKIT" collapse --format perf "$PERF" > "$TMP/perf.folded"
