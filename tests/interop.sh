@@ -191,7 +191,7 @@ hostile() {
 	is "$out" "" "$4: no output"
 }
 head -c 300 "$CPU" > "$TMP/cut.pb.gz"
-hostile "$TMP/cut.pb.gz" pprof "flamekit: [input:pprof] $TMP/cut.pb.gz: compressed data is truncated" "pprof: truncated gzip"
+hostile "$TMP/cut.pb.gz" pprof "flamekit: $TMP/cut.pb.gz: compressed data is truncated" "pprof: truncated gzip"
 head -c 700 "$TMP/cpu.pb" > "$TMP/cut.pb"
 hostile "$TMP/cut.pb" pprof "flamekit: $TMP/cut.pb: not a valid pprof profile: its string table is missing or does not start with \"\" (truncated?)" \
 	"pprof: truncated at a field"
