@@ -191,9 +191,26 @@ static int adopt(struct fk_registry *r, lt_dlhandle h, const char *path,
 		fk_free(pl->prefix);
 		fk_free(pl);
 		return refuse(r, h, path, "the %s plugin \"%s\" has no %s callback; set it in the "
-		              "descriptor", fk_kind_name((int)hd->kind), hd->name,
+		              "descriptor%s", fk_kind_name((int)hd->kind), hd->name,
 		              hd->kind == FK_PLUGIN_INPUT ? "parse" : hd->kind == FK_PLUGIN_OUTPUT ?
-		              "render" : "frame or sample");
+		              "render" : "frame or sample",
+		              " (or register it with the FLAMEKIT_REGISTER_* macro of its kind)");
+	}
+	{
+		char why[512];
+		int vrc = fk_options_validate(pl, why, sizeof why);
+		if (vrc < 0) {
+			fk_free(pl->path);
+			fk_free(pl->prefix);
+			fk_free(pl);
+			if (vrc == FK_ERR_NOMEM) {
+				if (h)
+					lt_dlclose(h);
+				return vrc;
+			}
+			return refuse(r, h, path, "the %s plugin \"%s\": %s", fk_kind_name((int)hd->kind),
+			              hd->name, why);
+		}
 	}
 	v = fk_realloc(r->v, (r->n + 1) * sizeof *v);
 	if (!v) {
@@ -338,20 +355,19 @@ int fk_registry_load_all(struct fk_registry *r)
 			p = colon + 1;
 		}
 	} else if (rc == 0) {
-		/* An uninstalled flamekit (run from its build tree) uses the
-		 * plugins built beside it. */
-		char exe[4096], *slash;
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 16);
+#ifdef FK_BUILD_PLUGINDIR
+		/* The uninstalled flamekit (the binary the build made, still in
+		 * its build tree, FK_BUILD_BINDIR) uses the plugins built beside
+		 * it; an installed copy of the same binary does not. */
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 		if (n > 0) {
+			char *slash;
 			exe[n] = '\0';
-			if ((slash = strrchr(exe, '/'))) {
-				strcpy(slash, "/plugins/input-folded.la");
-				if (access(exe, R_OK) == 0) {
-					strcpy(slash, "/plugins");
-					rc = load_dir(r, exe, &seen, &nseen);
-				}
-			}
+			if ((slash = strrchr(exe, '/')) && (*slash = '\0', strcmp(exe, FK_BUILD_BINDIR) == 0))
+				rc = load_dir(r, FK_BUILD_PLUGINDIR, &seen, &nseen);
 		}
+#endif
 		if (rc == 0)
 			rc = load_dir(r, FK_PKGLIBDIR, &seen, &nseen);
 	}
