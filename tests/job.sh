@@ -166,13 +166,13 @@ err_is 'inputs: [data/a.folded]
 filters:
   - plugin: grep
     option: {}
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:4:5: unknown key 'option' in a filter (allowed: plugin, options)" "unknown filter key"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:4:5: unknown key 'option' in a filter (allowed: plugin, options, include, exclude, ignore-case)" "unknown filter key"
 err_is 'inputs: [data/a.folded]
 filters:
   - plugin: lua
     script: f.lua
     arg: {}
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:5:5: unknown key 'arg' in a filter (allowed: plugin, options, script, args)" "unknown lua filter key"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:5:5: unknown key 'arg' in a filter (allowed: plugin, options, script, args, memory-limit, instruction-limit)" "unknown lua filter key"
 err_is 'inputs: [data/a.folded]
 filters:
   - plugin: grep
@@ -207,10 +207,10 @@ err_is 'inputs: ["data/*.nothing"]
 outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:10: no file matches \"data/*.nothing\"" "glob without a match"
 err_is 'inputs: [data/a.folded]
 filters: [{plugin: lua, script: nowhere.lua}]
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:33: cannot read \"nowhere.lua\": No such file or directory" "missing script"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: [filter:lua] bad.yaml:2:11: cannot read \"nowhere.lua\": No such file or directory" "missing script"
 err_is 'inputs: [data/a.folded]
 filters: [{plugin: lua}]
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:11: the lua filter needs a script (script: FILE.lua)" "lua without a script"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: [filter:lua] bad.yaml:2:11: the lua filter needs a script (script: FILE.lua)" "lua without a script"
 err_is 'inputs: [{path: data/a.folded, format: perfect}]
 outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:40: unknown input plugin \"perfect\" (available: $(printf '%s' "$("$FLAMEKIT" plugins | awk '$1 == "input" { printf "%s%s", sep, $2; sep = ", " }')"))" "unknown input format"
 err_is 'inputs: [data/a.folded]

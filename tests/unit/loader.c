@@ -125,10 +125,13 @@ static void test_bad_magic(void **state)
 
 static void test_wrong_abi(void **state)
 {
+	char msg[512];
+
 	(void)state;
-	expect_refused("wrongabi", "plugin refused: built for plugin ABI 99.3, but this flamekit "
-	               "speaks ABI 1.1; rebuild the plugin against this flamekit's "
-	               "<flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)");
+	snprintf(msg, sizeof msg, "plugin refused: built for plugin ABI 99.3, but this flamekit "
+	         "speaks ABI %d.%d; rebuild the plugin against this flamekit's "
+	         "<flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)", FK_ABI_MAJOR, FK_ABI_MINOR);
+	expect_refused("wrongabi", msg);
 }
 
 static void test_no_entry(void **state)

@@ -1,6 +1,6 @@
 /*
  * Filter plugin "lua": runs a Lua 5.4 script's frame() and sample()
- * functions (the README is the script API's reference).
+ * functions (flamekit-lua(7) is the script API's reference).
  *
  * Each filter instance owns one lua_State, opened with a trimmed library
  * list (base without load/loadfile/dofile/collectgarbage, string without
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -35,7 +36,7 @@
 
 struct opts {
 	const char *script;
-	const char *args;
+	const struct fk_value *args;
 	const char *memory_limit;
 	long long instruction_limit;
 };
@@ -799,7 +800,7 @@ static void destroy(void *state)
 	s->h->free(s);
 }
 
-static char *dup(const struct fk_host *h, const char *t)
+static char *dup_str(const struct fk_host *h, const char *t)
 {
 	size_t n = strlen(t) + 1;
 	char *d = h->alloc(n);
@@ -853,13 +854,76 @@ static int read_file(const struct fk_host *h, const char *path, char **data, siz
 	return 0;
 }
 
-static int load_args(struct state *s, const char *args)
+/* Push a structured value as Lua values: mappings and lists become tables,
+ * unquoted numbers, true and false become numbers and booleans, null nil,
+ * everything else a string.  Runs under protect() (it allocates). */
+static void push_value(struct state *s, const struct fk_value *v)
+{
+	const struct fk_host *h = s->h;
+	lua_State *L = s->L;
+	size_t len, n;
+	const char *t = h->value_text(v, &len);
+
+	luaL_checkstack(L, 4, "args nested too deeply");
+	switch (h->value_type(v)) {
+	case FK_VALUE_NULL:
+		lua_pushnil(L);
+		return;
+	case FK_VALUE_BOOL:
+		lua_pushboolean(L, strcmp(t, "true") == 0);
+		return;
+	case FK_VALUE_NUMBER:
+		if (lua_stringtonumber(L, t) == 0)
+			lua_pushlstring(L, t, len);
+		return;
+	case FK_VALUE_MAP:
+	case FK_VALUE_LIST:
+		n = h->value_count(v);
+		lua_createtable(L, h->value_type(v) == FK_VALUE_LIST ? (int)(n < 1u << 20 ? n : 0) : 0,
+		                h->value_type(v) == FK_VALUE_MAP ? (int)(n < 1u << 20 ? n : 0) : 0);
+		for (size_t i = 0; i < n; i++) {
+			const char *key;
+			size_t keylen;
+			const struct fk_value *item = h->value_item(v, i, &key, &keylen);
+			push_value(s, item);
+			if (key) {
+				lua_pushlstring(L, key, keylen);
+				lua_insert(L, -2);
+				lua_rawset(L, -3);
+			} else {
+				lua_rawseti(L, -2, (lua_Integer)i + 1);
+			}
+		}
+		return;
+	default:
+		lua_pushlstring(L, t ? t : "", len);
+	}
+}
+
+/* The global `args`: a job's mapping as a table, or a text (the command
+ * line, a job's single value) evaluated as a Lua table constructor. */
+static int load_args(struct state *s, const struct fk_value *args)
 {
 	lua_State *L = s->L;
-	int status;
+	int status, type = s->h->value_type(args);
+	const char *text;
 
+	if (type == FK_VALUE_NULL)
+		return 0;
+	if (type == FK_VALUE_LIST) {
+		s->h->log(FK_LOG_ERROR, "%s: args must be a mapping (or Lua table text), not a list",
+		          s->where);
+		return FK_ERR_USAGE;
+	}
+	if (type == FK_VALUE_MAP) {
+		push_value(s, args);
+		lua_setglobal(L, "args");
+		return 0;
+	}
+	if (!*(text = s->h->value_text(args, NULL)))
+		return 0;
 	lua_pushliteral(L, "return ");
-	lua_pushstring(L, args);
+	lua_pushstring(L, text);
 	lua_concat(L, 2);
 	if (luaL_loadbufferx(L, lua_tostring(L, -1), lua_rawlen(L, -1), "=args", "t") != LUA_OK) {
 		s->h->log(FK_LOG_ERROR, "%s: bad args (a Lua table constructor is expected): %s",
@@ -958,7 +1022,7 @@ static int setup(struct state *s, const struct setup *u)
 		rc = report(s, status, " (opening the libraries)");
 		return rc;
 	}
-	if (o->args && *o->args && (rc = load_args(s, o->args)) < 0)
+	if ((rc = load_args(s, o->args)) < 0)
 		return rc;
 	/* text only: a precompiled chunk could break the VM's invariants */
 	status = luaL_loadbufferx(s->L, src, srclen, chunk, "t");
@@ -1022,6 +1086,43 @@ static int l_setup(lua_State *L)
 	return 0;
 }
 
+/* Before any input is read: the script is there, the limits make sense. */
+static int check(const struct fk_host *h, const void *optp, const char *where)
+{
+	const struct opts *o = optp;
+	size_t mem;
+
+	if (!where)
+		where = "lua";
+	if (!FK_HOST_HAS(h, value_item)) {
+		h->log(FK_LOG_ERROR, "%s: the lua filter needs flamekit's plugin ABI 1.2 or newer", where);
+		return FK_ERR_PLUGIN;
+	}
+	if (!o->script || !*o->script) {
+		h->log(FK_LOG_ERROR, "%s: the lua filter needs a script (script: FILE.lua)", where);
+		return FK_ERR_USAGE;
+	}
+	if (access(o->script, R_OK) < 0) {
+		h->log(FK_LOG_ERROR, "%s: cannot read \"%s\": %s", where, o->script, strerror(errno));
+		return FK_ERR_USAGE;
+	}
+	if (h->value_type(o->args) == FK_VALUE_LIST) {
+		h->log(FK_LOG_ERROR, "%s: args must be a mapping (or Lua table text), not a list", where);
+		return FK_ERR_USAGE;
+	}
+	if (parse_size(o->memory_limit, &mem) < 0 || mem < 64 * 1024) {
+		h->log(FK_LOG_ERROR, "%s: memory-limit must be a size of at least 64K, like 64M, not \"%s\"",
+		       where, o->memory_limit ? o->memory_limit : "");
+		return FK_ERR_USAGE;
+	}
+	if (o->instruction_limit < 1000) {
+		h->log(FK_LOG_ERROR, "%s: instruction-limit must be at least 1000, not %lld", where,
+		       o->instruction_limit);
+		return FK_ERR_USAGE;
+	}
+	return 0;
+}
+
 static int create(const struct fk_host *h, const void *optp, const char *where, void **out)
 {
 	const struct opts *o = optp;
@@ -1030,14 +1131,11 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	size_t srclen = 0;
 	int rc;
 
-	if (h->struct_size < offsetof(struct fk_host, se_remove_range) + sizeof h->se_remove_range) {
-		h->log(FK_LOG_ERROR, "%s: the lua filter needs a newer flamekit (host services)", where);
-		return FK_ERR_PLUGIN;
-	}
-	if (!o->script || !*o->script) {
-		h->log(FK_LOG_ERROR, "%s: the lua filter needs a script", where);
-		return FK_ERR_USAGE;
-	}
+	if (!FK_HOST_HAS(h, value_item) || !o->script || !*o->script ||
+	    parse_size(o->memory_limit, &srclen) < 0 || srclen < 64 * 1024 ||
+	    o->instruction_limit < 1000)
+		return check(h, optp, where); /* says what is wrong */
+	srclen = 0;
 	s = h->alloc(sizeof *s);
 	if (!s)
 		return FK_ERR_NOMEM;
@@ -1045,20 +1143,9 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	s->h = h;
 	s->frame_ref = s->sample_ref = LUA_NOREF;
 	rc = FK_ERR_NOMEM;
-	if (!(s->where = dup(h, where)) || !(s->script = dup(h, o->script)))
+	if (!(s->where = dup_str(h, where)) || !(s->script = dup_str(h, o->script)))
 		goto fail;
-	if (parse_size(o->memory_limit, &s->memlimit) < 0 || s->memlimit < 64 * 1024) {
-		h->log(FK_LOG_ERROR, "%s: memory-limit must be a size of at least 64K, like 64M, not \"%s\"",
-		       where, o->memory_limit ? o->memory_limit : "");
-		rc = FK_ERR_USAGE;
-		goto fail;
-	}
-	if (o->instruction_limit < 1000) {
-		h->log(FK_LOG_ERROR, "%s: instruction-limit must be at least 1000, not %lld", where,
-		       o->instruction_limit);
-		rc = FK_ERR_USAGE;
-		goto fail;
-	}
+	parse_size(o->memory_limit, &s->memlimit); /* checked above */
 	s->memtext = o->memory_limit; /* options live as long as the instance */
 	s->ilimit = o->instruction_limit;
 	s->step = HOOK_STEP;
@@ -1272,10 +1359,10 @@ static int sample(void *state, struct fk_sample_edit *e)
 }
 
 static const struct fk_option options[] = {
-	FK_OPTION(FK_OPT_STRING, "script", NULL, struct opts, script,
-	          "the Lua script defining frame(f) and/or sample(s)"),
-	FK_OPTION(FK_OPT_STRING, "args", NULL, struct opts, args,
-	          "a Lua table constructor given to the script as the global 'args'"),
+	FK_OPTION(FK_OPT_PATH, "script", NULL, struct opts, script,
+	          "the Lua script defining frame(f) and/or sample(s) (in a job: relative to the job file)"),
+	FK_OPTION(FK_OPT_VALUE, "args", NULL, struct opts, args,
+	          "the script's global 'args': a job's mapping, or a Lua table constructor as text"),
 	FK_OPTION(FK_OPT_STRING, "memory-limit", "64M", struct opts, memory_limit,
 	          "cap on the script's Lua heap (K, M, G suffixes)"),
 	FK_OPTION(FK_OPT_INT, "instruction-limit", "10000000", struct opts, instruction_limit,
@@ -1296,6 +1383,7 @@ static struct fk_filter_plugin plugin = {
 	.sample = sample,
 	.destroy = destroy,
 	.uses = uses,
+	.check = check,
 };
 
 FLAMEKIT_REGISTER_FILTER(plugin)
