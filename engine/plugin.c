@@ -196,6 +196,15 @@ static int adopt(struct fk_registry *r, lt_dlhandle h, const char *path,
 		              "render" : "frame or sample",
 		              " (or register it with the FLAMEKIT_REGISTER_* macro of its kind)");
 	}
+	if (hd->kind == FK_PLUGIN_OUTPUT && (pl->d.out.needs & ~(unsigned)FK_OUTPUT_NEEDS_SAMPLES)) {
+		unsigned needs = pl->d.out.needs;
+		fk_free(pl->path);
+		fk_free(pl->prefix);
+		fk_free(pl);
+		return refuse(r, h, path, "the output plugin \"%s\" sets unknown needs flags 0x%x, so "
+		              "its descriptor is not an output's; register a struct fk_output_plugin "
+		              "with FLAMEKIT_REGISTER_OUTPUT", hd->name, needs);
+	}
 	{
 		char why[512];
 		int vrc = fk_options_validate(pl, why, sizeof why);

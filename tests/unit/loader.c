@@ -104,7 +104,12 @@ static void expect_refused(const char *module, const char *message)
 	assert_int_equal(fk_registry_load(&r, path), FK_ERR_PLUGIN);
 	text = capture_text();
 	/* one warning line naming the file actually opened */
-	snprintf(path, sizeof path, "%s/.libs/%s.so: plugin refused: ", modules, module);
+	{
+		/* "bad/optsize" is built as bad/.libs/optsize.so */
+		const char *slash = strrchr(module, '/');
+		snprintf(path, sizeof path, "%s/%.*s.libs/%s.so: plugin refused: ", modules,
+		         slash ? (int)(slash - module + 1) : 0, module, slash ? slash + 1 : module);
+	}
 	assert_non_null(strstr(text, path));
 	if (!strstr(text, message))
 		fail_msg("expected \"%s\" in \"%s\"", message, text);
@@ -144,6 +149,78 @@ static void test_duplicate_name(void **state)
 {
 	(void)state;
 	expect_refused("dupname", "plugin refused: an input plugin named \"folded\" is already loaded from ");
+}
+
+/* Section 6 of issue 13: descriptors that used to load and then break the
+ * engine, each refused at load with one sentence naming what is wrong. */
+static void test_option_beyond_options_size(void **state)
+{
+	(void)state;
+	expect_refused("bad/optsize", "the output plugin \"optsize\": option 'depth' lies at bytes "
+	               "0..8, beyond the 0-byte options struct (options_size); set options_size to "
+	               "sizeof the struct that holds it");
+}
+
+static void test_option_bad_name(void **state)
+{
+	(void)state;
+	expect_refused("bad/optname", "the output plugin \"optname\": option name \"Max_Depth\" is "
+	               "not lower-case letters, digits and '-' starting with a letter; rename it");
+}
+
+static void test_option_duplicate(void **state)
+{
+	(void)state;
+	expect_refused("bad/optdup", "the output plugin \"optdup\": option 'depth' is declared "
+	               "twice; remove one of the two entries");
+}
+
+static void test_option_bad_default(void **state)
+{
+	(void)state;
+	expect_refused("bad/optdefault", "the output plugin \"optdefault\": option 'depth' has a "
+	               "bad default: option 'depth' takes a whole number, not \"lots\"; fix the "
+	               "default text");
+}
+
+static void test_option_unknown_type(void **state)
+{
+	(void)state;
+	expect_refused("bad/opttype", "the output plugin \"opttype\": option 'depth' has an unknown "
+	               "type 99; use one of the FK_OPT_* types of <flamekit/plugin.h>");
+}
+
+static void test_wrong_kind(void **state)
+{
+	(void)state;
+	expect_refused("bad/wrongkind", "the output plugin \"wrongkind\" sets unknown needs flags");
+}
+
+/* A third party's check callback runs on the final options: --top 0 is
+ * refused with its own message, the default is fine. */
+static void test_check_callback(void **state)
+{
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+	char path[1200], err[256];
+	void *opts = NULL;
+
+	(void)state;
+	assert_int_equal(fk_registry_init(&r), 0);
+	snprintf(path, sizeof path, "%s/check/top", modules);
+	assert_int_equal(fk_registry_load(&r, path), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_OUTPUT, "top");
+	assert_non_null(pl);
+	assert_int_equal(fk_options_new(pl, &opts), 0);
+	assert_int_equal(fk_options_check(pl, opts, "job.yaml:3:5"), 0);
+	assert_int_equal(fk_option_set(pl, opts, "top", "0", err, sizeof err), 0);
+	capture_start();
+	assert_int_equal(fk_options_check(pl, opts, "job.yaml:3:5"), FK_ERR_USAGE);
+	assert_string_equal(capture_text(), "[output:top] job.yaml:3:5: --top must be at least 1, "
+	                    "not 0\n");
+	capture_stop();
+	fk_options_free(pl, opts);
+	fk_registry_free(&r);
 }
 
 static void test_garbage_file(void **state)
@@ -221,6 +298,13 @@ int main(void)
 		cmocka_unit_test(test_wrong_abi),
 		cmocka_unit_test(test_no_entry),
 		cmocka_unit_test(test_duplicate_name),
+		cmocka_unit_test(test_option_beyond_options_size),
+		cmocka_unit_test(test_option_bad_name),
+		cmocka_unit_test(test_option_duplicate),
+		cmocka_unit_test(test_option_bad_default),
+		cmocka_unit_test(test_option_unknown_type),
+		cmocka_unit_test(test_wrong_kind),
+		cmocka_unit_test(test_check_callback),
 		cmocka_unit_test(test_garbage_file),
 		cmocka_unit_test(test_directory_with_broken_modules),
 		cmocka_unit_test(test_options),
