@@ -43,8 +43,4 @@ void fk_job_free(struct fk_job *job);
 const struct fk_input_spec *fk_job_inputs(const struct fk_job *job, size_t *n);
 const struct fk_output_spec *fk_job_outputs(const struct fk_job *job, size_t *n);
 
-/* The YAML reader alone, for tests: parse `len` bytes named `name` and
- * report the first error; 0 when the text is a valid job document tree. */
-int fk_job_parse_text(const char *name, const char *text, size_t len);
-
 #endif

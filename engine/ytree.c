@@ -248,14 +248,6 @@ int fk_yt_read(const char *name, const unsigned char *text, size_t len, struct y
 	return 0;
 }
 
-int fk_job_parse_text(const char *name, const char *text, size_t len)
-{
-	struct ynode *doc;
-	int rc = fk_yt_read(name, (const unsigned char *)text, len, &doc);
-	fk_yt_free(doc);
-	return rc;
-}
-
 /* ---- --set ------------------------------------------------------------------------- */
 
 static bool is_index(const char *s, size_t n)
