@@ -43,7 +43,7 @@ extern const char *fk_progname; /* "flamekit" */
 /* "flamekit: " + prefix (if set) + message + "\n" to stderr. */
 void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 void fk_vlog(int level, const char *fmt, va_list ap);
-/* The "[input:perf] " prefix while a plugin runs; NULL clears it. */
+/* The "[KIND:NAME] " prefix while a plugin runs; NULL clears it. */
 void fk_log_set_prefix(const char *prefix);
 /* Error messages logged so far (counted even when fk_verbosity hides them):
  * a caller notes it before a call to know whether the callee said why it
@@ -340,7 +340,7 @@ struct fk_plugin {
 	} d;                 /* our copy of the descriptor, zero-filled */
 	char *path;          /* the module file */
 	void *handle;        /* lt_dlhandle */
-	char *prefix;        /* "[input:perf] " */
+	char *prefix;        /* "[KIND:NAME] " */
 };
 
 struct fk_registry {

@@ -238,6 +238,16 @@ static int set_one(struct fk_job *j, const struct fk_plugin *pl, void *opts,
 	return 0;
 }
 
+/* "a filter needs a plugin (plugin: one of grep, lua)" */
+static int need_plugin(struct fk_job *j, const struct ynode *n, const char *what, int kind)
+{
+	struct fk_buf b = { 0 };
+	int rc = yerr(j, n, "%s needs a plugin (plugin: one of %s)", what, plugin_list(j->reg, kind, &b));
+
+	fk_buf_free(&b);
+	return rc;
+}
+
 /* Apply an `options` mapping to a plugin's options struct. */
 static int set_options(struct fk_job *j, const struct fk_plugin *pl, void *opts, const struct ynode *m)
 {
@@ -436,7 +446,7 @@ static int parse_filter(struct fk_job *j, const struct ynode *n)
 	if ((rc = want(j, n, Y_MAP, "a filter")) < 0)
 		return rc;
 	if (!(pn = map_get(n, "plugin")))
-		return yerr(j, n, "a filter needs a plugin (e.g. plugin: grep)");
+		return need_plugin(j, n, "a filter", FK_PLUGIN_FILTER);
 	f = fk_realloc(j->filters, (j->nfilters + 1) * sizeof *f);
 	if (!f)
 		return nomem();
@@ -489,7 +499,7 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 	if ((rc = check_keys(j, n, "an output", keys)) < 0)
 		return rc;
 	if (!(pn = map_get(n, "plugin")))
-		return yerr(j, n, "an output needs a plugin (e.g. plugin: svg)");
+		return need_plugin(j, n, "an output", FK_PLUGIN_OUTPUT);
 	if (!(path = map_get(n, "path")))
 		return yerr(j, n, "an output needs a path (\"-\" for stdout)");
 	o = fk_realloc(j->outputs, (j->noutputs + 1) * sizeof *o);
