@@ -73,15 +73,15 @@
  * Modelled on nbdkit's thread model.  The engine calls every callback from
  * one thread at a time except where noted, so a plugin needs no locks of
  * its own:
- *   - check, probe, sync, create, destroy, uses and render run on the main
- *     thread, one at a time.
- *   - input parse runs on one thread per input; with host->parse_chunks,
- *     the chunk_ops parse callback runs on up to sink_threads() worker
- *     threads AT ONCE, each with its own chunk input and forked sink.  It
- *     must not touch mutable state shared with other workers.
- *   - a filter's frame() runs on the main thread; sample() runs in input
- *     order on whichever thread pushes (one at a time: an instance whose
- *     uses() includes FK_FILTER_USES_SAMPLE makes parsing single-threaded).
+ *   - check, probe, sync, an input's parse, create, destroy, uses, frame,
+ *     sample and render run on the main thread, one at a time (inputs are
+ *     parsed one after another).
+ *   - the exception: with host->parse_chunks, the chunk_ops parse callback
+ *     runs on up to sink_threads() worker threads AT ONCE, each with its
+ *     own chunk input and forked sink, and must not touch mutable state
+ *     shared with other workers (boundary runs on the calling thread).
+ *     An instance whose uses() includes FK_FILTER_USES_SAMPLE makes
+ *     sink_threads() 1, since sample() sees samples in input order.
  * Host services: log, alloc, realloc, free and the value_* accessors are
  * thread-safe.  The input services (getline, read, input_*) and the sink
  * services (push, push_node, sink_*) are safe on distinct objects at once,
@@ -389,8 +389,9 @@ struct fk_host {
 	 * ids never share a full name: the full name (with any _[k] suffix)
 	 * is the frame's identity.  Two ids can share a display name (the
 	 * name without the suffix): "read" and "read_[k]" are two frames.
-	 * The pointers stay valid until render returns; the names are
-	 * NUL-terminated at *len. */
+	 * The pointers stay valid until render returns.  A full name is
+	 * NUL-terminated at *len; a display name is the first *len bytes of
+	 * the full name, so it is NOT terminated at *len. */
 	const char *(*frame_name)(const struct fk_profile *p, fk_frame_t f, size_t *len);
 	const char *(*frame_display)(const struct fk_profile *p, fk_frame_t f, size_t *len);
 	int (*frame_annot)(const struct fk_profile *p, fk_frame_t f);
