@@ -223,6 +223,43 @@ static void test_check_callback(void **state)
 	fk_registry_free(&r);
 }
 
+/* An ABI 1.0 engine's host table ends before parse_chunks: the folded
+ * input checks FK_HOST_HAS and parses on its own thread instead of
+ * calling a member the engine does not have. */
+static void test_folded_on_a_1_0_host(void **state)
+{
+	static const char text[] = "a;b 2\na;c 3\n";
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+	struct fk_host old = fk_host;
+	struct fk_profile *p;
+	struct fk_input in;
+	struct fk_sink sink;
+	void *opts;
+
+	(void)state;
+	old.struct_size = (uint32_t)offsetof(struct fk_host, parse_chunks);
+	old.abi_minor = 0;
+	old.parse_chunks = NULL; /* what an old engine's table holds there is not ours to call */
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_INPUT, "folded");
+	assert_non_null(pl);
+	assert_int_equal(fk_options_new(pl, &opts), 0);
+	assert_non_null(p = fk_profile_new());
+	assert_int_equal(fk_input_open_mem(&in, "mem", text, sizeof text - 1), 0);
+	assert_int_equal(fk_sink_init(&sink, p, 0, 2, NULL), 0);
+	assert_int_equal(pl->d.in.parse(&old, &in, &sink, opts), 0);
+	fk_sink_fini(&sink);
+	assert_int_equal(fk_profile_finish(p), 0);
+	assert_int_equal(p->tree.nnodes, 4); /* root, a, b, c */
+	assert_true(p->tree.total[0] == 5);
+	fk_input_close(&in);
+	fk_profile_free(p);
+	fk_options_free(pl, opts);
+	fk_registry_free(&r);
+}
+
 static void test_garbage_file(void **state)
 {
 	struct fk_registry r;
@@ -305,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_option_unknown_type),
 		cmocka_unit_test(test_wrong_kind),
 		cmocka_unit_test(test_check_callback),
+		cmocka_unit_test(test_folded_on_a_1_0_host),
 		cmocka_unit_test(test_garbage_file),
 		cmocka_unit_test(test_directory_with_broken_modules),
 		cmocka_unit_test(test_options),
