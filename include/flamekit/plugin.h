@@ -140,9 +140,11 @@ enum fk_plugin_kind {
 	FK_PLUGIN_OUTPUT = 3,
 };
 
-/* Whether host table h (struct fk_host *) has `member`: an engine older
- * than this header lacks members appended after its minor version.  Check
- * before calling any member not in ABI 1.0, e.g.
+/* Whether host table h (a const struct fk_host *) has the function
+ * member `member`: its struct_size covers it and it is set.  An engine
+ * older than this header lacks the members appended after its minor
+ * version, and reading past its table is undefined.  Check before calling
+ * any member not in ABI 1.0 (h is evaluated more than once):
  *     if (FK_HOST_HAS(host, parse_chunks)) host->parse_chunks(...); */
 #define FK_HOST_HAS(h, member)                                               \
 	((h)->struct_size >= offsetof(struct fk_host, member) + sizeof((h)->member) && \
