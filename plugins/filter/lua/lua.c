@@ -210,6 +210,26 @@ static int defined_at(lua_State *L)
 }
 
 
+/* Keep a reference to the script's global function `name` (and the line
+ * it is defined at); a global that is set but no function is an error. */
+static int find_callback(struct state *s, const char *script, const char *name, int *ref, int *line)
+{
+	lua_getglobal(s->L, name);
+	if (lua_isfunction(s->L, -1)) {
+		*line = defined_at(s->L);
+		*ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
+		return 0;
+	}
+	if (!lua_isnil(s->L, -1)) {
+		s->h->log(FK_LOG_ERROR, "%s: the global '%s' must be a function, not a %s", script, name,
+		          luaL_typename(s->L, -1));
+		lua_pop(s->L, 1);
+		return FK_ERR_SCRIPT;
+	}
+	lua_pop(s->L, 1);
+	return 0;
+}
+
 struct setup {
 	const struct opts *o;
 	const char *src;
@@ -260,30 +280,9 @@ static int setup(struct state *s, const struct setup *u)
 		rc = lf_report(s, status, " (running the script's main chunk)");
 		return rc;
 	}
-	lua_getglobal(s->L, "frame");
-	if (lua_isfunction(s->L, -1))
-		s->frame_line = defined_at(s->L);
-	if (lua_isfunction(s->L, -1))
-		s->frame_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
-	else if (!lua_isnil(s->L, -1)) {
-		h->log(FK_LOG_ERROR, "%s: the global 'frame' must be a function, not a %s", o->script,
-		       luaL_typename(s->L, -1));
-		rc = FK_ERR_SCRIPT;
+	if ((rc = find_callback(s, o->script, "frame", &s->frame_ref, &s->frame_line)) < 0 ||
+	    (rc = find_callback(s, o->script, "sample", &s->sample_ref, &s->sample_line)) < 0)
 		return rc;
-	} else
-		lua_pop(s->L, 1);
-	lua_getglobal(s->L, "sample");
-	if (lua_isfunction(s->L, -1))
-		s->sample_line = defined_at(s->L);
-	if (lua_isfunction(s->L, -1))
-		s->sample_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
-	else if (!lua_isnil(s->L, -1)) {
-		h->log(FK_LOG_ERROR, "%s: the global 'sample' must be a function, not a %s", o->script,
-		       luaL_typename(s->L, -1));
-		rc = FK_ERR_SCRIPT;
-		return rc;
-	} else
-		lua_pop(s->L, 1);
 	if (s->frame_ref == LUA_NOREF && s->sample_ref == LUA_NOREF) {
 		h->log(FK_LOG_ERROR, "%s: the script defines neither frame(f) nor sample(s)", o->script);
 		rc = FK_ERR_SCRIPT;
