@@ -231,6 +231,7 @@ int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *w
 {
 	int (*check)(const struct fk_host *, const void *, const char *) = NULL;
 	unsigned long mark = fk_log_errors();
+	char prefix[1200];
 	int rc;
 
 	switch (pl->d.h.kind) {
@@ -240,7 +241,10 @@ int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *w
 	}
 	if (!check)
 		return 0;
-	fk_log_set_prefix(pl->prefix);
+	/* The plugin logs only the problem; its messages carry the plugin
+	 * and the options' origin: "[output:svg] job.yaml:12:5: ...". */
+	snprintf(prefix, sizeof prefix, "%s%s%s", pl->prefix, where ? where : "", where ? ": " : "");
+	fk_log_set_prefix(prefix);
 	rc = check(&fk_host, opts, where);
 	fk_log_set_prefix(NULL);
 	if (rc > 0)

@@ -554,12 +554,14 @@ struct fk_input_plugin {
 /* FK_CHECK_DOC: every descriptor's optional check(host, opts, where) is
  * called once per instance with its final options, before any input is
  * read (and by `flamekit run --check`), so that a bad value fails at once
- * instead of after a long parse: `--top 0`, an unknown palette.  `where`
- * names the options' origin for messages ("job.yaml:12:5", or NULL on the
- * command line).  Log the problem with host->log (one sentence naming the
- * option and what is allowed) and return FK_ERR_USAGE; return 0 when the
- * options are fine.  check must not keep state: create/parse/render see
- * the same options later. */
+ * instead of after a long parse: `--top 0`, an unknown palette.  Log the
+ * problem with host->log, one sentence naming the option and what is
+ * allowed ("--top must be at least 1, not 0"), and return FK_ERR_USAGE;
+ * return 0 when the options are fine.  The engine puts the plugin and the
+ * options' origin in front of the message ("[output:top] job.yaml:12:5: "),
+ * so check logs only the problem; `where` is that origin ("job.yaml:12:5",
+ * NULL on the command line), for plugins that want it.  check must not
+ * keep state: create/parse/render see the same options later. */
 
 struct fk_filter_plugin {
 	struct fk_plugin_header h;

@@ -300,41 +300,50 @@ static int l_setup(lua_State *L)
 	return 0;
 }
 
-/* Before any input is read: the script is there, the limits make sense. */
-static int check(const struct fk_host *h, const void *optp, const char *where)
+/* The script is there and the limits make sense.  `where`, when not NULL,
+ * goes in front of each message (create's messages need it; check's get
+ * it from the engine). */
+static int check_opts(const struct fk_host *h, const struct opts *o, const char *where)
 {
-	const struct opts *o = optp;
+	const char *sep = where ? ": " : "";
 	size_t mem;
 
 	if (!where)
-		where = "lua";
+		where = "";
 	if (!FK_HOST_HAS(h, value_item)) {
-		h->log(FK_LOG_ERROR, "%s: the lua filter needs flamekit's plugin ABI 1.2 or newer", where);
+		h->log(FK_LOG_ERROR, "%s%sthe lua filter needs flamekit's plugin ABI 1.2 or newer", where, sep);
 		return FK_ERR_PLUGIN;
 	}
 	if (!o->script || !*o->script) {
-		h->log(FK_LOG_ERROR, "%s: the lua filter needs a script (script: FILE.lua)", where);
+		h->log(FK_LOG_ERROR, "%s%sthe lua filter needs a script (script: FILE.lua)", where, sep);
 		return FK_ERR_USAGE;
 	}
 	if (access(o->script, R_OK) < 0) {
-		h->log(FK_LOG_ERROR, "%s: cannot read \"%s\": %s", where, o->script, strerror(errno));
+		h->log(FK_LOG_ERROR, "%s%scannot read \"%s\": %s", where, sep, o->script, strerror(errno));
 		return FK_ERR_USAGE;
 	}
 	if (h->value_type(o->args) == FK_VALUE_LIST) {
-		h->log(FK_LOG_ERROR, "%s: args must be a mapping (or Lua table text), not a list", where);
+		h->log(FK_LOG_ERROR, "%s%sargs must be a mapping (or Lua table text), not a list", where, sep);
 		return FK_ERR_USAGE;
 	}
 	if (lf_parse_size(o->memory_limit, &mem) < 0 || mem < 64 * 1024) {
-		h->log(FK_LOG_ERROR, "%s: memory-limit must be a size of at least 64K, like 64M, not \"%s\"",
-		       where, o->memory_limit ? o->memory_limit : "");
+		h->log(FK_LOG_ERROR, "%s%smemory-limit must be a size of at least 64K, like 64M, not \"%s\"",
+		       where, sep, o->memory_limit ? o->memory_limit : "");
 		return FK_ERR_USAGE;
 	}
 	if (o->instruction_limit < 1000) {
-		h->log(FK_LOG_ERROR, "%s: instruction-limit must be at least 1000, not %lld", where,
+		h->log(FK_LOG_ERROR, "%s%sinstruction-limit must be at least 1000, not %lld", where, sep,
 		       o->instruction_limit);
 		return FK_ERR_USAGE;
 	}
 	return 0;
+}
+
+/* Before any input is read (the engine puts the origin in front). */
+static int check(const struct fk_host *h, const void *optp, const char *where)
+{
+	(void)where;
+	return check_opts(h, optp, NULL);
 }
 
 static int create(const struct fk_host *h, const void *optp, const char *where, void **out)
@@ -348,7 +357,7 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	if (!FK_HOST_HAS(h, value_item) || !o->script || !*o->script ||
 	    lf_parse_size(o->memory_limit, &srclen) < 0 || srclen < 64 * 1024 ||
 	    o->instruction_limit < 1000)
-		return check(h, optp, where); /* says what is wrong */
+		return check_opts(h, o, where); /* says what is wrong */
 	srclen = 0;
 	s = h->alloc(sizeof *s);
 	if (!s)

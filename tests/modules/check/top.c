@@ -12,8 +12,8 @@ static int check(const struct fk_host *h, const void *opts, const char *where)
 	const struct opts *o = opts;
 
 	if (o->top < 1) {
-		h->log(FK_LOG_ERROR, "%s%s--top must be at least 1, not %lld", where ? where : "",
-		       where ? ": " : "", o->top);
+		(void)where; /* the engine puts it in front of the message */
+		h->log(FK_LOG_ERROR, "--top must be at least 1, not %lld", o->top);
 		return FK_ERR_USAGE;
 	}
 	return 0;
