@@ -149,6 +149,19 @@ static size_t type_size(int t)
 	return 0;
 }
 
+/* The alignment the C ABI gives an option's member (4 for a long long on
+ * i386, 8 on x86-64): offsetof in a struct of a char and that type. */
+#define ALIGN_OF(T) offsetof(struct { char c; T t; }, t)
+static size_t type_align(int t)
+{
+	switch (t) {
+	case FK_OPT_FLAG: return ALIGN_OF(int);
+	case FK_OPT_INT: return ALIGN_OF(long long);
+	case FK_OPT_DOUBLE: return ALIGN_OF(double);
+	}
+	return ALIGN_OF(char *);
+}
+
 static bool valid_option_name(const char *s)
 {
 	if (!s || !(*s >= 'a' && *s <= 'z'))
@@ -199,7 +212,7 @@ int fk_options_validate(const struct fk_plugin *pl, char *err, size_t errlen)
 			         "that holds it", o->name, o->offset, o->offset + type_size(o->type), size);
 			return FK_ERR_PLUGIN;
 		}
-		if (o->offset % type_size(o->type)) {
+		if (o->offset % type_align(o->type)) {
 			snprintf(err, errlen, "option '%s' is at offset %zu, not aligned for its type; "
 			         "use offsetof() of a member of that type", o->name, o->offset);
 			return FK_ERR_PLUGIN;
