@@ -149,9 +149,9 @@ static size_t type_size(int t)
 	return 0;
 }
 
-/* The alignment the C ABI gives an option's member (4 for a long long on
- * i386, 8 on x86-64): offsetof in a struct of a char and that type. */
-#define ALIGN_OF(T) offsetof(struct { char c; T t; }, t)
+/* The alignment the C ABI gives an option's member inside a struct (4
+ * for a long long on i386, 8 on x86-64). */
+#define ALIGN_OF(T) _Alignof(T)
 static size_t type_align(int t)
 {
 	switch (t) {
