@@ -196,6 +196,28 @@ static void test_wrong_kind(void **state)
 	expect_refused("bad/wrongkind", "the output plugin \"wrongkind\" sets unknown needs flags");
 }
 
+/* All six broken descriptors in one --plugin-dir: each refused, every
+ * in-tree plugin still loaded. */
+static void test_directory_of_broken_descriptors(void **state)
+{
+	struct fk_registry r;
+	char dir[1200];
+
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/bad", modules);
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_add_dir(&r, dir), 0);
+	capture_start();
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	capture_stop();
+	assert_int_equal(r.refused, 6);
+	assert_non_null(fk_registry_find(&r, FK_PLUGIN_INPUT, "folded"));
+	assert_non_null(fk_registry_find(&r, FK_PLUGIN_OUTPUT, "svg"));
+	assert_non_null(fk_registry_find(&r, FK_PLUGIN_FILTER, "lua"));
+	assert_null(fk_registry_find(&r, FK_PLUGIN_OUTPUT, "optsize"));
+	fk_registry_free(&r);
+}
+
 /* A third party's check callback runs on the final options: --top 0 is
  * refused with its own message, the default is fine. */
 static void test_check_callback(void **state)
@@ -341,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_option_bad_default),
 		cmocka_unit_test(test_option_unknown_type),
 		cmocka_unit_test(test_wrong_kind),
+		cmocka_unit_test(test_directory_of_broken_descriptors),
 		cmocka_unit_test(test_check_callback),
 		cmocka_unit_test(test_folded_on_a_1_0_host),
 		cmocka_unit_test(test_garbage_file),
