@@ -56,7 +56,10 @@
  *        `--shard K/N`); struct fk_filter_plugin gains `uses`.  A 1.0 input
  *        plugin loads with sync NULL: its inputs cannot be sharded, and
  *        asking for a shard of one is an error.
- *   1.2  FK_HOST_HAS(); option types FK_OPT_PATH and FK_OPT_VALUE, with
+ *   1.2  struct fk_host gains input_open_fd(), input_close() and
+ *        parse_parts() (one input plugin parsing a stream another plugin
+ *        produces, e.g. perf-data piping `perf script` into perf).
+ *        FK_HOST_HAS(); option types FK_OPT_PATH and FK_OPT_VALUE, with
  *        struct fk_host's value_* accessors for the latter; host->frames();
  *        every descriptor gains an optional check() callback, run on the
  *        options before any input is read.  FK_OPTION and the
@@ -82,6 +85,9 @@
  *     shared with other workers (boundary runs on the calling thread).
  *     An instance whose uses() includes FK_FILTER_USES_SAMPLE makes
  *     sink_threads() 1, since sample() sees samples in input order.
+ *   - likewise host->parse_parts with n > 1 runs the named input plugin's
+ *     parse on n threads at once, one part and forked sink each: an input
+ *     plugin's parse keeps its state per call.
  * Host services: log, alloc, realloc, free and the value_* accessors are
  * thread-safe.  The input services (getline, read, input_*) and the sink
  * services (push, push_node, sink_*) are safe on distinct objects at once,
@@ -480,6 +486,37 @@ struct fk_host {
 	void (*se_remove_range)(struct fk_sample_edit *e, size_t i, size_t n);
 
 	/* --- appended in ABI 1.2: check with FK_HOST_HAS before use --- */
+	/* An input reading file descriptor fd (the read end of a pipe from a
+	 * child process, say), called `name` in messages (copied).  The input
+	 * owns fd: input_close closes it.  Bytes come as they are, never
+	 * decompressed, and nothing is read before the first getline/read, so
+	 * opening never waits on the writer.  NULL when out of memory (fd is
+	 * closed then too). */
+	struct fk_input *(*input_open_fd)(int fd, const char *name);
+	/* Close and free an input made by input_open_fd (NULL is fine). */
+	void (*input_close)(struct fk_input *in);
+	/* Parse ins[0..n) with the loaded input plugin called `plugin`, as the
+	 * consecutive parts of one text, into `sink`.  Its options are given as
+	 * names (without "--") and text values (NULL for a flag), checked as
+	 * the command line's are.  With n == 1 the plugin parses ins[0] into
+	 * sink itself, with sink's threads.  With n > 1 every part is parsed at
+	 * once, each on a thread of its own into a forked sink; the sinks are
+	 * joined in part order, so sample order (the sample log) is part
+	 * order.  The plugin's messages carry its own prefix; line numbers in
+	 * its errors and in the skipped-line report count from the first line
+	 * of ins[0] through every part before, under ins[0]'s name, and only
+	 * the first error in part order is reported.  Every part is read to
+	 * its end or to the plugin's error (or not at all when memory for its
+	 * thread's sink ran out): a caller feeding parts from child processes
+	 * stops those that are left when this fails.  The plugin's parse
+	 * must keep its state per call (every plugin of flamekit's does).
+	 * Returns 0 or the first error's status.  Only inside an input's
+	 * parse (the sink knows which plugins are loaded). */
+	int (*parse_parts)(const char *plugin, const char *const *optnames,
+	                   const char *const *optvalues, size_t nopts,
+	                   struct fk_input *const *ins, size_t n, struct fk_sink *sink);
+
+	/* --- also 1.2 --- */
 	/* Structured option values (FK_OPT_VALUE).  value_type gives the enum
 	 * fk_value_type (FK_VALUE_NULL for a NULL v).  value_text: the text of
 	 * a NULL, BOOL, NUMBER or STRING value as written (NUL-terminated,
