@@ -245,6 +245,7 @@ int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *w
 	int (*check)(const struct fk_host *, const void *, const char *) = NULL;
 	unsigned long mark = fk_log_errors();
 	char prefix[1200];
+	const char *old;
 	int rc;
 
 	switch (pl->d.h.kind) {
@@ -257,9 +258,9 @@ int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *w
 	/* The plugin logs only the problem; its messages carry the plugin
 	 * and the options' origin: "[output:svg] job.yaml:12:5: ...". */
 	snprintf(prefix, sizeof prefix, "%s%s%s", pl->prefix, where ? where : "", where ? ": " : "");
-	fk_log_set_prefix(prefix);
+	old = fk_log_set_prefix(prefix);
 	rc = check(&fk_host, opts, where);
-	fk_log_set_prefix(NULL);
+	fk_log_set_prefix(old);
 	if (rc > 0)
 		rc = 0;
 	if (rc < 0 && fk_log_errors() == mark)
@@ -352,8 +353,6 @@ static const char *type_name(int t)
 
 void fk_options_help(const struct fk_plugin *pl, FILE *f)
 {
-	const struct fk_option *o;
-
 	fprintf(f, "%s plugin \"%s\" %s (ABI %u.%u)\n  %s\n  loaded from %s\n",
 	        fk_kind_name((int)pl->d.h.kind), pl->d.h.name,
 	        pl->d.h.version ? pl->d.h.version : "?", pl->d.h.abi_major, pl->d.h.abi_minor,
@@ -363,7 +362,12 @@ void fk_options_help(const struct fk_plugin *pl, FILE *f)
 		return;
 	}
 	fprintf(f, "\noptions:\n");
-	for (o = pl->d.h.options; o->type != FK_OPT_END; o++) {
+	fk_options_table(pl, f);
+}
+
+void fk_options_table(const struct fk_plugin *pl, FILE *f)
+{
+	for (const struct fk_option *o = pl->d.h.options; o && o->type != FK_OPT_END; o++) {
 		char left[64];
 		snprintf(left, sizeof left, "--%s%s", o->name,
 		         o->type == FK_OPT_FLAG ? "" : o->type == FK_OPT_PATH ? "=FILE" :

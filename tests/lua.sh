@@ -237,7 +237,9 @@ is "$rc:$err" "1:flamekit: [filter:lua] e.lua: the global 'sample' must be a fun
 	"a sample global that is no function"
 
 script 'function frame(f'
-is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: ')' expected near <eof>" "syntax error"
+is "$rc:$err" "2:flamekit: [filter:lua] e.lua:2: ')' expected near <eof>" "syntax error: the job is invalid (exit 2)"
+run "$FLAMEKIT" run --check "$TMP/e.yaml"
+is "$rc:$err" "2:flamekit: [filter:lua] $TMP/e.lua:2: ')' expected near <eof>" "run --check: a syntax error is a validation error (exit 2)"
 
 # ---- the sandbox -------------------------------------------------------------------
 script 'function frame(f) os.execute("touch '"$TMP"'/pwned") end'
@@ -273,7 +275,7 @@ is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a string value
 printf '\033LuaT\000\031\223\r\n\032\n' > "$TMP/bin.lua"
 printf 'inputs: [{path: %s, format: folded}]\nfilters: [{plugin: lua, script: bin.lua}]\noutputs: [{plugin: folded, path: "-"}]\n' "$D/stacks.folded" > "$TMP/bin.yaml"
 run "$FLAMEKIT" run bin.yaml
-is "$rc:$err" "1:flamekit: [filter:lua] bin.lua: precompiled (binary) scripts are refused; give the Lua source" "bytecode is refused"
+is "$rc:$err" "2:flamekit: [filter:lua] bin.lua: precompiled (binary) scripts are refused; give the Lua source" "bytecode is refused"
 
 # ---- limits ----------------------------------------------------------------------
 script 'function sample(s)

@@ -13,6 +13,7 @@
  * replaying it through flamegraph.pl's flow() gives the same frames.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,18 @@ int svg_width_series(const struct fk_host *h, const struct fk_profile *p, int *d
 	return (mask & 2) ? 1 : 0;
 }
 
+/* Is node n's frame the "--" that separates a chain graph's stacks? */
+static bool separator(const struct fk_host *h, const struct fk_profile *p, fk_node_t n)
+{
+	size_t len;
+	const char *name;
+
+	if (n == 0)
+		return false;
+	name = h->frame_name(p, h->node_frame(p, n), &len);
+	return len == 2 && memcmp(name, "--", 2) == 0;
+}
+
 int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struct svg_opts *o,
                 double minw, struct svg_frame **out, size_t *nout, double *maxdelta)
 {
@@ -52,10 +65,18 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
 	double *x = h->alloc((nn ? nn : 1) * sizeof *x);
 	struct vec a = { h, NULL, 0, 0 };
 	int diff, ws = svg_width_series(h, p, &diff);
+	/* --colors=chain: which nodes are above a "--" (the waker stack) */
+	bool chain = o->colors && strcmp(o->colors, "chain") == 0;
+	unsigned char *waker = chain ? h->alloc(nn ? nn : 1) : NULL;
 
 	*maxdelta = 1;
-	if (!x)
+	if (!x || (chain && !waker)) {
+		h->free(x);
+		h->free(waker);
 		return FK_ERR_NOMEM;
+	}
+	if (waker)
+		waker[0] = 0;
 	x[0] = 0;
 	for (size_t i = 0; i < nn; i++) {
 		fk_node_t n = (fk_node_t)i;
@@ -67,6 +88,8 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
 		for (size_t j = 0; j < k; j++) {
 			x[kids[j]] = start;
 			start += h->node_total(p, kids[j], ws);
+			if (waker)
+				waker[kids[j]] = waker[i] || separator(h, p, n);
 		}
 		if (diff) {
 			if (o->diff_subtree)
@@ -81,10 +104,13 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
 		struct svg_frame *f = vec_push(&a);
 		if (!f) {
 			h->free(x);
+			h->free(waker);
 			h->free(a.v);
 			return FK_ERR_NOMEM;
 		}
 		f->frame = i ? h->node_frame(p, n) : FK_FRAME_NONE;
+		if (waker && waker[i])
+			f->palette = PAL_CHAIN_WAKER;
 		f->row = h->node_depth(p, n);
 		f->stime = x[i];
 		f->etime = x[i] + tot;
@@ -94,6 +120,7 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
 		}
 	}
 	h->free(x);
+	h->free(waker);
 	*out = a.v;
 	*nout = a.n;
 	return 0;
