@@ -281,6 +281,7 @@ const struct fk_host fk_host = {
 	.input_open_fd = h_input_open_fd,
 	.input_close = h_input_close,
 	.parse_parts = fk_parse_parts,
+	.input_head = fk_input_head,
 	.value_type = fk_value_type,
 	.value_text = fk_value_text,
 	.value_count = fk_value_count,

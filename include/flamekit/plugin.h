@@ -58,8 +58,9 @@
  *        asking for a shard of one is an error.
  *   1.2  struct fk_host gains input_open_fd(), input_close() and
  *        parse_parts() (one input plugin parsing a stream another plugin
- *        produces, e.g. perf-data piping `perf script` into perf).
- *        FK_HOST_HAS(); option types FK_OPT_PATH and FK_OPT_VALUE, with
+ *        produces, e.g. perf-data piping `perf script` into perf), then
+ *        input_head(); a chunk's input_start() is its offset in the
+ *        input.  FK_HOST_HAS(); option types FK_OPT_PATH and FK_OPT_VALUE, with
  *        struct fk_host's value_* accessors for the latter; host->frames();
  *        every descriptor gains an optional check() callback, run on the
  *        options before any input is read.  FK_OPTION and the
@@ -473,7 +474,8 @@ struct fk_host {
 	 * A parser that treats the start of its input specially (dtrace skips
 	 * its first lines, perf keeps the first event type it sees) must only
 	 * do so at offset 0: a later shard starts at a sample boundary its
-	 * sync() chose, in the middle of the file. */
+	 * sync() chose, in the middle of the file.  A chunk of parse_chunks
+	 * starts at its offset in the input (so chunks are ordered by it). */
 	uint64_t (*input_start)(const struct fk_input *in);
 
 	/* --- also 1.1 --- */
@@ -515,6 +517,14 @@ struct fk_host {
 	int (*parse_parts)(const char *plugin, const char *const *optnames,
 	                   const char *const *optvalues, size_t nopts,
 	                   struct fk_input *const *ins, size_t n, struct fk_sink *sink);
+
+	/* --- also 1.2 (check with FK_HOST_HAS) --- */
+	/* Up to cap bytes from the very start of the file `in` reads, even
+	 * when `in` is a later shard of it: for a parser whose records depend
+	 * on what the file says first (perf keeps the first event type).
+	 * Returns the byte count (0 when the start cannot be read again: a
+	 * pipe, a compressed file, a chunk) or a negative status (reported). */
+	ssize_t (*input_head)(const struct fk_input *in, void *buf, size_t cap);
 
 	/* --- also 1.2 --- */
 	/* Structured option values (FK_OPT_VALUE).  value_type gives the enum
