@@ -251,8 +251,8 @@ is "$rc:$err" "1:flamekit: $TMP/nul.txt:3: binary data (a NUL byte) in perf scri
 head -c 4096 /dev/zero | tr '\0' 'x' > "$TMP/x"
 printf 'PERFILE2\001\000\000\000' > "$TMP/perf.data"
 collapse --format perf "$TMP/perf.data"
-is "$rc:$err" "1:flamekit: $TMP/perf.data: this is a perf.data file, not perf script text; convert it with \`perf script -i FILE\`" \
-	"perf.data file: told to run perf script"
+is "$rc:$err" "1:flamekit: $TMP/perf.data: this is a perf.data file, not perf script text; read it with --format perf-data (or no --format), or convert it with \`perf script -i FILE\`" \
+	"perf.data file given as perf text: told of perf-data and of perf script"
 printf 'hello world\nthis is not perf\n' > "$TMP/text.txt"
 collapse --format perf "$TMP/text.txt"
 is "$rc:$out${NL}$err" "0:

@@ -284,8 +284,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	int rc = 0;
 
 	memset(c, 0, sizeof c);
-	if (h->struct_size < offsetof(struct fk_host, parse_parts) + sizeof h->parse_parts ||
-	    !h->parse_parts)
+	if (!FK_HOST_HAS(h, parse_parts))
 		return h->input_error(in, 0, "this flamekit is too old for the perf-data plugin "
 		                      "(it needs plugin ABI 1.2)");
 	if (strcmp(path, "<stdin>") == 0)

@@ -259,7 +259,7 @@ static size_t boundary(void *ctx, const char *b, size_t n)
 static int chunk_parse(void *ctx, unsigned worker, struct fk_input *chunk, struct fk_sink *sink)
 {
 	struct fk_perf *p = ctx;
-	return fk_perf_segment(p, worker, p->h->input_start(chunk), chunk, sink);
+	return fk_perf_segment(p, worker, fk_perf_input_start(p->h, chunk), chunk, sink);
 }
 
 /* A later shard (--shard K/N, K > 0) keeps the first event type of the
@@ -307,18 +307,20 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 	struct fk_perf *p;
 	int rc;
 
-	if (h->input_start(in) > 0 && o->offcpu)
+	if (fk_perf_input_start(h, in) > 0 && o->offcpu)
 		return h->input_error(in, 0, "--offcpu pairs each switch-in with an earlier "
 		                      "switch-out, so it cannot read a shard; collapse the whole file");
 	p = fk_perf_begin(h, in, o, h->sink_threads(sink));
 	if (!p)
 		return FK_ERR_NOMEM;
 	rc = 0;
-	if (h->input_start(in) > 0 && !p->chosen &&
-	    h->struct_size >= offsetof(struct fk_host, input_head) + sizeof h->input_head &&
+	if (fk_perf_input_start(h, in) > 0 && !p->chosen &&
+	    FK_HOST_HAS(h, input_head) &&
 	    (rc = shard_event(p)) < 0)
 		goto out;
-	rc = h->parse_chunks(in, sink, &ops, p);
+	/* An ABI 1.0 host has no parse_chunks: the whole input is one chunk. */
+	rc = FK_HOST_HAS(h, parse_chunks) ? h->parse_chunks(in, sink, &ops, p)
+	                                   : chunk_parse(p, 0, in, sink);
 	if (rc == 0)
 		rc = fk_perf_end(p, sink);
 out:

@@ -60,6 +60,13 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 
 struct fk_perf;
 
+/* Where `in` starts in the whole input (a shard's or a chunk's offset): 0 on
+ * an ABI 1.0 host, which has neither shards nor chunks. */
+static inline uint64_t fk_perf_input_start(const struct fk_host *h, const struct fk_input *in)
+{
+	return FK_HOST_HAS(h, input_start) ? h->input_start(in) : 0;
+}
+
 /* Start a session for `in` (named in messages; its start decides what a
  * shard must look up, see fk_perf_parse) with up to `workers` workers.
  * NULL when out of memory (reported). */

@@ -505,9 +505,10 @@ int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
 			rc = body_put(w, line, n); /* the common case first */
 		} else {
 			if (h->input_lineno(in) == 1 && n >= 8 && memcmp(line, "PERFILE2", 8) == 0 &&
-			    h->input_start(in) == 0)
+			    fk_perf_input_start(h, in) == 0)
 				return h->input_error(in, 0, "this is a perf.data file, not perf script "
-				                      "text; convert it with `perf script -i FILE`");
+				                      "text; read it with --format perf-data (or no "
+				                      "--format), or convert it with `perf script -i FILE`");
 			rc = scan_line(&s, line, n);
 		}
 		if (rc < 0)
