@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../svg/layout.h"
+#include "layout.h"
 
 static const struct fk_option options[] = {
 	SVG_COMMON_OPTIONS("0"),
