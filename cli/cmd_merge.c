@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "folded/fkfolded.h"
 
 struct src {
 	struct fk_input in;
@@ -52,52 +53,6 @@ struct merge {
 	uint64_t out;         /* bytes handed to the writer */
 };
 
-static inline bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || c == '\n';
-}
-
-/* The count at the end of a folded line: the same grammar as the folded
- * input plugin's split_count (plugins/input/folded/folded.c), which merge
- * must agree with byte for byte.  Returns the stack length or -1. */
-static long split_count(const char *s, size_t n, double *w)
-{
-	size_t e = n, i = n;
-	char buf[64];
-
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	if (i > 0 && s[i - 1] == '.') {
-		size_t dot = i - 1, j = dot;
-		while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9')
-			j--;
-		if (j == dot)
-			return -1;
-		i = j;
-	} else if (i == e) {
-		return -1;
-	}
-	if (i == 0 || !is_space(s[i - 1]))
-		return -1;
-	if (e - i <= 15 && !memchr(s + i, '.', e - i)) {
-		/* The common case: an integer exact in a double, as strtod gives it. */
-		uint64_t v = 0;
-		for (size_t k = i; k < e; k++)
-			v = v * 10 + (uint64_t)(s[k] - '0');
-		*w = (double)v;
-		return (long)(i - 1);
-	}
-	if (e - i < sizeof buf) {
-		memcpy(buf, s + i, e - i);
-		buf[e - i] = '\0';
-	} else {
-		memcpy(buf, s + i, sizeof buf - 1);
-		buf[sizeof buf - 1] = '\0';
-	}
-	*w = strtod(buf, NULL);
-	return (long)(i - 1);
-}
-
 /* Advance src to its next stack line.  Unreadable lines are counted as
  * skipped; lines with an empty stack (" 5", ";; 5") add nothing to the
  * output but still tell whether the input is differential.  0 at the end,
@@ -109,8 +64,8 @@ static int next_line(struct merge *m, struct src *s)
 	int r;
 
 	while ((r = fk_input_getline(&s->in, &line, &len)) > 0) {
-		double w1 = 0, w2 = 0;
-		long sl = split_count(line, len, &w1), s2;
+		int two;
+		long sl = fk_folded_line(line, len, s->w, &two);
 		size_t k;
 
 		if (sl < 0) {
@@ -118,16 +73,7 @@ static int next_line(struct merge *m, struct src *s)
 				fk_input_skip(&s->in, s->in.lineno);
 			continue;
 		}
-		s2 = split_count(line, (size_t)sl, &w2);
-		s->two = s2 >= 0;
-		if (s->two) {
-			s->w[0] = w2;
-			s->w[1] = w1;
-			sl = s2;
-		} else {
-			s->w[0] = w1;
-			s->w[1] = 0;
-		}
+		s->two = two;
 		if (s->two && !m->two) {
 			if (m->decided && !m->fallback) {
 				m->fallback = true;
@@ -138,9 +84,7 @@ static int next_line(struct merge *m, struct src *s)
 			if (!m->decided)
 				m->two = true;
 		}
-		k = (size_t)sl;
-		while (k > 0 && line[k - 1] == ';')
-			k--;
+		k = fk_folded_trim(line, (size_t)sl);
 		if (k == 0)
 			continue;
 		s->key = line;
@@ -183,25 +127,6 @@ static void sift_down(struct merge *m, size_t i)
 	}
 }
 
-/* Counts the way the folded output plugin prints them. */
-static size_t fmt_weight(char *buf, size_t cap, double v)
-{
-	char *p = buf + cap;
-
-	if (v == floor(v) && fabs(v) < 9.2e18) {
-		long long x = (long long)v;
-		unsigned long long u = x < 0 ? -(unsigned long long)x : (unsigned long long)x;
-		do
-			*--p = (char)('0' + u % 10);
-		while ((u /= 10) != 0);
-		if (x < 0)
-			*--p = '-';
-		memmove(buf, p, (size_t)(buf + cap - p));
-		return (size_t)(buf + cap - p);
-	}
-	return (size_t)snprintf(buf, cap, "%.15g", v);
-}
-
 /* One output line; m->out counts the bytes, so merge knows whether any
  * has left the writer's buffer. */
 static int put_line(struct merge *m, struct fk_writer *w, const struct fk_buf *key,
@@ -212,10 +137,10 @@ static int put_line(struct merge *m, struct fk_writer *w, const struct fk_buf *k
 	int rc;
 
 	t[n++] = ' ';
-	n += fmt_weight(t + n, 64, sum[0]);
+	n += fk_folded_format(t + n, 64, sum[0]);
 	if (m->two) {
 		t[n++] = ' ';
-		n += fmt_weight(t + n, 64, sum[1]);
+		n += fk_folded_format(t + n, 64, sum[1]);
 	}
 	t[n++] = '\n';
 	rc = fk_writer_write(w, key->data, key->len);
