@@ -87,8 +87,7 @@ struct fk_frame_info {
 struct fk_intern {
 	struct fk_frame_info *frames;
 	uint32_t nframes, capframes;
-	uint32_t *slots;     /* open addressing: frame id + 1, 0 = empty */
-	uint32_t *hashes;    /* low bits of each frame's hash, for rehash */
+	uint64_t *slots;     /* open addressing: hash << 32 | frame id + 1, 0 = empty */
 	uint32_t mask;
 	char **chunks;       /* arena */
 	size_t nchunks, chunk_used, chunk_cap;
@@ -133,8 +132,9 @@ struct fk_tree {
 	uint32_t nnodes, capnodes;
 	double (*w)[FK_SERIES_MAX]; /* self weights of leaves */
 	uint32_t nw, capw;
-	uint32_t *slots;     /* node id, 0 = empty (root is never a child); freed
-	                      * by fk_tree_finish and rebuilt when needed */
+	uint64_t *slots;     /* hash tag << 32 | node id, 0 = empty (the root is
+	                      * never a child); freed by fk_tree_finish and
+	                      * rebuilt when needed */
 	uint32_t mask;
 	/* filled by fk_tree_finish(): */
 	double *total;       /* nnodes * FK_SERIES_MAX */
@@ -228,6 +228,9 @@ struct fk_profile *fk_profile_new(void);
 void fk_profile_free(struct fk_profile *p);
 /* Merge src into dst (frames re-interned, weights summed, samples appended). */
 int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src);
+/* Merge src into dst as fk_profile_merge does; when dst is still empty,
+ * src's contents move into dst instead (src is left empty, to be freed). */
+int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src);
 /* Apply per-frame filters: rebuild the tree with renamed/dropped frames. */
 int fk_profile_apply_frame_filters(struct fk_profile **pp, struct fk_filter_chain *fc);
 struct fk_profile *fk_profile_reversed(const struct fk_profile *p);

@@ -103,6 +103,40 @@ out:
 	return rc;
 }
 
+/* Nothing pushed, interned or logged yet. */
+static bool profile_empty(const struct fk_profile *p)
+{
+	return p->in.nframes == 0 && p->tree.nnodes == 1 && p->tree.nw == 0 && p->log.n == 0 &&
+	       p->samples_pushed == 0;
+}
+
+int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src)
+{
+	if (!profile_empty(dst))
+		return fk_profile_merge(dst, src);
+	/* Take src's frames, tree and log as they are: the first forked sink
+	 * joined costs nothing, instead of a second insertion of every node. */
+	struct fk_intern in = dst->in;
+	struct fk_tree tree = dst->tree;
+	struct fk_samplelog log = dst->log;
+
+	dst->in = src->in;
+	dst->tree = src->tree;
+	dst->log = src->log;
+	src->in = in;
+	src->tree = tree;
+	src->log = log;
+	dst->series_mask |= src->series_mask;
+	dst->samples_pushed += src->samples_pushed;
+	src->samples_pushed = 0;
+	for (int s = 0; s < FK_SERIES_MAX; s++)
+		if (!dst->unit[s] && src->unit[s]) {
+			dst->unit[s] = src->unit[s];
+			src->unit[s] = NULL;
+		}
+	return 0;
+}
+
 /* Rebuild p's tree through a frame map (FK_FRAME_NONE = drop the frame). */
 static int remap_tree(struct fk_profile *p, const fk_frame_t *fmap)
 {
@@ -118,7 +152,7 @@ static int remap_tree(struct fk_profile *p, const fk_frame_t *fmap)
 	/* The new tree has at most as many nodes as the old one: size it so
 	 * that it never grows (each growth rehashes every node). */
 	if (p->tree.mask > nt.mask) {
-		uint32_t *slots = fk_calloc((size_t)p->tree.mask + 1, sizeof *slots);
+		uint64_t *slots = fk_calloc((size_t)p->tree.mask + 1, sizeof *slots);
 		struct fk_node *nodes = fk_realloc(nt.nodes, (size_t)p->tree.capnodes * sizeof *nodes);
 		if (nodes) {
 			nt.nodes = nodes;

@@ -10,7 +10,12 @@
 
 #include "fk.h"
 
-static inline uint32_t edge_hash(uint32_t parent, uint32_t frame)
+
+/* A slot holds the node id in its low 32 bits and the high 32 bits of the
+ * edge's hash as a tag, so probing past other edges never touches their
+ * nodes: a lookup costs one cache miss in the table, plus one in the node
+ * array only when the tag matches.  0 is empty (the root is never a child). */
+static inline uint64_t edge_hash(uint32_t parent, uint32_t frame)
 {
 	uint64_t k = ((uint64_t)parent << 32) | frame;
 	k ^= k >> 33;
@@ -18,7 +23,15 @@ static inline uint32_t edge_hash(uint32_t parent, uint32_t frame)
 	k ^= k >> 33;
 	k *= 0xc4ceb9fe1a85ec53ull;
 	k ^= k >> 33;
-	return (uint32_t)k;
+	return k;
+}
+
+#define TAG(hv) ((hv) & 0xffffffff00000000ull)
+
+/* With tags, a load of 3/4 keeps probes short and the table small. */
+static inline bool table_full(uint32_t nnodes, uint32_t mask)
+{
+	return ((uint64_t)nnodes + 1) * 4 > ((uint64_t)mask + 1) * 3;
 }
 
 int fk_tree_init(struct fk_tree *t)
@@ -27,7 +40,7 @@ int fk_tree_init(struct fk_tree *t)
 	t->capnodes = 1024;
 	t->nodes = fk_malloc(t->capnodes * sizeof *t->nodes);
 	t->mask = 2047;
-	t->slots = fk_calloc(t->mask + 1, sizeof *t->slots);
+	t->slots = fk_calloc((size_t)t->mask + 1, sizeof *t->slots);
 	if (!t->nodes || !t->slots) {
 		fk_tree_free(t);
 		return FK_ERR_NOMEM;
@@ -63,19 +76,20 @@ void fk_tree_free(struct fk_tree *t)
  * size the node count needs. */
 static int grow_slots(struct fk_tree *t)
 {
-	uint32_t nmask = t->slots ? t->mask * 2 + 1 : 2047, i, j;
+	uint32_t nmask = t->slots ? t->mask * 2 + 1 : 2047, i;
+	uint64_t *ns;
 
-	while (((size_t)t->nnodes + 1) * 2 > nmask)
+	while (table_full(t->nnodes, nmask))
 		nmask = nmask * 2 + 1;
-	uint32_t *ns = fk_calloc((size_t)nmask + 1, sizeof *ns);
-
+	ns = fk_calloc((size_t)nmask + 1, sizeof *ns);
 	if (!ns)
 		return FK_ERR_NOMEM;
 	for (i = 1; i < t->nnodes; i++) {
-		j = edge_hash(t->nodes[i].parent, t->nodes[i].frame) & nmask;
+		uint64_t hv = edge_hash(t->nodes[i].parent, t->nodes[i].frame);
+		size_t j = hv & nmask;
 		while (ns[j])
 			j = (j + 1) & nmask;
-		ns[j] = i;
+		ns[j] = TAG(hv) | i;
 	}
 	fk_free(t->slots);
 	t->slots = ns;
@@ -85,7 +99,8 @@ static int grow_slots(struct fk_tree *t)
 
 fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 {
-	uint32_t j, id;
+	uint64_t hv, e;
+	size_t j;
 
 	if (!t->slots) {
 		/* finished: the edge table was dropped; children are sorted lists */
@@ -94,36 +109,36 @@ fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame
 				return t->kids[k];
 		return FK_NODE_NONE;
 	}
-	j = edge_hash(parent, frame) & t->mask;
-
-	while ((id = t->slots[j]) != 0) {
-		if (t->nodes[id].parent == parent && t->nodes[id].frame == frame)
+	hv = edge_hash(parent, frame);
+	for (j = hv & t->mask; (e = t->slots[j]) != 0; j = (j + 1) & t->mask) {
+		uint32_t id = (uint32_t)e;
+		if (TAG(e) == TAG(hv) && t->nodes[id].parent == parent && t->nodes[id].frame == frame)
 			return id;
-		j = (j + 1) & t->mask;
 	}
 	return FK_NODE_NONE;
 }
 
 fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 {
-	uint32_t j, id;
+	uint64_t hv, e;
+	uint32_t id;
+	size_t j;
 	struct fk_node *n;
 
 	if (!t->slots && grow_slots(t) < 0)
 		return FK_NODE_NONE;
-	j = edge_hash(parent, frame) & t->mask;
-
-	while ((id = t->slots[j]) != 0) {
-		if (t->nodes[id].parent == parent && t->nodes[id].frame == frame)
+	hv = edge_hash(parent, frame);
+	for (j = hv & t->mask; (e = t->slots[j]) != 0; j = (j + 1) & t->mask) {
+		id = (uint32_t)e;
+		if (TAG(e) == TAG(hv) && t->nodes[id].parent == parent && t->nodes[id].frame == frame)
 			return id;
-		j = (j + 1) & t->mask;
 	}
 	if (t->nnodes >= UINT32_MAX - 2)
 		return FK_NODE_NONE;
-	if (((size_t)t->nnodes + 1) * 2 > t->mask) {
+	if (table_full(t->nnodes, t->mask)) {
 		if (grow_slots(t) < 0)
 			return FK_NODE_NONE;
-		j = edge_hash(parent, frame) & t->mask;
+		j = hv & t->mask;
 		while (t->slots[j])
 			j = (j + 1) & t->mask;
 	}
@@ -143,7 +158,7 @@ fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 	n->frame = frame;
 	n->depth = t->nodes[parent].depth + 1;
 	n->wi = FK_NO_WEIGHT;
-	t->slots[j] = id;
+	t->slots[j] = TAG(hv) | id;
 	return id;
 }
 
