@@ -130,6 +130,14 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 		rc = EXIT_DATA;
 		goto out;
 	}
+	if (pd.n == 0) {
+		/* folded to folded: sum whole stacks, no stack tree */
+		const struct fk_plugin *fold = foldsum_applies(c, in_pl, files, nfiles);
+		if (fold) {
+			rc = cli_exit(foldsum_run(c, fold, files, nfiles, outpath, in_pl == NULL));
+			goto out;
+		}
+	}
 	specs = fk_calloc(nfiles, sizeof *specs);
 	if (!specs)
 		goto nomem;

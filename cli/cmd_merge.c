@@ -226,43 +226,15 @@ out:
 	return rc;
 }
 
-/* Merge in memory: exactly `collapse --format folded FILE...`. */
+/* Merge in memory: exactly `collapse --format folded FILE...`, which sums
+ * whole stacks without the stack tree (foldsum.c). */
 static int in_memory(struct cli *c, char **files, size_t nfiles, const char *outpath)
 {
-	struct fk_input_spec *specs = fk_calloc(nfiles, sizeof *specs);
-	const struct fk_plugin *in_pl, *out_pl;
-	struct fk_output_spec out;
-	struct fk_pipeline pl;
-	int rc;
+	const struct fk_plugin *in_pl = cli_find(c, FK_PLUGIN_INPUT, "folded", "merge");
 
-	if (!specs) {
-		fk_log(FK_LOG_ERROR, "out of memory");
-		return FK_ERR_NOMEM;
-	}
-	in_pl = cli_find(c, FK_PLUGIN_INPUT, "folded", "merge");
-	out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "merge");
-	if (!in_pl || !out_pl) {
-		fk_free(specs);
+	if (!in_pl || !cli_find(c, FK_PLUGIN_OUTPUT, "folded", "merge"))
 		return FK_ERR_PLUGIN;
-	}
-	for (size_t k = 0; k < nfiles; k++) {
-		specs[k].path = files[k];
-		specs[k].plugin = in_pl;
-	}
-	memset(&out, 0, sizeof out);
-	out.plugin = out_pl;
-	out.path = outpath;
-	memset(&pl, 0, sizeof pl);
-	pl.reg = &c->reg;
-	pl.inputs = specs;
-	pl.ninputs = nfiles;
-	pl.outputs = &out;
-	pl.noutputs = 1;
-	pl.threads = cli_threads(c);
-	pl.progress = c->progress;
-	rc = fk_pipeline_run(&pl);
-	fk_free(specs);
-	return rc;
+	return foldsum_run(c, in_pl, files, nfiles, outpath, false);
 }
 
 int cmd_merge(struct cli *c, int argc, char **argv)
