@@ -3,13 +3,57 @@
 
 #include "cli.h"
 
+/* Collapse the files: folded ones summed whole (foldsum.c), anything
+ * else through the pipeline's stack tree into the folded output. */
+static int run(struct cli *c, const struct fk_plugin *in_pl, void *in_opts, const struct pending *pd,
+               char **files, size_t nfiles, const char *outpath)
+{
+	const struct fk_plugin *out_pl, *fold;
+	struct fk_input_spec *specs;
+	struct fk_output_spec out;
+	struct fk_pipeline pl;
+	int rc;
+
+	out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "collapse");
+	if (!out_pl)
+		return FK_ERR_PLUGIN;
+	if (pd->n == 0 && (fold = foldsum_applies(c, in_pl, files, nfiles)) != NULL)
+		return foldsum_run(c, fold, files, nfiles, outpath, in_pl == NULL);
+	specs = fk_calloc(nfiles, sizeof *specs);
+	if (!specs) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < nfiles; k++) {
+		specs[k].path = files[k];
+		specs[k].plugin = in_pl;
+		specs[k].opts = in_opts;
+		specs[k].optnames = pd->names;
+		specs[k].optvalues = pd->values;
+		specs[k].nopts = pd->n;
+		specs[k].shard_k = c->shard_k;
+		specs[k].shard_n = c->shard_n;
+	}
+	memset(&out, 0, sizeof out);
+	out.plugin = out_pl;
+	out.path = outpath;
+	memset(&pl, 0, sizeof pl);
+	pl.reg = &c->reg;
+	pl.inputs = specs;
+	pl.ninputs = nfiles;
+	pl.outputs = &out;
+	pl.noutputs = 1;
+	pl.threads = cli_threads(c);
+	pl.progress = c->progress;
+	rc = fk_pipeline_run(&pl);
+	fk_free(specs);
+	return rc;
+}
+
 int cmd_collapse(struct cli *c, int argc, char **argv)
 {
 	const char *format = "auto", *outpath = NULL;
-	const struct fk_plugin *in_pl = NULL, *out_pl;
-	struct fk_pipeline pl;
-	struct fk_input_spec *specs = NULL;
-	struct fk_output_spec out;
+	const struct fk_plugin *in_pl = NULL;
 	struct pending pd = { 0 };
 	void *in_opts = NULL;
 	char **files = NULL;
@@ -125,44 +169,7 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 	}
 	if (nfiles == 0)
 		files[nfiles++] = "-";
-	out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "collapse");
-	if (!out_pl) {
-		rc = EXIT_DATA;
-		goto out;
-	}
-	if (pd.n == 0) {
-		/* folded to folded: sum whole stacks, no stack tree */
-		const struct fk_plugin *fold = foldsum_applies(c, in_pl, files, nfiles);
-		if (fold) {
-			rc = cli_exit(foldsum_run(c, fold, files, nfiles, outpath, in_pl == NULL));
-			goto out;
-		}
-	}
-	specs = fk_calloc(nfiles, sizeof *specs);
-	if (!specs)
-		goto nomem;
-	for (size_t k = 0; k < nfiles; k++) {
-		specs[k].path = files[k];
-		specs[k].plugin = in_pl;
-		specs[k].opts = in_opts;
-		specs[k].optnames = pd.names;
-		specs[k].optvalues = pd.values;
-		specs[k].nopts = pd.n;
-		specs[k].shard_k = c->shard_k;
-		specs[k].shard_n = c->shard_n;
-	}
-	memset(&out, 0, sizeof out);
-	out.plugin = out_pl;
-	out.path = outpath;
-	memset(&pl, 0, sizeof pl);
-	pl.reg = &c->reg;
-	pl.inputs = specs;
-	pl.ninputs = nfiles;
-	pl.outputs = &out;
-	pl.noutputs = 1;
-	pl.threads = cli_threads(c);
-	pl.progress = c->progress;
-	rc = cli_exit(fk_pipeline_run(&pl));
+	rc = cli_exit(run(c, in_pl, in_opts, &pd, files, nfiles, outpath));
 	goto out;
 nomem:
 	fk_log(FK_LOG_ERROR, "out of memory");
@@ -175,7 +182,6 @@ out:
 	fk_free(names_own);
 	fk_free(pd.names);
 	fk_free(pd.values);
-	fk_free(specs);
 	fk_free(files);
 	return rc;
 }

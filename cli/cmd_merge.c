@@ -237,6 +237,47 @@ static int in_memory(struct cli *c, char **files, size_t nfiles, const char *out
 	return foldsum_run(c, in_pl, files, nfiles, outpath, false);
 }
 
+/* An input was out of order.  Can the part written be taken back (a
+ * temporary file, stdout redirected to a file, or a pipe that has not been
+ * written to yet: the writer flushes only once its buffer is full) and
+ * every input be read again?  Then merge in memory; else say what to do.
+ * Aborts w and closes the inputs either way.  Returns a status, reported. */
+static int start_over(struct cli *c, struct merge *m, struct fk_writer *w, char **files,
+                      size_t *opened, const char *outpath, bool stdout_file, off_t stdout_start)
+{
+	bool again = true, retract = w->path != NULL || stdout_file || m->out < w->cap;
+	const char *which = NULL;
+
+	for (size_t k = 0; k < m->n; k++)
+		if (!m->s[k].reopenable) {
+			again = false;
+			which = m->s[k].in.name;
+		}
+	fk_writer_abort(w);
+	if (!again || !retract) {
+		fk_log(FK_LOG_ERROR, "%s:%llu: %s; merge streams sorted inputs and cannot start "
+		       "over in memory because %s%s; write to a file with -o, or sort the inputs "
+		       "with LC_ALL=C sort, or use 'flamekit collapse --format folded'",
+		       m->why_path, (unsigned long long)m->why_line, m->why,
+		       !again ? which : "part of the result is already on stdout",
+		       !again ? " cannot be read again" : "");
+		return FK_ERR_DATA;
+	}
+	fk_log(FK_LOG_INFO, "%s:%llu: %s; merging in memory instead", m->why_path,
+	       (unsigned long long)m->why_line, m->why);
+	if (stdout_file && (ftruncate(STDOUT_FILENO, stdout_start) < 0 ||
+	                    lseek(STDOUT_FILENO, stdout_start, SEEK_SET) < 0)) {
+		fk_log(FK_LOG_ERROR, "<stdout>: cannot rewind: %s", strerror(errno));
+		return FK_ERR_IO;
+	}
+	for (size_t k = 0; k < *opened; k++)
+		fk_input_close(&m->s[k].in);
+	*opened = 0;
+	fk_input_bufsize = 1u << 20;
+	fk_input_mmap = true;
+	return in_memory(c, files, m->n, outpath);
+}
+
 int cmd_merge(struct cli *c, int argc, char **argv)
 {
 	const char *outpath = NULL;
@@ -329,44 +370,8 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 	}
 	r = stream(&m, &w);
 	if (r == 1) {
-		/* An input was out of order.  Can the part written be taken back
-		 * (a temporary file, stdout redirected to a file, or a pipe that
-		 * has not been written to yet: the writer flushes only once its
-		 * buffer is full) and every input be read again? */
-		bool again = true, retract = w.path != NULL || stdout_file || m.out < w.cap;
-		const char *which = NULL;
-		for (size_t k = 0; k < nfiles; k++)
-			if (!m.s[k].reopenable) {
-				again = false;
-				which = m.s[k].in.name;
-			}
-		if (!again || !retract) {
-			fk_log(FK_LOG_ERROR, "%s:%llu: %s; merge streams sorted inputs and cannot start "
-			       "over in memory because %s%s; write to a file with -o, or sort the inputs "
-			       "with LC_ALL=C sort, or use 'flamekit collapse --format folded'",
-			       m.why_path, (unsigned long long)m.why_line, m.why,
-			       !again ? which : "part of the result is already on stdout",
-			       !again ? " cannot be read again" : "");
-			fk_writer_abort(&w);
-			wopen = false;
-			rc = EXIT_DATA;
-			goto out;
-		}
-		fk_log(FK_LOG_INFO, "%s:%llu: %s; merging in memory instead", m.why_path,
-		       (unsigned long long)m.why_line, m.why);
-		fk_writer_abort(&w);
 		wopen = false;
-		if (stdout_file && (ftruncate(STDOUT_FILENO, stdout_start) < 0 ||
-		                    lseek(STDOUT_FILENO, stdout_start, SEEK_SET) < 0)) {
-			fk_log(FK_LOG_ERROR, "<stdout>: cannot rewind: %s", strerror(errno));
-			goto out;
-		}
-		for (size_t k = 0; k < opened; k++)
-			fk_input_close(&m.s[k].in);
-		opened = 0;
-		fk_input_bufsize = 1u << 20;
-		fk_input_mmap = true;
-		rc = cli_exit(in_memory(c, files, nfiles, outpath));
+		rc = cli_exit(start_over(c, &m, &w, files, &opened, outpath, stdout_file, stdout_start));
 		goto out;
 	}
 	if (r == 0 && w.error)
