@@ -33,7 +33,14 @@ struct cache {
 	struct entry *v;
 	size_t mask, n, bytes;
 	bool full;
+	bool off;         /* stacks rarely repeat: not worth a lookup */
+	size_t lookups, hits;
 };
+
+/* After this many lines, a cache hit by fewer than 1 in 16 is switched
+ * off: with mostly distinct stacks it only costs a hash, a probe and a
+ * copy of every line. */
+#define CACHE_TRIAL 65536
 
 static inline uint64_t mix(uint64_t a, uint64_t b)
 {
@@ -144,13 +151,21 @@ static int parse_lines(void *arg, unsigned worker, struct fk_input *in, struct f
 			smp.flags = FK_SAMPLE_SERIES;
 			smp.weight[1] = w[1];
 		}
-		hv = hash_bytes(line, (size_t)sl);
-		e = cache_find(c, hv, line, (size_t)sl);
-		if (e->key) {
-			rc = h->push_node(sink, e->node, &smp);
-			if (rc < 0)
-				break;
-			continue;
+		e = NULL;
+		hv = 0;
+		if (!c->off) {
+			hv = hash_bytes(line, (size_t)sl);
+			e = cache_find(c, hv, line, (size_t)sl);
+			c->lookups++;
+			if (e->key) {
+				c->hits++;
+				rc = h->push_node(sink, e->node, &smp);
+				if (rc < 0)
+					break;
+				continue;
+			}
+			if (c->lookups == CACHE_TRIAL && c->hits * 16 < c->lookups)
+				c->off = true;
 		}
 		/* split on ';', dropping trailing empty fields */
 		size_t nf = 0, start = 0, end = fk_folded_trim(line, (size_t)sl);
@@ -181,7 +196,7 @@ static int parse_lines(void *arg, unsigned worker, struct fk_input *in, struct f
 		rc = h->push(sink, &smp, &node);
 		if (rc < 0)
 			break;
-		if (node != FK_NODE_NONE && !c->full) {
+		if (node != FK_NODE_NONE && e && !c->full) {
 			char *k = h->alloc((size_t)sl + 1);
 			if (!k) {
 				rc = FK_ERR_NOMEM;
