@@ -100,6 +100,14 @@ void fk_intern_free(struct fk_intern *in);
 /* Intern name[0..len) (the full name, suffix included).  Returns the id or
  * FK_FRAME_NONE when out of memory. */
 fk_frame_t fk_intern(struct fk_intern *in, const char *name, size_t len);
+/* The same with the name's hash already computed by fk_intern_hash.
+ * fk_intern_prefetch brings what a lookup of hash h will read into the
+ * cache, one level per stage (0: the slot, 1: the frame, 2: its name): a
+ * caller with several names runs each stage over all of them before
+ * interning, so their cache misses overlap instead of queueing. */
+uint32_t fk_intern_hash(const char *name, size_t len);
+fk_frame_t fk_intern_hashed(struct fk_intern *in, const char *name, size_t len, uint32_t h);
+void fk_intern_prefetch(const struct fk_intern *in, uint32_t h, int stage);
 /* Intern name with annotation `annot`: appends its suffix first. */
 fk_frame_t fk_intern_annot(struct fk_intern *in, const char *name, size_t len, int annot);
 /* Look up without inserting. */
@@ -165,6 +173,10 @@ void fk_tree_free(struct fk_tree *t);
  * out of memory. */
 fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame);
 fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame_t frame);
+/* The node of stack f[0..n) (root first), created as needed: fk_tree_child
+ * down the stack, faster for the new part.  FK_NODE_NONE on out of memory
+ * or past the node limit. */
+fk_node_t fk_tree_insert(struct fk_tree *t, const fk_frame_t *f, size_t n);
 /* Add weights at a node and mark it a leaf.  FK_ERR_NOMEM on failure. */
 int fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w);
 /* Compute totals and the sorted child lists (names from `in`). */
@@ -220,6 +232,7 @@ struct fk_sink {
 	struct fk_filter_chain *filters; /* per-sample filters (root sink only) */
 	/* scratch */
 	fk_frame_t *ids;
+	uint32_t *hashes;            /* of the frames being pushed, idcap of them */
 	size_t idcap;
 	int status;                  /* first error from a filter */
 };

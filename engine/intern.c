@@ -136,16 +136,43 @@ fk_frame_t fk_intern_find(const struct fk_intern *in, const char *name, size_t l
 	return found ? SLOT_ID(in->slots[j]) : FK_FRAME_NONE;
 }
 
+uint32_t fk_intern_hash(const char *name, size_t len)
+{
+	return (uint32_t)fk_hash(name, len);
+}
+
+void fk_intern_prefetch(const struct fk_intern *in, uint32_t h, int stage)
+{
+	const uint64_t *slot = &in->slots[h & in->mask];
+
+	if (stage == 0) {
+		__builtin_prefetch(slot);
+		return;
+	}
+	if (*slot == 0 || SLOT_HASH(*slot) != h)
+		return;
+	if (stage == 1)
+		__builtin_prefetch(&in->frames[SLOT_ID(*slot)]);
+	else
+		__builtin_prefetch(in->frames[SLOT_ID(*slot)].name);
+}
+
 fk_frame_t fk_intern(struct fk_intern *in, const char *name, size_t len)
 {
+	if (len > UINT32_MAX / 2)
+		return FK_FRAME_NONE;
+	return fk_intern_hashed(in, name, len, fk_intern_hash(name, len));
+}
+
+fk_frame_t fk_intern_hashed(struct fk_intern *in, const char *name, size_t len, uint32_t h)
+{
 	bool found;
-	uint32_t h, j, id;
+	uint32_t j, id;
 	struct fk_frame_info *f;
 	char *s;
 
 	if (len > UINT32_MAX / 2)
 		return FK_FRAME_NONE;
-	h = (uint32_t)fk_hash(name, len);
 	j = probe(in, name, len, h, &found);
 	if (found)
 		return SLOT_ID(in->slots[j]);

@@ -298,7 +298,9 @@ int fk_sink_init(struct fk_sink *s, struct fk_profile *p, int series, unsigned t
 void fk_sink_fini(struct fk_sink *s)
 {
 	fk_free(s->ids);
+	fk_free(s->hashes);
 	s->ids = NULL;
+	s->hashes = NULL;
 	s->idcap = 0;
 }
 
@@ -306,6 +308,7 @@ static int grow_ids(struct fk_sink *s, size_t n)
 {
 	size_t cap;
 	fk_frame_t *v;
+	uint32_t *h;
 
 	if (n <= s->idcap)
 		return 0;
@@ -316,6 +319,10 @@ static int grow_ids(struct fk_sink *s, size_t n)
 	if (!v)
 		return FK_ERR_NOMEM;
 	s->ids = v;
+	h = fk_realloc(s->hashes, cap * sizeof *h);
+	if (!h)
+		return FK_ERR_NOMEM;
+	s->hashes = h;
 	s->idcap = cap;
 	return 0;
 }
@@ -361,12 +368,9 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 		node = FK_NODE_NONE;
 	}
 	if (node == FK_NODE_NONE) {
-		node = FK_NODE_ROOT;
-		for (size_t i = 0; i < n; i++) {
-			node = fk_tree_child(&p->tree, node, s->ids[i]);
-			if (node == FK_NODE_NONE)
-				return FK_ERR_NOMEM;
-		}
+		node = fk_tree_insert(&p->tree, s->ids, n);
+		if (node == FK_NODE_NONE)
+			return FK_ERR_NOMEM;
 	}
 	if (fk_tree_add(&p->tree, node, w) < 0)
 		return FK_ERR_NOMEM;
@@ -388,43 +392,80 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 	return 0;
 }
 
+/* A name as it can be interned directly: no annotation to append and no
+ * byte that folded text cannot carry. */
+static inline bool plain_name(const struct fk_frameref *fr)
+{
+	return fr->annot == 0 && (fr->len == 0 || (!memchr(fr->name, ';', fr->len) &&
+	                                           !memchr(fr->name, '\n', fr->len)));
+}
+
+/* Intern one frame of a sample: ';' and '\n' replaced, annotation and
+ * module added. */
+static fk_frame_t intern_frame(struct fk_profile *p, const struct fk_frameref *fr, bool plain,
+                               uint32_t h)
+{
+	fk_frame_t id;
+
+	if (plain) {
+		id = fk_intern_hashed(&p->in, fr->name, fr->len, h);
+	} else if (fr->len && (memchr(fr->name, ';', fr->len) || memchr(fr->name, '\n', fr->len))) {
+		/* ';' separates frames and '\n' lines in folded text: a name
+		 * holding one would not survive a round trip. */
+		char *c = fk_strndup(fr->name, fr->len);
+		if (!c)
+			return FK_FRAME_NONE;
+		for (size_t k = 0; k < fr->len; k++)
+			if (c[k] == ';' || c[k] == '\n')
+				c[k] = c[k] == ';' ? ':' : ' ';
+		id = fk_intern_annot(&p->in, c, fr->len, fr->annot);
+		fk_free(c);
+	} else {
+		id = fk_intern_annot(&p->in, fr->name, fr->len, fr->annot);
+	}
+	if (id == FK_FRAME_NONE)
+		return id;
+	if (fr->module && p->in.frames[id].module == FK_FRAME_NONE) {
+		fk_frame_t m = fk_intern(&p->in, fr->module, fr->module_len);
+		if (m == FK_FRAME_NONE)
+			return m;
+		p->in.frames[id].module = m;
+	}
+	return id;
+}
+
 int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *out)
 {
 	struct fk_profile *p = s->p;
 	double w[FK_SERIES_MAX];
-	size_t i;
+	size_t i, n = smp->nframes;
 
-	if (grow_ids(s, smp->nframes + 1) < 0)
+	if (grow_ids(s, n + 1) < 0)
 		return FK_ERR_NOMEM;
-	for (i = 0; i < smp->nframes; i++) {
+	/* Plain names are hashed first and their table slots, frames and
+	 * names fetched a stage at a time, so a stack's cache misses overlap;
+	 * hashes[i] = 0 with ids[i] = FK_FRAME_NONE marks a name that is not
+	 * plain. */
+	for (i = 0; i < n; i++) {
 		const struct fk_frameref *fr = &smp->frames[i];
-		fk_frame_t id;
-		if (fr->len && (memchr(fr->name, ';', fr->len) || memchr(fr->name, '\n', fr->len))) {
-			/* ';' separates frames and '\n' lines in folded text: a name
-			 * holding one would not survive a round trip. */
-			char *c = fk_strndup(fr->name, fr->len);
-			if (!c)
-				return FK_ERR_NOMEM;
-			for (size_t k = 0; k < fr->len; k++)
-				if (c[k] == ';' || c[k] == '\n')
-					c[k] = c[k] == ';' ? ':' : ' ';
-			id = fk_intern_annot(&p->in, c, fr->len, fr->annot);
-			fk_free(c);
-		} else {
-			id = fk_intern_annot(&p->in, fr->name, fr->len, fr->annot);
+		s->ids[i] = plain_name(fr) ? 0 : FK_FRAME_NONE;
+		if (s->ids[i] == 0) {
+			s->hashes[i] = fk_intern_hash(fr->name, fr->len);
+			fk_intern_prefetch(&p->in, s->hashes[i], 0);
 		}
-		if (id == FK_FRAME_NONE)
+	}
+	for (int stage = 1; stage <= 2; stage++)
+		for (i = 0; i < n; i++)
+			if (s->ids[i] == 0)
+				fk_intern_prefetch(&p->in, s->hashes[i], stage);
+	for (i = 0; i < n; i++) {
+		bool plain = s->ids[i] == 0;
+		s->ids[i] = intern_frame(p, &smp->frames[i], plain, plain ? s->hashes[i] : 0);
+		if (s->ids[i] == FK_FRAME_NONE)
 			return FK_ERR_NOMEM;
-		if (fr->module && p->in.frames[id].module == FK_FRAME_NONE) {
-			fk_frame_t m = fk_intern(&p->in, fr->module, fr->module_len);
-			if (m == FK_FRAME_NONE)
-				return FK_ERR_NOMEM;
-			p->in.frames[id].module = m;
-		}
-		s->ids[i] = id;
 	}
 	sample_weights(s, smp, w);
-	return finish_push(s, smp->nframes, w, smp, FK_NODE_NONE, out);
+	return finish_push(s, n, w, smp, FK_NODE_NONE, out);
 }
 
 int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp)

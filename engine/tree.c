@@ -162,6 +162,77 @@ fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 	return id;
 }
 
+/* Room for `more` nodes: the node array and the edge table grown once,
+ * before a run of inserts that must not move them. */
+static int reserve(struct fk_tree *t, size_t more)
+{
+	if ((size_t)t->nnodes + more >= UINT32_MAX - 2)
+		return FK_ERR_LIMIT;
+	if (!t->slots && grow_slots(t) < 0)
+		return FK_ERR_NOMEM;
+	while (table_full((uint32_t)(t->nnodes + more), t->mask))
+		if (grow_slots(t) < 0)
+			return FK_ERR_NOMEM;
+	if (t->nnodes + more > t->capnodes) {
+		size_t cap = t->capnodes;
+		while (cap < t->nnodes + more)
+			cap *= 2;
+		struct fk_node *nn = fk_realloc(t->nodes, cap * sizeof *nn);
+		if (!nn)
+			return FK_ERR_NOMEM;
+		t->nodes = nn;
+		t->capnodes = (uint32_t)cap;
+	}
+	return 0;
+}
+
+#define PATH_BATCH 64
+
+fk_node_t fk_tree_insert(struct fk_tree *t, const fk_frame_t *f, size_t n)
+{
+	fk_node_t node = FK_NODE_ROOT, c;
+	size_t i = 0;
+
+	if (!t->slots && grow_slots(t) < 0)
+		return FK_NODE_NONE;
+	/* down the part of the stack the tree already has */
+	while (i < n && (c = fk_tree_find_child(t, node, f[i])) != FK_NODE_NONE) {
+		node = c;
+		i++;
+	}
+	/* The rest is new: its node ids are the next ones in order, so every
+	 * edge hash is known now.  Fetch the table slots of a batch at once
+	 * (their cache misses overlap), then insert. */
+	while (i < n) {
+		uint64_t hv[PATH_BATCH];
+		size_t k, m = n - i < PATH_BATCH ? n - i : PATH_BATCH;
+		if (reserve(t, m) < 0)
+			return FK_NODE_NONE;
+		if (t->finished)
+			unfinish(t);
+		for (k = 0; k < m; k++) {
+			uint32_t parent = k ? t->nnodes + (uint32_t)k - 1 : node;
+			hv[k] = edge_hash(parent, f[i + k]);
+			__builtin_prefetch(&t->slots[hv[k] & t->mask], 1);
+		}
+		for (k = 0; k < m; k++) {
+			uint32_t id = t->nnodes++;
+			struct fk_node *nd = &t->nodes[id];
+			size_t j = hv[k] & t->mask;
+			nd->parent = node;
+			nd->frame = f[i + k];
+			nd->depth = t->nodes[node].depth + 1;
+			nd->wi = FK_NO_WEIGHT;
+			while (t->slots[j])
+				j = (j + 1) & t->mask;
+			t->slots[j] = TAG(hv[k]) | id;
+			node = id;
+		}
+		i += m;
+	}
+	return node;
+}
+
 int fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w)
 {
 	struct fk_node *nd = &t->nodes[n];
