@@ -177,6 +177,10 @@ fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame
  * down the stack, faster for the new part.  FK_NODE_NONE on out of memory
  * or past the node limit. */
 fk_node_t fk_tree_insert(struct fk_tree *t, const fk_frame_t *f, size_t n);
+/* The same below `node`, storing each node of the path in ids[0..n) when
+ * ids is not NULL. */
+fk_node_t fk_tree_insert_at(struct fk_tree *t, fk_node_t node, const fk_frame_t *f, size_t n,
+                            fk_node_t *ids);
 /* Add weights at a node and mark it a leaf.  FK_ERR_NOMEM on failure. */
 int fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w);
 /* Compute totals and the sorted child lists (names from `in`). */

@@ -75,11 +75,18 @@ int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 			goto out;
 	}
 	nmap[0] = FK_NODE_ROOT;
-	for (i = 1; i < src->tree.nnodes; i++) {
-		const struct fk_node *n = &src->tree.nodes[i];
-		nmap[i] = fk_tree_child(&dst->tree, nmap[n->parent], fmap[n->frame]);
-		if (nmap[i] == FK_NODE_NONE)
+	for (i = 1; i < src->tree.nnodes;) {
+		/* A chain (each node the child of the one before, as a stack's new
+		 * part is inserted) goes in as one path: its new part is batched. */
+		const struct fk_node *sn = src->tree.nodes;
+		fk_frame_t f[64];
+		uint32_t m = 0;
+		do
+			f[m] = fmap[sn[i + m].frame];
+		while (++m < 64 && i + m < src->tree.nnodes && sn[i + m].parent == i + m - 1);
+		if (fk_tree_insert_at(&dst->tree, nmap[sn[i].parent], f, m, nmap + i) == FK_NODE_NONE)
 			goto out;
+		i += m;
 	}
 	for (i = 0; i < src->tree.nnodes; i++)
 		if (fk_node_leaf(&src->tree, i) &&

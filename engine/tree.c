@@ -190,7 +190,13 @@ static int reserve(struct fk_tree *t, size_t more)
 
 fk_node_t fk_tree_insert(struct fk_tree *t, const fk_frame_t *f, size_t n)
 {
-	fk_node_t node = FK_NODE_ROOT, c;
+	return fk_tree_insert_at(t, FK_NODE_ROOT, f, n, NULL);
+}
+
+fk_node_t fk_tree_insert_at(struct fk_tree *t, fk_node_t node, const fk_frame_t *f, size_t n,
+                            fk_node_t *ids)
+{
+	fk_node_t c;
 	size_t i = 0;
 
 	if (!t->slots && grow_slots(t) < 0)
@@ -198,6 +204,8 @@ fk_node_t fk_tree_insert(struct fk_tree *t, const fk_frame_t *f, size_t n)
 	/* down the part of the stack the tree already has */
 	while (i < n && (c = fk_tree_find_child(t, node, f[i])) != FK_NODE_NONE) {
 		node = c;
+		if (ids)
+			ids[i] = c;
 		i++;
 	}
 	/* The rest is new: its node ids are the next ones in order, so every
@@ -227,6 +235,8 @@ fk_node_t fk_tree_insert(struct fk_tree *t, const fk_frame_t *f, size_t n)
 				j = (j + 1) & t->mask;
 			t->slots[j] = TAG(hv[k]) | id;
 			node = id;
+			if (ids)
+				ids[i + k] = id;
 		}
 		i += m;
 	}
