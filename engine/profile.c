@@ -119,8 +119,12 @@ static bool profile_empty(const struct fk_profile *p)
 
 int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src)
 {
-	if (!profile_empty(dst))
+	if (!profile_empty(dst)) {
+		/* src only gives its nodes now: its edge table can go first */
+		fk_free(src->tree.slots);
+		src->tree.slots = NULL;
 		return fk_profile_merge(dst, src);
+	}
 	/* Take src's frames, tree and log as they are: the first forked sink
 	 * joined costs nothing, instead of a second insertion of every node. */
 	struct fk_intern in = dst->in;

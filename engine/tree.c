@@ -322,7 +322,6 @@ static int cmp_kids(const void *a, const void *b, void *arg)
 int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
 {
 	uint32_t n = t->nnodes, i;
-	uint32_t *fill;
 	struct order_ctx ctx = { t, in };
 
 	if (t->finished)
@@ -335,9 +334,7 @@ int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
 	t->total = fk_calloc((size_t)n * FK_SERIES_MAX, sizeof *t->total);
 	t->kid_start = fk_calloc((size_t)n + 1, sizeof *t->kid_start);
 	t->kids = fk_malloc((size_t)(n > 1 ? n - 1 : 1) * sizeof *t->kids);
-	fill = fk_calloc((size_t)n + 1, sizeof *fill);
-	if (!t->total || !t->kid_start || !t->kids || !fill) {
-		fk_free(fill);
+	if (!t->total || !t->kid_start || !t->kids) {
 		unfinish(t);
 		return FK_ERR_NOMEM;
 	}
@@ -353,11 +350,12 @@ int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
 		t->kid_start[t->nodes[i].parent + 1]++;
 	for (i = 0; i < n; i++)
 		t->kid_start[i + 1] += t->kid_start[i];
-	for (i = 1; i < n; i++) {
-		uint32_t p = t->nodes[i].parent;
-		t->kids[t->kid_start[p] + fill[p]++] = i;
-	}
-	fk_free(fill);
+	/* each parent's start moves to its end as its children are placed,
+	 * which is the next parent's start: one shift puts them back */
+	for (i = 1; i < n; i++)
+		t->kids[t->kid_start[t->nodes[i].parent]++] = i;
+	memmove(t->kid_start + 1, t->kid_start, (size_t)n * sizeof *t->kid_start);
+	t->kid_start[0] = 0;
 	for (i = 0; i < n; i++) {
 		uint32_t k = t->kid_start[i + 1] - t->kid_start[i];
 		if (k > 1)
