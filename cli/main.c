@@ -25,7 +25,7 @@ const struct cli_command cli_commands[] = {
 	  "  -f, --format NAME  input format: folded (default), auto, or any input plugin\n"
 	  "  -o, --output FILE  write here (atomically) instead of stdout\n"
 	  "  --output-plugin NAME  svg (default), icicle, flamechart (default with\n"
-	  "                     --flamechart), hotcold\n"
+	  "                     --flamechart), hotcold, html (one self-contained HTML report)\n"
 	  "  GRAPH OPTIONS      flamegraph.pl's, same names and defaults: --title, --width,\n"
 	  "                     --minwidth, --colors, --hash, --inverted, --reverse,\n"
 	  "                     --flamechart, --negate, --countname, ... (flamekit plugins\n"

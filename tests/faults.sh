@@ -93,6 +93,9 @@ unset FK_PERF_CHUNK_BYTES
 walk "graph to svg" "g.svg" graph --title 'faults <&>' --hash -o g.svg "$C/app.folded"
 walk "graph to icicle" "g.svg" graph --output-plugin icicle -o g.svg "$D/lua/stacks.folded"
 walk "graph to flamechart" "g.svg" graph --format perf --flamechart -o g.svg "$D/perf/names.txt"
+walk "graph to html, with samples" "g.html" graph --format perf --output-plugin html -o g.html "$D/perf/names.txt"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/report.html" "$D/html/hostile.txt"
+walk "collapse an html report" "out.folded" collapse -o out.folded "$TMP/report.html"
 walk "diff" "d.folded" diff -n -o d.folded "$C/before.folded" "$C/after.folded"
 walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "$C/app.folded"
 

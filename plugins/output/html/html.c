@@ -1,0 +1,468 @@
+/*
+ * Output plugin "html": one self-contained HTML report holding the whole
+ * profile (no --minwidth pruning: that is a drawing decision the page makes)
+ * in the compact encoding described in plugins/lib/report/report.h, and a
+ * script that draws it on a canvas.  The page makes no network request and
+ * works from file://.  `flamekit collapse report.html` reads it back.
+ *
+ * The page itself (page.html) is turned into page.h at build time; this file
+ * writes the head of the page, the data, then the tail.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flamekit/plugin.h>
+
+#include "../../lib/report/report.h"
+#include "page.h"
+
+struct html_opts {
+	const char *title;
+	const char *colors;
+	int inverted;
+	long long timeline;
+};
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "title", "Flame Graph", struct html_opts, title, "the report's title"),
+	FK_OPTION(FK_OPT_STRING, "colors", "hot", struct html_opts, colors,
+	          "palette: hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, "
+	          "yellow, purple, orange"),
+	FK_OPTION(FK_OPT_FLAG, "inverted", "0", struct html_opts, inverted,
+	          "open on the icicle view (root at the top)"),
+	FK_OPTION(FK_OPT_INT, "timeline", "1", struct html_opts, timeline,
+	          "1: keep each sample's time and thread (heat map, flame chart, thread views); "
+	          "0: leave them out for a smaller report"),
+	FK_OPTION_END,
+};
+
+/* Buffered writing: the data is millions of one-byte digits. */
+struct out {
+	const struct fk_host *h;
+	struct fk_writer *w;
+	char buf[65536];
+	size_t n;
+	int rc;
+};
+
+static void flush(struct out *o)
+{
+	if (o->n && o->rc == 0)
+		o->rc = o->h->write(o->w, o->buf, o->n);
+	o->n = 0;
+}
+
+static void put(struct out *o, const void *p, size_t len)
+{
+	if (len > sizeof o->buf - o->n)
+		flush(o);
+	if (len > sizeof o->buf) {
+		if (o->rc == 0)
+			o->rc = o->h->write(o->w, p, len);
+		return;
+	}
+	memcpy(o->buf + o->n, p, len);
+	o->n += len;
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void num(struct out *o, uint64_t v)
+{
+	char d[16];
+	int n = 0;
+
+	d[n++] = REPORT_ALPHA[v % REPORT_BASE];
+	v /= REPORT_BASE;
+	while (v) {
+		d[n++] = REPORT_ALPHA[v % REPORT_BASE + REPORT_BASE];
+		v /= REPORT_BASE;
+	}
+	if (sizeof o->buf - o->n < (size_t)n)
+		flush(o);
+	while (n)
+		o->buf[o->n++] = d[--n];
+}
+
+/* A JSON string whose bytes cannot end the <script> element or a JS line:
+ * see report.h for how bytes that are not UTF-8 are kept. */
+static void jstr(struct out *o, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char e[8];
+
+	put(o, "\"", 1);
+	for (size_t i = 0; i < len;) {
+		unsigned c = u[i];
+		size_t k = 1;
+		if (c >= 0x80) {
+			uint32_t cp = 0;
+			if (c >= 0xc2 && c <= 0xdf)
+				k = 2, cp = c & 0x1f;
+			else if (c >= 0xe0 && c <= 0xef)
+				k = 3, cp = c & 0x0f;
+			else if (c >= 0xf0 && c <= 0xf4)
+				k = 4, cp = c & 0x07;
+			else
+				k = 0;
+			for (size_t j = 1; k && j < k; j++) {
+				if (i + j >= len || (u[i + j] & 0xc0) != 0x80)
+					k = 0;
+				else
+					cp = (cp << 6) | (u[i + j] & 0x3f);
+			}
+			if (k && ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+			          (k == 4 && (cp < 0x10000 || cp > 0x10ffff))))
+				k = 0;
+			if (!k) { /* not UTF-8: one byte, as \u0080..\u00ff */
+				snprintf(e, sizeof e, "\\u%04x", c);
+				put(o, e, 6);
+				i++;
+			} else if (cp == 0x2028 || cp == 0x2029) {
+				snprintf(e, sizeof e, "\\u%04x", (unsigned)cp);
+				put(o, e, 6);
+				i += k;
+			} else {
+				put(o, u + i, k);
+				i += k;
+			}
+			continue;
+		}
+		if (c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c == 0x7f) {
+			snprintf(e, sizeof e, "\\u%04x", c);
+			put(o, e, 6);
+		} else {
+			put(o, u + i, 1);
+		}
+		i++;
+	}
+	put(o, "\"", 1);
+}
+
+static void dbl(struct out *o, double v)
+{
+	char b[40];
+	if (!isfinite(v))
+		v = 0;
+	if (v == floor(v) && fabs(v) < 9e15)
+		snprintf(b, sizeof b, "%.0f", v);
+	else
+		snprintf(b, sizeof b, "%.17g", v);
+	puts_(o, b);
+}
+
+static int int_weight(double v)
+{
+	return v >= 0 && v == floor(v) && v < 9007199254740992.0;
+}
+
+/* The profile walked once into preorder (flamegraph.pl's sibling order). */
+struct walk {
+	fk_node_t *pre;    /* preorder index -> node */
+	uint32_t *depth;   /* preorder index -> depth (root's children: 1) */
+	uint32_t *index;   /* node -> preorder index */
+	uint32_t *fid;     /* engine frame id -> report id + 1 (0: not seen) */
+	size_t nfid;
+	fk_frame_t *names; /* report id -> engine frame id */
+	size_t n, nnames;
+};
+
+static int walk_tree(const struct fk_host *h, const struct fk_profile *p, struct walk *wk)
+{
+	size_t total = h->nodes(p), sp = 0;
+	fk_node_t *stack = h->alloc(total * sizeof *stack);
+	int rc = FK_ERR_NOMEM;
+
+	wk->pre = h->alloc(total * sizeof *wk->pre);
+	wk->depth = h->alloc(total * sizeof *wk->depth);
+	wk->index = h->alloc(total * sizeof *wk->index);
+	wk->names = h->alloc(total * sizeof *wk->names);
+	if (!stack || !wk->pre || !wk->depth || !wk->index || !wk->names)
+		goto out;
+	stack[sp++] = FK_NODE_ROOT;
+	while (sp) {
+		fk_node_t n = stack[--sp];
+		const fk_node_t *kids;
+		size_t k = h->node_children(p, n, &kids);
+		if (n != FK_NODE_ROOT) {
+			fk_frame_t f = h->node_frame(p, n);
+			if (f >= wk->nfid) {
+				size_t nc = wk->nfid ? wk->nfid : 1024;
+				while (nc <= f)
+					nc *= 2;
+				uint32_t *nf = h->realloc(wk->fid, nc * sizeof *nf);
+				if (!nf)
+					goto out;
+				memset(nf + wk->nfid, 0, (nc - wk->nfid) * sizeof *nf);
+				wk->fid = nf;
+				wk->nfid = nc;
+			}
+			if (!wk->fid[f]) {
+				wk->names[wk->nnames++] = f;
+				wk->fid[f] = (uint32_t)wk->nnames;
+			}
+			wk->index[n] = (uint32_t)wk->n;
+			wk->depth[wk->n] = h->node_depth(p, n);
+			wk->pre[wk->n++] = n;
+		}
+		/* push in reverse so the first child comes out first */
+		while (k)
+			stack[sp++] = kids[--k];
+	}
+	rc = 0;
+out:
+	h->free(stack);
+	if (rc)
+		h->log(FK_LOG_ERROR, "out of memory walking the profile");
+	return rc;
+}
+
+static void walk_free(const struct fk_host *h, struct walk *wk)
+{
+	h->free(wk->pre);
+	h->free(wk->depth);
+	h->free(wk->index);
+	h->free(wk->fid);
+	h->free(wk->names);
+}
+
+static void put_tree(struct out *o, const struct fk_profile *p, const struct walk *wk, int two, int series,
+                     int fl)
+{
+	const struct fk_host *h = o->h;
+	uint32_t prev = 0;
+
+	puts_(o, ",\"tree\":\"");
+	for (size_t i = 0; i < wk->n; i++) {
+		fk_node_t n = wk->pre[i];
+		int leaf = h->node_is_leaf(p, n);
+		num(o, prev + 1 - wk->depth[i]);
+		num(o, wk->fid[h->node_frame(p, n)] - 1);
+		num(o, !leaf ? 0 : fl ? 1 : (uint64_t)h->node_self(p, n, two ? 0 : series) + 1);
+		prev = wk->depth[i];
+	}
+	put(o, "\"", 1);
+	if (two && !fl) {
+		puts_(o, ",\"tree2\":\"");
+		for (size_t i = 0; i < wk->n; i++) {
+			fk_node_t n = wk->pre[i];
+			num(o, h->node_is_leaf(p, n) ? (uint64_t)h->node_self(p, n, 1) + 1 : 0);
+		}
+		put(o, "\"", 1);
+	}
+	if (fl) {
+		int first = 1;
+		puts_(o, ",\"fw\":[");
+		for (size_t i = 0; i < wk->n; i++) {
+			fk_node_t n = wk->pre[i];
+			if (!h->node_is_leaf(p, n))
+				continue;
+			for (int s = 0; s <= two; s++) {
+				if (!first)
+					put(o, ",", 1);
+				first = 0;
+				dbl(o, h->node_self(p, n, two ? s : series));
+			}
+		}
+		put(o, "]", 1);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Per-sample times and threads, when the inputs gave them. */
+static int put_samples(struct out *o, const struct fk_profile *p, const struct walk *wk, int series)
+{
+	const struct fk_host *h = o->h;
+	size_t ns = h->samples(p), nt = 0;
+	uint64_t *thr = NULL;
+	int64_t t0 = INT64_MAX, prev;
+	unsigned any = 0;
+	int same = 1; /* every sample weighs the same (one period): written once */
+
+	for (size_t i = 0; i < ns; i++) {
+		const struct fk_logged_sample *s = h->sample(p, i);
+		any |= s->flags;
+		if (!int_weight(s->weight[series]))
+			return 0;
+		if (s->weight[series] != h->sample(p, 0)->weight[series])
+			same = 0;
+		if ((s->flags & FK_SAMPLE_TIME) && s->time_ns < t0)
+			t0 = s->time_ns;
+	}
+	if (!ns || !(any & (FK_SAMPLE_TIME | FK_SAMPLE_TID)))
+		return 0;
+	if (t0 == INT64_MAX)
+		t0 = 0;
+	thr = h->alloc(ns * sizeof *thr);
+	if (!thr)
+		return FK_ERR_NOMEM;
+	/* threads: distinct (tid, pid), sorted; -1 when not given */
+	for (size_t i = 0; i < ns; i++) {
+		const struct fk_logged_sample *s = h->sample(p, i);
+		int32_t tid = s->flags & FK_SAMPLE_TID ? s->tid : -1, pid = s->flags & FK_SAMPLE_PID ? s->pid : -1;
+		thr[i] = ((uint64_t)(uint32_t)tid << 32) | (uint32_t)pid;
+	}
+	qsort(thr, ns, sizeof *thr, cmp_u64);
+	for (size_t i = 0; i < ns; i++)
+		if (i == 0 || thr[i] != thr[nt - 1])
+			thr[nt++] = thr[i];
+	puts_(o, ",\"threads\":[");
+	for (size_t i = 0; i < nt; i++) {
+		char b[48];
+		snprintf(b, sizeof b, "%s[%d,%d]", i ? "," : "", (int32_t)(uint32_t)thr[i],
+		         (int32_t)(uint32_t)(thr[i] >> 32));
+		puts_(o, b);
+	}
+	{
+		char b[48];
+		snprintf(b, sizeof b, "],\"timed\":%d,\"t0\":%.6f,", !!(any & FK_SAMPLE_TIME), (double)t0 / 1e9);
+		puts_(o, b);
+		if (same) {
+			snprintf(b, sizeof b, "\"sweight\":%.0f,", h->sample(p, 0)->weight[series]);
+			puts_(o, b);
+		}
+		puts_(o, "\"samples\":\"");
+	}
+	prev = 0;
+	for (size_t i = 0; i < ns; i++) {
+		const struct fk_logged_sample *s = h->sample(p, i);
+		int32_t tid = s->flags & FK_SAMPLE_TID ? s->tid : -1, pid = s->flags & FK_SAMPLE_PID ? s->pid : -1;
+		uint64_t key = ((uint64_t)(uint32_t)tid << 32) | (uint32_t)pid;
+		int64_t t = s->flags & FK_SAMPLE_TIME ? (s->time_ns - t0 + 500) / 1000 : 0, d = t - prev;
+		size_t lo = 0, hi = nt;
+		while (lo + 1 < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (thr[mid] <= key)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		num(o, s->leaf == FK_NODE_ROOT ? 0 : (uint64_t)wk->index[s->leaf] + 1);
+		num(o, d >= 0 ? (uint64_t)d << 1 : ((uint64_t)(-d) << 1) - 1);
+		num(o, lo);
+		if (!same)
+			num(o, (uint64_t)s->weight[series]);
+		prev = t;
+	}
+	put(o, "\"", 1);
+	h->free(thr);
+	return 0;
+}
+
+/* The palettes page.html knows (flamegraph.pl's). */
+static int known_palette(const char *name)
+{
+	static const char *const known[] = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl",
+	                                     "red", "green", "blue", "aqua", "yellow", "purple", "orange" };
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(name, known[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *opts)
+{
+	const struct html_opts *op = opts;
+	struct walk wk = { 0 };
+	struct out *o = h->alloc(sizeof *o);
+	unsigned mask = h->series_mask(p);
+	int two = (mask & 3) == 3, series = (mask & 1) || !(mask & 2) ? 0 : 1, fl = 0, rc;
+	const char *unit = h->series_unit(p, series);
+
+	if (!known_palette(op->colors)) {
+		h->log(FK_LOG_ERROR, "unknown palette '%s' for --colors (hot, mem, io, wakeup, chain, java, js, "
+		       "perl, red, green, blue, aqua, yellow, purple, orange)", op->colors);
+		h->free(o);
+		return FK_ERR_USAGE;
+	}
+	if (!o) {
+		h->log(FK_LOG_ERROR, "out of memory writing the report");
+		return FK_ERR_NOMEM;
+	}
+	o->h = h;
+	o->w = w;
+	o->n = 0;
+	o->rc = 0;
+	rc = walk_tree(h, p, &wk);
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < wk.n && !fl; i++)
+		for (int s = 0; s < 2; s++)
+			if ((s == series || two) && !int_weight(h->node_self(p, wk.pre[i], s)))
+				fl = 1;
+	put(o, fk_html_head, sizeof fk_html_head - 1);
+	puts_(o, "{\"v\":1,\"title\":");
+	jstr(o, op->title, strlen(op->title));
+	puts_(o, ",\"palette\":");
+	jstr(o, op->colors, strlen(op->colors));
+	puts_(o, op->inverted ? ",\"inverted\":1,\"unit\":" : ",\"unit\":");
+	jstr(o, unit ? unit : "samples", strlen(unit ? unit : "samples"));
+	puts_(o, ",\"units\":[");
+	for (int i = 0; i < 2; i++) {
+		const char *u = h->series_unit(p, i);
+		if (i)
+			put(o, ",", 1);
+		jstr(o, u ? u : "", u ? strlen(u) : 0);
+	}
+	puts_(o, two ? "],\"series\":2,\"names\":[" : "],\"series\":1,\"names\":[");
+	for (size_t i = 0; i < wk.nnames; i++) {
+		size_t len;
+		const char *s = h->frame_name(p, wk.names[i], &len);
+		if (i)
+			put(o, ",", 1);
+		jstr(o, s, len);
+	}
+	puts_(o, "],\"colours\":[");
+	for (size_t i = 0, first = 1; i < wk.nnames; i++) {
+		const char *c = h->frame_colour(p, wk.names[i]);
+		char b[32];
+		if (!c)
+			continue;
+		snprintf(b, sizeof b, "%s[%zu,", first ? "" : ",", i);
+		puts_(o, b);
+		jstr(o, c, strlen(c));
+		put(o, "]", 1);
+		first = 0;
+	}
+	put(o, "]", 1);
+	put_tree(o, p, &wk, two, series, fl);
+	if (!two && op->timeline) {
+		rc = put_samples(o, p, &wk, series);
+		if (rc < 0) {
+			h->log(FK_LOG_ERROR, "out of memory writing the report's samples");
+			goto out;
+		}
+	}
+	put(o, "}", 1);
+	put(o, fk_html_tail, sizeof fk_html_tail - 1);
+	flush(o);
+	rc = o->rc;
+out:
+	walk_free(h, &wk);
+	h->free(o);
+	return rc;
+}
+
+static struct fk_output_plugin plugin = {
+	.h = {
+		.name = "html",
+		.version = "1.0",
+		.description = "self-contained HTML report: the whole profile, drawn on a canvas",
+		.options = options,
+		.options_size = sizeof(struct html_opts),
+	},
+	.needs = FK_OUTPUT_NEEDS_SAMPLES,
+	.render = render,
+};
+
+FLAMEKIT_REGISTER_OUTPUT(plugin)

@@ -1,0 +1,231 @@
+#!/bin/sh
+# The html report in a real browser: headless Chromium, driven through the
+# DevTools protocol by cdp.py, loads reports from file:// and is steered
+# through the URL hash as a shared link would; every number the page shows
+# is checked against one computed with awk from the input.  No page error,
+# no request for anything outside the file.  Skipped without chromium.
+. "$FK_SRCDIR/tests/lib.sh"
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ] || [ -z "$PYTHON3" ]; then
+	skip "html report in a browser" "chromium or python3 not installed"
+	done_testing
+	exit 0
+fi
+CDP="$FK_SRCDIR/tests/browser/cdp.py"
+DET='document.getElementById("details")'
+MAT='document.getElementById("matched")'
+
+page() { # page REPORT STEP...: run cdp.py, answers in $TMP/ans
+	timeout 120 "$PYTHON3" "$CDP" "$CHROMIUM" "$@" > "$TMP/ans" 2> "$TMP/cdp.err"
+	ok $? "chromium drove $(basename "$1")"
+	sed 's/^/# /' "$TMP/cdp.err" | grep -v dbus | tail -5
+}
+ans() { sed -n "s/^$1	//p" "$TMP/ans"; }
+clean() { # clean: the last page run had no error and made no request
+	is "$(ans errors)/$(ans requests)" "0/0" "$1: no page error, no network request"
+}
+# awk: the total weight of the folded lines in which some frame matches ERE $1
+matched() {
+	awk -v re="$1" '{ n = split($1, f, ";"); for (i = 1; i <= n; i++) if (f[i] ~ re) { s += $NF; break } }
+		END { printf "%.0f\n", s }' "$2"
+}
+total() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
+pct1() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", 100 * a / b }'; }
+pct2() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", 100 * a / b }'; }
+
+# --- a small profile with recursion ------------------------------------
+cat > "$TMP/small.txt" <<'E'
+main;f;g;f;h 2
+main;f 3
+main;g;f 1
+x;f;f 4
+main;g 5
+other;a;b 3
+other;c 6
+E
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/small.html" "$TMP/small.txt"
+T=$(total "$TMP/small.txt")
+page "$TMP/small.html" '#' "ready=document.documentElement.dataset.ready" \
+	'#search=^(f|b)$' "m=$MAT.textContent" "ms=$MAT.dataset.samples" \
+	'#search=^G$&ignorecase=1' "mi=$MAT.dataset.samples" \
+	'#zoom=main;g' "z=$DET.textContent" \
+	"crumbs=document.getElementById('crumbs').textContent" \
+	'#view=sandwich&fn=f' "sand=$DET.textContent" "sw=$DET.dataset.samples" \
+	'#view=icicle&sort=weight' "h=location.hash" \
+	"esc=(function(){ location.hash='#zoom=main;f;g'; return new Promise(function(r){ setTimeout(function(){ window.dispatchEvent(new KeyboardEvent('keydown',{key:'Escape'})); r(location.hash + ' ' + $DET.textContent); }, 50); }); })()"
+clean "small"
+is "$(ans ready)" 1 "data-ready=1 after the first drawing"
+M=$(matched '^(f|b)$' "$TMP/small.txt")
+is "$(ans ms)" "$M" "search ^(f|b)\$: each sample once ($M of $T)"
+is "$(ans m)" "Matched: $(pct1 "$M" "$T")%" "Matched: N% as computed with awk"
+is "$(ans mi)" "$(matched '^g$' "$TMP/small.txt")" "ignorecase=1: ^G\$ matches g"
+Z=$(awk '$1 ~ /^main;g(;|$)/ { s += $NF } END { print s }' "$TMP/small.txt")
+is "$(ans z)" "Zoomed: g ($Z samples, $(pct2 "$Z" "$T")%)" "zoom=main;g: details of the zoomed frame"
+is "$(ans crumbs)" "all > main > g" "breadcrumbs of the zoom"
+S=$(matched '^f$' "$TMP/small.txt")
+is "$(ans sw)" "$S" "sandwich fn=f: recursion counted once ($S)"
+is "$(ans sand)" "Function: f ($S samples, $(pct2 "$S" "$T")%)" "sandwich details"
+is "$(ans h)" "#view=icicle&sort=weight" "the hash keeps the view"
+F=$(awk '$1 ~ /^main;f(;|$)/ { s += $NF } END { print s }' "$TMP/small.txt")
+is "$(ans esc)" "#zoom=main;f Zoomed: f ($F samples, $(pct2 "$F" "$T")%)" "Esc zooms out one level"
+
+# What is drawn: the pixel at 10% of the width on the first row above "all"
+# has main's colour, the same as the SVG's, and hovering there names main.
+AT='(function (ev) { var c = document.getElementById("cv"), r = c.getBoundingClientRect(),
+	x = r.left + c.clientWidth * 0.1, y = r.top + c.clientHeight - 4 - 1.5 * 16;
+	c.dispatchEvent(new MouseEvent(ev, { clientX: x, clientY: y, bubbles: true }));
+	var p = c.getContext("2d").getImageData(Math.round((x - r.left) * devicePixelRatio),
+		Math.round((y - r.top) * devicePixelRatio), 1, 1).data;
+	return document.getElementById("details").textContent + " rgb(" + p[0] + "," + p[1] + "," + p[2] + ")"; })'
+FILL=$("$FLAMEKIT" graph "$TMP/small.txt" | grep -A2 '<title>main (' | sed -n 's/.*fill="\(rgb([0-9,]*)\)".*/\1/p')
+MAIN=$(awk '$1 ~ /^main(;|$)/ { s += $NF } END { print s }' "$TMP/small.txt")
+page "$TMP/small.html" '#' "hover=$AT(\"mousemove\")" "click=$AT(\"click\") && location.hash"
+clean "hover and click"
+is "$(ans hover)" "Function: main ($MAIN samples, $(pct2 "$MAIN" "$T")%) $FILL" \
+	"hover names the frame under the mouse, drawn in flamegraph.pl's colour"
+is "$(ans click)" "#zoom=main" "a click zooms and updates the hash"
+
+# The sandwich's rows: f's direct callers above it, its direct callees below,
+# each merged across call sites (awk: the frames next to the first f).
+HOVER='(function (fx, y) { var c = document.getElementById("cv"), r = c.getBoundingClientRect();
+	c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + c.clientWidth * fx, clientY: r.top + y, bubbles: true }));
+	return document.getElementById("details").dataset.samples; })'
+near() { # near OFFSET NAME: weight of lines whose first f has NAME at OFFSET from it
+	awk -v o="$1" -v want="$2" '{ n = split($1, a, ";"); for (i = 1; i <= n; i++) if (a[i] == "f") {
+		if (i + o >= 1 && i + o <= n && a[i + o] == want) s += $NF; break } } END { print s + 0 }' "$TMP/small.txt"
+}
+# rows of 16 px from y=4: callers take rows 0-1 (two levels above f), f row 2, callees row 3
+page "$TMP/small.html" '#view=sandwich&fn=f' "main=$HOVER(0.35, 28)" "x=$HOVER(0.9, 28)" "g=$HOVER(0.5, 60)"
+clean "sandwich rows"
+is "$(ans main):$(ans x):$(ans g)" "$(near -1 main):$(near -1 x):$(near 1 g)" \
+	"sandwich: callers main and x above f, callee g below, merged across call sites"
+
+# Colours set by a filter: "#rrggbb" kept, a palette's name as the SVG draws it.
+cat > "$TMP/colour.lua" <<'E'
+function frame(f)
+	if f.name == "main" then f:colour("#123456") elseif f.name == "other" then f:colour("green") end
+end
+E
+cat > "$TMP/colour.yaml" <<E
+inputs:
+  - path: $TMP/small.txt
+filters:
+  - plugin: lua
+    script: $TMP/colour.lua
+output-dir: $TMP
+outputs:
+  - {plugin: html, path: colour.html}
+  - {plugin: svg, path: colour.svg}
+E
+"$FLAMEKIT" run "$TMP/colour.yaml"
+ok $? "a job with a colouring filter"
+PIX='(function (fx) { var c = document.getElementById("cv"), r = c.getBoundingClientRect(),
+	p = c.getContext("2d").getImageData(Math.round(c.clientWidth * fx * devicePixelRatio),
+		Math.round((c.clientHeight - 4 - 1.5 * 16) * devicePixelRatio), 1, 1).data;
+	return "rgb(" + p[0] + "," + p[1] + "," + p[2] + ")"; })'
+GREEN=$(grep -A2 '<title>other (' "$TMP/colour.svg" | sed -n 's/.*fill="\(rgb([0-9,]*)\)".*/\1/p')
+page "$TMP/colour.html" '#' "main=$PIX(0.1)" "other=$PIX(0.7)"
+clean "filter colours"
+is "$(ans main) $(ans other)" "rgb(18,52,86) $GREEN" "a filter's #123456 and green, as the SVG draws them"
+
+# Sort: main's children are f and g; by name f comes first, by weight the
+# heavier one (awk).  Hover at 5% of the width, two rows above "all".
+HEAVY=$(awk '$1 ~ /^main;f(;|$)/ { f += $NF } $1 ~ /^main;g(;|$)/ { g += $NF } END { print (g > f ? "g" : "f") }' "$TMP/small.txt")
+ROW2='(function () { var c = document.getElementById("cv"), r = c.getBoundingClientRect();
+	c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + c.clientWidth * 0.05,
+		clientY: r.top + c.clientHeight - 4 - 2.5 * 16, bubbles: true }));
+	return document.getElementById("details").textContent.split(" ")[1]; })()'
+page "$TMP/small.html" '#' "byname=$ROW2" '#sort=weight' "byweight=$ROW2"
+clean "sort"
+is "$(ans byname) $(ans byweight)" "f $HEAVY" "sort=name puts f first, sort=weight the heavier child"
+
+# Keys: Ctrl+F and / open the search field; typing searches and updates the
+# hash; the ignore-case box toggles; Esc closes the field.
+KEYS='(function () { var t = document.getElementById("term"), out = [];
+	window.dispatchEvent(new KeyboardEvent("keydown", { key: "f", ctrlKey: true, bubbles: true }));
+	out.push(document.getElementById("searchbox").className, document.activeElement === t);
+	t.value = "^G$"; t.dispatchEvent(new Event("input"));
+	var ic = document.getElementById("icase"); ic.checked = true; ic.dispatchEvent(new Event("change"));
+	out.push(location.hash, document.getElementById("matched").dataset.samples);
+	window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+	out.push(document.getElementById("searchbox").className || "closed");
+	window.dispatchEvent(new KeyboardEvent("keydown", { key: "/", bubbles: true }));
+	out.push(document.getElementById("searchbox").className);
+	return out.join(" "); })()'
+page "$TMP/small.html" '#' "keys=$KEYS"
+clean "keys"
+is "$(ans keys)" "open true #search=^G\$&ignorecase=1 $(matched '^g$' "$TMP/small.txt") closed open" \
+	"Ctrl+F, typing, ignore case, Esc, /"
+
+# --- two series: differential widths, hot/cold in ms ---------------------
+HC="$FK_SRCDIR/tests/data/svg/hotcold.txt"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/hc.html" "$HC"
+page "$TMP/hc.html" '#zoom=app;main' "diff=$DET.textContent" '#two=hotcold&zoom=app;main' "hc=$DET.textContent"
+clean "two series"
+D2=$(awk '$1 ~ /^app;main(;|$)/ { s += $3 } { t += $3 } END { printf "%d samples, %.2f%%", s, 100 * s / t }' "$HC")
+is "$(ans diff)" "Zoomed: main ($D2)" "differential: widths are the second column"
+HCMS=$(awk '{ ms = $2 * 1000 / 99 + $3 / 1000; t += ms } $1 ~ /^app;main(;|$)/ { s += ms }
+	END { v = sprintf("%.3f", s); sub(/0+$/, "", v); sub(/\.$/, "", v); printf "%s ms, %.2f%%", v, 100 * s / t }' "$HC")
+is "$(ans hc)" "Zoomed: main ($HCMS)" "hot/cold: on-CPU samples at 99 Hz plus off-CPU us, in ms"
+
+# --- hostile names never reach markup ----------------------------------
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/hostile.html" "$FK_SRCDIR/tests/data/html/hostile.txt"
+page "$TMP/hostile.html" '#search=script' "n=document.querySelectorAll('script').length" \
+	"m=$MAT.dataset.samples" "t=document.title"
+clean "hostile names"
+is "$(ans n)" 2 "no name added a script element"
+is "$(ans m)" "$(matched 'script' "$FK_SRCDIR/tests/data/html/hostile.txt")" "search over hostile names"
+
+# --- a real perf capture: threads and time ranges ----------------------
+STAIRS="$FK_SRCDIR/../shared/data/stairs.perf.txt.gz"
+if [ -f "$STAIRS" ]; then
+	"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/stairs.html" "$STAIRS" 2> /dev/null
+	# comm tid time: period event
+	gzip -dc "$STAIRS" | awk '/^[^ \t#]/ { sub(":", "", $3); print $2, $3, $4 }' > "$TMP/samples"
+	ALL=$(awk '{ s += $3 } END { printf "%.0f\n", s }' "$TMP/samples")
+	TID=$(awk '{ n[$1]++ } END { for (t in n) if (n[t] > b) { b = n[t]; k = t } print k }' "$TMP/samples")
+	TT=$(awk -v t="$TID" '$1 == t { s += $3 } END { printf "%.0f\n", s }' "$TMP/samples")
+	# range 2.0-3.5 s after the first sample, in whole microseconds as the report keeps them
+	RT=$(awk 'NR == 1 || $2 < t0 { t0 = $2 } { t[NR] = $2; w[NR] = $3 }
+		END { for (i = 1; i <= NR; i++) { us = int((t[i] - t0) * 1e6 + 0.5);
+			if (us >= 2000000 && us < 3500000) s += w[i] } printf "%.0f\n", s }' "$TMP/samples")
+	page "$TMP/stairs.html" '#' "all=$DET.textContent" \
+		"#thread=$TID" "th=$DET.textContent" \
+		'#range=2-3.5' "r=$DET.textContent" \
+		'#view=heatmap' "hm=document.getElementById('cv').width > 0" \
+		"#view=chart&thread=$TID" "chart=document.documentElement.dataset.drawMs !== undefined" \
+		'#search=clear_page' "m=$MAT.dataset.samples"
+	clean "perf capture"
+	is "$(ans th)" "Shown: $TT ns ($(pct2 "$TT" "$ALL")% of all)" "thread=$TID: that thread's total"
+	is "$(ans r)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "range=2-3.5: that range's total"
+	"$FLAMEKIT" collapse "$STAIRS" > "$TMP/stairs.folded" 2> /dev/null
+	is "$(ans m)" "$(matched 'clear_page' "$TMP/stairs.folded")" "search on the capture"
+	# the same range chosen on the heat map: a click on the cell at 2.00 s,
+	# another on the one at 3.48 s (rows of 20 ms)
+	CELL='(function (c, r) { var e = document.getElementById("cv"), b = e.getBoundingClientRect(),
+		wh = e.dataset.cell.split("x");
+		e.dispatchEvent(new MouseEvent("click", { clientX: b.left + (c + 0.5) * wh[0],
+			clientY: b.top + (r + 0.5) * wh[1], bubbles: true })); return location.hash; })'
+	page "$TMP/stairs.html" '#view=heatmap' "c1=$CELL(2, 0)" "c2=$CELL(3, 24)" "hr=$DET.textContent"
+	clean "heat map"
+	is "$(ans c2)" "#range=2-3.5" "two clicks on the heat map select 2.00-3.50 s and show its flame graph"
+	is "$(ans hr)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "the heat map's range: its total"
+else
+	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
+fi
+
+# --- a large generated profile -----------------------------------------
+awk 'BEGIN{srand(3); for (i=0;i<30000;i++){ s="root"; d=5+int(rand()*20); for(j=0;j<d;j++) s=s ";fn_" int(rand()*2000) "_" j; printf "%s %d\n", s, 1+int(rand()*100)}}' \
+	> "$TMP/big.txt"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/big.html" "$TMP/big.txt"
+BT=$(total "$TMP/big.txt")
+BM=$(matched '^fn_1[0-9]_' "$TMP/big.txt")
+Z=$(awk '$1 ~ /^root;fn_7_0(;|$)/ { s += $NF } END { print s }' "$TMP/big.txt")
+page "$TMP/big.html" '#search=^fn_1[0-9]_' "m=$MAT.textContent" "ms=$MAT.dataset.samples" \
+	'#zoom=root;fn_7_0' "z=$DET.dataset.samples" '#sort=weight&view=icicle' "ok=1"
+clean "30,000 stacks"
+is "$(ans ms)" "$BM" "large profile: matched samples"
+is "$(ans m)" "Matched: $(pct1 "$BM" "$BT")%" "large profile: Matched: N%"
+is "$(ans z)" "$Z" "large profile: zoom total"
+done_testing

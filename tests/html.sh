@@ -1,0 +1,120 @@
+#!/bin/sh
+# The html output plugin and its read-back: `flamekit collapse report.html`
+# (detected by content) gives exactly the folded text of the report's input,
+# whatever the names hold; the page embeds nothing that can end its script
+# elements, asks for nothing over the network, and is no bigger than the
+# folded text on a profile without timestamps.
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data/html"
+
+roundtrip() { # roundtrip NAME FILE [GRAPH OPTIONS]: report -> collapse == collapse
+	name=$1 file=$2
+	shift 2
+	"$FLAMEKIT" collapse "$file" > "$TMP/want" 2> /dev/null
+	"$FLAMEKIT" graph --output-plugin html -o "$TMP/r.html" "$@" "$file"
+	ok $? "$name: report written"
+	"$FLAMEKIT" collapse "$TMP/r.html" > "$TMP/got" 2> "$TMP/err"
+	ok $? "$name: collapse report.html"
+	same_file "$TMP/want" "$TMP/got" "$name: the same stacks as the input"
+}
+
+roundtrip "small" "$FK_SRCDIR/tests/data/svg/small.txt"
+roundtrip "hostile names" "$D/hostile.txt"
+roundtrip "differential" "$FK_SRCDIR/tests/data/svg/diff.txt"
+roundtrip "two series" "$FK_SRCDIR/tests/data/svg/hotcold.txt"
+is "$("$FLAMEKIT" collapse -v "$TMP/r.html" 2>&1 > /dev/null | grep detected)" \
+	"flamekit: $TMP/r.html: detected format html" "a report is detected by its content"
+
+# Two reports diff as their inputs do.
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/a.html" "$FK_SRCDIR/tests/data/svg/small.txt"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/b.html" "$D/hostile.txt"
+"$FLAMEKIT" diff "$FK_SRCDIR/tests/data/svg/small.txt" "$D/hostile.txt" > "$TMP/want" 2> /dev/null
+"$FLAMEKIT" diff --format auto "$TMP/a.html" "$TMP/b.html" > "$TMP/got" 2> /dev/null
+same_file "$TMP/want" "$TMP/got" "diff of two reports = diff of their inputs"
+
+# Every byte of a name survives: invalid UTF-8, U+2028, '</script>'.
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/h.html" "$D/hostile.txt"
+is "$(grep -c '</script>' "$TMP/h.html")" 2 "only the page's own two </script> tags"
+is "$(grep -c "$(printf '\342\200\250')" "$TMP/h.html")" 0 "U+2028 never appears raw"
+grep -q '\\u2028' "$TMP/h.html"
+ok $? "U+2028 is written as an escape"
+grep -q '\\u003c/script\\u003e' "$TMP/h.html"
+ok $? "'<' in names is written as \\u003c"
+grep -Eiq '(src|href)=|https?:|@import|url\(' "$TMP/h.html"
+ok $((1 - $?)) "no reference to anything outside the file"
+grep -q "default-src 'none'" "$TMP/h.html"
+ok $? "a Content-Security-Policy forbids every request"
+
+# A deep stack (iterative walks both ways) and a zero-weight stack.
+awk 'BEGIN { s = "r"; for (i = 0; i < 20000; i++) s = s ";f" i % 7; print s " 5"; print "r;z 0" }' \
+	> "$TMP/deep.txt"
+roundtrip "20,000-frame stack" "$TMP/deep.txt"
+
+# Weights that are not integers (a scaled profile) keep their value.
+printf 'a;b 1.5\na;c 2.25\nd 0.125\n' > "$TMP/float.txt"
+roundtrip "fractional weights" "$TMP/float.txt"
+
+# A real perf capture with timestamps and threads.
+STAIRS="$FK_SRCDIR/../shared/data/stairs.perf.txt.gz"
+if [ -f "$STAIRS" ]; then
+	roundtrip "perf capture" "$STAIRS" --format perf 2> /dev/null
+else
+	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
+fi
+
+# --timeline=0 leaves the per-sample data out.
+"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/t1.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null
+"$FLAMEKIT" graph --format perf --output-plugin html --timeline=0 -o "$TMP/t0.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null
+is "$(grep -c '"samples":"' "$TMP/t1.html") $(grep -c '"samples":"' "$TMP/t0.html")" "1 0" \
+	"perf samples' times are kept, and left out with --timeline=0"
+"$FLAMEKIT" collapse "$TMP/t1.html" > "$TMP/t1.f"
+"$FLAMEKIT" collapse "$TMP/t0.html" > "$TMP/t0.f"
+[ -s "$TMP/t1.f" ] && cmp -s "$TMP/t0.f" "$TMP/t1.f"
+ok $? "the same stacks either way"
+
+# Size: the profile is smaller embedded than as folded text.
+awk 'BEGIN{srand(3); for (i=0;i<20000;i++){ s="root"; d=5+int(rand()*20); for(j=0;j<d;j++) s=s ";fn_" int(rand()*2000) "_" j; printf "%s %d\n", s, 1+int(rand()*100)}}' \
+	> "$TMP/big.txt"
+"$FLAMEKIT" collapse "$TMP/big.txt" > "$TMP/big.folded"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/big.html" "$TMP/big.txt"
+fs=$(wc -c < "$TMP/big.folded") hs=$(wc -c < "$TMP/big.html")
+[ "$hs" -le "$fs" ]
+ok $? "20,000 stacks: report $hs bytes <= folded $fs bytes"
+
+# A damaged report: one message naming the file, no output.
+sed 's/"tree":"0/"tree":"~/' "$TMP/h.html" > "$TMP/bad.html"
+run "$FLAMEKIT" collapse "$TMP/bad.html"
+is "$rc:$err" "1:flamekit: $TMP/bad.html: the report's stack tree is damaged at node 0" \
+	"a damaged tree: one error naming the file"
+head -c "$(($(grep -b -o '"tree":"' "$TMP/h.html" | cut -d: -f1) + 20))" "$TMP/h.html" > "$TMP/cut.html"
+run "$FLAMEKIT" collapse "$TMP/cut.html"
+is "$rc:$err" "1:flamekit: $TMP/cut.html: the report's data has no end (</script>): the file is cut short" \
+	"a truncated report: one error"
+printf '<!DOCTYPE html>\n<html><head><meta name="generator" content="flamekit-html 1"></head></html>\n' \
+	> "$TMP/empty.html"
+run "$FLAMEKIT" collapse "$TMP/empty.html"
+is "$rc:$err" "1:flamekit: $TMP/empty.html: not a flamekit HTML report: no <script type=\"application/json\" id=\"fk-data\"> ... </script> element" \
+	"no data element: one error"
+run "$FLAMEKIT" graph --output-plugin html --colors nosuch -o "$TMP/x.html" "$FK_SRCDIR/tests/data/svg/small.txt"
+is "$rc:$err" "2:flamekit: [output:html] unknown palette 'nosuch' for --colors (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange)" \
+	"an unknown palette: one error"
+[ ! -e "$TMP/x.html" ]
+ok $? "and no report written"
+
+# A job writes a report too (plugin: html), with its options.
+cat > "$TMP/job.yaml" <<E
+inputs:
+  - path: $FK_SRCDIR/tests/data/svg/small.txt
+output-dir: $TMP
+outputs:
+  - plugin: html
+    path: job.html
+    options:
+      title: "a </script> title"
+      colors: java
+E
+"$FLAMEKIT" run "$TMP/job.yaml"
+ok $? "flamekit run with plugin: html"
+grep -q '"title":"a \\u003c/script\\u003e title","palette":"java"' "$TMP/job.html"
+ok $? "the job's title (escaped) and palette reach the report"
+done_testing
