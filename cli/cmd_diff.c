@@ -93,6 +93,7 @@ out:
 int cmd_diff(struct cli *c, int argc, char **argv)
 {
 	const char *format = "folded", *outpath = NULL, *files[2];
+	bool format_default = true;
 	const struct fk_plugin *in_pl = NULL, *out_pl;
 	struct fk_profile *side[2] = { NULL, NULL }, *p = NULL;
 	bool normalize = false, strip = false;
@@ -127,12 +128,15 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		           strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
 			if (i + 1 >= argc)
 				return cli_usage_error("diff", "%s needs a value", a);
-			if (a[1] == 'f' || a[2] == 'f')
+			if (a[1] == 'f' || a[2] == 'f') {
 				format = argv[++i];
+				format_default = false;
+			}
 			else
 				outpath = argv[++i];
 		} else if (strncmp(a, "--format=", 9) == 0) {
 			format = a + 9;
+			format_default = false;
 		} else if (strncmp(a, "--output=", 9) == 0) {
 			outpath = a + 9;
 		} else if (a[0] == '-' && a[1]) {
@@ -159,6 +163,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		memset(&spec, 0, sizeof spec);
 		spec.path = files[k];
 		spec.plugin = in_pl;
+		spec.magic_wins = format_default; /* diff a.data b.data needs no --format */
 		if (!(side[k] = fk_profile_new()))
 			goto nomem;
 		r = fk_parse_input(&c->reg, &spec, side[k], NULL, cli_threads(c), c->progress);

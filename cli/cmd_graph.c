@@ -28,7 +28,7 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 	void *in_opts = NULL, *out_opts = NULL;
 	char **files = NULL, **names_own = NULL;
 	size_t nfiles = 0, nown = 0;
-	int rc = EXIT_USAGE, i, r, flamechart = 0;
+	int rc = EXIT_USAGE, i, r, flamechart = 0, format_given = 0;
 
 	/* First pass: what reads and what draws, so their options are known. */
 	for (i = 1; i < argc; i++) {
@@ -37,10 +37,12 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 			break;
 		if (strncmp(a, "--format=", 9) == 0) {
 			format = a + 9;
+			format_given = 1;
 		} else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
 			if (i + 1 >= argc)
 				return cli_usage_error("graph", "%s needs a format name", a);
 			format = argv[++i];
+			format_given = 1;
 		} else if (strncmp(a, "--output-plugin=", 16) == 0) {
 			outname = a + 16;
 		} else if (strcmp(a, "--output-plugin") == 0) {
@@ -170,6 +172,7 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 		specs[k].optnames = pd.names;
 		specs[k].optvalues = pd.values;
 		specs[k].nopts = pd.n;
+		specs[k].magic_wins = !format_given; /* graph perf.data needs no --format */
 	}
 	memset(&out, 0, sizeof out);
 	out.plugin = out_pl;

@@ -45,6 +45,8 @@ void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 void fk_vlog(int level, const char *fmt, va_list ap);
 /* The "[input:perf] " prefix while a plugin runs; NULL clears it. */
 void fk_log_set_prefix(const char *prefix);
+/* The prefix set now (NULL for none), to restore after a nested call. */
+const char *fk_log_prefix(void);
 /* Error messages logged so far (counted even when fk_verbosity hides them):
  * a caller notes it before a call to know whether the callee said why it
  * failed. */
@@ -234,6 +236,9 @@ struct fk_sink {
 	int series;                  /* where plain weights go */
 	unsigned threads;
 	struct fk_filter_chain *filters; /* per-sample filters (root sink only) */
+	/* The plugins of the pipeline parsing into this sink (forks inherit
+	 * it), for host->parse_parts; NULL where no registry is at hand. */
+	const struct fk_registry *reg;
 	/* scratch */
 	fk_frame_t *ids;
 	uint32_t *hashes;            /* of the frames being pushed, idcap of them */
@@ -289,6 +294,15 @@ struct fk_input {
 	bool limited;
 	uint64_t limit;
 	uint64_t shard_start; /* file offset of the first byte (host->input_start) */
+	/* A part of host->parse_parts: like a chunk, the first fatal error is
+	 * kept instead of printed, but the buffer and name are the input's own. */
+	bool defer_errors;
+	bool err_lost;       /* a kept error's text could not be copied (memory) */
+	/* Lines counted as bytes arrive (fk_input_count_lines), whether the
+	 * plugin reads them with getline or with read. */
+	bool count_lines;
+	uint64_t newlines;
+	int last_byte;       /* -1 before the first byte */
 };
 
 /* Initial buffer size of inputs opened from now on (default 1 MiB; lines
@@ -299,12 +313,19 @@ extern size_t fk_input_bufsize;
  * `merge` reads many files at once and turns it off: a 32 MiB window per
  * input would add up. */
 extern bool fk_input_mmap;
+/* An input over file descriptor fd (owned: closed by fk_input_close), read
+ * as it comes: no gzip detection and no mapping, since peeking at a pipe
+ * would wait for its writer.  Returns FK_ERR_NOMEM (fd then closed). */
+int fk_input_open_fd(struct fk_input *in, int fd, const char *name);
 /* Open a file ("-" = stdin); reports the error itself and, when it fails,
  * leaves nothing to close. */
 int fk_input_open(struct fk_input *in, const char *path);
 /* An input over a memory buffer (tests, probes).  The buffer is copied. */
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len);
 void fk_input_close(struct fk_input *in);
+/* parts.c: host->parse_parts */
+int fk_parse_parts(const char *plugin, const char *const *optnames, const char *const *optvalues,
+                   size_t nopts, struct fk_input *const *ins, size_t n, struct fk_sink *sink);
 /* parallel.c: host->parse_chunks */
 int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx);
 /* Restrict `in` (just opened, maybe peeked at) to shard k of n: the byte
@@ -314,6 +335,13 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
  * reported.  The input is renamed "PATH[k/n]" and counts lines from the
  * start of its range. */
 int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, unsigned n);
+/* Count the lines of the whole input from now on, those already
+ * buffered included, as bytes arrive from the source or the mapping: a
+ * plugin that splits lines itself (read) leaves lineno alone.  When the
+ * input has been read to its end, fk_input_lines gives its line count (a
+ * last line without '\n' included). */
+void fk_input_count_lines(struct fk_input *in);
+uint64_t fk_input_lines(const struct fk_input *in);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);
@@ -440,6 +468,10 @@ struct fk_input_spec {
 	/* Parse only shard shard_k of shard_n (see fk_input_shard); shard_n 0
 	 * or 1 reads everything. */
 	unsigned shard_k, shard_n;
+	/* `plugin` is only a default (graph's folded): an input that another
+	 * plugin recognises for certain (its probe says 100: a magic number,
+	 * as perf.data's) is read by that one, with its default options. */
+	bool magic_wins;
 };
 
 struct fk_output_spec {

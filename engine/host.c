@@ -3,6 +3,7 @@
  * link against the engine; they receive this const table.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "fk.h"
 
@@ -63,6 +64,7 @@ static struct fk_sink *h_sink_fork(struct fk_sink *s)
 	p->keep_samples = s->p->keep_samples;
 	fk_sink_init(c, p, s->series, 1, NULL);
 	c->parent = s;
+	c->reg = s->reg;
 	return c;
 }
 
@@ -185,6 +187,31 @@ static struct fk_profile *h_profile_reversed(const struct fk_profile *p)
 	return r;
 }
 
+static struct fk_input *h_input_open_fd(int fd, const char *name)
+{
+	struct fk_input *in = fk_malloc(sizeof *in);
+
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
+		fk_log(FK_LOG_ERROR, "%s: out of memory", name);
+		return NULL;
+	}
+	if (fk_input_open_fd(in, fd, name) < 0) {
+		fk_free(in);
+		return NULL;
+	}
+	return in;
+}
+
+static void h_input_close(struct fk_input *in)
+{
+	if (!in)
+		return;
+	fk_input_close(in);
+	fk_free(in);
+}
+
 static int h_write(struct fk_writer *w, const void *buf, size_t len) { return fk_writer_write(w, buf, len); }
 
 static int h_printf(struct fk_writer *w, const char *fmt, ...)
@@ -266,4 +293,7 @@ const struct fk_host fk_host = {
 	.input_start = h_input_start,
 	.se_frame_id = fk_se_frame_id,
 	.se_remove_range = fk_se_remove_range,
+	.input_open_fd = h_input_open_fd,
+	.input_close = h_input_close,
+	.parse_parts = fk_parse_parts,
 };

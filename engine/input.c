@@ -113,11 +113,39 @@ static ssize_t gz_read(struct fk_input *in, unsigned char *dst, size_t cap)
 	return (ssize_t)(want - g->z.avail_out);
 }
 
+static void count_new(struct fk_input *in, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	if (!in->count_lines || n == 0)
+		return;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		in->newlines++;
+		p++;
+	}
+	in->last_byte = (unsigned char)end[-1];
+}
+
+void fk_input_count_lines(struct fk_input *in)
+{
+	in->count_lines = true;
+	in->newlines = 0;
+	in->last_byte = -1;
+	count_new(in, in->buf + in->start, in->end - in->start);
+}
+
+uint64_t fk_input_lines(const struct fk_input *in)
+{
+	return in->newlines + (in->last_byte >= 0 && in->last_byte != '\n');
+}
+
 static ssize_t source_read(struct fk_input *in, void *dst, size_t cap)
 {
 	ssize_t r = in->gz ? gz_read(in, dst, cap) : raw_read(in, dst, cap);
-	if (r > 0)
+	if (r > 0) {
 		in->bytes += (uint64_t)r;
+		count_new(in, dst, (size_t)r);
+	}
 	return r;
 }
 
@@ -169,6 +197,8 @@ static ssize_t map_window(struct fk_input *in)
 	in->cap = len;
 	in->start = (size_t)(pos - base);
 	in->end = len;
+	if (in->start + left < len) /* what this window shows for the first time */
+		count_new(in, in->buf + in->start + left, len - in->start - left);
 	in->mapoff = base;
 	if (base + len >= in->fsize)
 		in->eof = true;
@@ -301,6 +331,22 @@ int fk_input_open(struct fk_input *in, const char *path)
 	if (rc < 0) /* nothing for the caller to close */
 		fk_input_close(in);
 	return rc;
+}
+
+int fk_input_open_fd(struct fk_input *in, int fd, const char *name)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->name = fk_strdup(name);
+	in->cap = fk_input_bufsize >= 4096 ? fk_input_bufsize : 4096;
+	in->buf = fk_malloc(in->cap);
+	in->t0 = in->last_progress = fk_now();
+	if (!in->name || !in->buf) {
+		fk_log(FK_LOG_ERROR, "%s: out of memory", name);
+		fk_input_close(in);
+		return FK_ERR_NOMEM;
+	}
+	return 0;
 }
 
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len)
@@ -566,10 +612,11 @@ int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (in->chunk) {
-		if (!in->err_msg) {
+	if (in->chunk || in->defer_errors) {
+		if (!in->err_msg && !in->err_lost) {
 			in->err_line = line;
 			in->err_msg = fk_strdup(msg);
+			in->err_lost = !in->err_msg;
 		}
 		if (!in->error)
 			in->error = FK_ERR_DATA;

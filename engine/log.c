@@ -12,6 +12,7 @@ static const char *prefix;
 static atomic_ulong errors;
 
 void fk_log_set_prefix(const char *p) { prefix = p; }
+const char *fk_log_prefix(void) { return prefix; }
 
 void fk_vlog(int level, const char *fmt, va_list ap)
 {

@@ -49,6 +49,21 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 	return 0;
 }
 
+/* The plugin whose probe is certain (100) of the first bytes of `in`. */
+static const struct fk_plugin *certain_format(const struct fk_registry *r, struct fk_input *in)
+{
+	const unsigned char *data;
+	ssize_t n = fk_input_peek(in, PROBE_BYTES, &data);
+
+	for (size_t i = 0; n > 0 && i < r->n; i++) {
+		const struct fk_plugin *pl = r->v[i];
+		if (pl->d.h.kind == FK_PLUGIN_INPUT && pl->d.in.probe &&
+		    pl->d.in.probe(data, (size_t)n) >= 100)
+			return pl;
+	}
+	return NULL;
+}
+
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
                    unsigned threads, int progress)
@@ -66,6 +81,14 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	in.progress = progress == 2 || (progress == 1 && isatty(STDERR_FILENO));
 	if (!pl && (rc = fk_detect(r, &in, &pl)) < 0)
 		goto out;
+	if (spec->magic_wins) {
+		const struct fk_plugin *sure = certain_format(r, &in);
+		if (sure && sure != pl) {
+			fk_log(FK_LOG_INFO, "%s: detected format %s", in.name, sure->d.h.name);
+			pl = sure;
+			opts = NULL;
+		}
+	}
 	if (!opts) {
 		rc = fk_options_new(pl, &own);
 		if (rc < 0)
@@ -89,6 +112,7 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	if (spec->shard_n > 1 && (rc = fk_input_shard(&in, pl, spec->shard_k, spec->shard_n)) < 0)
 		goto out;
 	fk_sink_init(&sink, p, spec->series, threads, filters);
+	sink.reg = r;
 	fk_log_set_prefix(pl->prefix);
 	rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
 	fk_log_set_prefix(NULL);

@@ -81,6 +81,11 @@ walk() {
 
 walk "collapse perf" "out.folded" collapse --format perf -o out.folded "$D/perf/names.txt"
 walk "collapse perf, off-CPU" "out.folded" collapse --format perf --offcpu -o out.folded "$D/perf/offcpu.txt"
+# perf-data: three `perf script` stand-ins on three time slices of a
+# header-only perf.data, parsed at once (host->parse_parts); a failure
+# stops and reaps them.
+walk "collapse perf-data, 3 slices" "out.folded" collapse --threads 3 \
+	--perf "$D/perf-data/catperf" -o out.folded "$D/perf-data/three-seconds.data"
 walk "collapse, format detected" "out.folded" collapse -o out.folded "$D/dtrace/fixes.txt" "$D/stap/"*.txt
 FLAMEKIT_CHUNK_BYTES=256
 export FLAMEKIT_CHUNK_BYTES

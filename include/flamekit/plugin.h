@@ -56,6 +56,9 @@
  *        `--shard K/N`); struct fk_filter_plugin gains `uses`.  A 1.0 input
  *        plugin loads with sync NULL: its inputs cannot be sharded, and
  *        asking for a shard of one is an error.
+ *   1.2  struct fk_host gains input_open_fd(), input_close() and
+ *        parse_parts() (one input plugin parsing a stream another plugin
+ *        produces, e.g. perf-data piping `perf script` into perf).
  *
  * Ownership
  * ---------
@@ -76,7 +79,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 1
+#define FK_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -366,6 +369,37 @@ struct fk_host {
 	/* Drop frames i .. i+n-1 at once (re-rooting a deep stack with
 	 * se_remove alone would be quadratic).  Out-of-range parts are ignored. */
 	void (*se_remove_range)(struct fk_sample_edit *e, size_t i, size_t n);
+
+	/* --- appended in ABI 1.2: check host->struct_size before use --- */
+	/* An input reading file descriptor fd (the read end of a pipe from a
+	 * child process, say), called `name` in messages (copied).  The input
+	 * owns fd: input_close closes it.  Bytes come as they are, never
+	 * decompressed, and nothing is read before the first getline/read, so
+	 * opening never waits on the writer.  NULL when out of memory (fd is
+	 * closed then too). */
+	struct fk_input *(*input_open_fd)(int fd, const char *name);
+	/* Close and free an input made by input_open_fd (NULL is fine). */
+	void (*input_close)(struct fk_input *in);
+	/* Parse ins[0..n) with the loaded input plugin called `plugin`, as the
+	 * consecutive parts of one text, into `sink`.  Its options are given as
+	 * names (without "--") and text values (NULL for a flag), checked as
+	 * the command line's are.  With n == 1 the plugin parses ins[0] into
+	 * sink itself, with sink's threads.  With n > 1 every part is parsed at
+	 * once, each on a thread of its own into a forked sink; the sinks are
+	 * joined in part order, so sample order (the sample log) is part
+	 * order.  The plugin's messages carry its own prefix; line numbers in
+	 * its errors and in the skipped-line report count from the first line
+	 * of ins[0] through every part before, under ins[0]'s name, and only
+	 * the first error in part order is reported.  Every part is read to
+	 * its end or to the plugin's error (or not at all when memory for its
+	 * thread's sink ran out): a caller feeding parts from child processes
+	 * stops those that are left when this fails.  The plugin's parse
+	 * must keep its state per call (every plugin of flamekit's does).
+	 * Returns 0 or the first error's status.  Only inside an input's
+	 * parse (the sink knows which plugins are loaded). */
+	int (*parse_parts)(const char *plugin, const char *const *optnames,
+	                   const char *const *optvalues, size_t nopts,
+	                   struct fk_input *const *ins, size_t n, struct fk_sink *sink);
 };
 
 /* Common head of every descriptor. */

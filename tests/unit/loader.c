@@ -127,7 +127,7 @@ static void test_wrong_abi(void **state)
 {
 	(void)state;
 	expect_refused("wrongabi", "plugin refused: built for plugin ABI 99.3, but this flamekit "
-	               "speaks ABI 1.1; rebuild the plugin against this flamekit's "
+	               "speaks ABI 1.2; rebuild the plugin against this flamekit's "
 	               "<flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)");
 }
 

@@ -1,0 +1,161 @@
+/*
+ * host->parse_parts, the engine service the perf-data plugin hands `perf
+ * script`'s output through, tried with the folded plugin so that it is
+ * seen to know no format: parts joined in order, line numbers and skipped
+ * lines counted across parts, the plugin and its options found by name,
+ * and pipes from input_open_fd read to the end.
+ */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static struct fk_registry reg;
+
+static int setup(void **state)
+{
+	(void)state;
+	return fk_registry_init(&reg) < 0 || fk_registry_load_all(&reg) < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fk_registry_free(&reg);
+	return 0;
+}
+
+/* Parse texts[0..n) as the parts of one folded text; returns the status,
+ * the profile's folded form in *folded (caller frees). */
+static int parse_texts(const char *const *texts, size_t n, unsigned threads,
+                       const char *opt, struct fk_buf *folded)
+{
+	struct fk_profile *p = fk_profile_new();
+	struct fk_input in[4], *ins[4];
+	struct fk_sink sink;
+	const char *names[1] = { opt };
+	int rc;
+
+	assert_non_null(p);
+	p->keep_samples = true;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(fk_input_open_mem(&in[i], "parts.txt", texts[i], strlen(texts[i])), 0);
+		ins[i] = &in[i];
+	}
+	fk_sink_init(&sink, p, 0, threads, NULL);
+	sink.reg = &reg;
+	rc = fk_host.parse_parts("folded", names, NULL, opt ? 1 : 0, ins, n, &sink);
+	fk_sink_fini(&sink);
+	for (size_t i = 0; i < n; i++)
+		fk_input_close(&in[i]);
+	memset(folded, 0, sizeof *folded);
+	if (rc == 0) {
+		assert_int_equal(fk_profile_finish(p), 0);
+		/* the sample log, in push order: one leaf frame name per sample */
+		for (size_t i = 0; i < p->log.n; i++) {
+			fk_frame_t f = p->tree.nodes[p->log.v[i].leaf].frame;
+			fk_buf_printf(folded, "%s\n", p->in.frames[f].name);
+		}
+	}
+	fk_profile_free(p);
+	return rc;
+}
+
+static void test_order_and_lines(void **state)
+{
+	const char *parts[3] = { "main;a 1\nmain;b 2\n", "bad line\nmain;c 3\n", "main;d 4\nalso bad" };
+	struct fk_buf out;
+
+	(void)state;
+	for (unsigned threads = 1; threads <= 3; threads++) {
+		capture_start();
+		assert_int_equal(parse_texts(parts, 3, threads, NULL, &out), 0);
+		/* samples in part order, whatever the threads */
+		assert_string_equal(out.data, "a\nb\nc\nd\n");
+		/* lines 3 and 6 of the parts taken as one text */
+		assert_string_equal(capture_text(),
+		                    "parts.txt: skipped 2 unreadable lines (lines 3, 6)\n");
+		capture_stop();
+		fk_buf_free(&out);
+	}
+}
+
+static void test_names(void **state)
+{
+	const char *parts[1] = { "main;a 1\n" };
+	struct fk_profile *p = fk_profile_new();
+	struct fk_input in, *ins[1] = { &in };
+	struct fk_sink sink;
+	struct fk_buf out;
+
+	(void)state;
+	capture_start();
+	assert_int_equal(parse_texts(parts, 1, 1, "nosuch", &out), FK_ERR_USAGE);
+	assert_string_equal(capture_text(), "the folded plugin has no option '--nosuch'\n");
+	capture_stop();
+
+	/* a sink that does not know the loaded plugins (none named "nosuch" either) */
+	assert_int_equal(fk_input_open_mem(&in, "x.txt", "a 1\n", 4), 0);
+	fk_sink_init(&sink, p, 0, 1, NULL);
+	capture_start();
+	assert_int_equal(fk_host.parse_parts("folded", NULL, NULL, 0, ins, 1, &sink), FK_ERR_PLUGIN);
+	sink.reg = &reg;
+	assert_int_equal(fk_host.parse_parts("nosuch", NULL, NULL, 0, ins, 1, &sink), FK_ERR_PLUGIN);
+	assert_string_equal(capture_text(),
+	                    "x.txt: needs the folded input plugin, which is not loaded\n"
+	                    "x.txt: needs the nosuch input plugin, which is not loaded\n");
+	capture_stop();
+	fk_sink_fini(&sink);
+	fk_input_close(&in);
+	fk_profile_free(p);
+}
+
+/* Pipes: a writer bigger than a pipe's buffer finishes, each part read whole. */
+static void test_pipes(void **state)
+{
+	struct fk_profile *p;
+	struct fk_input *ins[2];
+	struct fk_sink sink;
+	pid_t kids[2];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		int fd[2];
+		assert_int_equal(pipe(fd), 0);
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] == 0) {
+			close(fd[0]);
+			for (int i = 0; i < 20000; i++)
+				dprintf(fd[1], "part%d;f%d 1\n", k, i % 7);
+			_exit(0);
+		}
+		close(fd[1]);
+		ins[k] = fk_host.input_open_fd(fd[0], "pipe");
+		assert_non_null(ins[k]);
+	}
+	p = fk_profile_new(); /* after the forks: the writers own nothing to free */
+	assert_non_null(p);
+	fk_sink_init(&sink, p, 0, 2, NULL);
+	sink.reg = &reg;
+	assert_int_equal(fk_host.parse_parts("folded", NULL, NULL, 0, ins, 2, &sink), 0);
+	fk_sink_fini(&sink);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(fk_input_lines(ins[k]), 20000);
+		fk_host.input_close(ins[k]);
+		waitpid(kids[k], NULL, 0);
+	}
+	assert_int_equal(p->samples_pushed, 40000);
+	assert_int_equal(p->tree.nnodes, 1 + 2 + 2 * 7); /* root, part0/1, f0..f6 under each */
+	fk_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order_and_lines),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_pipes),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
