@@ -17,6 +17,7 @@ row "flamekit graph (svg)"
 fk_s=$SECS fk_kb=$KB
 best 3 "$FLAMEKIT" graph --threads 1 -o "$FK_BENCH_DATA/r100k.svg" "$F"
 row "flamekit graph --threads 1"
+fk1_s=$SECS
 best 3 "$FLAMEKIT" graph --output-plugin icicle -o "$FK_BENCH_DATA/r100k-icicle.svg" "$F"
 row "flamekit graph (icicle)"
 best 3 "$FLAMEKIT" graph --flamechart -o "$FK_BENCH_DATA/r100k-chart.svg" "$F"
@@ -28,6 +29,8 @@ if [ -n "$FG" ] && command -v perl > /dev/null 2>&1; then
 	awk -v a="$SECS" -v b="$fk_s" -v ka="$KB" -v kb="$fk_kb" 'BEGIN {
 		printf "flamekit graph vs flamegraph.pl: %.1fx faster (target >= 40x), peak RSS %.2fx (target <= 0.5x)\n",
 		       a / (b > 0 ? b : 0.01), kb / (ka > 0 ? ka : 1) }'
+	awk -v a="$SECS" -v b="$fk1_s" 'BEGIN {
+		printf "flamekit graph --threads 1 vs flamegraph.pl: %.1fx faster\n", a / (b > 0 ? b : 0.01) }'
 else
 	echo "flamegraph.pl: not found; set FK_FLAMEGRAPH=/path/to/flamegraph.pl, or put a checkout of"
 	echo "  https://github.com/brendangregg/FlameGraph in $FK_BENCH_DATA/FlameGraph (skipped)"
