@@ -80,7 +80,8 @@ int cli_common_opt(struct cli *c, int argc, char **argv, int *i)
 	if (strncmp(a, "--plugin-dir", 12) == 0 && (a[12] == '\0' || a[12] == '=')) {
 		if (!(v = value_of(argc, argv, i, a, "--plugin-dir")))
 			return cli_usage_error(NULL, "--plugin-dir needs a directory"), FK_ERR_USAGE;
-		if (fk_registry_add_dir(&c->reg, v) < 0) {
+		/* cli_canon registered it before loading */
+		if (!c->loaded && fk_registry_add_dir(&c->reg, v) < 0) {
 			fk_log(FK_LOG_ERROR, "out of memory");
 			return FK_ERR_NOMEM;
 		}
@@ -122,9 +123,10 @@ int cli_load(struct cli *c)
 	int rc;
 
 	if (c->loaded)
-		return 0;
+		return c->load_rc;
 	rc = fk_registry_load_all(&c->reg);
 	c->loaded = true;
+	c->load_rc = rc;
 	if (rc == FK_ERR_NOMEM)
 		fk_log(FK_LOG_ERROR, "out of memory loading plugins");
 	return rc;
@@ -233,4 +235,22 @@ int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **
 		return 1;
 	}
 	return 0;
+}
+
+int cli_format_opt(const char *cmd, int argc, char **argv, int *i, const char **format)
+{
+	const char *a = argv[*i];
+
+	if (strncmp(a, "--format=", 9) == 0) {
+		*format = a + 9;
+		return 1;
+	}
+	if (strcmp(a, "--format") != 0 && strcmp(a, "-f") != 0)
+		return 0;
+	if (*i + 1 >= argc) {
+		cli_usage_error(cmd, "%s needs a format name", a);
+		return FK_ERR_USAGE;
+	}
+	*format = argv[++*i];
+	return 1;
 }

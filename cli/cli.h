@@ -15,6 +15,9 @@ struct cli {
 	/* --shard K/N: every input spec a command builds copies these
 	 * (shard_n 0: read whole inputs). */
 	unsigned shard_k, shard_n;
+	int load_rc;         /* cli_load's status, returned by each later call */
+	char **owned;        /* argument strings cli_canon made; freed by main */
+	size_t nowned;
 };
 
 struct cli_command {
@@ -35,6 +38,13 @@ extern const char cli_common_help[];
 /* -o FILE, --output FILE, --output=FILE: 1 consumed (into *outpath), 0 not
  * this option, FK_ERR_USAGE after a usage error naming `cmd`. */
 int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **outpath);
+/* Rewrite the arguments of command `cmd` (argv[0] is its name) in place to
+ * their canonical spellings: a unique prefix of a long option, or a long
+ * option after one dash (-title=x), becomes "--NAME[=V]".  The names are
+ * the command's, the common ones and those of the plugins it will use,
+ * which it loads (after registering every --plugin-dir).  An ambiguous
+ * prefix is reported as a usage error listing the candidates. */
+int cli_canon(struct cli *c, const char *cmd, int argc, char **argv);
 /* Load the plugins (once). */
 int cli_load(struct cli *c);
 /* Try argv[*i] as an option of plugin pl: 1 consumed, 0 not an option of
@@ -58,9 +68,38 @@ int cli_pending_add(struct pending *pd, const char *name, const char *value);
  * takes a value), or NULL. */
 const struct fk_option *cli_any_input_option(const struct fk_registry *r, const char *name);
 
+/* The input side of collapse and graph (cli/inputs.c). */
+struct cli_inputs {
+	const char *cmd;              /* for messages */
+	const struct fk_plugin *pl;   /* NULL: --format auto, detected per file */
+	void *opts;                   /* pl's options (owned) */
+	struct pending pd;            /* options kept for the detected plugin */
+	char **names;                 /* the names pd points to (owned) */
+	size_t nnames;
+	const char **files;           /* point into argv; "-" when none */
+	size_t nfiles;
+};
+/* Find the plugin of `format` ("auto": none) and make its options; room
+ * for argc files.  0, or FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
+int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, const char *cmd,
+                    int argc);
+/* argv[*i] as an input option: 1 taken (with its value), 0 not one,
+ * FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
+int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i);
+/* Read the files into one output (out_opts NULL: its defaults); returns
+ * the exit status. */
+int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
+                   void *out_opts, const char *outpath);
+void cli_inputs_free(struct cli_inputs *in);
+/* --format NAME, --format=NAME, -f NAME: 1 consumed (into *format), 0 not
+ * this option, FK_ERR_USAGE after a usage error naming `cmd`. */
+int cli_format_opt(const char *cmd, int argc, char **argv, int *i, const char **format);
+
 int cmd_collapse(struct cli *c, int argc, char **argv);
 int cmd_plugins(struct cli *c, int argc, char **argv);
 int cmd_graph(struct cli *c, int argc, char **argv);
+/* The rest of 'flamekit help graph': every graph option with its default. */
+int graph_help(void);
 int cmd_diff(struct cli *c, int argc, char **argv);
 int cmd_merge(struct cli *c, int argc, char **argv);
 
@@ -71,9 +110,10 @@ int cmd_merge(struct cli *c, int argc, char **argv);
  * detected as folded, silently), else NULL.  foldsum_run reads the files
  * in order and writes outpath (NULL or "-": stdout) all or nothing;
  * detected logs the detection as the pipeline does.  Errors are reported. */
-const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *in_pl, char **files,
+const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *in_pl,
+                                        const char **files,
                                         size_t nfiles);
-int foldsum_run(struct cli *c, const struct fk_plugin *pl, char **files, size_t nfiles,
+int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, size_t nfiles,
                 const char *outpath, bool detected);
 int cmd_run(struct cli *c, int argc, char **argv);
 

@@ -234,7 +234,7 @@ static int in_memory(struct cli *c, char **files, size_t nfiles, const char *out
 
 	if (!in_pl || !cli_find(c, FK_PLUGIN_OUTPUT, "folded", "merge"))
 		return FK_ERR_PLUGIN;
-	return foldsum_run(c, in_pl, files, nfiles, outpath, false);
+	return foldsum_run(c, in_pl, (const char **)files, nfiles, outpath, false);
 }
 
 /* An input was out of order.  Can the part written be taken back (a

@@ -229,7 +229,7 @@ static int fs_input(struct cli *c, struct foldsum *s, const struct fk_plugin *pl
 	return rc;
 }
 
-int foldsum_run(struct cli *c, const struct fk_plugin *pl, char **files, size_t nfiles,
+int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, size_t nfiles,
                 const char *outpath, bool detected)
 {
 	struct foldsum s;
@@ -265,7 +265,8 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, char **files, size_t 
 	return rc;
 }
 
-const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *in_pl, char **files,
+const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *in_pl,
+                                        const char **files,
                                         size_t nfiles)
 {
 	const struct fk_plugin *folded = fk_registry_find(&c->reg, FK_PLUGIN_INPUT, "folded");

@@ -22,14 +22,15 @@ const struct cli_command cli_commands[] = {
 	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "graph", cmd_graph, "graph [OPTIONS] [FILE...]",
 	  "draw an SVG flame graph (flamegraph.pl's options)",
-	  "  -f, --format NAME  input format: folded (default), auto, or any input plugin\n"
+	  "  -f, --format NAME  input format: auto (default: detected), folded, perf, or any\n"
+	  "                     input plugin\n"
 	  "  -o, --output FILE  write here (atomically) instead of stdout\n"
 	  "  --output-plugin NAME  svg (default), icicle, flamechart (default with\n"
 	  "                     --flamechart), hotcold, html (one self-contained HTML report)\n"
 	  "  GRAPH OPTIONS      flamegraph.pl's, same names and defaults: --title, --width,\n"
 	  "                     --minwidth, --colors, --hash, --inverted, --reverse,\n"
-	  "                     --flamechart, --negate, --countname, ... (flamekit plugins\n"
-	  "                     --help svg lists them all with their defaults)\n"
+	  "                     --flamechart, --negate, --countname, ... (all listed below,\n"
+	  "                     with their defaults); unique prefixes and -title=x work\n"
 	  "  INPUT OPTIONS      the input plugin's, e.g. --format perf --pid\n"
 	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "diff", cmd_diff, "diff [-n] [-s] [--format NAME] [-o FILE] BEFORE AFTER",
@@ -88,6 +89,8 @@ static int help_command(const char *name)
 	if (k->help)
 		printf("\nOptions:\n%s", k->help);
 	printf("\nCommon options:\n%s", cli_common_help);
+	if (strcmp(k->name, "graph") == 0)
+		return graph_help();
 	return EXIT_OK;
 }
 
@@ -124,6 +127,21 @@ static void fault_injection(void)
 }
 #endif
 
+/* flamekit's own two options, by any prefix (they share no first letter)
+ * after one dash or two, as a command's options. */
+static bool top_option(const char *a, const char *name)
+{
+	bool two = a[0] == '-' && a[1] == '-';
+	size_t n;
+
+	if (a[0] != '-')
+		return false;
+	a += two ? 2 : 1;
+	n = strlen(a);
+	/* one letter after one dash is a short option, not a prefix */
+	return n > 0 && strncmp(name, a, n) == 0 && (n > 1 || two);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *k;
@@ -139,11 +157,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+	if (top_option(argv[1], "help") || strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+	if (top_option(argv[1], "version") || strcmp(argv[1], "-V") == 0) {
 		printf("flamekit %s (plugin ABI %d.%d)\n", PACKAGE_VERSION, FK_ABI_MAJOR, FK_ABI_MINOR);
 		return EXIT_OK;
 	}
@@ -157,14 +175,22 @@ int main(int argc, char **argv)
 	k = find_command(argv[1]);
 	if (!k)
 		return cli_usage_error(NULL, "unknown command \"%s\"", argv[1]);
-	for (int i = 2; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 && strcmp(argv[1], "plugins") != 0)
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if ((strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 ||
+		     strcmp(argv[i], "-help") == 0) && strcmp(argv[1], "plugins") != 0)
 			return help_command(argv[1]);
+	}
 	memset(&c, 0, sizeof c);
 	c.progress = 1;
 	if (fk_registry_init(&c.reg) < 0)
 		return EXIT_DATA;
-	rc = k->run(&c, argc - 1, argv + 1);
+	rc = cli_canon(&c, k->name, argc - 1, argv + 1);
+	rc = rc < 0 ? cli_exit(rc) : k->run(&c, argc - 1, argv + 1);
+	for (size_t i = 0; i < c.nowned; i++)
+		fk_free(c.owned[i]);
+	fk_free(c.owned);
 	fk_registry_free(&c.reg);
 	if (fflush(stdout) != 0 && rc == EXIT_OK)
 		rc = EXIT_DATA;

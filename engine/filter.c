@@ -55,9 +55,9 @@ int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
 	if (!fi->where)
 		return fk_log_unreported(FK_ERR_NOMEM, mark, NULL);
 	if (pl->d.filter.create) {
-		fk_log_set_prefix(pl->prefix);
+		const char *outer = fk_log_set_prefix(pl->prefix);
 		rc = pl->d.filter.create(&fk_host, opts, fi->where, &fi->state);
-		fk_log_set_prefix(NULL);
+		fk_log_set_prefix(outer);
 		if (rc < 0) {
 			fk_log_unreported(rc, mark, fi->where);
 			fk_free(fi->where);
@@ -111,6 +111,7 @@ int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile 
 {
 	struct fk_filter_inst *fi = &fc->v[k];
 	struct fk_frame_edit e;
+	const char *outer;
 	int rc;
 
 	*out = f;
@@ -141,9 +142,9 @@ int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile 
 	memset(&e, 0, sizeof e);
 	e.p = p;
 	e.frame = f;
-	fk_log_set_prefix(fi->plugin->prefix);
+	outer = fk_log_set_prefix(fi->plugin->prefix);
 	rc = fi->plugin->d.filter.frame(fi->state, &e);
-	fk_log_set_prefix(NULL);
+	fk_log_set_prefix(outer); /* the input plugin's, while it parses */
 	if (rc < 0)
 		goto out;
 	if (e.drop) {
@@ -189,9 +190,9 @@ int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
 		if (fi->uses & FK_FILTER_USES_SAMPLE) {
 			struct fk_sample_edit e = { p, ids, n, cap, w, meta, comm, comm_len, false, 0 };
 			int rc;
-			fk_log_set_prefix(fi->plugin->prefix);
+			const char *outer = fk_log_set_prefix(fi->plugin->prefix);
 			rc = fi->plugin->d.filter.sample(fi->state, &e);
-			fk_log_set_prefix(NULL);
+			fk_log_set_prefix(outer); /* the input plugin's, while it parses */
 			if (rc < 0)
 				return rc;
 			if (e.status < 0)

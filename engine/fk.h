@@ -43,9 +43,11 @@ extern const char *fk_progname; /* "flamekit" */
 /* "flamekit: " + prefix (if set) + message + "\n" to stderr. */
 void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 void fk_vlog(int level, const char *fmt, va_list ap);
-/* The "[input:perf] " prefix while a plugin runs; NULL clears it. */
-void fk_log_set_prefix(const char *prefix);
-/* The prefix set now (NULL for none), to restore after a nested call. */
+/* The "[input:perf] " prefix while a plugin runs; NULL clears it.  Returns
+ * the prefix it replaces, for a plugin called from inside another (a filter
+ * while an input plugin parses) to put back. */
+const char *fk_log_set_prefix(const char *prefix);
+/* The prefix set now (NULL for none). */
 const char *fk_log_prefix(void);
 /* Error messages logged so far (counted even when fk_verbosity hides them):
  * a caller notes it before a call to know whether the callee said why it
@@ -227,6 +229,8 @@ struct fk_profile {
 	bool keep_samples;
 	unsigned series_mask;
 	char *unit[FK_SERIES_MAX];
+	char *declared;      /* the unit the input being parsed declared last (the
+	                      * pipeline's mixed-units warning); owned, reset per input */
 	uint64_t samples_pushed;
 };
 
@@ -353,8 +357,10 @@ void fk_input_report(struct fk_input *in);
 
 /* ---- output streams (writer.c) ------------------------------------------- */
 struct fk_writer {
-	char *path;          /* final path, NULL for stdout */
-	char *tmp;           /* temporary path */
+	char *path;          /* the path given, NULL for stdout (for messages) */
+	char *target;        /* the file renamed over: path with its symlinks resolved */
+	char *tmp;           /* temporary path beside target; NULL when direct */
+	bool direct;         /* a device, FIFO, socket or /proc fd link: written in place */
 	int fd;
 	char *buf;
 	size_t len, cap;
@@ -363,8 +369,17 @@ struct fk_writer {
 	bool finished;       /* fk_writer_finish done: only the rename is left */
 };
 
-/* Open for writing: path NULL or "-" writes stdout. */
+/* Open for writing: path NULL or "-" writes stdout.  A path that is not a
+ * regular file (device, FIFO, socket, or a /proc/N/fd link) is opened and
+ * written in place, never truncated when it is a device; a symlink is
+ * resolved and its target replaced through a temporary beside it (the link
+ * stays a link); a replaced file keeps its permission bits, and its owner
+ * and group when we may set them. */
 int fk_writer_open(struct fk_writer *w, const char *path);
+/* Do paths a and b name the same output file, however spelled ("x",
+ * "./x", "d/../x", a symlink to x)?  "-" (stdout) is never the same as
+ * anything: several outputs may share it. */
+bool fk_output_same(const char *a, const char *b);
 int fk_writer_write(struct fk_writer *w, const void *p, size_t n);
 int fk_writer_printf(struct fk_writer *w, const char *fmt, ...) FK_PRINTF(2, 3);
 int fk_writer_vprintf(struct fk_writer *w, const char *fmt, va_list ap);
@@ -432,6 +447,8 @@ int fk_option_set(const struct fk_plugin *pl, void *opts, const char *name,
 int fk_option_names(const struct fk_plugin *pl, struct fk_buf *out);
 /* Print `flamekit plugins --help NAME` text. */
 void fk_options_help(const struct fk_plugin *pl, FILE *f);
+/* Only its table: one line an option, with type, help and default. */
+void fk_options_table(const struct fk_plugin *pl, FILE *f);
 
 /* ---- the host table (host.c) ----------------------------------------------- */
 extern const struct fk_host fk_host;

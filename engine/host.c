@@ -85,9 +85,14 @@ static int h_sink_join(struct fk_sink *parent, struct fk_sink *child)
 static void h_sink_set_unit(struct fk_sink *s, const char *unit)
 {
 	char **slot = &s->p->unit[s->series];
-	if (*slot || !unit)
+	if (!unit)
 		return;
-	*slot = fk_strdup(unit);
+	if (!s->p->declared || strcmp(s->p->declared, unit) != 0) {
+		fk_free(s->p->declared);
+		s->p->declared = fk_strdup(unit);
+	}
+	if (!*slot)
+		*slot = fk_strdup(unit);
 }
 
 static size_t h_nodes(const struct fk_profile *p) { return p->tree.nnodes; }

@@ -780,6 +780,21 @@ static int parse_filter(struct fk_job *j, const struct ynode *n)
 
 /* ---- outputs ------------------------------------------------------------------------ */
 
+/* Is p, the output just added, a file an earlier output already writes,
+ * however spelled ("./x", "d/../x", a link to x)? */
+static int output_clash(const struct fk_job *j, const struct ynode *at, const char *p)
+{
+	for (size_t i = 0; i + 1 < j->noutputs; i++) {
+		const char *q = j->outputs[i].path;
+		if (!fk_output_same(q, p))
+			continue;
+		if (strcmp(q, p) == 0)
+			return yerr(j, at, "two outputs write \"%s\"", p);
+		return yerr(j, at, "two outputs write the same file: \"%s\" is \"%s\"", p, q);
+	}
+	return 0;
+}
+
 static int parse_output(struct fk_job *j, const struct ynode *n)
 {
 	static const char *const keys[] = { "plugin", "path", "options", NULL };
@@ -828,9 +843,8 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 		}
 		fk_free(dir);
 	}
-	for (size_t i = 0; i + 1 < j->noutputs; i++)
-		if (strcmp(j->outputs[i].path, p) == 0 && strcmp(p, "-") != 0)
-			return yerr(j, path, "two outputs write \"%s\"", p);
+	if ((rc = output_clash(j, path, p)) < 0)
+		return rc;
 	{
 		/* By inode, not by name: "./job.yaml", "../dir/job.yaml" and a
 		 * link are all the job file. */

@@ -11,7 +11,14 @@ void (*fk_log_hook)(int level, const char *line);
 static const char *prefix;
 static atomic_ulong errors;
 
-void fk_log_set_prefix(const char *p) { prefix = p; }
+const char *fk_log_set_prefix(const char *p)
+{
+	const char *old = prefix;
+
+	prefix = p;
+	return old;
+}
+
 const char *fk_log_prefix(void) { return prefix; }
 
 void fk_vlog(int level, const char *fmt, va_list ap)

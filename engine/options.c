@@ -185,8 +185,6 @@ static const char *type_name(int t)
 
 void fk_options_help(const struct fk_plugin *pl, FILE *f)
 {
-	const struct fk_option *o;
-
 	fprintf(f, "%s plugin \"%s\" %s (ABI %u.%u)\n  %s\n  loaded from %s\n",
 	        fk_kind_name((int)pl->d.h.kind), pl->d.h.name,
 	        pl->d.h.version ? pl->d.h.version : "?", pl->d.h.abi_major, pl->d.h.abi_minor,
@@ -196,7 +194,12 @@ void fk_options_help(const struct fk_plugin *pl, FILE *f)
 		return;
 	}
 	fprintf(f, "\noptions:\n");
-	for (o = pl->d.h.options; o->type != FK_OPT_END; o++) {
+	fk_options_table(pl, f);
+}
+
+void fk_options_table(const struct fk_plugin *pl, FILE *f)
+{
+	for (const struct fk_option *o = pl->d.h.options; o && o->type != FK_OPT_END; o++) {
 		char left[64];
 		snprintf(left, sizeof left, "--%s%s", o->name,
 		         o->type == FK_OPT_FLAG ? "" : o->type == FK_OPT_STRING ? "=TEXT" : "=N");

@@ -10,6 +10,16 @@
 
 #define PROBE_BYTES (64 * 1024)
 
+/* Nothing but blank space: a format cannot be told, and there is nothing
+ * to read either. */
+static bool blank(const unsigned char *d, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (d[k] != ' ' && d[k] != '\t' && d[k] != '\r' && d[k] != '\n')
+			return false;
+	return true;
+}
+
 int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_plugin **out)
 {
 	const unsigned char *data;
@@ -21,6 +31,11 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 	*out = NULL;
 	if (n < 0)
 		return (int)n;
+	if (n < PROBE_BYTES && blank(data, (size_t)n)) {
+		/* As an empty folded file: no stacks, status 0. */
+		fk_log(FK_LOG_INFO, "%s: the input is empty", in->name);
+		return 0;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fk_plugin *pl = r->v[i];
 		int score;
@@ -34,12 +49,8 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 		fk_buf_printf(&tried, "%s%s", tried.len ? ", " : "", pl->d.h.name);
 	}
 	if (!best) {
-		if (n == 0)
-			fk_log(FK_LOG_ERROR, "%s: the input is empty, so its format cannot be detected; "
-			       "give one with --format NAME", in->name);
-		else
-			fk_log(FK_LOG_ERROR, "%s: cannot tell the input format (tried: %s); give one "
-			       "with --format NAME", in->name, tried.data ? tried.data : "no input plugins loaded");
+		fk_log(FK_LOG_ERROR, "%s: cannot tell the input format (tried: %s); give one "
+		       "with --format NAME", in->name, tried.data ? tried.data : "no input plugins loaded");
 		fk_buf_free(&tried);
 		return FK_ERR_DATA;
 	}
@@ -64,6 +75,40 @@ static const struct fk_plugin *certain_format(const struct fk_registry *r, struc
 	return NULL;
 }
 
+/* UTF-16 text (what PowerShell's '>' writes): a byte-order mark, or ASCII
+ * with every other byte zero.  Every parser would read it as NUL-ridden
+ * garbage, so it is refused by name, whatever the format. */
+static bool utf16(const unsigned char *d, size_t n)
+{
+	size_t zeven = 0, zodd = 0, pairs;
+
+	if (n >= 2 && ((d[0] == 0xff && d[1] == 0xfe) || (d[0] == 0xfe && d[1] == 0xff)))
+		return true;
+	pairs = (n > 4096 ? 4096 : n) / 2;
+	if (pairs < 4)
+		return false;
+	for (size_t k = 0; k < pairs; k++) {
+		zeven += d[2 * k] == 0;
+		zodd += d[2 * k + 1] == 0;
+	}
+	return (zodd * 10 >= pairs * 9 && zeven * 10 < pairs) ||
+	       (zeven * 10 >= pairs * 9 && zodd * 10 < pairs);
+}
+
+static int refuse_utf16(struct fk_input *in)
+{
+	const unsigned char *data;
+	ssize_t n = fk_input_peek(in, 4096, &data);
+
+	if (n < 0)
+		return (int)n;
+	if (!utf16(data, (size_t)n))
+		return 0;
+	fk_log(FK_LOG_ERROR, "%s: the input is UTF-16 text, which flamekit does not read; convert it "
+	       "to UTF-8 first (iconv -f UTF-16 -t UTF-8)", in->name);
+	return FK_ERR_DATA;
+}
+
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
                    unsigned threads, int progress)
@@ -79,8 +124,12 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	if (rc < 0)
 		return rc;
 	in.progress = progress == 2 || (progress == 1 && isatty(STDERR_FILENO));
+	if ((rc = refuse_utf16(&in)) < 0)
+		goto out;
 	if (!pl && (rc = fk_detect(r, &in, &pl)) < 0)
 		goto out;
+	if (!pl)
+		goto out; /* empty */
 	if (spec->magic_wins) {
 		const struct fk_plugin *sure = certain_format(r, &in);
 		if (sure && sure != pl) {
@@ -157,6 +206,22 @@ static int render_one(const struct fk_output_spec *o, struct fk_profile *p, stru
 	return fk_log_unreported(rc, mark, is_stdout(o) ? NULL : o->path);
 }
 
+/* Two outputs into one file: the second would silently replace the first.
+ * (A job reports this at load time with its file:line:col; this catches
+ * the commands.) */
+static int check_same_outputs(const struct fk_pipeline *pl)
+{
+	for (size_t i = 0; i < pl->noutputs; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!is_stdout(&pl->outputs[i]) && !is_stdout(&pl->outputs[k]) &&
+			    fk_output_same(pl->outputs[k].path, pl->outputs[i].path)) {
+				fk_log(FK_LOG_ERROR, "two outputs write the same file: \"%s\" and \"%s\"",
+				       pl->outputs[k].path, pl->outputs[i].path);
+				return FK_ERR_USAGE;
+			}
+	return 0;
+}
+
 /* Create every output (as a temporary): an unwritable one fails the run
  * before a long parse, and leaves the others untouched. */
 static int open_all(const struct fk_pipeline *pl, struct fk_writer **out, size_t *opened)
@@ -170,6 +235,8 @@ static int open_all(const struct fk_pipeline *pl, struct fk_writer **out, size_t
 		fk_log(FK_LOG_ERROR, "out of memory");
 		return FK_ERR_NOMEM;
 	}
+	if ((rc = check_same_outputs(pl)) < 0)
+		return rc;
 	for (size_t i = 0; i < pl->noutputs; i++) {
 		if ((rc = fk_writer_open(&w[i], pl->outputs[i].path)) < 0)
 			return rc;
@@ -178,7 +245,8 @@ static int open_all(const struct fk_pipeline *pl, struct fk_writer **out, size_t
 	return 0;
 }
 
-/* Render into the open writers, files first and stdout last, finish
+/* Render into the open writers, files first and what is written in place
+ * (stdout, devices, FIFOs) last, so a failure leaves no stream half-fed; finish
  * (flush, close) them all, and rename them only when all succeeded.  With
  * rc < 0 on entry, only aborts.  Frees w. */
 static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_writer *w,
@@ -192,7 +260,7 @@ static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_wr
 	}
 	for (int pass = 0; pass < 2 && rc == 0; pass++)
 		for (i = 0; i < pl->noutputs && rc == 0; i++)
-			if (is_stdout(&pl->outputs[i]) == (pass == 1))
+			if ((is_stdout(&pl->outputs[i]) || w[i].direct) == (pass == 1))
 				rc = render_one(&pl->outputs[i], p, &w[i]);
 	for (i = 0; i < opened && rc == 0; i++)
 		rc = fk_writer_finish(&w[i]);
@@ -211,10 +279,37 @@ static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_wr
 	return rc;
 }
 
+/* Inputs whose weights are in different units (instruments in ms, perf
+ * --offcpu in us, sample counts) are added together as they are: say so
+ * once, naming each input that declared a unit and its unit.  units[i]:
+ * input i's, NULL when its plugin declares none (folded counts). */
+static void warn_mixed_units(const struct fk_pipeline *pl, char **units)
+{
+	struct fk_buf b = { 0 };
+	bool mixed = false;
+
+	for (size_t i = 0; i < pl->ninputs; i++) {
+		if (!units[i])
+			continue;
+		/* only weights that are added: a differential's two series are not */
+		for (size_t k = 0; k < i; k++)
+			if (units[k] && pl->inputs[k].series == pl->inputs[i].series &&
+			    strcmp(units[k], units[i]) != 0)
+				mixed = true;
+		fk_buf_printf(&b, "%s%s (%s)", b.len ? ", " : "", pl->inputs[i].path ? pl->inputs[i].path : "-",
+		              units[i]);
+	}
+	if (mixed && b.data)
+		fk_log(FK_LOG_WARN, "the inputs' weights are in different units and are added as they "
+		       "are: %s", b.data);
+	fk_buf_free(&b);
+}
+
 int fk_pipeline_run(struct fk_pipeline *pl)
 {
 	struct fk_profile *p = fk_profile_new();
 	struct fk_writer *w = NULL;
+	char **units = NULL;
 	size_t opened = 0, i;
 	int rc = 0;
 
@@ -226,8 +321,21 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		if (pl->outputs[i].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES)
 			p->keep_samples = true;
 	rc = open_all(pl, &w, &opened);
-	for (i = 0; i < pl->ninputs && rc == 0; i++)
+	units = fk_calloc(pl->ninputs ? pl->ninputs : 1, sizeof *units);
+	if (!units && rc == 0) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		rc = FK_ERR_NOMEM;
+	}
+	for (i = 0; i < pl->ninputs && rc == 0; i++) {
 		rc = fk_parse_input(pl->reg, &pl->inputs[i], p, &pl->filters, pl->threads, pl->progress);
+		units[i] = p->declared; /* taken: the next input declares its own */
+		p->declared = NULL;
+	}
+	if (rc == 0)
+		warn_mixed_units(pl, units);
+	for (i = 0; units && i < pl->ninputs; i++)
+		fk_free(units[i]);
+	fk_free(units);
 	if (rc == 0) {
 		unsigned long mark = fk_log_errors();
 		rc = fk_profile_apply_frame_filters(&p, &pl->filters);

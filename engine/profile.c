@@ -31,6 +31,7 @@ void fk_profile_free(struct fk_profile *p)
 	fk_free(p->log.v);
 	for (int s = 0; s < FK_SERIES_MAX; s++)
 		fk_free(p->unit[s]);
+	fk_free(p->declared);
 	fk_free(p);
 }
 

@@ -63,8 +63,10 @@ is "$rc:$err" "1:flamekit: $TMP/binary.bin: cannot tell the input format (tried:
 
 : > "$TMP/empty.txt"
 run "$FLAMEKIT" collapse "$TMP/empty.txt"
-is "$rc:$err" "1:flamekit: $TMP/empty.txt: the input is empty, so its format cannot be detected; give one with --format NAME" \
-	"empty input with auto"
+is "$rc:$out:$err" "0::" "empty input with auto: no stacks, status 0, as an empty folded file"
+printf '\n  \n\r\n' > "$TMP/blank.txt"
+run "$FLAMEKIT" collapse "$TMP/blank.txt"
+is "$rc:$out:$err" "0::" "blank lines only, with auto: no stacks, status 0"
 run "$FLAMEKIT" collapse --format folded "$TMP/empty.txt"
 is "$rc:$out:$err" "0::" "empty input, explicit format: no stacks"
 
@@ -135,5 +137,35 @@ awk 'BEGIN { for (i = 0; i < 200000; i++) printf "main;f%d 1\n", i }' > "$TMP/bi
 ("$FLAMEKIT" collapse --format folded "$TMP/big.folded" 2> "$TMP/pipe.err"; echo $? > "$TMP/pipe.rc") |
 	head -c 10 > /dev/null
 is "$(cat "$TMP/pipe.rc"):$(cat "$TMP/pipe.err")" "0:" "reader closing the pipe ends quietly (flamekit's status)"
+
+# FlameGraph users' spellings (Getopt::Long's): unique prefixes of long
+# options, long options after one dash, -h.
+"$FLAMEKIT" graph --title=T --colors=java --hash "$D/basic.txt" > "$TMP/full.svg"
+for spelling in "--titl=T --color=java --has" "-title=T -colors java -hash" "--tit T --col=java --hash"; do
+	# shellcheck disable=SC2086
+	run "$FLAMEKIT" graph $spelling "$D/basic.txt"
+	is "$rc:$err:$(printf '%s\n' "$out" | cmp -s - "$TMP/full.svg"; echo $?)" "0::0" \
+		"graph $spelling: the graph of --title=T --colors=java --hash"
+done
+run "$FLAMEKIT" collapse --form folded -o "$TMP/p.folded" --thr 2 "$D/basic.txt"
+is "$rc:$err:$(cat "$TMP/p.folded")" "0::main 0
+main;parse 2
+main;parse;lex 6
+main;render 3" "collapse --form, --thr: prefixes of --format and --threads"
+run "$FLAMEKIT" graph --f folded "$D/basic.txt"
+is "$rc:$err" "2:flamekit: graph: option '--f' is ambiguous; possibilities: --format --flamechart --fonttype --fontsize --fontwidth --factor
+Try 'flamekit help graph' for more information." "an ambiguous prefix is a usage error naming the candidates"
+run "$FLAMEKIT" collapse --format perf --p 1 "$D/basic.txt"
+is "$rc:$err" "2:flamekit: collapse: option '--p' is ambiguous; possibilities: --plugin-dir --progress --pid
+Try 'flamekit help collapse' for more information." "collapse: the input plugin's options are candidates too"
+run "$FLAMEKIT" graph -h
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit graph'; echo $?) "graph -h is --help"
+run "$FLAMEKIT" graph --title -title=x "$D/basic.txt"
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '>-title=x</text>'; echo $?) "an option's value is never taken for an option"
+
+run "$FLAMEKIT" --vers
+is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.2)" "--vers: a prefix of --version"
+run "$FLAMEKIT" -help
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit COMMAND'; echo $?) "-help: --help after one dash"
 
 done_testing

@@ -109,6 +109,33 @@ for f in "$D"/detect/*.txt; do
 	is "$(detected "$f")" "$exp" "auto: detect/$(basename "$f") is $exp"
 done
 
+# Empty input, or blank lines only: nothing, with status 0.
+printf '\n\n  \n' > "$TMP/blank.txt"
+run "$FLAMEKIT" collapse "$TMP/blank.txt"
+is "$rc:$out:$err" "0::" "auto: blank lines only collapse to nothing, status 0"
+
+# UTF-16 (PowerShell's '>'), with and without a byte-order mark: refused by name.
+for enc in UTF-16 UTF-16LE UTF-16BE; do
+	iconv -f UTF-8 -t $enc "$D/dtrace/fixes.txt" > "$TMP/utf16.txt"
+	for fmt in auto dtrace; do
+		run "$FLAMEKIT" collapse --format $fmt "$TMP/utf16.txt"
+		is "$rc:$out:$err" "1::flamekit: $TMP/utf16.txt: the input is UTF-16 text, which flamekit does not read; convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)" \
+			"$enc input, --format $fmt: refused, saying UTF-16"
+	done
+done
+
+# graph reads any format by default: perf text in, a graph out, in one step.
+if $has_perf; then
+	run "$FLAMEKIT" graph "$D/perf/names.txt"
+	"$FLAMEKIT" graph --format perf "$D/perf/names.txt" > "$TMP/perf.svg"
+	is "$rc:$err:$(printf '%s\n' "$out" | cmp -s - "$TMP/perf.svg"; echo $?)" "0::0" \
+		"graph detects perf text: the same graph as --format perf"
+fi
+run "$FLAMEKIT" graph "$D/dtrace/odd-header.txt"
+"$FLAMEKIT" graph --format dtrace "$D/dtrace/odd-header.txt" > "$TMP/dtrace.svg"
+is "$rc:$err:$(printf '%s\n' "$out" | cmp -s - "$TMP/dtrace.svg"; echo $?)" "0::0" \
+	"graph detects dtrace with odd header lines"
+
 # Nothing fits: a clear error naming every format tried.
 printf '\001\002garbage\000\377\376 not a profile\n%%%%%%\n' > "$TMP/garbage.bin"
 run "$FLAMEKIT" collapse "$TMP/garbage.bin"

@@ -4,6 +4,16 @@ TESTS += tests/input.sh tests/detect.sh
 EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/detect/dtrace-noheader.format \
 	tests/data/detect/dtrace-noheader.txt \
+	tests/data/detect/dtrace-odd-header.format \
+	tests/data/detect/dtrace-odd-header.txt \
+	tests/data/detect/ljp-odd.format \
+	tests/data/detect/ljp-odd.txt \
+	tests/data/detect/pmcstat-comments.format \
+	tests/data/detect/pmcstat-comments.txt \
+	tests/data/detect/stap-odd.format \
+	tests/data/detect/stap-odd.txt \
+	tests/data/dtrace/odd-header.out \
+	tests/data/dtrace/odd-header.txt \
 	tests/data/detect/folded-java.format \
 	tests/data/detect/folded-java.txt \
 	tests/data/detect/folded.format \

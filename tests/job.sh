@@ -122,7 +122,7 @@ run "$FLAMEKIT" run --check job.yaml
 is "$rc:$out:$err:$(ls | grep -c never)" "0::flamekit: job.yaml: the job is valid:0" "--check validates and writes nothing"
 printf 'function frame(f) return f.name:upper( end\n' > f.lua
 run "$FLAMEKIT" run --check job.yaml
-is "$rc:$err" "1:flamekit: [filter:lua] f.lua:1: unexpected symbol near 'end'" "--check compiles the scripts"
+is "$rc:$err" "2:flamekit: [filter:lua] f.lua:1: unexpected symbol near 'end'" "--check compiles the scripts: a syntax error is a validation error (exit 2)"
 
 job 'inputs: [data/a.folded]
 outputs:
@@ -276,13 +276,13 @@ is "$rc:$err" "2:flamekit: laughs.yaml:1:4: anchors (&a) are not allowed in a jo
 # ---- all or nothing -------------------------------------------------------------
 echo "old a" > keep-a.folded
 echo "old b" > keep-b.folded
-job 'inputs: [data/a.folded, "-"]
+echo 'not a profile' > bad.txt
+job 'inputs: [data/a.folded, bad.txt]
 outputs:
   - {plugin: folded, path: keep-a.folded}
   - {plugin: folded, path: keep-b.folded}
   - {plugin: folded, path: new.folded}'
-run sh -c "'$FLAMEKIT' run job.yaml < /dev/null"
-is "$rc:$err" "1:flamekit: <stdin>: the input is empty, so its format cannot be detected; give one with --format NAME" \
+is "$rc:$err" "1:flamekit: bad.txt: cannot tell the input format (tried: $("$FLAMEKIT" plugins | awk '$1 == "input" { printf "%s%s", s, $2; s = ", " }')); give one with --format NAME" \
 	"a failing input fails the job"
 is "$(cat keep-a.folded):$(cat keep-b.folded):$(ls | grep -c 'new.folded\|\.tmp\.')" "old a:old b:0" \
 	"a failing job writes no output and leaves the old files untouched"
@@ -498,5 +498,35 @@ mkdir -p sub/deeper
 printf 'inputs: [../../data/a.folded]\noutputs: [{plugin: folded, path: ../../out..folded}]\n' > sub/deeper/dots.yaml
 run "$FLAMEKIT" run sub/deeper/dots.yaml
 is "$rc:$err:$(head -1 out..folded)" "0::main;parse 2" "paths with .. are relative to the job file"
+
+# Warnings carry the plugin's prefix under run as under collapse, a Lua
+# filter running in between or not.
+cp "$FK_SRCDIR/tests/data/perf/events.txt" "$FK_SRCDIR/tests/data/instruments/units.txt" .
+"$FLAMEKIT" collapse --format perf events.txt 2> collapse.err > /dev/null
+printf 'function sample(s) return true end\n' > pass.lua
+job 'inputs: [{path: events.txt, format: perf}]
+filters: [{plugin: lua, script: pass.lua}]
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$err" "0:$(cat collapse.err)" "run with a Lua filter: the [input:perf] warning as collapse prints it"
+
+# Inputs in different units: one warning naming the inputs and their units.
+job 'inputs: [units.txt, events.txt, data/a.folded]
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$(echo "$err" | tail -1)" "0:flamekit: warning: the inputs' weights are in different units and are added as they are: units.txt (ms), events.txt (events)" \
+	"mixed units: one warning, naming each input and its unit"
+job 'inputs: [events.txt, events.txt]
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$(echo "$err" | grep -c 'different units')" "0:0" "one unit: no warning"
+
+# graph --help lists every graph option with its default.
+run "$FLAMEKIT" graph --help
+for opt in "--title=TEXT" "--width=N" "--minwidth=TEXT" "--colors=TEXT" "--hash" "--countname=TEXT" "--flamechart" "--negate"; do
+	echo "$out" | grep -q -- "^  $opt " || echo "missing $opt"
+done > missing.txt
+is "$rc:$(cat missing.txt):$(echo "$out" | grep -c '^  --width=N .*\[default: 1200\]$')" "0::1" \
+	"graph --help lists the graph options with their defaults"
+"$FLAMEKIT" plugins --help svg | sed -n '/^options:/,$p' | tail -n +2 > svg.opts
+echo "$out" | sed -n '/^Graph options/,$p' | tail -n +3 > graph.opts
+same_file svg.opts graph.opts "graph --help: every option of plugins --help svg"
 
 done_testing

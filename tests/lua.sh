@@ -231,7 +231,9 @@ script 'x = 1'
 is "$rc:$err" "1:flamekit: [filter:lua] e.lua: the script defines neither frame(f) nor sample(s)" "a script with no callback"
 
 script 'function frame(f'
-is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: ')' expected near <eof>" "syntax error"
+is "$rc:$err" "2:flamekit: [filter:lua] e.lua:2: ')' expected near <eof>" "syntax error: the job is invalid (exit 2)"
+run "$FLAMEKIT" run --check "$TMP/e.yaml"
+is "$rc:$err" "2:flamekit: [filter:lua] $TMP/e.lua:2: ')' expected near <eof>" "run --check: a syntax error is a validation error (exit 2)"
 
 # ---- the sandbox -------------------------------------------------------------------
 script 'function frame(f) os.execute("touch '"$TMP"'/pwned") end'
@@ -267,7 +269,7 @@ is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a string value
 printf '\033LuaT\000\031\223\r\n\032\n' > "$TMP/bin.lua"
 printf 'inputs: [{path: %s, format: folded}]\nfilters: [{plugin: lua, script: bin.lua}]\noutputs: [{plugin: folded, path: "-"}]\n' "$D/stacks.folded" > "$TMP/bin.yaml"
 run "$FLAMEKIT" run bin.yaml
-is "$rc:$err" "1:flamekit: [filter:lua] bin.lua: precompiled (binary) scripts are refused; give the Lua source" "bytecode is refused"
+is "$rc:$err" "2:flamekit: [filter:lua] bin.lua: precompiled (binary) scripts are refused; give the Lua source" "bytecode is refused"
 
 # ---- limits ----------------------------------------------------------------------
 script 'function sample(s)

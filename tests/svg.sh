@@ -170,10 +170,49 @@ is "$rc:$err" '2:flamekit: [output:svg] unknown palette "nope" (--colors: hot me
 run "$FLAMEKIT" graph --bogus "$D/small.txt"
 is "$rc" 2 "unknown option: usage error"
 printf 'not a folded line\n' > "$TMP/empty.txt"
-run "$FLAMEKIT" graph "$TMP/empty.txt"
+run "$FLAMEKIT" graph --format folded "$TMP/empty.txt"
 is "$rc" 1 "no stacks: exit 1"
 is "$(echo "$err" | tail -1)" 'flamekit: [output:svg] no stack counts found' "no stacks: the error says so"
 "$FLAMEKIT" graph -o "$TMP/o.svg" "$D/small.txt"
 same_file "$TMP/small.svg" "$TMP/o.svg" "-o FILE writes the same graph"
+
+# --colors=chain: the frames above a "--" are the waker stack, which
+# flamegraph.pl renames NAME_[w] and draws aqua, hashing the annotated name;
+# the frames below are blue.  Fills from flamegraph.pl --colors=chain
+# [--hash] on this input (its titles, sorted).
+printf 'sleep;schedule;--;waker_main;wake_up 5\nsleep;schedule;--;other;try_to_wake_up 3\nio;wait;--;irq;--;dev 2\n' > "$TMP/chain.folded"
+fills() {
+	grep -o '<title>[^<]*</title><rect[^>]*fill="[^"]*"' | sed 's/<title>\([^ ]*\) .*fill="\(.*\)"/\1 \2/' | LC_ALL=C sort
+}
+is "$("$FLAMEKIT" graph --colors=chain "$TMP/chain.folded" | fills)" "-- rgb(160,160,160)
+-- rgb(160,160,160)
+-- rgb(160,160,160)
+all rgb(90,90,213)
+dev rgb(82,194,194)
+io rgb(95,95,218)
+irq rgb(101,212,212)
+other rgb(62,176,176)
+schedule rgb(139,139,254)
+sleep rgb(127,127,244)
+try_to_wake_up rgb(103,213,213)
+wait rgb(122,122,240)
+wake_up rgb(56,171,171)
+waker_main rgb(84,196,196)" \
+	"--colors=chain: waker frames aqua from their _[w] names, as flamegraph.pl"
+is "$("$FLAMEKIT" graph --colors=chain --hash "$TMP/chain.folded" | fills)" "-- rgb(160,160,160)
+-- rgb(160,160,160)
+-- rgb(160,160,160)
+all rgb(140,140,255)
+dev rgb(98,209,209)
+io rgb(126,126,243)
+irq rgb(90,201,201)
+other rgb(93,204,204)
+schedule rgb(122,122,240)
+sleep rgb(113,113,232)
+try_to_wake_up rgb(91,202,202)
+wait rgb(101,101,223)
+wake_up rgb(70,183,183)
+waker_main rgb(70,183,183)" \
+	"--colors=chain --hash: the same fills as flamegraph.pl"
 
 done_testing

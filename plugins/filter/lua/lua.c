@@ -973,7 +973,7 @@ static int setup(struct state *s, const struct setup *u)
 			       m && strstr(m, "binary chunk") ?
 			       ": precompiled (binary) scripts are refused; give the Lua source" : full);
 			lua_pop(s->L, 1);
-			rc = FK_ERR_SCRIPT;
+			rc = FK_ERR_USAGE; /* a script that does not compile: the job is invalid */
 		}
 		return rc;
 	}

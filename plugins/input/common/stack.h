@@ -89,6 +89,26 @@ static inline int stack_push(struct stack *s, struct fk_sink *sink, double count
 	return s->h->push(sink, &smp, NULL);
 }
 
+/* Give up the record being read (a truncated or unusable one): each line
+ * it came from is counted as skipped, once, and the buffer emptied. */
+static inline void stack_skip_lines(struct stack *s, struct fk_input *in)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (i == 0 || s->v[i].line != s->v[i - 1].line)
+			s->h->input_skip(in, s->v[i].line);
+	s->n = s->len = 0;
+}
+
+/* The end of every parse: an allocation failure is reported once, at the
+ * line the parser reached (other errors were reported where they arose).
+ * Returns rc. */
+static inline int report_nomem(const struct fk_host *h, struct fk_input *in, int rc)
+{
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(in, h->input_lineno(in), "out of memory");
+	return rc;
+}
+
 static inline void stack_free(struct stack *s)
 {
 	s->h->free(s->text);

@@ -19,8 +19,8 @@
  *
  * Unlike stackcollapse.pl, a '+' that does not start a real offset is kept
  * (libstdc++.so.6`f stays whole), and a leading 'L' is dropped only from Java
- * class descriptors, never from names such as LibFoo`bar.  The header is
- * skipped when it is there, not blindly as the first three lines.
+ * class descriptors, never from names such as LibFoo`bar.  The first three
+ * lines are skipped whatever they hold, as stackcollapse.pl and inferno do.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -28,6 +28,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 #include "../common/count_sync.h"
@@ -143,21 +144,18 @@ static int add_frame(struct stack *s, const char *p, size_t n, uint64_t line)
 	return 0;
 }
 
-/* Give up the record being read: its lines are counted as skipped. */
-static void drop(const struct fk_host *h, struct fk_input *in, struct stack *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (i == 0 || s->v[i].line != s->v[i - 1].line)
-			h->input_skip(in, s->v[i].line);
-	s->n = s->len = 0;
-}
-
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	const struct opts *o = op;
 	struct stack s = { .h = h };
-	long long skip = o ? o->header_lines : -1;
+	/* The first three lines are dtrace's header (CPU ID FUNCTION:NAME, the
+	 * probe, a blank line), and skipped whatever they hold: stackcollapse.pl
+	 * and inferno do so, and a file they read must give the same stacks
+	 * here.  -1, the old "when present" default, means the same. */
+	long long skip = o && o->header_lines >= 0 ? o->header_lines : 3;
 	bool after_cpu = false;
+	/* a later shard starts mid-file: its first lines are records */
+	bool at_start = h->input_start(in) == 0;
 	const char *line;
 	size_t len;
 	int r, rc = 0;
@@ -167,11 +165,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		int cl;
 		double count;
 
-		if (skip < 0) {
-			/* auto: the three lines dtrace prints before the records */
-			skip = cpu_header(line, len) ? 3 : 0;
-		}
-		if (skip > 0 && (long long)ln <= skip)
+		if ((long long)ln <= skip && at_start)
 			continue;
 		if (cpu_header(line, len)) {
 			/* a second run appended to the same file */
@@ -185,7 +179,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		}
 		if ((cl = count_line(line, len, &count)) < 0) {
 			/* a count of 64 digits or more: the record is unusable */
-			drop(h, in, &s);
+			stack_skip_lines(&s, in);
 			h->input_skip(in, ln);
 			continue;
 		}
@@ -216,10 +210,9 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	/* A record cut before its count (truncated file): its lines are
 	 * counted as skipped, not guessed at. */
-	drop(h, in, &s);
+	stack_skip_lines(&s, in);
 out:
-	if (rc == FK_ERR_NOMEM)
-		h->input_error(in, h->input_lineno(in), "out of memory");
+	report_nomem(h, in, rc);
 	stack_free(&s);
 	return rc;
 }
@@ -231,21 +224,14 @@ out:
  */
 static int probe(const unsigned char *buf, size_t len)
 {
-	size_t i = 0, lines = 0, ticks = 0, counts = 0, other = 0;
+	struct probe_window win = { buf, len, 0, 0 };
+	const char *s;
+	size_t n, ticks = 0, counts = 0, other = 0;
 	bool header = false;
 
-	while (i < len && lines < 400) {
-		const unsigned char *nl = memchr(buf + i, '\n', len - i);
-		const char *s = (const char *)buf + i;
-		size_t n;
+	while (probe_line(&win, &s, &n)) {
+		size_t lines = win.lines;
 		double c;
-		if (!nl)
-			break;
-		n = (size_t)(nl - (buf + i));
-		if (n && s[n - 1] == '\r')
-			n--;
-		i = (size_t)(nl - buf) + 1;
-		lines++;
 		if (lines == 1 && cpu_header(s, n)) {
 			header = true;
 			continue;
@@ -256,6 +242,10 @@ static int probe(const unsigned char *buf, size_t len)
 			counts++;
 			continue;
 		}
+		/* The parser skips the first three lines whatever they hold, as
+		 * stackcollapse.pl does: they cannot speak against the format. */
+		if (lines <= 3 && counts == 0 && ticks == 0)
+			continue;
 		size_t k = 0;
 		while (k < n && is_space(s[k]))
 			k++;
@@ -275,14 +265,14 @@ static int probe(const unsigned char *buf, size_t len)
 		return 95;
 	if (header)
 		return 70;
-	if (counts > 0 && ticks > 0 && other == 0)
-		return 75;
+	if (counts > 0 && ticks > 0)
+		return probe_verdict(75, counts + ticks, other);
 	return 0;
 }
 
 static const struct fk_option options[] = {
-	FK_OPTION(FK_OPT_INT, "header-lines", "-1", struct opts, header_lines,
-	          "lines to skip at the start (-1: the dtrace CPU header when present)"),
+	FK_OPTION(FK_OPT_INT, "header-lines", "3", struct opts, header_lines,
+	          "lines to skip at the start, whatever they hold, as stackcollapse.pl does"),
 	FK_OPTION_END,
 };
 

@@ -32,6 +32,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 struct path {
@@ -243,8 +244,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (rc == 0 && h->sink_set_unit && kinds)
 		h->sink_set_unit(sink, kinds == W_CYCLES ? "cycles" : "ms");
 out:
-	if (rc == FK_ERR_NOMEM)
-		h->input_error(in, h->input_lineno(in), "out of memory");
+	report_nomem(h, in, rc);
 	h->free(st.text);
 	h->free(st.v);
 	h->free(st.refs);
@@ -254,23 +254,18 @@ out:
 /* Detection: the "Weight\tSelf Weight" header, or rows only. */
 static int probe(const unsigned char *buf, size_t len)
 {
-	size_t i = 0, lines = 0, rows = 0, other = 0;
+	struct probe_window win = { buf, len, 0, 0 };
+	const char *s;
+	size_t n, rows = 0, other = 0;
 	bool header = false;
+	int score;
 
-	while (i < len && lines < 400) {
-		const unsigned char *nl = memchr(buf + i, '\n', len - i);
-		const char *s = (const char *)buf + i;
-		size_t n, indent, nlen;
+	while (probe_line(&win, &s, &n)) {
+		size_t lines = win.lines;
+		size_t indent, nlen;
 		const char *name;
 		double w;
 		int kind;
-		if (!nl)
-			break;
-		n = (size_t)(nl - (buf + i));
-		if (n && s[n - 1] == '\r')
-			n--;
-		i = (size_t)(nl - buf) + 1;
-		lines++;
 		if (n == 0)
 			continue;
 		if (lines == 1 && header_line(s, n) && memchr(s, '\t', n)) {
@@ -284,8 +279,8 @@ static int probe(const unsigned char *buf, size_t len)
 	}
 	if (header && other == 0)
 		return 95;
-	if (rows > 0 && other == 0)
-		return 85;
+	if (rows > 0 && (score = probe_verdict(85, rows, other)) > 0)
+		return score;
 	if (header && rows > other)
 		return 70;
 	return 0;

@@ -23,6 +23,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 /* One frame of the record being read, in arrival (leaf first) order. */
@@ -138,8 +139,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (open)
 		rc = stack_push(&s, sink, count);
 out:
-	if (rc == FK_ERR_NOMEM)
-		h->input_error(in, h->input_lineno(in), "out of memory");
+	report_nomem(h, in, rc);
 	stack_free(&s);
 	return rc;
 }
@@ -148,21 +148,13 @@ out:
  * frame lines, and maybe the "Total trace count" line. */
 static int probe(const unsigned char *buf, size_t len)
 {
-	size_t i = 0, lines = 0, heads = 0, frames = 0, other = 0;
+	struct probe_window win = { buf, len, 0, 0 };
+	const char *s;
+	size_t n, heads = 0, frames = 0, other = 0;
 	bool total = false, open = false;
 
-	while (i < len && lines < 400) {
-		const unsigned char *nl = memchr(buf + i, '\n', len - i);
-		const char *s = (const char *)buf + i;
+	while (probe_line(&win, &s, &n)) {
 		struct fields f;
-		size_t n;
-		if (!nl)
-			break;
-		n = (size_t)(nl - (buf + i));
-		if (n && s[n - 1] == '\r')
-			n--;
-		i = (size_t)(nl - buf) + 1;
-		lines++;
 		if (memchr(s, '\0', n)) {
 			other++;
 			continue;
@@ -181,8 +173,8 @@ static int probe(const unsigned char *buf, size_t len)
 		else
 			other++;
 	}
-	if (heads > 0 && other == 0)
-		return total ? 95 : 80;
+	if (heads > 0)
+		return probe_verdict(total ? 95 : 80, heads + frames, other);
 	return 0;
 }
 

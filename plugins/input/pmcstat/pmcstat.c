@@ -31,6 +31,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 struct opts {
@@ -199,8 +200,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	rc = close_to(&st, 0);
 out:
-	if (rc == FK_ERR_NOMEM)
-		h->input_error(in, h->input_lineno(in), "out of memory");
+	report_nomem(h, in, rc);
 	h->free(st.text);
 	h->free(st.v);
 	h->free(st.refs);
@@ -210,24 +210,15 @@ out:
 /* Detection: the "@ EVENT [N samples]" header, or call-graph lines only. */
 static int probe(const unsigned char *buf, size_t len)
 {
-	size_t i = 0, lines = 0, graph = 0, events = 0, other = 0;
+	struct probe_window win = { buf, len, 0, 0 };
+	const char *s;
+	size_t n, graph = 0, events = 0, other = 0;
 
-	while (i < len && lines < 400) {
-		const unsigned char *nl = memchr(buf + i, '\n', len - i);
-		const char *s = (const char *)buf + i;
-		size_t n, depth, nl2, k = 0;
+	while (probe_line(&win, &s, &n)) {
+		size_t depth, nl2;
 		const char *name;
 		double c;
-		if (!nl)
-			break;
-		n = (size_t)(nl - (buf + i));
-		if (n && s[n - 1] == '\r')
-			n--;
-		i = (size_t)(nl - buf) + 1;
-		lines++;
-		while (k < n && is_space(s[k]))
-			k++;
-		if (k == n)
+		if (probe_ignorable(s, n))
 			continue;
 		if (event_line(s, n) && memchr(s, '[', n) && s[n - 1] == ']')
 			events++;
@@ -236,10 +227,10 @@ static int probe(const unsigned char *buf, size_t len)
 		else
 			other++;
 	}
-	if (graph > 0 && other == 0)
-		return events ? 95 : 85;
-	if (events > 0 && other == 0)
-		return 80; /* the header alone, the rest cut by the window */
+	if (graph > 0)
+		return probe_verdict(events ? 95 : 85, graph + events, other);
+	if (events > 0)
+		return probe_verdict(80, events, other); /* the header alone, the rest cut by the window */
 	return 0;
 }
 

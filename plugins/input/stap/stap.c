@@ -22,6 +22,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/probe.h"
 #include "../common/stack.h"
 
 #include "../common/count_sync.h"
@@ -86,15 +87,6 @@ static size_t frame_name(const char *s, size_t n)
 	return n;
 }
 
-/* Give up the record being read: its lines are counted as skipped. */
-static void drop(const struct fk_host *h, struct fk_input *in, struct stack *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (i == 0 || s->v[i].line != s->v[i - 1].line)
-			h->input_skip(in, s->v[i].line);
-	s->n = s->len = 0;
-}
-
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct stack s = { .h = h };
@@ -111,7 +103,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 
 		if ((cl = count_line(line, len, &count)) < 0) {
 			/* a count of 64 digits or more: the record is unusable */
-			drop(h, in, &s);
+			stack_skip_lines(&s, in);
 			h->input_skip(in, ln);
 			continue;
 		}
@@ -148,10 +140,9 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	}
 	/* A record cut before its count (truncated file): its lines are
 	 * counted as skipped, not guessed at. */
-	drop(h, in, &s);
+	stack_skip_lines(&s, in);
 out:
-	if (rc == FK_ERR_NOMEM)
-		h->input_error(in, h->input_lineno(in), "out of memory");
+	report_nomem(h, in, rc);
 	stack_free(&s);
 	return rc;
 }
@@ -159,37 +150,30 @@ out:
 /* Detection: " 0xADDR : symbol" frame lines and lone counts, nothing else. */
 static int probe(const unsigned char *buf, size_t len)
 {
-	size_t i = 0, lines = 0, frames = 0, counts = 0, other = 0;
+	struct probe_window win = { buf, len, 0, 0 };
+	const char *s;
+	size_t n, frames = 0, counts = 0, other = 0;
 
-	while (i < len && lines < 400) {
-		const unsigned char *nl = memchr(buf + i, '\n', len - i);
-		const char *s = (const char *)buf + i;
-		size_t n, k = 0;
+	while (probe_line(&win, &s, &n)) {
+		size_t k = 0;
 		double c;
-		if (!nl)
-			break;
-		n = (size_t)(nl - (buf + i));
-		if (n && s[n - 1] == '\r')
-			n--;
-		i = (size_t)(nl - buf) + 1;
-		lines++;
 		if (count_line(s, n, &c) != 0) {
 			counts++;
 			continue;
 		}
+		if (probe_ignorable(s, n))
+			continue;
 		while (k < n && is_space(s[k]))
 			k++;
-		if (k == n)
-			continue;
 		if (addr_prefix(s + k, n - k) && !memchr(s + k, '\0', n - k))
 			frames++;
 		else
 			other++;
 	}
-	if (frames > 0 && counts > 0 && other == 0)
-		return 90;
-	if (frames > 0 && counts == 0 && other == 0)
-		return 50; /* the start of a stack cut by the window */
+	if (frames > 0 && counts > 0)
+		return probe_verdict(90, frames + counts, other);
+	if (frames > 0 && counts == 0)
+		return probe_verdict(50, frames, other); /* the start of a stack cut by the window */
 	return 0;
 }
 

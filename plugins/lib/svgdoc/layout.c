@@ -13,6 +13,7 @@
  * replaying it through flamegraph.pl's flow() gives the same frames.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,18 @@ int svg_width_series(const struct fk_host *h, const struct fk_profile *p, int *d
 	return (mask & 2) ? 1 : 0;
 }
 
+/* Is node n's frame the "--" that separates a chain graph's stacks? */
+static bool separator(const struct fk_host *h, const struct fk_profile *p, fk_node_t n)
+{
+	size_t len;
+	const char *name;
+
+	if (n == 0)
+		return false;
+	name = h->frame_name(p, h->node_frame(p, n), &len);
+	return len == 2 && memcmp(name, "--", 2) == 0;
+}
+
 /* The largest change of any frame, kept or not: differential colours
  * scale against it. */
 static double max_delta(const struct fk_host *h, const struct fk_profile *p, const struct svg_opts *o)
@@ -73,9 +86,11 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
                 double minw, struct svg_frame **out, size_t *nout, double *maxdelta)
 {
 	struct vec a = { h, NULL, 0, 0 };
-	struct { fk_node_t n; double x; } *st = NULL;
+	struct { fk_node_t n; double x; bool waker; } *st = NULL;
 	size_t sp = 0, scap = 0;
 	int diff, ws = svg_width_series(h, p, &diff), rc = 0;
+	/* --colors=chain: the frames above a "--" are the waker stack */
+	bool chain = o->colors && strcmp(o->colors, "chain") == 0;
 
 	*maxdelta = diff ? max_delta(h, p, o) : 1;
 	if (h->node_total(p, FK_NODE_ROOT, ws) >= minw) {
@@ -83,11 +98,13 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
 		if (!(st = h->alloc(scap * sizeof *st)))
 			return FK_ERR_NOMEM;
 		st[sp].n = FK_NODE_ROOT;
+		st[sp].waker = false;
 		st[sp++].x = 0;
 	}
 	while (sp > 0) {
 		fk_node_t n = st[--sp].n;
 		double x = st[sp].x, tot = h->node_total(p, n, ws);
+		bool waker = st[sp].waker, kid_waker = chain && (waker || separator(h, p, n));
 		const fk_node_t *kids;
 		size_t k = h->node_children(p, n, &kids), keep = 0;
 		struct svg_frame *f = vec_push(&a);
@@ -97,6 +114,8 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
 			break;
 		}
 		f->frame = n != FK_NODE_ROOT ? h->node_frame(p, n) : FK_FRAME_NONE;
+		if (waker)
+			f->palette = PAL_CHAIN_WAKER;
 		f->row = h->node_depth(p, n);
 		f->stime = x;
 		f->etime = x + tot;
@@ -121,6 +140,7 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
 			double t = h->node_total(p, kids[j], ws);
 			if (t >= minw) {
 				st[sp + keep].n = kids[j];
+				st[sp + keep].waker = kid_waker;
 				st[sp + keep++].x = x;
 			}
 			x += t;

@@ -173,6 +173,20 @@ void pal_colour(const char *type, int hash, struct pal_rand *rnd, const char *na
 {
 	double v1, v2, v3;
 
+	if (strcmp(type, PAL_CHAIN_WAKER) == 0) {
+		/* flamegraph.pl hashes the annotated name "NAME_[w]" */
+		char small[256], *w = len + 5 <= sizeof small ? small : malloc(len + 5);
+		if (!w) {
+			pal_colour("aqua", hash, rnd, name, len, out);
+			return;
+		}
+		memcpy(w, name, len);
+		memcpy(w + len, "_[w]", 4);
+		pal_colour("chain", hash, rnd, w, len + 4, out);
+		if (w != small)
+			free(w);
+		return;
+	}
 	if (hash) {
 		/* a character never takes fewer than one byte: len codes suffice */
 		int32_t buf[128] = { 0 }, *v = len > 128 ? malloc(len * sizeof *v) : buf;

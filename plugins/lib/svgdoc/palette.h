@@ -31,6 +31,11 @@ int pal_known(const char *name);
 void pal_colour(const char *type, int hash, struct pal_rand *rnd, const char *name, size_t len,
                 char out[32]);
 
+/* The palette of a frame above a "--" separator under --colors=chain: the
+ * waker stack, which flamegraph.pl renames NAME_[w] and draws aqua, with
+ * colour values computed from that annotated name. */
+#define PAL_CHAIN_WAKER "chain:waker"
+
 /* Differential colour: white, red (grew) or blue (shrank), as color_scale(). */
 void pal_scale(double value, double max, int negate, char out[32]);
 

@@ -1,0 +1,306 @@
+/*
+ * Option spellings.  FlameGraph users type what flamegraph.pl's
+ * Getopt::Long accepts: unique prefixes (--titl, --color=java) and long
+ * options after one dash (-title=x).  Before a command parses its
+ * arguments, every option is rewritten in place to its one canonical
+ * spelling (--title=x), so the commands only ever compare whole names.
+ * The names a command accepts are its own, the common ones and those of
+ * the plugins it will use; a prefix of two or more of them is a usage
+ * error naming them all, as getopt_long's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The names every command takes ("=": takes a value), then each command's. */
+static const char common_names[] =
+	"plugin-dir= threads= shard= progress no-progress quiet q verbose v";
+static const struct {
+	const char *cmd, *names;
+} command_names[] = {
+	{ "collapse", "format= f= output= o=" },
+	{ "graph", "format= f= output= o= output-plugin= flamechart" },
+	{ "diff", "normalize n strip-hex s format= f= output= o=" },
+	{ "merge", "output= o=" },
+	{ "run", "check set= s=" },
+	{ "plugins", "help=" },
+};
+
+struct names {
+	const char **v;
+	unsigned char *value; /* v[i] takes a value */
+	size_t n, cap;
+};
+
+static int add_name(struct names *ns, const char *name, size_t len, bool value)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		if (strlen(ns->v[i]) == len && memcmp(ns->v[i], name, len) == 0)
+			return 0; /* two plugins sharing a name: one option */
+	if (ns->n == ns->cap) {
+		size_t cap = ns->cap ? 2 * ns->cap : 64;
+		const char **v = fk_realloc(ns->v, cap * sizeof *v);
+		unsigned char *val;
+		if (!v)
+			return FK_ERR_NOMEM;
+		ns->v = v;
+		if (!(val = fk_realloc(ns->value, cap)))
+			return FK_ERR_NOMEM;
+		ns->value = val;
+		ns->cap = cap;
+	}
+	if (!(ns->v[ns->n] = fk_strndup(name, len)))
+		return FK_ERR_NOMEM;
+	ns->value[ns->n++] = value;
+	return 0;
+}
+
+/* Names from a list as in common_names. */
+static int add_list(struct names *ns, const char *list)
+{
+	while (*list) {
+		size_t n = strcspn(list, " ");
+		bool value = n > 0 && list[n - 1] == '=';
+		int rc = add_name(ns, list, value ? n - 1 : n, value);
+		if (rc < 0)
+			return rc;
+		list += n;
+		list += strspn(list, " ");
+	}
+	return 0;
+}
+
+static int add_plugin(struct names *ns, const struct fk_plugin *pl)
+{
+	for (const struct fk_option *o = pl->d.h.options; o && o->type != FK_OPT_END; o++) {
+		int rc = add_name(ns, o->name, strlen(o->name), o->type != FK_OPT_FLAG);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int add_kind(struct names *ns, const struct fk_registry *r, int kind)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		int rc = (int)r->v[i]->d.h.kind == kind ? add_plugin(ns, r->v[i]) : 0;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void free_names(struct names *ns)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		fk_free((void *)ns->v[i]);
+	fk_free(ns->v);
+	fk_free(ns->value);
+	memset(ns, 0, sizeof *ns);
+}
+
+/* Which name does `s` (len bytes) spell?  Short names (one character) only
+ * after one dash, and only whole; long names whole or by a prefix.
+ * Returns the index, -1 for none, or -2 for a prefix of several. */
+static long lookup(const struct names *ns, const char *s, size_t len, bool short_opt)
+{
+	long found = -1;
+
+	for (size_t i = 0; i < ns->n; i++) {
+		if ((ns->v[i][1] == '\0') != short_opt || strncmp(ns->v[i], s, len) != 0)
+			continue;
+		if (ns->v[i][len] == '\0')
+			return (long)i;
+		found = found == -1 && !short_opt ? (long)i : -2;
+	}
+	return found == -2 && short_opt ? -1 : found;
+}
+
+/* One argument seen as an option: "--NAME[=V]", "-NAME[=V]" (a long name
+ * after one dash, as Getopt::Long takes it) or "-X" (short).  Sets *name,
+ * *len, *eq (NULL without '=') and *short_opt; false when arg is no
+ * option: a file, "-" (stdin), "--", a negative number. */
+static bool split_option(const char *arg, const char **name, size_t *len, const char **eq,
+                         bool *short_opt)
+{
+	if (arg[0] != '-' || arg[1] == '\0')
+		return false;
+	*name = arg + 1 + (arg[1] == '-');
+	*eq = strchr(*name, '=');
+	*len = *eq ? (size_t)(*eq - *name) : strlen(*name);
+	*short_opt = arg[1] != '-' && *len == 1 && !*eq;
+	if (*len == 0 || (arg[1] != '-' && (*name)[0] >= '0' && (*name)[0] <= '9'))
+		return false;
+	return true;
+}
+
+static int ambiguous(const char *cmd, const struct names *ns, const char *arg, const char *s,
+                     size_t len)
+{
+	struct fk_buf b = { 0 };
+	const char *eq = strchr(arg, '=');
+
+	for (size_t i = 0; i < ns->n; i++)
+		if (ns->v[i][1] && strncmp(ns->v[i], s, len) == 0)
+			fk_buf_printf(&b, " --%s", ns->v[i]);
+	cli_usage_error(cmd, "option '%.*s' is ambiguous; possibilities:%s",
+	                (int)(eq ? (size_t)(eq - arg) : strlen(arg)), arg, b.data ? b.data : "");
+	fk_buf_free(&b);
+	return FK_ERR_USAGE;
+}
+
+static int keep(struct cli *c, char *s)
+{
+	char **v = s ? fk_realloc(c->owned, (c->nowned + 1) * sizeof *v) : NULL;
+
+	if (!v) {
+		fk_free(s);
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	c->owned = v;
+	v[c->nowned++] = s;
+	return 0;
+}
+
+/* Walk the options of argv[1..argc) as `ns` names them.  With find NULL,
+ * rewrite each to its canonical spelling ("--NAME[=V]", kept in c->owned)
+ * and report an ambiguous one.  With find, only look: *found is the value
+ * of option `find` (its name for a flag), NULL when it is not given. */
+static int walk(struct cli *c, const char *cmd, int argc, char **argv, const struct names *ns,
+                const char *find, const char **found)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *s, *eq;
+		size_t len;
+		bool short_opt;
+		long k;
+		char *nw;
+		int rc;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (!split_option(a, &s, &len, &eq, &short_opt))
+			continue;
+		k = lookup(ns, s, len, short_opt);
+		if (k == -2 && !find)
+			return ambiguous(cmd, ns, a, s, len);
+		if (k < 0)
+			continue; /* unknown: the command says so */
+		if (find) {
+			if (strcmp(ns->v[k], find) == 0)
+				*found = eq ? eq + 1 : !ns->value[k] ? find : i + 1 < argc ? argv[i + 1] : NULL;
+		} else if (!short_opt && (a[1] != '-' || strlen(ns->v[k]) != len)) {
+			nw = fk_malloc(strlen(ns->v[k]) + (eq ? strlen(eq) : 0) + 3);
+			if ((rc = keep(c, nw)) < 0)
+				return rc;
+			sprintf(nw, "--%s%s", ns->v[k], eq ? eq : "");
+			argv[i] = nw;
+		}
+		if (ns->value[k] && !eq)
+			i++; /* its value, whatever it looks like */
+	}
+	return 0;
+}
+
+static const char *peek(struct cli *c, int argc, char **argv, const struct names *ns,
+                        const char *name)
+{
+	const char *v = NULL;
+
+	walk(c, NULL, argc, argv, ns, name, &v);
+	return v;
+}
+
+/* --plugin-dir must be known before the plugins whose options the rest
+ * may name are loaded: register every one given. */
+static int plugin_dirs(struct cli *c, int argc, char **argv, const struct names *ns)
+{
+	const char *dir = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *s, *eq;
+		size_t len;
+		bool short_opt;
+		long k;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (!split_option(a, &s, &len, &eq, &short_opt) || (k = lookup(ns, s, len, short_opt)) < 0)
+			continue;
+		if (strcmp(ns->v[k], "plugin-dir") == 0)
+			dir = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+		if (dir && fk_registry_add_dir(&c->reg, dir) < 0) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			return FK_ERR_NOMEM;
+		}
+		dir = NULL;
+		if (ns->value[k] && !eq)
+			i++;
+	}
+	return 0;
+}
+
+/* Add the options of the plugins `cmd` will use: graph's output plugin
+ * (--output-plugin, flamechart for --flamechart, else svg) and input
+ * plugin, collapse's input plugin; every input plugin for --format auto.
+ * Which ones is read from argv against every name they could have. */
+static int plugin_names(struct cli *c, const char *cmd, int argc, char **argv, struct names *ns)
+{
+	struct names all = { 0 };
+	const char *format, *out = NULL, *chart = NULL;
+	const struct fk_plugin *pl;
+	bool graph = strcmp(cmd, "graph") == 0;
+	int rc;
+
+	if (!graph && strcmp(cmd, "collapse") != 0)
+		return 0;
+	for (size_t i = 0; i < ns->n; i++)
+		if ((rc = add_name(&all, ns->v[i], strlen(ns->v[i]), ns->value[i])) < 0)
+			goto out;
+	if ((rc = add_kind(&all, &c->reg, FK_PLUGIN_INPUT)) < 0 ||
+	    (graph && (rc = add_kind(&all, &c->reg, FK_PLUGIN_OUTPUT)) < 0))
+		goto out;
+	format = peek(c, argc, argv, &all, "format");
+	if (!format)
+		format = peek(c, argc, argv, &all, "f");
+	pl = format && strcmp(format, "auto") != 0 ? fk_registry_find(&c->reg, FK_PLUGIN_INPUT, format) : NULL;
+	rc = pl ? add_plugin(ns, pl) : add_kind(ns, &c->reg, FK_PLUGIN_INPUT);
+	if (rc < 0 || !graph)
+		goto out;
+	out = peek(c, argc, argv, &all, "output-plugin");
+	chart = peek(c, argc, argv, &all, "flamechart");
+	if (chart && (strcmp(chart, "false") == 0 || strcmp(chart, "0") == 0))
+		chart = NULL;
+	pl = fk_registry_find(&c->reg, FK_PLUGIN_OUTPUT, out ? out : chart ? "flamechart" : "svg");
+	if (pl)
+		rc = add_plugin(ns, pl);
+out:
+	free_names(&all);
+	return rc;
+}
+
+int cli_canon(struct cli *c, const char *cmd, int argc, char **argv)
+{
+	struct names ns = { 0 };
+	int rc;
+
+	if ((rc = add_list(&ns, common_names)) < 0)
+		goto nomem;
+	for (size_t i = 0; i < sizeof command_names / sizeof command_names[0]; i++)
+		if (strcmp(command_names[i].cmd, cmd) == 0 && (rc = add_list(&ns, command_names[i].names)) < 0)
+			goto nomem;
+	if ((rc = plugin_dirs(c, argc, argv, &ns)) < 0)
+		goto out;
+	c->load_rc = cli_load(c);
+	if ((rc = plugin_names(c, cmd, argc, argv, &ns)) < 0)
+		goto nomem;
+	rc = walk(c, cmd, argc, argv, &ns, NULL, NULL);
+	goto out;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+out:
+	free_names(&ns);
+	return rc;
+}

@@ -1,0 +1,126 @@
+/*
+ * The input side of collapse and graph: which input plugin reads (NULL for
+ * --format auto: detected per file), its options (or, for auto, options
+ * kept until detection picks the plugin), the files, and the pipeline
+ * that reads them into one output.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, const char *cmd,
+                    int argc)
+{
+	memset(in, 0, sizeof *in);
+	in->cmd = cmd;
+	in->files = fk_calloc((size_t)argc + 1, sizeof *in->files);
+	in->names = fk_calloc((size_t)argc + 1, sizeof *in->names);
+	if (!in->files || !in->names)
+		goto nomem;
+	if (strcmp(format, "auto") == 0)
+		return 0;
+	if (!(in->pl = cli_find(c, FK_PLUGIN_INPUT, format, cmd)))
+		return FK_ERR_USAGE;
+	if (fk_options_new(in->pl, &in->opts) < 0)
+		goto nomem;
+	return 0;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+	return FK_ERR_NOMEM;
+}
+
+/* An option some input plugin has, given before detection picks which:
+ * kept, with its value, for the plugin detected (fk_input_spec.optnames). */
+static int pending_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *eq = strchr(a + 2, '='), *v;
+	size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+	const struct fk_option *o;
+	char *name = fk_strndup(a + 2, n);
+
+	if (!name) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	in->names[in->nnames++] = name;
+	if (!(o = cli_any_input_option(&c->reg, name)))
+		return 0;
+	v = eq ? eq + 1 : NULL;
+	if (!v && o->type != FK_OPT_FLAG) {
+		if (*i + 1 >= argc) {
+			cli_usage_error(in->cmd, "--%s needs a value", name);
+			return FK_ERR_USAGE;
+		}
+		v = argv[++*i];
+	}
+	if (cli_pending_add(&in->pd, name, v) < 0) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	return 1;
+}
+
+int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+
+	if (in->pl)
+		return cli_plugin_opt(in->pl, in->opts, argc, argv, i);
+	if (strncmp(a, "--", 2) == 0 && a[2])
+		return pending_opt(c, in, argc, argv, i);
+	return 0;
+}
+
+int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
+                   void *out_opts, const char *outpath)
+{
+	struct fk_input_spec *specs;
+	struct fk_output_spec out;
+	struct fk_pipeline pl;
+	int rc;
+
+	if (in->nfiles == 0)
+		in->files[in->nfiles++] = "-";
+	if (!(specs = fk_calloc(in->nfiles, sizeof *specs))) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return EXIT_DATA;
+	}
+	for (size_t k = 0; k < in->nfiles; k++) {
+		specs[k].path = in->files[k];
+		specs[k].plugin = in->pl;
+		specs[k].opts = in->opts;
+		specs[k].optnames = in->pd.names;
+		specs[k].optvalues = in->pd.values;
+		specs[k].nopts = in->pd.n;
+		specs[k].shard_k = c->shard_k;
+		specs[k].shard_n = c->shard_n;
+	}
+	memset(&out, 0, sizeof out);
+	out.plugin = out_pl;
+	out.opts = out_opts;
+	out.path = outpath;
+	memset(&pl, 0, sizeof pl);
+	pl.reg = &c->reg;
+	pl.inputs = specs;
+	pl.ninputs = in->nfiles;
+	pl.outputs = &out;
+	pl.noutputs = 1;
+	pl.threads = cli_threads(c);
+	pl.progress = c->progress;
+	rc = cli_exit(fk_pipeline_run(&pl));
+	fk_free(specs);
+	return rc;
+}
+
+void cli_inputs_free(struct cli_inputs *in)
+{
+	if (in->pl)
+		fk_options_free(in->pl, in->opts);
+	for (size_t k = 0; k < in->nnames; k++)
+		fk_free(in->names[k]);
+	fk_free(in->names);
+	fk_free(in->pd.names);
+	fk_free(in->pd.values);
+	fk_free(in->files);
+	memset(in, 0, sizeof *in);
+}
