@@ -346,6 +346,8 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
  * last line without '\n' included). */
 void fk_input_count_lines(struct fk_input *in);
 uint64_t fk_input_lines(const struct fk_input *in);
+/* host->input_head: the first bytes of the file behind `in` (pread at 0). */
+ssize_t fk_input_head(const struct fk_input *in, void *buf, size_t cap);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);

@@ -301,4 +301,5 @@ const struct fk_host fk_host = {
 	.input_open_fd = h_input_open_fd,
 	.input_close = h_input_close,
 	.parse_parts = fk_parse_parts,
+	.input_head = fk_input_head,
 };

@@ -446,6 +446,29 @@ static int shard_bound(struct fk_input *in, const struct fk_plugin *pl, uint64_t
 	}
 }
 
+ssize_t fk_input_head(const struct fk_input *in, void *buf, size_t cap)
+{
+	size_t got = 0;
+
+	if (in->chunk || in->gz || in->fd < 0)
+		return 0;
+	while (got < cap) {
+		ssize_t r = pread(in->fd, (char *)buf + got, cap - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == ESPIPE || errno == EINVAL))
+			return 0; /* a pipe: its start is gone */
+		if (r < 0) {
+			fk_log(FK_LOG_ERROR, "%s: read error: %s", in->name, strerror(errno));
+			return FK_ERR_IO;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
 int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, unsigned n)
 {
 	struct stat st;

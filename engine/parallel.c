@@ -9,6 +9,7 @@
  * skipped lines and first error to whole-file line numbers, and reports
  * the first error in input order.  At most 2 x threads chunks are in
  * flight, so memory is bounded by the chunk size, not by the input size.
+ * A chunk's host->input_start is its offset in the input.
  * The forked sinks are joined in worker order at the end; weights are
  * sums, so the merged tree does not depend on which worker took which
  * chunk.
@@ -16,6 +17,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fk.h"
 
@@ -24,6 +27,8 @@
 struct job {
 	char *data;
 	size_t len, cap;
+	void *map;           /* mapped chunk: the mapping (data points into it) */
+	size_t maplen;
 	struct fk_input in;  /* the chunk as an input */
 	int rc;
 	bool done;
@@ -72,17 +77,91 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static size_t chunk_bytes(void)
+{
+	const char *env = getenv("FLAMEKIT_CHUNK_BYTES"); /* tests use tiny chunks */
+	return env && atol(env) > 0 ? (size_t)atol(env) : CHUNK;
+}
+
+static void job_unmap(struct job *j)
+{
+	if (j->map)
+		munmap(j->map, j->maplen);
+	j->map = NULL;
+	j->data = NULL;
+	j->cap = 0;
+}
+
+/* A mapped input is not copied: each chunk is a mapping of its own file
+ * range, unmapped once the chunk is retired, so the reading thread only
+ * asks for the boundary and RSS stays at the chunks in flight.  *pos is
+ * the file offset where the next chunk starts. */
+static int map_chunk(struct fk_input *in, const struct fk_chunk_ops *ops, void *ctx,
+                     uint64_t *pos, struct job *j, bool *eof)
+{
+	static size_t pagesz;
+	size_t want = chunk_bytes(), len, cut, skew;
+	uint64_t base;
+
+	if (!pagesz)
+		pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	if (j->map)
+		job_unmap(j);
+	if (j->cap && !j->map) {
+		fk_free(j->data);
+		j->data = NULL;
+		j->cap = 0;
+	}
+	base = *pos - *pos % pagesz;
+	skew = (size_t)(*pos - base);
+	for (;;) {
+		uint64_t left = in->fsize - *pos;
+		len = want < left ? want : (size_t)left;
+		*eof = len == left;
+		if (len == 0)
+			break;
+		j->map = mmap(NULL, skew + len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, (off_t)base);
+		if (j->map == MAP_FAILED) {
+			j->map = NULL;
+			fk_log(FK_LOG_ERROR, "%s: cannot map file", in->name);
+			return FK_ERR_IO;
+		}
+		j->maplen = skew + len;
+		j->data = (char *)j->map + skew;
+		cut = *eof ? len : ops->boundary(ctx, j->data, len);
+		if (cut > 0)
+			break;
+		job_unmap(j);
+		if (want > ((size_t)1 << 31)) {
+			fk_log(FK_LOG_ERROR, "%s: a record longer than 2 GiB", in->name);
+			return FK_ERR_LIMIT;
+		}
+		want *= 2; /* one record bigger than the chunk: map more */
+	}
+	if (len == 0)
+		cut = 0;
+	*pos += cut;
+	memset(&j->in, 0, sizeof j->in);
+	j->len = cut;
+	j->in.name = in->name;
+	j->in.fd = -1;
+	j->in.buf = j->data;
+	j->in.cap = j->in.end = cut;
+	j->in.eof = true;
+	j->in.chunk = true;
+	j->rc = 0;
+	j->done = false;
+	return 0;
+}
+
 /* Read the next chunk into j's buffer (kept across uses, so no page is
  * faulted in twice): the carried-over tail of the previous chunk, then
  * fresh input, cut after the last complete record; the rest is carried. */
 static int read_chunk(struct fk_input *in, const struct fk_chunk_ops *ops, void *ctx,
                       struct fk_buf *carry, struct job *j, bool *eof)
 {
-	size_t chunk = CHUNK, len = 0, cut, want;
-	const char *env = getenv("FLAMEKIT_CHUNK_BYTES"); /* tests use tiny chunks */
+	size_t chunk = chunk_bytes(), len = 0, cut, want;
 
-	if (env && atol(env) > 0)
-		chunk = (size_t)atol(env);
 	want = chunk > carry->len ? chunk : carry->len * 2;
 
 	for (;;) {
@@ -156,7 +235,8 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 	pthread_t *tids = NULL;
 	struct fk_buf carry = { 0 };
 	unsigned n = sink->threads, started = 0;
-	uint64_t base = in->lineno;
+	uint64_t base = in->lineno, handed = 0, pos = 0;
+	bool mapped = in->mapped && !in->limited;
 	bool eof = false;
 	int rc = 0;
 
@@ -194,13 +274,26 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 		rc = FK_ERR_INTERNAL;
 		goto joined;
 	}
+	if (mapped) {
+		/* where the caller left the input; its own window is not needed */
+		pos = in->mapoff + in->start;
+		if (in->buf)
+			munmap(in->buf, in->cap);
+		in->buf = NULL;
+		in->cap = in->start = in->end = 0;
+		in->mapoff = pos;
+	}
 	for (;;) {
 		/* fill the ring */
 		while (rc == 0 && !eof && p.tail - p.head < p.nslots) {
 			struct job *j = &p.ring[p.tail % p.nslots];
-			rc = read_chunk(in, ops, ctx, &carry, j, &eof);
+			rc = mapped ? map_chunk(in, ops, ctx, &pos, j, &eof)
+			            : read_chunk(in, ops, ctx, &carry, j, &eof);
 			if (rc < 0)
 				break;
+			/* host->input_start of a chunk: its offset, which orders chunks */
+			j->in.shard_start = in->shard_start + handed;
+			handed += j->len;
 			pthread_mutex_lock(&p.mu);
 			p.tail++;
 			pthread_cond_signal(&p.work);
@@ -215,6 +308,8 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 			pthread_cond_wait(&p.done, &p.mu);
 		pthread_mutex_unlock(&p.mu);
 		int r = retire(in, j, &base);
+		if (j->map)
+			job_unmap(j); /* its pages leave RSS now */
 		p.head++;
 		if (r < 0 && rc == 0) {
 			rc = r;
@@ -232,6 +327,8 @@ joined:
 	pthread_cond_destroy(&p.work);
 	pthread_cond_destroy(&p.done);
 	in->lineno = base;
+	if (mapped) /* the chunks read it all */
+		in->eof = true;
 out:
 	for (unsigned i = 0; p.sinks && i < n; i++) {
 		int r = fk_host.sink_join(rc == 0 ? sink : NULL, p.sinks[i]);
@@ -239,7 +336,10 @@ out:
 			rc = r;
 	}
 	for (size_t k = 0; p.ring && k < p.nslots; k++)
-		fk_free(p.ring[k].data);
+		if (p.ring[k].map)
+			job_unmap(&p.ring[k]);
+		else
+			fk_free(p.ring[k].data);
 	fk_free(p.ring);
 	fk_free(p.sinks);
 	fk_free(ws);

@@ -49,6 +49,24 @@ static int log_append(struct fk_profile *p, const struct fk_logged_sample *ls)
 	return 0;
 }
 
+/* A frame name seen in several modules keeps the smallest (bytes, then
+ * length): the same answer whatever order samples, chunks and forked sinks
+ * arrive in, so outputs do not depend on the thread count. */
+static int module_cmp(const struct fk_intern *in, fk_frame_t have, const char *m, size_t n)
+{
+	const struct fk_frame_info *f = &in->frames[have];
+	size_t k = f->len < n ? f->len : n;
+	int c = memcmp(f->name, m, k);
+	return c ? c : (f->len > n) - (f->len < n);
+}
+
+static bool module_wins(const struct fk_intern *in, fk_frame_t cand, fk_frame_t have)
+{
+	if (have == FK_FRAME_NONE)
+		return true;
+	return module_cmp(in, have, in->frames[cand].name, in->frames[cand].len) > 0;
+}
+
 int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 {
 	fk_frame_t *fmap = NULL;
@@ -69,7 +87,7 @@ int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 	for (i = 0; i < src->in.nframes; i++) {
 		const struct fk_frame_info *f = &src->in.frames[i];
 		struct fk_frame_info *d = &dst->in.frames[fmap[i]];
-		if (f->module != FK_FRAME_NONE && d->module == FK_FRAME_NONE)
+		if (f->module != FK_FRAME_NONE && module_wins(&dst->in, fmap[f->module], d->module))
 			d->module = fmap[f->module];
 		if (f->colour >= 0 && d->colour < 0 &&
 		    fk_intern_set_colour(&dst->in, fmap[i], src->in.colours[f->colour]) < 0)
@@ -437,7 +455,9 @@ static fk_frame_t intern_frame(struct fk_profile *p, const struct fk_frameref *f
 	}
 	if (id == FK_FRAME_NONE)
 		return id;
-	if (fr->module && p->in.frames[id].module == FK_FRAME_NONE) {
+	/* a name met in several modules keeps the smallest (see module_cmp) */
+	if (fr->module && (p->in.frames[id].module == FK_FRAME_NONE ||
+	                   module_cmp(&p->in, p->in.frames[id].module, fr->module, fr->module_len) > 0)) {
 		fk_frame_t m = fk_intern(&p->in, fr->module, fr->module_len);
 		if (m == FK_FRAME_NONE)
 			return m;

@@ -91,10 +91,10 @@ FLAMEKIT_CHUNK_BYTES=256
 export FLAMEKIT_CHUNK_BYTES
 walk "collapse folded, 2 threads, 256-byte chunks" "out.folded" collapse --threads 2 -o out.folded "$C/app.folded"
 unset FLAMEKIT_CHUNK_BYTES
-FK_PERF_CHUNK_BYTES=1024
-export FK_PERF_CHUNK_BYTES
+FLAMEKIT_CHUNK_BYTES=1024
+export FLAMEKIT_CHUNK_BYTES
 walk "collapse perf, 2 threads, 1 KiB chunks" "out.folded" collapse --format perf --threads 2 -o out.folded "$D/perf/names.txt"
-unset FK_PERF_CHUNK_BYTES
+unset FLAMEKIT_CHUNK_BYTES
 walk "graph to svg" "g.svg" graph --title 'faults <&>' --hash -o g.svg "$C/app.folded"
 walk "graph to icicle" "g.svg" graph --output-plugin icicle -o g.svg "$D/lua/stacks.folded"
 walk "graph to flamechart" "g.svg" graph --format perf --flamechart -o g.svg "$D/perf/names.txt"

@@ -39,7 +39,7 @@ for f in "$C"/inputs/*.txt; do
 		check "$b ${o} (auto-detected)" "$e" "$@" "$f"
 	done
 	for t in 1 2 4; do
-		FK_PERF_CHUNK_BYTES=512 check "$b --threads $t, 512-byte chunks" \
+		FLAMEKIT_CHUNK_BYTES=512 check "$b --threads $t, 512-byte chunks" \
 			"$C/expected/$b-collapsed.txt" --format perf --threads $t "$f"
 	done
 done

@@ -92,13 +92,112 @@ PY
 		echo "$out" | grep -q "start_thread;.*$w" 
 		ok $? "offcpu: waits-off shows a $w blocking stack"
 	done
-	FK_PERF_CHUNK_BYTES=4096 run "$FLAMEKIT" collapse --format perf --offcpu --threads 4 "$TMP/woff.txt"
+	FLAMEKIT_CHUNK_BYTES=4096 run "$FLAMEKIT" collapse --format perf --offcpu --threads 4 "$TMP/woff.txt"
 	collapse --format perf --offcpu "$TMP/woff.txt"
 	want=$out
-	FK_PERF_CHUNK_BYTES=4096 run "$FLAMEKIT" collapse --format perf --offcpu --threads 4 "$TMP/woff.txt"
+	FLAMEKIT_CHUNK_BYTES=4096 run "$FLAMEKIT" collapse --format perf --offcpu --threads 4 "$TMP/woff.txt"
 	is "$out" "$want" "offcpu: small chunks and --threads 4 change nothing"
 else
 	skip "offcpu on the waits-off capture" "no $DATA/waits-off.perf.txt.gz or python3"
+fi
+
+# --- off-CPU: the header of a thread perf can no longer name ---
+# exiting.txt: `perf record -a -e sched:sched_switch -g` of exiting.c, cut
+# to the records naming it.  Exiting threads switch out for the last time
+# in records headed ":-1    -1 [001] ...", whose switch-ins still count.
+if [ -n "$PYTHON3" ]; then
+	"$PYTHON3" - "$D/exiting.txt" > "$TMP/expected" <<'PY'
+import re, sys
+pend, tot = {}, {}
+for l in open(sys.argv[1]):
+    if l[:1] in ' \t\n' or 'sched:sched_switch:' not in l:
+        continue
+    m = re.search(r'\s(\d+)\.(\d{6}):\s', l)
+    t = int(m.group(1)) * 1000000 + int(m.group(2))
+    p = int(re.search(r'prev_pid=(\d+)', l).group(1))
+    n = int(re.search(r'next_pid=(\d+)', l).group(1))
+    if n in pend:
+        tot[n] = tot.get(n, 0) + t - pend.pop(n)
+    if p > 0:
+        pend[p] = t
+for k in sorted(tot):
+    print(k, tot[k])
+PY
+	collapse --format perf --offcpu --tid "$D/exiting.txt"
+	echo "$out" | awk '{ split($1, a, ";"); n = split(a[1], b, "/"); s[b[n]] += $NF }
+		END { for (k in s) print k, s[k] }' | sort -n > "$TMP/actual"
+	same_file "$TMP/expected" "$TMP/actual" "offcpu: per-thread totals with ':-1 -1' headers equal the timestamps'"
+	is "$(grep -c '^:-1 ' "$D/exiting.txt"):$(echo "$err" | grep -c unreadable)" "3:0" \
+		"offcpu: the three ':-1 -1' headers are read, no line is unreadable"
+else
+	skip "offcpu on exiting.txt" "no python3"
+fi
+collapse --format perf "$D/exiting.txt"
+is "$(echo "$out" | grep -c '^:-1;')" "1" "':-1 -1' records fold under their comm frame ':-1'"
+
+# --- modules: f.module and s:module(i) in Lua filters ---
+# lua SCRIPT-TEXT OUTPUT-PLUGIN [SCRIPT]: a job on names.txt with a lua filter
+lua() {
+	printf '%s\n' "$1" > "$TMP/e.lua"
+	printf 'inputs:\n  - {path: "%s", format: perf}\nfilters:\n  - {plugin: lua, script: "%s"}\noutputs:\n  - {plugin: %s, path: "-"}\n' \
+		"$D/names.txt" "${3:-e.lua}" "$2" > "$TMP/e.yaml"
+	cd "$TMP" && run "$FLAMEKIT" run e.yaml
+	cd - > /dev/null
+}
+lua 'function frame(f) print(f.name, f.module) end' folded
+is "$(echo "$err" | sed 's/^flamekit: warning: \[filter:lua\] e.lua: //' | LC_ALL=C sort)" "(anonymous namespace)::Worker::Run	libv8.so
+V8_WorkerThread	nil
+[libfoo.so]	libfoo.so
+[unknown]	nil
+__libc_start_main	libc.so.6
+inlined_leaf	main
+main	main
+native_safe_halt	[kernel.kallsyms]
+net/http.(*Client).Do	main
+outer_caller	main
+perf	nil
+say hello:fn	main
+start_thread	libc.so.6
+std::unique_ptr<Foo>::operator->	libv8.so
+v8::internal::Heap::Scavenge	libv8.so" "f.module: a path's base name, [kernel.kallsyms] as it is, nil for [unknown] and comm frames"
+lua 'function sample(s) local m = {} for i = 1, #s do m[i] = tostring(s:module(i)) end print(table.concat(m, " ")) end' folded
+is "$(echo "$err" | sed 's/^flamekit: warning: \[filter:lua\] e.lua: //')" "nil libc.so.6 libv8.so libv8.so libv8.so
+nil libc.so.6 [kernel.kallsyms]
+nil nil main main main main
+nil nil main main main main
+main main libfoo.so" "s:module(i) on every frame of every sample (a module belongs to a frame name, so the comm frame main takes the function main's from its first sight on)"
+lua '' svg "$FK_SRCDIR/lua/colour-module.lua"
+for want in "start_thread:#b07aa1" "native_safe_halt:#e8743b" "v8::internal::Heap::Scavenge:#ff9da7" "outer_caller:#4e79a7"; do
+	f=${want%%:#*} c=${want##*:}
+	echo "$out" | grep -q "<title>$f (.*</title><rect[^>]*fill=\"$c\""
+	ok $? "colour-module.lua colours perf frame $f by its module ($c)"
+done
+
+# A frame name in two modules keeps the smallest module, whatever the
+# order of records, chunks and threads.
+{
+	for m in libb libb libb liba libb; do
+		printf 'prog 7 [000] 1.000001: 1 cycles: \n\t  400100 dup+0x1 (/lib/%s.so)\n\t  400200 main+0x2 (/bin/prog)\n\n' $m
+	done
+} > "$TMP/dup.txt"
+for t in 1 2; do
+	printf 'function frame(f) print(f.name, f.module) end\n' > "$TMP/e.lua"
+	printf 'threads: %s\ninputs:\n  - {path: "%s", format: perf}\nfilters:\n  - {plugin: lua, script: e.lua}\noutputs:\n  - {plugin: folded, path: "-"}\n' \
+		$t "$TMP/dup.txt" > "$TMP/e.yaml"
+	cd "$TMP" && FLAMEKIT_CHUNK_BYTES=64 run "$FLAMEKIT" run e.yaml
+	cd - > /dev/null
+	is "$(echo "$err" | grep dup | sed 's/^.*e.lua: //')" "dup	liba.so" "a frame in two modules keeps the smallest module (threads: $t)"
+done
+
+# --- detection: a real capture with a blank line in a stack and an odd line ---
+if [ -f "$DATA/stairs.perf.txt.gz" ]; then
+	gzip -dc "$DATA/stairs.perf.txt.gz" | head -200 |
+		awk 'NR == 9 { print "" } NR == 40 { print "some odd line" } { print }' > "$TMP/odd.txt"
+	run "$FLAMEKIT" collapse -v "$TMP/odd.txt"
+	echo "$err" | grep -q "detected format perf"
+	ok $? "probe: a capture with an empty line inside a stack and one odd line is perf"
+else
+	skip "probe on a capture" "no $DATA"
 fi
 
 # --- threads: identical output on a bigger input ---
@@ -110,7 +209,7 @@ if [ -d "$DATA" ]; then
 	one=$(printf '%s' "$out" | cksum)
 	lines=$(printf '%s\n' "$out" | wc -l)
 	for t in 2 4; do
-		FK_PERF_CHUNK_BYTES=65536 run "$FLAMEKIT" collapse --threads $t "$TMP/big2.txt"
+		FLAMEKIT_CHUNK_BYTES=65536 run "$FLAMEKIT" collapse --threads $t "$TMP/big2.txt"
 		is "$(printf '%s' "$out" | cksum)" "$one" "--threads $t with 64 KiB chunks: same $lines lines as --threads 1"
 	done
 else
@@ -118,7 +217,7 @@ else
 fi
 cat "$D/names.txt" "$D/names.txt" > "$TMP/n2.txt"
 for t in 1 2 3; do
-	FK_PERF_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads $t "$TMP/n2.txt"
+	FLAMEKIT_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads $t "$TMP/n2.txt"
 	is "$out" "V8_WorkerThread;start_thread;std::unique_ptr<Foo>::operator->;(anonymous namespace)::Worker::Run;v8::internal::Heap::Scavenge 500000
 main;[unknown];say hello:fn;net/http.(*Client).Do;inlined_leaf;outer_caller_[i] 1000000
 main;main;[libfoo.so] 500000
@@ -130,6 +229,14 @@ collapse "$D/truncated.txt"
 is "$rc:$out${NL}$err" "0:prog;leaf 1
 flamekit: warning: $D/truncated.txt: skipped 1 unreadable line (line 3)" "truncated input: the cut line is skipped and counted"
 
+# skipped lines keep their whole-file numbers across chunks and threads
+{ cat "$D/names.txt"; printf 'odd one\n\n'; cat "$D/names.txt"; printf 'main 1/1 [000] 2.000000: 1 cpu-clock:ppp: \n\t  400100 leaf+0x1 (/bin/prog)\n\tnot a frame\n\n'; } > "$TMP/skips.txt"
+for t in 1 3; do
+	FLAMEKIT_CHUNK_BYTES=64 run "$FLAMEKIT" collapse --format perf --threads $t "$TMP/skips.txt"
+	is "$rc:$err" "0:flamekit: warning: $TMP/skips.txt: skipped 2 unreadable lines (lines 30, 63)" \
+		"--threads $t, 64-byte chunks: skipped lines are counted with their line numbers"
+done
+
 : > "$TMP/empty.txt"
 collapse --format perf "$TMP/empty.txt"
 is "$rc:$out:$err" "0::" "empty input with --format perf: no stacks, exit 0"
@@ -138,7 +245,7 @@ printf 'prog 7 [000] 1.000001: 1 cycles: \n\t  400100 leaf+0x1 (/bin/prog)\n\001
 collapse --format perf "$TMP/nul.txt"
 is "$rc:$err" "1:flamekit: $TMP/nul.txt:3: binary data (a NUL byte) in perf script text; give the text that \`perf script\` prints, not a perf.data file" \
 	"binary garbage: FILE:LINE error, exit 1"
-FK_PERF_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/nul.txt"
+FLAMEKIT_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/nul.txt"
 is "$rc:$err" "1:flamekit: $TMP/nul.txt:3: binary data (a NUL byte) in perf script text; give the text that \`perf script\` prints, not a perf.data file" \
 	"binary garbage, threaded: the same line number"
 head -c 4096 /dev/zero | tr '\0' 'x' > "$TMP/x"
@@ -162,7 +269,7 @@ awk 'BEGIN { printf "deep"; for (i = 1; i <= 100000; i++) printf ";f%d", i; prin
 collapse --format perf "$TMP/deep.txt"
 printf '%s\n' "$out" > "$TMP/deep.out"
 same_file "$TMP/deep.expected" "$TMP/deep.out" "a 100,000-frame stack"
-FK_PERF_CHUNK_BYTES=1024 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/deep.txt"
+FLAMEKIT_CHUNK_BYTES=1024 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/deep.txt"
 printf '%s\n' "$out" > "$TMP/deep.out"
 same_file "$TMP/deep.expected" "$TMP/deep.out" "a 100,000-frame stack, larger than a 1 KiB chunk, 2 threads"
 

@@ -58,7 +58,9 @@
  *        asking for a shard of one is an error.
  *   1.2  struct fk_host gains input_open_fd(), input_close() and
  *        parse_parts() (one input plugin parsing a stream another plugin
- *        produces, e.g. perf-data piping `perf script` into perf).
+ *        produces, e.g. perf-data piping `perf script` into perf), then
+ *        input_head(); a chunk's input_start() is its offset in the
+ *        input.
  *
  * Ownership
  * ---------
@@ -358,7 +360,8 @@ struct fk_host {
 	 * whole input and for shard 0, more for a later shard (--shard K/N).
 	 * A parser that treats the start of its input specially (dtrace skips
 	 * its first lines, perf keeps the first event type it sees) must only
-	 * do so at offset 0; see the README. */
+	 * do so at offset 0; see the README.  A chunk of parse_chunks starts
+	 * at its offset in the input (so chunks are ordered by it). */
 	uint64_t (*input_start)(const struct fk_input *in);
 
 	/* --- also 1.1 --- */
@@ -400,6 +403,14 @@ struct fk_host {
 	int (*parse_parts)(const char *plugin, const char *const *optnames,
 	                   const char *const *optvalues, size_t nopts,
 	                   struct fk_input *const *ins, size_t n, struct fk_sink *sink);
+
+	/* --- also 1.2 (check host->struct_size) --- */
+	/* Up to cap bytes from the very start of the file `in` reads, even
+	 * when `in` is a later shard of it: for a parser whose records depend
+	 * on what the file says first (perf keeps the first event type).
+	 * Returns the byte count (0 when the start cannot be read again: a
+	 * pipe, a compressed file, a chunk) or a negative status (reported). */
+	ssize_t (*input_head)(const struct fk_input *in, void *buf, size_t cap);
 };
 
 /* Common head of every descriptor. */

@@ -93,10 +93,10 @@ static void test_threads_keep_order(void **state)
 	struct fk_profile *a, *b;
 
 	(void)state;
-	setenv("FK_PERF_CHUNK_BYTES", "16", 1);
+	setenv("FLAMEKIT_CHUNK_BYTES", "16", 1);
 	a = parse("names.txt", NULL, 1);
 	b = parse("names.txt", NULL, 3);
-	unsetenv("FK_PERF_CHUNK_BYTES");
+	unsetenv("FLAMEKIT_CHUNK_BYTES");
 	assert_int_equal(a->log.n, b->log.n);
 	for (size_t i = 0; i < a->log.n; i++) {
 		assert_int_equal(a->log.v[i].time_ns, b->log.v[i].time_ns);

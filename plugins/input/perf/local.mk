@@ -1,12 +1,28 @@
-# perf: `perf script` text (stackcollapse-perf.pl), with --offcpu.
+# perf: `perf script` text (stackcollapse-perf.pl), with --offcpu.  The
+# parser is a convenience library that perf-data links too (perf.h).
+noinst_LTLIBRARIES += plugins/input/perf/libperfscript.la
+plugins_input_perf_libperfscript_la_SOURCES = \
+	plugins/input/perf/perf.h \
+	plugins/input/perf/internal.h \
+	plugins/input/perf/header.c \
+	plugins/input/perf/frames.c \
+	plugins/input/perf/cache.c \
+	plugins/input/perf/offcpu.c \
+	plugins/input/perf/scan.c \
+	plugins/input/perf/driver.c \
+	plugins/input/perf/probe.c \
+	plugins/input/common/probe.h
+
 pkglib_LTLIBRARIES += plugins/input-perf.la
 plugins_input_perf_la_SOURCES = plugins/input/perf/perf.c
 plugins_input_perf_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+plugins_input_perf_la_LIBADD = plugins/input/perf/libperfscript.la
 
 TESTS += tests/perf-conformance.sh tests/perf.sh
 EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/names.txt tests/data/perf/events.txt \
-	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt
+	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt \
+	tests/data/perf/exiting.txt tests/data/perf/exiting.c
 EXTRA_DIST += examples/profiles/README.md examples/profiles/demo.c \
 	examples/profiles/demo.perf.txt.gz examples/profiles/blocking.c \
 	examples/profiles/blocking-cpu.perf.txt.gz examples/profiles/blocking-off.perf.txt.gz

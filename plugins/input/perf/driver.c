@@ -1,0 +1,327 @@
+/*
+ * The session: one input parsed as ordered segments.  fk_perf_parse hands
+ * the input to host->parse_chunks, the project's one parallel mechanism:
+ * the engine cuts chunks after an empty line (boundary()), parses them on
+ * the sink's threads (each worker with its own caches and forked sink) and
+ * keeps line numbers, skipped lines and errors in input order.  A chunk's
+ * host->input_start is its offset in the input, which orders the
+ * segments' results; fk_perf_end folds them in that order: the unit of the
+ * first kept record, the dropped-event summary, and the off-CPU waits that
+ * span chunks.  The output is the same bytes whatever the thread count.
+ *
+ * The first event type (kept when --event-filter is not given) is decided
+ * before any chunk that could hold it is parsed: boundary() runs on the
+ * reading thread, in input order, on every chunk but the last, and
+ * publishes the first event it sees; the last chunk (or the only one)
+ * learns it itself, since nothing before it had an event.
+ */
+#define _GNU_SOURCE /* memrchr */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define HEAD_MAX ((size_t)16 << 20) /* how far a shard looks for the first event */
+
+struct results {
+	struct seg_result *v;
+	size_t n, cap;
+};
+
+struct fk_perf {
+	const struct fk_host *h;
+	struct fk_input *in;
+	struct scan_cfg cfg;
+	unsigned nworkers;
+	struct worker **workers;
+	struct results *res;         /* per worker: no lock needed */
+	struct kept_event *chosen;   /* --event-filter, fk_perf_set_event or the file's first */
+	struct kept_event found;     /* what boundary() found */
+	struct kept_event *published; /* &found once set (atomic) */
+};
+
+struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
+                              const struct fk_perf_opts *o, unsigned workers)
+{
+	struct fk_perf *p = h->alloc(sizeof *p);
+
+	if (!p)
+		goto nomem;
+	memset(p, 0, sizeof *p);
+	p->h = h;
+	p->in = in;
+	p->cfg.h = h;
+	p->cfg.o = o;
+	p->cfg.tidy.h = h;
+	p->cfg.tidy.addrs = o->addrs;
+	p->cfg.tidy.kernel = o->kernel || o->all;
+	p->cfg.tidy.jit = o->jit || o->all;
+	p->nworkers = workers ? workers : 1;
+	if (!(p->workers = h->alloc(p->nworkers * sizeof *p->workers)))
+		goto nomem;
+	memset(p->workers, 0, p->nworkers * sizeof *p->workers);
+	if (!(p->res = h->alloc(p->nworkers * sizeof *p->res)))
+		goto nomem;
+	memset(p->res, 0, p->nworkers * sizeof *p->res);
+	for (unsigned i = 0; i < p->nworkers; i++)
+		if (!(p->workers[i] = perf_worker_new(&p->cfg)))
+			goto nomem;
+	if (o->event_filter && o->event_filter[0] &&
+	    fk_perf_set_event(p, o->event_filter, strlen(o->event_filter)) < 0)
+		goto nomem;
+	return p;
+nomem:
+	fk_perf_free(p);
+	h->input_error(in, 0, "out of memory");
+	return NULL;
+}
+
+static int choose(struct fk_perf *p, const char *name, size_t len, bool defaulted)
+{
+	if (!p->chosen && !(p->chosen = p->h->alloc(sizeof *p->chosen)))
+		return FK_ERR_NOMEM;
+	if (len >= sizeof p->chosen->name)
+		len = sizeof p->chosen->name - 1;
+	memcpy(p->chosen->name, name, len);
+	p->chosen->name[len] = '\0';
+	p->chosen->len = len;
+	p->chosen->defaulted = defaulted;
+	return 0;
+}
+
+int fk_perf_set_event(struct fk_perf *p, const char *name, size_t len)
+{
+	return choose(p, name, len, false);
+}
+
+void fk_perf_free(struct fk_perf *p)
+{
+	const struct fk_host *h;
+
+	if (!p)
+		return;
+	h = p->h;
+	for (unsigned i = 0; p->workers && i < p->nworkers; i++)
+		perf_worker_free(p->workers[i]);
+	for (unsigned i = 0; p->res && i < p->nworkers; i++) {
+		for (size_t k = 0; k < p->res[i].n; k++) {
+			perf_offcpu_seg_free(h, p->res[i].v[k].off);
+			if (p->res[i].v[k].event_owned)
+				h->free((void *)p->res[i].v[k].event);
+		}
+		h->free(p->res[i].v);
+	}
+	h->free(p->workers);
+	h->free(p->res);
+	h->free(p->chosen);
+	h->free(p);
+}
+
+int fk_perf_segment(struct fk_perf *p, unsigned worker, uint64_t seq, struct fk_input *seg,
+                    struct fk_sink *sink)
+{
+	const struct fk_host *h = p->h;
+	struct results *rs = &p->res[worker];
+	struct seg_result *res;
+	const struct kept_event *ev = p->chosen;
+
+	if (rs->n == rs->cap && perf_grow(h, (void **)&rs->v, &rs->cap, rs->n + 1, sizeof *rs->v) < 0) {
+		h->input_error(seg, 0, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	res = &rs->v[rs->n++];
+	memset(res, 0, sizeof *res);
+	res->seq = seq;
+	if (p->cfg.o->offcpu && !(res->off = perf_offcpu_seg_new(h))) {
+		h->input_error(seg, 0, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	if (!ev)
+		ev = __atomic_load_n(&p->published, __ATOMIC_ACQUIRE);
+	return perf_scan(p->workers[worker], seg, sink, ev, res);
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct seg_result *x = *(const struct seg_result *const *)a;
+	const struct seg_result *y = *(const struct seg_result *const *)b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void set_unit(struct fk_perf *p, struct fk_sink *sink, int unit_kind,
+                     const struct kept_event *ev)
+{
+	const struct fk_host *h = p->h;
+
+	if (p->cfg.o->offcpu)
+		h->sink_set_unit(sink, "us");
+	else if (unit_kind == 1)
+		h->sink_set_unit(sink, "samples");
+	else if (unit_kind == 2 && ev) {
+		if (perf_event_matches(ev->name, ev->len, "cpu-clock", 9) ||
+		    perf_event_matches(ev->name, ev->len, "task-clock", 10))
+			h->sink_set_unit(sink, "ns");
+		else
+			h->sink_set_unit(sink, "events");
+	}
+}
+
+int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
+{
+	const struct fk_host *h = p->h;
+	struct seg_result **all = NULL;
+	const struct kept_event *ev = p->chosen;
+	struct offcpu_run *run = NULL;
+	struct pusher push = { .h = h, .sink = sink };
+	const char *dropped_ev = NULL;
+	uint64_t dropped = 0;
+	size_t n = 0;
+	int unit_kind = 0, rc = 0;
+
+	for (unsigned i = 0; i < p->nworkers; i++)
+		n += p->res[i].n;
+	all = h->alloc((n + 1) * sizeof *all);
+	if (!all || (p->cfg.o->offcpu && !(run = perf_offcpu_run_new(h)))) {
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
+	n = 0;
+	for (unsigned i = 0; i < p->nworkers; i++)
+		for (size_t k = 0; k < p->res[i].n; k++)
+			all[n++] = &p->res[i].v[k];
+	qsort(all, n, sizeof *all, by_seq);
+	for (size_t i = 0; i < n; i++) {
+		struct seg_result *r = all[i];
+		if (!unit_kind)
+			unit_kind = r->unit_kind;
+		if (!ev)
+			ev = r->event;
+		if (r->dropped && !dropped_ev)
+			dropped_ev = r->dropped_ev;
+		dropped += r->dropped;
+		if (run && (rc = perf_offcpu_settle(run, r->off, &push)) < 0)
+			goto out;
+	}
+	set_unit(p, sink, unit_kind, ev);
+	if (dropped && ev)
+		h->log(FK_LOG_WARN, "%s: kept only \"%s\" events (%s); dropped %llu record%s of "
+		       "other events, the first being \"%s\" (choose with --event-filter NAME)",
+		       h->input_name(p->in), ev->name,
+		       ev->defaulted ? "the first event type in the input" : "--event-filter",
+		       (unsigned long long)dropped, dropped == 1 ? "" : "s", dropped_ev);
+	if (run)
+		perf_offcpu_report(h, p->in, run);
+out:
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(p->in, 0, "out of memory");
+	else if (rc < 0)
+		h->input_error(p->in, 0, "could not add a sample");
+	perf_offcpu_run_free(h, run);
+	h->free(all);
+	return rc;
+}
+
+/* ---- through host->parse_chunks ---- */
+
+/* Chunks end after an empty line: records never hold one, so a chunk
+ * starts where a one-pass parse would be between records. */
+static size_t boundary(void *ctx, const char *b, size_t n)
+{
+	struct fk_perf *p = ctx;
+
+	if (!p->chosen && !p->cfg.o->offcpu && !__atomic_load_n(&p->published, __ATOMIC_ACQUIRE)) {
+		const char *ev;
+		size_t len;
+		if (perf_first_event(b, n, &ev, &len) && len < sizeof p->found.name) {
+			memcpy(p->found.name, ev, len);
+			p->found.name[len] = '\0';
+			p->found.len = len;
+			p->found.defaulted = true;
+			__atomic_store_n(&p->published, &p->found, __ATOMIC_RELEASE);
+		}
+	}
+	for (size_t i = n; i > 1;) {
+		const char *q = memrchr(b, '\n', i);
+		size_t k;
+		if (!q)
+			break;
+		k = (size_t)(q - b);
+		if (k >= 1 && b[k - 1] == '\n')
+			return k + 1;
+		if (k >= 2 && b[k - 1] == '\r' && b[k - 2] == '\n')
+			return k + 1;
+		i = k;
+	}
+	return 0;
+}
+
+static int chunk_parse(void *ctx, unsigned worker, struct fk_input *chunk, struct fk_sink *sink)
+{
+	struct fk_perf *p = ctx;
+	return fk_perf_segment(p, worker, p->h->input_start(chunk), chunk, sink);
+}
+
+/* A later shard (--shard K/N, K > 0) keeps the first event type of the
+ * whole file: read it from the file's start. */
+static int shard_event(struct fk_perf *p)
+{
+	const struct fk_host *h = p->h;
+	size_t cap = 64 * 1024;
+	char *buf = NULL;
+	int rc = 0;
+
+	for (;;) {
+		const char *ev;
+		size_t len;
+		char *nb = h->realloc(buf, cap);
+		ssize_t got;
+		if (!nb) {
+			rc = FK_ERR_NOMEM;
+			break;
+		}
+		buf = nb;
+		got = h->input_head(p->in, buf, cap);
+		if (got < 0) {
+			rc = (int)got;
+			break;
+		}
+		if (perf_first_event(buf, (size_t)got, &ev, &len)) {
+			rc = choose(p, ev, len, true);
+			break;
+		}
+		if ((size_t)got < cap || cap >= HEAD_MAX)
+			break; /* no event in the file's start: nothing to filter on */
+		cap *= 2;
+	}
+	h->free(buf);
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(p->in, 0, "out of memory");
+	return rc;
+}
+
+int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
+                  const struct fk_perf_opts *o)
+{
+	static const struct fk_chunk_ops ops = { boundary, chunk_parse };
+	struct fk_perf *p;
+	int rc;
+
+	if (h->input_start(in) > 0 && o->offcpu)
+		return h->input_error(in, 0, "--offcpu pairs each switch-in with an earlier "
+		                      "switch-out, so it cannot read a shard; collapse the whole file");
+	p = fk_perf_begin(h, in, o, h->sink_threads(sink));
+	if (!p)
+		return FK_ERR_NOMEM;
+	rc = 0;
+	if (h->input_start(in) > 0 && !p->chosen &&
+	    h->struct_size >= offsetof(struct fk_host, input_head) + sizeof h->input_head &&
+	    (rc = shard_event(p)) < 0)
+		goto out;
+	rc = h->parse_chunks(in, sink, &ops, p);
+	if (rc == 0)
+		rc = fk_perf_end(p, sink);
+out:
+	fk_perf_free(p);
+	return rc;
+}

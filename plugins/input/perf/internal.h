@@ -1,0 +1,178 @@
+/*
+ * What the files of the perf parser share.  Not for other plugins: they
+ * use perf.h.
+ *
+ *   header.c  header lines: comm, pid/tid, time, period, event, arguments
+ *   frames.c  frame lines: the oracle's tidying, annotations, modules
+ *   cache.c   hashing and the record caches (text -> stack node)
+ *   offcpu.c  sched_switch pairing, within a segment and across segments
+ *   scan.c    one segment: records, the fast path, pushing
+ *   driver.c  the session: segments through host->parse_chunks, in order
+ *   probe.c   detection and the shard boundary
+ *   perf.c    the plugin descriptor
+ */
+#ifndef FK_PERF_INTERNAL_H
+#define FK_PERF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "perf.h"
+
+/* \s: ' ', and '\t' '\n' '\v' '\f' '\r' (9 .. 13) in one compare */
+static inline bool is_ws(unsigned char c)
+{
+	return c == ' ' || (unsigned char)(c - '\t') <= '\r' - '\t';
+}
+static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* ---- header.c ---- */
+struct header {
+	const char *comm;
+	size_t comm_len;
+	long long pid, tid;  /* pid -1 when the header gives only one number */
+	const char *event;   /* NULL when no event could be read */
+	size_t event_len;
+	double period;       /* 0 when the header has none */
+	bool has_time;
+	int64_t time_ns;
+	const char *args;    /* tracepoint arguments after the event, or NULL */
+	size_t args_len;
+};
+
+/* The offset just after the PID/TID field, or 0 when s is not a header. */
+size_t perf_match_header(const char *s, size_t n, struct header *h);
+/* Time, period, event and arguments after the PID/TID field. */
+void perf_match_event(const char *s, size_t n, size_t from, struct header *h);
+bool perf_event_matches(const char *ev, size_t evlen, const char *f, size_t flen);
+/* KEY=NUMBER among tracepoint arguments. */
+bool perf_arg_ll(const char *a, size_t n, const char *key, long long *v);
+/* The event of the first header in buf[0..len): true with it in ev/evlen. */
+bool perf_first_event(const char *buf, size_t len, const char **ev, size_t *evlen);
+const char *perf_memmem(const char *h, size_t hn, const char *n, size_t nn);
+
+/* ---- frames.c ---- */
+/* One frame of a stack under construction: bytes in stack.names, module
+ * (base name, or none when mod_len is 0) in stack.mods. */
+struct frame {
+	uint32_t off, len;
+	uint32_t mod_off, mod_len;
+	int annot;
+};
+
+/* A record's stack: frame 0 is the comm frame, the rest leaf first. */
+struct stack {
+	char *names;
+	size_t names_len, names_cap;
+	char *mods;
+	size_t mods_len, mods_cap;
+	struct frame *fr;
+	size_t n, cap;
+};
+
+struct fline {
+	const char *pc;
+	size_t pc_len;
+	const char *func;
+	size_t func_len;
+	const char *mod;
+	size_t mod_len;
+};
+
+struct tidy {
+	const struct fk_host *h;
+	bool addrs, kernel, jit;
+};
+
+bool perf_match_frame(const char *s, size_t n, struct fline *f);
+/* Append the frames of one frame line (inline chains give several) to st. */
+int perf_add_frame(const struct tidy *t, struct stack *st, const struct fline *f, bool java);
+int perf_stack_put(const struct fk_host *h, struct stack *st, const char *s, size_t n);
+int perf_stack_frame(const struct fk_host *h, struct stack *st, size_t off, size_t len, int annot);
+int perf_stack_copy(const struct fk_host *h, struct stack *dst, const struct stack *src);
+void perf_stack_free(const struct fk_host *h, struct stack *st);
+int perf_grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem);
+
+/* ---- cache.c ---- */
+struct h128 {
+	uint64_t a, b;
+};
+struct h128 perf_hash(struct h128 seed, const char *p, size_t n);
+static inline struct h128 perf_hash0(void) { return (struct h128){ 0x243f6a8885a308d3ull, 0x13198a2e03707344ull }; }
+
+struct cache_entry {
+	uint64_t a, b;   /* the key's h128; 0, 0: empty */
+	fk_node_t node;
+	uint32_t len;
+};
+struct cache {
+	struct cache_entry *v;
+	size_t mask, n;
+};
+int perf_cache_init(const struct fk_host *h, struct cache *c);
+void perf_cache_free(const struct fk_host *h, struct cache *c);
+/* The node cached for (hv, len), or FK_NODE_NONE; *slot is where to put it. */
+fk_node_t perf_cache_get(struct cache *c, struct h128 hv, size_t len, struct cache_entry **slot);
+int perf_cache_put(const struct fk_host *h, struct cache *c, struct cache_entry *slot,
+                   struct h128 hv, size_t len, fk_node_t node);
+
+/* ---- offcpu.c ---- */
+struct offcpu_seg;   /* one segment's pairing state and loose ends */
+struct offcpu_run;   /* the loose ends of the segments settled so far */
+struct pusher;       /* scan.c: pushes a saved stack */
+
+struct offcpu_seg *perf_offcpu_seg_new(const struct fk_host *h);
+void perf_offcpu_seg_free(const struct fk_host *h, struct offcpu_seg *s);
+/* A sched_switch record: switch-in of next_tid, then switch-out of
+ * prev_tid with the record's stack (prev_tid <= 0: none). */
+int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_tid,
+                       long long prev_tid, const struct fk_sample *meta, const struct stack *st);
+void perf_offcpu_note_other(struct offcpu_seg *s);
+struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h);
+void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r);
+/* Settle segment s (segments in order) against what came before. */
+int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher *p);
+/* Log the summaries (unmatched switch-outs, other records). */
+void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r);
+
+/* ---- scan.c ---- */
+/* Per worker: caches and scratch kept across the segments it parses. */
+struct worker;
+struct kept_event {
+	size_t len;
+	bool defaulted; /* the first event of the input, not --event-filter */
+	char name[256];
+};
+/* What one segment found that must be combined in input order. */
+struct seg_result {
+	uint64_t seq;
+	int unit_kind;          /* 0 no kept record, 1 counts, 2 periods */
+	uint64_t dropped;
+	char dropped_ev[128];
+	const struct kept_event *event; /* the event this segment kept */
+	bool event_owned;       /* event was allocated for this result */
+	struct offcpu_seg *off;
+};
+struct scan_cfg {
+	const struct fk_host *h;
+	const struct fk_perf_opts *o;
+	struct tidy tidy;
+};
+struct worker *perf_worker_new(const struct scan_cfg *cfg);
+void perf_worker_free(struct worker *w);
+/* Parse one segment; ev is the event to keep (NULL: the segment's first). */
+int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
+              const struct kept_event *ev, struct seg_result *res);
+
+struct pusher {
+	const struct fk_host *h;
+	struct fk_sink *sink;
+	struct fk_frameref *refs;
+	size_t refcap;
+};
+/* Push a whole stack (no cache). */
+int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp,
+                    fk_node_t *node);
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * --offcpu: sched:sched_switch records as off-CPU time.  A thread's wait
+ * runs from its switch-out (prev_pid=TID, whose record carries the stack it
+ * blocked in) to its next switch-in (next_pid=TID), and is charged to that
+ * stack in microseconds.  A second switch-out before any switch-in replaces
+ * the first, which is counted as unmatched, as is a switch-out still
+ * waiting at the end.
+ *
+ * Segments (chunks parsed on different threads, or perf-data's time
+ * slices) pair what they can on their own; each keeps its loose ends: for
+ * every thread, its first switch event in the segment (a switch-in that
+ * may close a wait begun earlier, or a switch-out that replaces one) and
+ * the wait still open at its end.  perf_offcpu_settle() takes segments in
+ * input order and joins the loose ends, so the totals are those of one
+ * pass over the whole input, whatever the cut.
+ *
+ * The table is keyed by thread id; pairings keyed otherwise (wakeups by
+ * wakee, allocations by address) can follow the same shape beside it.
+ */
+#include "internal.h"
+
+struct tstate {
+	long long tid;
+	bool used;       /* slot holds a thread */
+	bool seen;       /* a switch of this thread came earlier in the segment */
+	bool pending;    /* switched out, waiting for its switch-in */
+	int64_t t_out;
+	struct fk_sample meta;
+	struct stack st;
+};
+
+/* A thread's first switch in a segment: a switch-in at t, or a switch-out. */
+struct first {
+	long long tid;
+	bool in;
+	int64_t t;
+};
+
+struct table {
+	struct tstate *v;
+	size_t mask, n;
+};
+
+struct offcpu_seg {
+	const struct fk_host *h;
+	struct table t;
+	struct first *first;
+	size_t nfirst, firstcap;
+	uint64_t unmatched, other;
+};
+
+struct offcpu_run {
+	const struct fk_host *h;
+	struct table t;
+	uint64_t unmatched, other;
+};
+
+static size_t slot_of(long long tid, size_t mask)
+{
+	uint64_t x = (uint64_t)tid * 0x9e3779b97f4a7c15ull;
+	return (size_t)(x >> 32) & mask;
+}
+
+static void table_free(const struct fk_host *h, struct table *t)
+{
+	for (size_t i = 0; t->v && i <= t->mask; i++)
+		perf_stack_free(h, &t->v[i].st);
+	h->free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+/* The thread's slot, added when missing; NULL when out of memory. */
+static struct tstate *table_get(const struct fk_host *h, struct table *t, long long tid)
+{
+	size_t j;
+
+	if (!t->v || (t->n + 1) * 2 > t->mask) {
+		size_t nmask = t->v ? t->mask * 2 + 1 : 63;
+		struct tstate *nv = h->alloc((nmask + 1) * sizeof *nv);
+		if (!nv)
+			return NULL;
+		memset(nv, 0, (nmask + 1) * sizeof *nv);
+		for (size_t i = 0; t->v && i <= t->mask; i++) {
+			if (!t->v[i].used)
+				continue;
+			size_t k = slot_of(t->v[i].tid, nmask);
+			while (nv[k].used)
+				k = (k + 1) & nmask;
+			nv[k] = t->v[i];
+		}
+		h->free(t->v);
+		t->v = nv;
+		t->mask = nmask;
+	}
+	for (j = slot_of(tid, t->mask); t->v[j].used; j = (j + 1) & t->mask)
+		if (t->v[j].tid == tid)
+			return &t->v[j];
+	t->v[j].used = true;
+	t->v[j].tid = tid;
+	t->n++;
+	return &t->v[j];
+}
+
+static struct tstate *table_find(const struct table *t, long long tid)
+{
+	if (!t->v)
+		return NULL;
+	for (size_t j = slot_of(tid, t->mask); t->v[j].used; j = (j + 1) & t->mask)
+		if (t->v[j].tid == tid)
+			return &t->v[j];
+	return NULL;
+}
+
+/* Push the wait of s, which ends at t_in. */
+static int charge(struct pusher *p, struct tstate *s, int64_t t_in)
+{
+	struct fk_sample smp = s->meta;
+	int64_t d = t_in - s->t_out;
+
+	s->pending = false;
+	if (d < 0)
+		d = 0;
+	smp.weight[0] = d % 1000 == 0 ? (double)(d / 1000) : (double)d / 1000.0;
+	smp.comm = s->st.names; /* the comm frame comes first */
+	return perf_push_stack(p, &s->st, &smp, NULL);
+}
+
+struct offcpu_seg *perf_offcpu_seg_new(const struct fk_host *h)
+{
+	struct offcpu_seg *s = h->alloc(sizeof *s);
+	if (s) {
+		memset(s, 0, sizeof *s);
+		s->h = h;
+	}
+	return s;
+}
+
+void perf_offcpu_seg_free(const struct fk_host *h, struct offcpu_seg *s)
+{
+	if (!s)
+		return;
+	table_free(h, &s->t);
+	h->free(s->first);
+	h->free(s);
+}
+
+static int note_first(struct offcpu_seg *s, struct tstate *ts, bool in, int64_t t)
+{
+	if (ts->seen)
+		return 0;
+	ts->seen = true;
+	if (s->nfirst == s->firstcap &&
+	    perf_grow(s->h, (void **)&s->first, &s->firstcap, s->nfirst + 1, sizeof *s->first) < 0)
+		return FK_ERR_NOMEM;
+	s->first[s->nfirst++] = (struct first){ ts->tid, in, t };
+	return 0;
+}
+
+int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_tid,
+                       long long prev_tid, const struct fk_sample *meta, const struct stack *st)
+{
+	const struct fk_host *h = s->h;
+	struct tstate *ts;
+	int rc;
+
+	if (next_tid >= 0) {
+		if (!(ts = table_get(h, &s->t, next_tid)))
+			return FK_ERR_NOMEM;
+		if (ts->pending)
+			rc = charge(p, ts, meta->time_ns);
+		else
+			rc = note_first(s, ts, true, meta->time_ns);
+		if (rc < 0)
+			return rc;
+	}
+	if (prev_tid > 0) {
+		if (!(ts = table_get(h, &s->t, prev_tid)))
+			return FK_ERR_NOMEM;
+		if (ts->pending)
+			s->unmatched++; /* two switch-outs, no switch-in between: keep the later */
+		else if ((rc = note_first(s, ts, false, 0)) < 0)
+			return rc;
+		ts->pending = true;
+		ts->t_out = meta->time_ns;
+		ts->meta = *meta;
+		ts->meta.comm = NULL; /* set from the copied names when charged */
+		ts->meta.flags |= FK_SAMPLE_TID;
+		ts->meta.tid = (int32_t)prev_tid;
+		if (perf_stack_copy(h, &ts->st, st) < 0)
+			return FK_ERR_NOMEM;
+	}
+	return 0;
+}
+
+void perf_offcpu_note_other(struct offcpu_seg *s)
+{
+	s->other++;
+}
+
+struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h)
+{
+	struct offcpu_run *r = h->alloc(sizeof *r);
+	if (r) {
+		memset(r, 0, sizeof *r);
+		r->h = h;
+	}
+	return r;
+}
+
+void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r)
+{
+	if (!r)
+		return;
+	table_free(h, &r->t);
+	h->free(r);
+}
+
+int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher *p)
+{
+	const struct fk_host *h = r->h;
+	int rc;
+
+	/* each thread's first switch here meets the wait left open before */
+	for (size_t i = 0; i < s->nfirst; i++) {
+		struct tstate *g = table_find(&r->t, s->first[i].tid);
+		if (!g || !g->pending)
+			continue;
+		if (s->first[i].in) {
+			if ((rc = charge(p, g, s->first[i].t)) < 0)
+				return rc;
+		} else {
+			g->pending = false;
+			r->unmatched++;
+		}
+	}
+	/* the waits still open at the end of this segment carry on */
+	for (size_t i = 0; s->t.v && i <= s->t.mask; i++) {
+		struct tstate *ts = &s->t.v[i], *g;
+		struct stack tmp;
+		if (!ts->used || !ts->pending)
+			continue;
+		if (!(g = table_get(h, &r->t, ts->tid)))
+			return FK_ERR_NOMEM;
+		g->pending = true;
+		g->t_out = ts->t_out;
+		g->meta = ts->meta;
+		tmp = g->st; /* swap: no copy */
+		g->st = ts->st;
+		ts->st = tmp;
+		ts->pending = false;
+	}
+	r->unmatched += s->unmatched;
+	r->other += s->other;
+	return 0;
+}
+
+void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r)
+{
+	uint64_t unmatched = r->unmatched;
+
+	for (size_t i = 0; r->t.v && i <= r->t.mask; i++)
+		unmatched += r->t.v[i].used && r->t.v[i].pending;
+	if (unmatched)
+		h->log(FK_LOG_WARN, "%s: %llu switch-out%s had no later switch-in of the same "
+		       "thread (still off CPU when the capture ended, or exited); that time is "
+		       "not counted", h->input_name(in), (unsigned long long)unmatched,
+		       unmatched == 1 ? "" : "s");
+	if (r->other)
+		h->log(FK_LOG_INFO, "%s: --offcpu ignored %llu record%s that are not "
+		       "sched:sched_switch events", h->input_name(in),
+		       (unsigned long long)r->other, r->other == 1 ? "" : "s");
+}

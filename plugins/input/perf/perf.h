@@ -1,0 +1,84 @@
+/*
+ * The `perf script` text parser, as a library: the perf input plugin is a
+ * thin shell around it, and a plugin that produces perf script text itself
+ * (perf-data, which runs `perf script` on a perf.data file) links the same
+ * convenience library (plugins/input/perf/libperfscript.la) instead of
+ * copying it.
+ *
+ * Two ways in:
+ *   - fk_perf_parse(): one whole stream (any struct fk_input), parsed on
+ *     the sink's threads through host->parse_chunks.
+ *   - the session calls, for a caller that cuts its input into ordered
+ *     segments itself (N `perf script` pipes over N time slices):
+ *     fk_perf_begin, fk_perf_segment per segment (from several threads at
+ *     once, one worker index per thread), fk_perf_end once all are parsed.
+ *     Segments are ordered by `seq`; what spans segments (an off-CPU wait
+ *     from a switch-out in one to the switch-in in a later one, the first
+ *     event type, the first dropped event named in the warning) is settled
+ *     in that order by fk_perf_end.  A segment must start at a record
+ *     boundary (after an empty line, or at a header).
+ *
+ * Ownership: the options struct and the input stay the caller's and must
+ * outlive the session; the session owns everything else and fk_perf_free
+ * releases it.
+ */
+#ifndef FK_PERF_H
+#define FK_PERF_H
+
+#include <flamekit/plugin.h>
+
+/* The perf plugin's options (and the shared part of perf-data's). */
+struct fk_perf_opts {
+	int pid, tid, kernel, jit, all, addrs, offcpu;
+	const char *event_filter;
+};
+
+/* The option table rows for a struct `st` holding fk_perf_opts as member
+ * `m`, so perf-data declares the same options without repeating them:
+ *   FK_PERF_OPTION_ROWS(struct my_opts, perf), FK_OPTION(...), FK_OPTION_END */
+#define FK_PERF_OPTION_ROWS(st, m)                                                     \
+	FK_OPTION(FK_OPT_FLAG, "pid", "0", st, m.pid,                                  \
+	          "add the PID to the process name (comm-PID)"),                       \
+	FK_OPTION(FK_OPT_FLAG, "tid", "0", st, m.tid,                                  \
+	          "add the PID and TID to the process name (comm-PID/TID)"),           \
+	FK_OPTION(FK_OPT_FLAG, "kernel", "0", st, m.kernel,                            \
+	          "annotate kernel frames with _[k]"),                                 \
+	FK_OPTION(FK_OPT_FLAG, "jit", "0", st, m.jit,                                  \
+	          "annotate JIT frames (/tmp/perf-PID.map) with _[j]"),                \
+	FK_OPTION(FK_OPT_FLAG, "all", "0", st, m.all, "all annotations (--kernel --jit)"), \
+	FK_OPTION(FK_OPT_FLAG, "addrs", "0", st, m.addrs,                              \
+	          "keep the address of unknown frames: [module <addr>]"),              \
+	FK_OPTION(FK_OPT_STRING, "event-filter", NULL, st, m.event_filter,             \
+	          "keep only this event (default: the first event in the input)"),     \
+	FK_OPTION(FK_OPT_FLAG, "offcpu", "0", st, m.offcpu,                            \
+	          "sched:sched_switch events as off-CPU time in microseconds, each "   \
+	          "thread's switch-out to its next switch-in")
+
+/* Parse all of `in` into `sink`.  0 or a negative status (reported). */
+int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
+                  const struct fk_perf_opts *o);
+
+struct fk_perf;
+
+/* Start a session for `in` (named in messages; its start decides what a
+ * shard must look up, see fk_perf_parse) with up to `workers` workers.
+ * NULL when out of memory (reported). */
+struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
+                              const struct fk_perf_opts *o, unsigned workers);
+/* Keep only this event (as --event-filter): for a caller whose segments
+ * run at once and so cannot learn the first event from segment 0. */
+int fk_perf_set_event(struct fk_perf *p, const char *name, size_t len);
+/* Parse one segment on worker `worker` (< workers; one thread per worker
+ * at a time) into `sink`. */
+int fk_perf_segment(struct fk_perf *p, unsigned worker, uint64_t seq, struct fk_input *seg,
+                    struct fk_sink *sink);
+/* Settle what spans segments, push it into `sink` (the joined one), set
+ * the unit and log the summaries.  0 or a negative status. */
+int fk_perf_end(struct fk_perf *p, struct fk_sink *sink);
+void fk_perf_free(struct fk_perf *p);
+
+/* The probe and the shard boundary of perf script text. */
+int fk_perf_probe(const unsigned char *buf, size_t len);
+ssize_t fk_perf_sync(const unsigned char *buf, size_t len, int eof);
+
+#endif

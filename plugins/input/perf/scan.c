@@ -1,0 +1,532 @@
+/*
+ * One segment of perf script text: records, each a header line, its frame
+ * lines (leaf first) and an empty line.  A record's frame lines (its body)
+ * are read with getline and kept as one block of text; at the record's
+ * end the body is looked up by its text: a body seen before gives the hash
+ * of its tidied frames without a line parsed, and (comm frame, that hash)
+ * gives the stack node: two small lookups and a push_node.  A body never
+ * seen is parsed and tidied (frames.c) once and kept; only a stack never
+ * seen is pushed frame by frame (the engine interns it).
+ *
+ * A body whose lines did not all parse is never kept, so its skipped
+ * lines are counted every time it occurs.  Off-CPU records are parsed
+ * every time: their stacks are kept for the switch-in (offcpu.c).
+ */
+#include <stdio.h>
+
+#include "internal.h"
+
+#define KEPT_BYTES_MAX ((size_t)64 << 20) /* names of kept bodies, per worker */
+
+/* The tidied frames of a body (a record's frame lines), kept in
+ * worker.kept: names, modules and frames (offsets relative to the body). */
+struct body {
+	struct h128 th;      /* tidied hash of the frames */
+	size_t tlen;
+	uint32_t names_off, names_len, mods_off, mods_len, fr_off, nfr;
+};
+
+struct worker {
+	struct scan_cfg cfg;
+	struct cache bodies; /* body text (and the java flag) -> index in bv */
+	struct cache stacks; /* comm frame + tidied frames -> node */
+	struct body *bv;
+	size_t nb, bcap;
+	struct stack kept;   /* what bv's entries point into */
+	struct stack st;     /* the record's stack: comm frame, then leaf first */
+	char *body;          /* the record's frame lines, each ending in '\n' */
+	size_t body_len, body_cap;
+	uint32_t *keyv;      /* (length, annotation) of each frame: the tidied key */
+	size_t keycap;
+	struct pusher push;
+};
+
+enum rstate { R_IDLE, R_KEEP, R_DROP };
+
+struct record {
+	enum rstate st;
+	struct fk_sample meta;
+	size_t pname_len;    /* st.names[0 .. pname_len) is the comm frame */
+	bool java;
+	uint64_t body_line;  /* the number of the line after the header */
+	long long prev_pid, next_pid;
+};
+
+/* One segment's parse. */
+struct seg {
+	struct worker *w;
+	struct fk_input *in;
+	struct seg_result *res;
+	const struct kept_event *ev;
+	struct kept_event learnt; /* the segment's first event, when ev was NULL */
+	struct record r;
+};
+
+struct worker *perf_worker_new(const struct scan_cfg *cfg)
+{
+	const struct fk_host *h = cfg->h;
+	struct worker *w = h->alloc(sizeof *w);
+
+	if (!w)
+		return NULL;
+	memset(w, 0, sizeof *w);
+	w->cfg = *cfg;
+	w->push.h = h;
+	if (perf_cache_init(h, &w->bodies) < 0 || perf_cache_init(h, &w->stacks) < 0) {
+		perf_worker_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void perf_worker_free(struct worker *w)
+{
+	const struct fk_host *h;
+
+	if (!w)
+		return;
+	h = w->cfg.h;
+	perf_cache_free(h, &w->bodies);
+	perf_cache_free(h, &w->stacks);
+	perf_stack_free(h, &w->st);
+	perf_stack_free(h, &w->kept);
+	h->free(w->bv);
+	h->free(w->body);
+	h->free(w->keyv);
+	h->free(w->push.refs);
+	h->free(w);
+}
+
+int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp, fk_node_t *node)
+{
+	size_t k = 0;
+	int rc;
+
+	if (perf_grow(p->h, (void **)&p->refs, &p->refcap, st->n + 1, sizeof *p->refs) < 0)
+		return FK_ERR_NOMEM;
+	/* root first: the comm frame, then from the outermost caller */
+	for (size_t i = 0; i < st->n; i++) {
+		const struct frame *f = &st->fr[i == 0 ? 0 : st->n - i];
+		struct fk_frameref *r = &p->refs[k++];
+		r->name = st->names + f->off;
+		r->len = f->len;
+		r->annot = f->annot;
+		r->module = f->mod_len ? st->mods + f->mod_off : NULL;
+		r->module_len = f->mod_len;
+	}
+	smp->frames = p->refs;
+	smp->nframes = k;
+	rc = p->h->push(p->sink, smp, node);
+	smp->frames = NULL;
+	smp->nframes = 0;
+	return rc;
+}
+
+static int seg_error(struct seg *s, uint64_t line, int rc)
+{
+	const struct fk_host *h = s->w->cfg.h;
+	if (rc == FK_ERR_NOMEM) {
+		h->input_error(s->in, line, "out of memory");
+		return rc;
+	}
+	if (rc == FK_ERR_DATA)
+		return rc; /* reported where it was found */
+	h->input_error(s->in, line, "could not add a sample");
+	return rc;
+}
+
+static int binary_error(struct seg *s, uint64_t line)
+{
+	return s->w->cfg.h->input_error(s->in, line, "binary data (a NUL byte) in perf script text; "
+	                                "give the text that `perf script` prints, not a perf.data file");
+}
+
+/* Parse the body's lines into w->st; *skipped counts the lines that are
+ * not frames. */
+static int parse_body(struct seg *s, size_t *skipped)
+{
+	struct worker *w = s->w;
+	const struct fk_host *h = w->cfg.h;
+	const char *p = w->body, *end = w->body_len ? w->body + w->body_len : w->body;
+	uint64_t line = s->r.body_line;
+	int rc;
+
+	*skipped = 0;
+	for (; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)(nl - p);
+		struct fline f;
+		if (p[0] == '#') {
+			/* perf's comments */
+		} else if (memchr(p, '\0', n)) {
+			return binary_error(s, line);
+		} else if (perf_match_frame(p, n, &f)) {
+			if ((rc = perf_add_frame(&w->cfg.tidy, &w->st, &f, s->r.java)) < 0)
+				return rc;
+		} else {
+			h->input_skip(s->in, line);
+			(*skipped)++;
+		}
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/* The tidied hash of frames 1 .. n-1 of w->st (the comm frame left out):
+ * their names and modules, then each one's length, annotation and module
+ * length. */
+static int tidied_hash(struct worker *w, size_t from, struct h128 *hv, size_t *len)
+{
+	const struct stack *st = &w->st;
+	size_t nf = st->n - 1, nb = st->names_len - from;
+
+	if (perf_grow(w->cfg.h, (void **)&w->keyv, &w->keycap, 2 * nf + 1, sizeof *w->keyv) < 0)
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < nf; i++) {
+		w->keyv[2 * i] = st->fr[i + 1].len << 3 | (uint32_t)st->fr[i + 1].annot;
+		w->keyv[2 * i + 1] = st->fr[i + 1].mod_len;
+	}
+	/* modules too: a stack met again with other modules is pushed, so the
+	 * engine sees every module a frame name comes with */
+	*hv = perf_hash(perf_hash(perf_hash(perf_hash0(), nb ? st->names + from : "", nb),
+	                          st->mods_len ? st->mods : "",
+	                          st->mods_len),
+	                (const char *)w->keyv, 2 * nf * sizeof *w->keyv);
+	*len = nb + st->mods_len + 2 * nf * sizeof *w->keyv;
+	return 0;
+}
+
+/* Keep the frames parsed from a body (w->st after its comm frame) for
+ * records with the same body under another comm. */
+static int body_keep(struct worker *w, size_t from, struct h128 th, size_t tlen,
+                     struct cache_entry *slot, struct h128 bh, size_t blen)
+{
+	const struct fk_host *h = w->cfg.h;
+	const struct stack *st = &w->st;
+	struct stack *k = &w->kept;
+	struct body *b;
+	size_t nf = st->n - 1;
+
+	if (k->names_len > KEPT_BYTES_MAX || w->nb >= UINT32_MAX - 1)
+		return 0;
+	if (w->nb == w->bcap && perf_grow(h, (void **)&w->bv, &w->bcap, w->nb + 1, sizeof *w->bv) < 0)
+		return FK_ERR_NOMEM;
+	b = &w->bv[w->nb];
+	b->th = th;
+	b->tlen = tlen;
+	b->fr_off = k->n;
+	b->nfr = nf;
+	b->names_off = k->names_len;
+	b->mods_off = k->mods_len;
+	if ((st->names_len > from && perf_stack_put(h, k, st->names + from, st->names_len - from) < 0) ||
+	    (st->mods_len && perf_grow(h, (void **)&k->mods, &k->mods_cap, k->mods_len + st->mods_len, 1) < 0) ||
+	    perf_grow(h, (void **)&k->fr, &k->cap, k->n + nf + 1, sizeof *k->fr) < 0)
+		return FK_ERR_NOMEM;
+	if (st->mods_len)
+		memcpy(k->mods + k->mods_len, st->mods, st->mods_len);
+	k->mods_len += st->mods_len;
+	for (size_t i = 0; i < nf; i++) {
+		struct frame f = st->fr[i + 1];
+		f.off -= (uint32_t)from;
+		k->fr[k->n++] = f;
+	}
+	b->names_len = k->names_len - b->names_off;
+	b->mods_len = k->mods_len - b->mods_off;
+	return perf_cache_put(h, &w->bodies, slot, bh, blen, (fk_node_t)w->nb++);
+}
+
+/* Rebuild w->st (after its comm frame) from a kept body. */
+static int body_restore(struct worker *w, const struct body *b)
+{
+	const struct fk_host *h = w->cfg.h;
+	const struct stack *k = &w->kept;
+	struct stack *st = &w->st;
+	uint32_t base = (uint32_t)st->names_len;
+
+	if ((b->names_len && perf_stack_put(h, st, k->names + b->names_off, b->names_len) < 0) ||
+	    perf_grow(h, (void **)&st->mods, &st->mods_cap, b->mods_len + 1, 1) < 0 ||
+	    perf_grow(h, (void **)&st->fr, &st->cap, st->n + b->nfr + 1, sizeof *st->fr) < 0)
+		return FK_ERR_NOMEM;
+	if (b->mods_len)
+		memcpy(st->mods, k->mods + b->mods_off, b->mods_len);
+	st->mods_len = b->mods_len;
+	for (size_t i = 0; i < b->nfr; i++) {
+		struct frame f = k->fr[b->fr_off + i];
+		f.off += base; /* mod_off is relative to the body's modules already */
+		st->fr[st->n++] = f;
+	}
+	return 0;
+}
+
+/*
+ * A kept on-CPU record.  Its frame lines (the body) are looked up first:
+ * a body seen before gives its tidied frames' hash without a line parsed;
+ * then (comm frame, that hash) gives the stack node.  Both tables hold
+ * what is distinct (bodies, stacks), not every comm x body, so they stay
+ * small and in cache.
+ */
+static int end_sample(struct seg *s, struct fk_sample *smp)
+{
+	struct worker *w = s->w;
+	const struct fk_host *h = w->cfg.h;
+	struct cache_entry *bslot, *sslot;
+	struct h128 bh, th, key;
+	size_t from = s->r.pname_len, tlen, skipped = 0;
+	fk_node_t node, idx;
+	bool parsed = false;
+	int rc;
+
+	bh = perf_hash((struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b },
+	               w->body_len ? w->body : "", w->body_len);
+	idx = perf_cache_get(&w->bodies, bh, w->body_len, &bslot);
+	if (idx == FK_NODE_NONE) {
+		if ((rc = parse_body(s, &skipped)) < 0 || (rc = tidied_hash(w, from, &th, &tlen)) < 0)
+			return rc;
+		/* a body whose lines did not all parse is parsed (and its
+		 * skipped lines counted) every time */
+		if (skipped == 0 && (rc = body_keep(w, from, th, tlen, bslot, bh, w->body_len)) < 0)
+			return rc;
+		parsed = true;
+	} else {
+		th = w->bv[idx].th;
+		tlen = w->bv[idx].tlen;
+	}
+	key = perf_hash(th, w->st.names, from);
+	node = perf_cache_get(&w->stacks, key, from + tlen, &sslot);
+	smp->comm = w->st.names; /* parsing may have moved it */
+	if (node != FK_NODE_NONE)
+		return h->push_node(w->push.sink, node, smp);
+	if (!parsed && (rc = body_restore(w, &w->bv[idx])) < 0)
+		return rc;
+	smp->comm = w->st.names;
+	if ((rc = perf_push_stack(&w->push, &w->st, smp, &node)) < 0)
+		return rc;
+	return perf_cache_put(h, &w->stacks, sslot, key, from + tlen, node);
+}
+
+static int record_end(struct seg *s)
+{
+	struct record *r = &s->r;
+	struct worker *w = s->w;
+	struct fk_sample smp;
+	size_t skipped;
+	int rc = 0;
+
+	if (r->st == R_KEEP) {
+		smp = r->meta;
+		if (!w->cfg.o->offcpu) {
+			rc = end_sample(s, &smp);
+		} else if (r->meta.flags & FK_SAMPLE_TIME) {
+			rc = parse_body(s, &skipped);
+			if (rc == 0)
+				rc = perf_offcpu_switch(s->res->off, &w->push, r->next_pid, r->prev_pid,
+				                        &r->meta, &w->st);
+		} else {
+			rc = parse_body(s, &skipped);
+		}
+	}
+	r->st = R_IDLE;
+	w->body_len = 0;
+	return rc;
+}
+
+/* Whether the record with this header is kept (the event test). */
+static bool keep_event(struct seg *s, const struct header *hd)
+{
+	const struct fk_perf_opts *o = s->w->cfg.o;
+	struct seg_result *res = s->res;
+
+	if (o->offcpu) {
+		if (hd->event && perf_memmem(hd->event, hd->event_len, "sched_switch", 12))
+			return true;
+		perf_offcpu_note_other(res->off);
+		return false;
+	}
+	if (!hd->event)
+		return true;
+	if (!s->ev) {
+		/* the first event type of the input decides, unless chosen */
+		size_t n = hd->event_len < sizeof s->learnt.name ? hd->event_len : 0;
+		if (n == 0)
+			return true;
+		memcpy(s->learnt.name, hd->event, n);
+		s->learnt.len = n;
+		s->learnt.defaulted = true;
+		s->ev = &s->learnt;
+		res->event = &s->learnt;
+	}
+	if (perf_event_matches(hd->event, hd->event_len, s->ev->name, s->ev->len))
+		return true;
+	if (!res->dropped_ev[0])
+		snprintf(res->dropped_ev, sizeof res->dropped_ev, "%.*s",
+		         (int)(hd->event_len > 100 ? 100 : hd->event_len), hd->event);
+	res->dropped++;
+	return false;
+}
+
+/* The comm frame: spaces become '_', with -PID or -PID/TID. */
+static int comm_frame(struct seg *s, const struct header *hd)
+{
+	const struct fk_perf_opts *o = s->w->cfg.o;
+	struct stack *st = &s->w->st;
+	char num[64];
+	int k = 0;
+
+	st->names_len = st->mods_len = 0;
+	st->n = 0;
+	if (perf_stack_put(s->w->cfg.h, st, hd->comm, hd->comm_len) < 0)
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < st->names_len; i++)
+		if (is_ws((unsigned char)st->names[i]))
+			st->names[i] = '_';
+	if (o->tid)
+		k = hd->pid >= 0 ? snprintf(num, sizeof num, "-%lld/%lld", hd->pid, hd->tid)
+		                 : snprintf(num, sizeof num, "-?/%lld", hd->tid);
+	else if (o->pid)
+		k = hd->pid >= 0 ? snprintf(num, sizeof num, "-%lld", hd->pid) : snprintf(num, sizeof num, "-?");
+	if (k > 0 && perf_stack_put(s->w->cfg.h, st, num, (size_t)k) < 0)
+		return FK_ERR_NOMEM;
+	s->r.pname_len = st->names_len;
+	return perf_stack_frame(s->w->cfg.h, st, 0, st->names_len, FK_ANNOT_NONE);
+}
+
+/* A header line starts a record. */
+static int record_start(struct seg *s, const char *line, size_t n, size_t after,
+                        struct header *hd, uint64_t lineno)
+{
+	struct record *r = &s->r;
+	const struct fk_perf_opts *o = s->w->cfg.o;
+
+	perf_match_event(line, n, after, hd);
+	r->body_line = lineno + 1;
+	s->w->body_len = 0;
+	if (!keep_event(s, hd)) {
+		r->st = R_DROP;
+		return 0;
+	}
+	r->prev_pid = r->next_pid = -1;
+	if (o->offcpu && hd->args) {
+		if (!perf_arg_ll(hd->args, hd->args_len, "prev_pid=", &r->prev_pid))
+			r->prev_pid = -1;
+		if (!perf_arg_ll(hd->args, hd->args_len, "next_pid=", &r->next_pid))
+			r->next_pid = -1;
+	}
+	r->st = R_KEEP;
+	memset(&r->meta, 0, sizeof r->meta);
+	r->meta.weight[0] = hd->period > 0 ? hd->period : 1;
+	if (!s->res->unit_kind)
+		s->res->unit_kind = hd->period > 0 ? 2 : 1;
+	r->meta.flags = FK_SAMPLE_TID | FK_SAMPLE_COMM;
+	r->meta.tid = (int32_t)hd->tid;
+	if (hd->pid >= 0) {
+		r->meta.flags |= FK_SAMPLE_PID;
+		r->meta.pid = (int32_t)hd->pid;
+	}
+	if (hd->has_time) {
+		r->meta.flags |= FK_SAMPLE_TIME;
+		r->meta.time_ns = hd->time_ns;
+	}
+	r->meta.comm_len = hd->comm_len;
+	r->java = hd->comm_len >= 4 && memcmp(hd->comm, "java", 4) == 0;
+	return comm_frame(s, hd);
+}
+
+static int body_put(struct worker *w, const char *line, size_t n)
+{
+	if (w->body_len + n + 1 > w->body_cap &&
+	    perf_grow(w->cfg.h, (void **)&w->body, &w->body_cap, w->body_len + n + 1, 1) < 0)
+		return FK_ERR_NOMEM;
+	if (n)
+		memcpy(w->body + w->body_len, line, n);
+	w->body[w->body_len + n] = '\n';
+	w->body_len += n + 1;
+	return 0;
+}
+
+/* One non-empty line. */
+static int scan_line(struct seg *s, const char *line, size_t n)
+{
+	const struct fk_host *h = s->w->cfg.h;
+	struct record *r = &s->r;
+	struct header hd;
+	size_t after;
+	int rc;
+
+	if (r->st != R_IDLE) {
+		/* inside a record, only an unindented line can be a header */
+		if (line[0] == '#' || is_ws((unsigned char)line[0]) ||
+		    !(after = perf_match_header(line, n, &hd)))
+			return r->st == R_KEEP ? body_put(s->w, line, n) :
+			       memchr(line, '\0', n) ? binary_error(s, h->input_lineno(s->in)) : 0;
+		if ((rc = record_end(s)) < 0)
+			return rc;
+	} else {
+		if (line[0] == '#')
+			return 0;
+		/* the first line of a record is its header, even when perf
+		 * padded the comm with leading blanks */
+		while (n && is_ws((unsigned char)*line))
+			line++, n--;
+		if (n == 0)
+			return 0;
+		if (!(after = perf_match_header(line, n, &hd))) {
+			if (memchr(line, '\0', n))
+				return binary_error(s, h->input_lineno(s->in));
+			h->input_skip(s->in, h->input_lineno(s->in));
+			return 0;
+		}
+	}
+	if (memchr(line, '\0', n))
+		return binary_error(s, h->input_lineno(s->in));
+	return record_start(s, line, n, after, &hd, h->input_lineno(s->in));
+}
+
+int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
+              const struct kept_event *ev, struct seg_result *res)
+{
+	const struct fk_host *h = w->cfg.h;
+	struct seg s;
+	const char *line;
+	size_t n;
+	int r, rc = 0;
+
+	memset(&s, 0, sizeof s);
+	s.w = w;
+	s.in = in;
+	s.res = res;
+	s.ev = ev;
+	res->event = ev;
+	w->push.sink = sink;
+	w->body_len = 0;
+	while ((r = h->getline(in, &line, &n)) > 0) {
+		if (n == 0) {
+			rc = s.r.st == R_IDLE ? 0 : record_end(&s);
+		} else if (s.r.st == R_KEEP && (line[0] == '\t' || line[0] == ' ')) {
+			rc = body_put(w, line, n); /* the common case first */
+		} else {
+			if (h->input_lineno(in) == 1 && n >= 8 && memcmp(line, "PERFILE2", 8) == 0 &&
+			    h->input_start(in) == 0)
+				return h->input_error(in, 0, "this is a perf.data file, not perf script "
+				                      "text; convert it with `perf script -i FILE`");
+			rc = scan_line(&s, line, n);
+		}
+		if (rc < 0)
+			break;
+	}
+	if (r < 0)
+		return r;
+	if (rc == 0)
+		rc = record_end(&s);
+	if (rc < 0)
+		return seg_error(&s, h->input_lineno(in), rc);
+	if (res->event == &s.learnt) {
+		/* the caller keeps the result beyond this call */
+		struct kept_event *copy = h->alloc(sizeof *copy);
+		if (!copy)
+			return seg_error(&s, 0, FK_ERR_NOMEM);
+		*copy = s.learnt;
+		res->event = copy;
+		res->event_owned = true;
+	}
+	return 0;
+}
