@@ -6,7 +6,8 @@ set -e
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential autoconf automake libtool pkg-config libltdl-dev libyaml-dev
-liblua5.4-dev libcmocka-dev zlib1g-dev libxml2-utils python3"
+liblua5.4-dev libcmocka-dev zlib1g-dev libxml2-utils python3
+protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev libcjson-dev"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=

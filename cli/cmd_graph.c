@@ -4,7 +4,7 @@
  * --title=T), which are the options of the output plugin drawing the graph:
  * svg by default, flamechart for --flamechart (flamegraph.pl's flame chart
  * needs every input line in order, which only that plugin keeps), or any
- * output named with --output-plugin (icicle, hotcold, ...).
+ * output named with --output-plugin (icicle, hotcold, pprof, speedscope: any).
  */
 #include <string.h>
 

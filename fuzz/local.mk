@@ -13,10 +13,11 @@ FUZZ_TARGETS =
 FUZZ_PLUGIN_DIRS = bpftrace=examples/plugin-bpftrace
 FUZZ_ENV = FUZZ_CC='$(FUZZ_CC)' FUZZ_CFLAGS='$(FUZZ_CFLAGS)' \
 	FUZZ_PLUGIN_DIRS='$(FUZZ_PLUGIN_DIRS)' \
-	FUZZ_CPPFLAGS='$(YAML_CFLAGS) $(LUA_CFLAGS) $(ZLIB_CFLAGS)' \
-	FUZZ_LIBS='$(LTDL_LIBS) $(YAML_LIBS) $(LUA_LIBS) $(ZLIB_LIBS) $(LIBM)'
+	FUZZ_CPPFLAGS='$(YAML_CFLAGS) $(LUA_CFLAGS) $(ZLIB_CFLAGS) $(PROTOBUF_C_CFLAGS) $(CJSON_CFLAGS)' \
+	FUZZ_LIBS='$(LTDL_LIBS) $(YAML_LIBS) $(LUA_LIBS) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS) $(CJSON_LIBS) $(LIBM)'
 
-fuzz:
+# the pprof harness compiles the code protoc-c generates
+fuzz: $(BUILT_SOURCES)
 	@$(FUZZ_ENV) $(SHELL) $(top_srcdir)/fuzz/build.sh '$(abs_top_srcdir)' '$(abs_top_builddir)'
 
 fuzz-run: fuzz
@@ -30,5 +31,5 @@ fuzz-clean:
 
 TESTS += fuzz/regress.sh
 EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds \
-	fuzz/lua.c fuzz/lua.sources fuzz/lua.dict fuzz/job.c fuzz/job.sources fuzz/job.dict \
-	fuzz/perf-data-header.c fuzz/perf-data-header.sources
+	fuzz/input-pprof.sources fuzz/lua.c fuzz/lua.sources fuzz/lua.dict fuzz/job.c fuzz/job.sources \
+	fuzz/job.dict fuzz/perf-data-header.c fuzz/perf-data-header.sources

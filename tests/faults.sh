@@ -103,6 +103,10 @@ walk "graph to html, with samples" "g.html" graph --format perf --output-plugin 
 walk "collapse an html report" "out.folded" collapse -o out.folded "$TMP/report.html"
 walk "diff" "d.folded" diff -n -o d.folded "$C/before.folded" "$C/after.folded"
 walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "$C/app.folded"
+walk "collapse pprof (heap, gzip)" "out.folded" collapse -o out.folded "$D/pprof/heap.pb.gz"
+walk "collapse v8" "out.folded" collapse -o out.folded "$D/v8/node.cpuprofile"
+walk "graph to pprof, with samples" "g.pb.gz" graph --format perf --output-plugin pprof -o g.pb.gz "$D/perf/names.txt"
+walk "graph to speedscope, with samples" "g.json" graph --format perf --output-plugin speedscope -o g.json "$D/perf/names.txt"
 
 # A job: two filters (one Lua), three outputs; all of them or none.
 cat > "$TMP/job.yaml" <<EOF

@@ -75,3 +75,10 @@ EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/stap/truncated.err \
 	tests/data/stap/truncated.out \
 	tests/data/stap/truncated.txt
+
+# pprof and v8 in, pprof and speedscope out, against go tool pprof and the
+# V8 file's own node tree (tests/interop.sh).
+TESTS += tests/interop.sh
+EXTRA_DIST += tests/interop.sh tests/interop.py \
+	tests/data/pprof/gen.go tests/data/pprof/cpu.pb.gz tests/data/pprof/heap.pb.gz \
+	tests/data/v8/gen.js tests/data/v8/node.cpuprofile

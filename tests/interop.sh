@@ -1,0 +1,231 @@
+#!/bin/sh
+# The pprof and v8 input plugins and the pprof and speedscope outputs,
+# against oracles that are not flamekit: `go tool pprof -raw`/`-traces`
+# (golang-go) for pprof, the file's own node tree (tests/interop.py) for
+# V8, and the speedscope file read back by tests/interop.py.  Fixtures:
+# tests/data/pprof/{cpu,heap}.pb.gz (gen.go) and tests/data/v8/
+# node.cpuprofile (gen.js), real captures.  Then round trips, jobs,
+# detection, and hostile or truncated files of each format.
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data"
+PY=${PYTHON3:-python3}
+ORACLE="$FK_SRCDIR/tests/interop.py"
+CPU="$D/pprof/cpu.pb.gz"
+HEAP="$D/pprof/heap.pb.gz"
+NODE="$D/v8/node.cpuprofile"
+PERF="$FK_SRCDIR/examples/profiles/demo.perf.txt.gz"
+# go keeps a build cache and wants a home; neither may be the real one
+GOCACHE="$TMP/gocache" HOME="$TMP" PPROF_TMPDIR="$TMP"
+export GOCACHE HOME PPROF_TMPDIR
+have_go=no
+command -v go > /dev/null 2>&1 && go tool pprof -h > /dev/null 2>&1 && have_go=yes
+
+# pprof_raw FILE N: go tool pprof's stacks of FILE weighed by value N, folded
+pprof_raw() {
+	go tool pprof -raw "$1" 2> /dev/null | "$PY" "$ORACLE" raw "$2"
+}
+
+# --- pprof in: go tool pprof is the oracle -----------------------------
+if [ $have_go = yes ]; then
+	run "$FLAMEKIT" collapse --sample-type samples "$CPU"
+	exp=$(go tool pprof -sample_index=samples -traces "$CPU" 2> /dev/null | "$PY" "$ORACLE" traces)
+	is "$out" "$exp" "Go CPU profile, detected, --sample-type samples: go tool pprof -traces's stacks and counts"
+	is "$rc" 0 "Go CPU profile: exit status"
+	run "$FLAMEKIT" collapse "$CPU"
+	is "$out" "$(pprof_raw "$CPU" 1)" "Go CPU profile: the default is the last type, cpu, as go tool pprof's"
+	run "$FLAMEKIT" collapse --format pprof "$HEAP"
+	is "$out" "$(pprof_raw "$HEAP" 3)" "Go heap profile: inuse_space by default"
+	run "$FLAMEKIT" collapse --format pprof --sample-type alloc_objects "$HEAP"
+	is "$out" "$(pprof_raw "$HEAP" 0)" "Go heap profile: --sample-type alloc_objects"
+else
+	for t in traces cpu heap alloc_objects; do
+		skip "Go profile against go tool pprof ($t)" "go tool pprof is not installed (Debian: golang-go)"
+	done
+fi
+# the same, spelled out: what the fixture holds, inlined main.small included
+run "$FLAMEKIT" collapse --sample-type samples "$CPU"
+is "$out" "main.main.func1.1;main.worker;main.hashLoop;main.small;main.spin 20
+runtime.main;main.main;main.worker;main.hashLoop;main.small;main.spin 29
+runtime.main;main.main;main.worker;main.hashLoop;time.Now 1" "Go CPU profile: the exact folded stacks"
+run "$FLAMEKIT" collapse --all --format pprof --sample-type samples "$CPU"
+is "$(echo "$out" | head -1)" "main.main.func1.1;main.worker;main.hashLoop;main.small_[i];main.spin 20" \
+	"--all marks the inlined function _[i]"
+run "$FLAMEKIT" collapse --format pprof --sample-type nope "$HEAP"
+is "$err" "flamekit: $HEAP: no sample type 'nope' in this profile (it has: alloc_objects, alloc_space, inuse_objects, inuse_space)" \
+	"an unknown --sample-type names the profile's types"
+is "$rc" 1 "an unknown --sample-type: exit status 1"
+gzip -dc "$CPU" > "$TMP/cpu.pb"
+run "$FLAMEKIT" collapse --sample-type samples "$TMP/cpu.pb"
+is "$out" "$("$FLAMEKIT" collapse --sample-type samples "$CPU")" "a raw (not gzipped) profile is detected and read"
+
+# unsymbolized locations, and a function known only by its system name
+for m in 0 1; do
+	"$PY" "$ORACLE" unsym "$TMP/unsym$m.pb" $m
+done
+run "$FLAMEKIT" collapse "$TMP/unsym0.pb"
+is "$out" "main;_Z3foov;<unknown> 5" "pprof: a location without lines or mapping is <unknown>, as go tool pprof -traces says"
+run "$FLAMEKIT" collapse "$TMP/unsym1.pb"
+is "$out" "main;_Z3foov;[x] 5" "pprof: a location without lines is [its mapping's file], as go tool pprof -traces says"
+run "$FLAMEKIT" collapse --format pprof --addresses "$TMP/unsym1.pb"
+is "$out" "main;_Z3foov;0x1234 5" "pprof --addresses: a location without lines is its address"
+if [ $have_go = yes ]; then
+	is "$(go tool pprof -traces "$TMP/unsym1.pb" 2> /dev/null | "$PY" "$ORACLE" traces)" "main;foo;[x] 5" \
+		"go tool pprof agrees but for demangling the system name"
+else
+	skip "go tool pprof on an unsymbolized profile" "go tool pprof is not installed (Debian: golang-go)"
+fi
+
+# --- v8 in: the file's own node tree is the oracle -----------------------
+run "$FLAMEKIT" collapse "$NODE"
+is "$out" "$("$PY" "$ORACLE" v8 "$NODE")" "node --cpu-prof profile, detected: its node tree's stacks"
+is "$rc" 0 "node --cpu-prof profile: exit status"
+printf '%s' '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1},"children":[2,3,4]},
+{"id":2,"callFrame":{"functionName":"","url":"file:///a.js","lineNumber":9},"children":[5]},
+{"id":3,"callFrame":{"functionName":"(garbage collector)","url":"","lineNumber":-1}},
+{"id":4,"callFrame":{"functionName":"(idle)","url":"","lineNumber":-1}},
+{"id":5,"callFrame":{"functionName":"f;g","url":"file:///a.js","lineNumber":0}}],
+"startTime":1000,"samples":[5,5,3,4,2],"timeDeltas":[10,10,10,10,10]}' > "$TMP/small.cpuprofile"
+run "$FLAMEKIT" collapse "$TMP/small.cpuprofile"
+is "$out" "(anonymous) file:///a.js:10 1
+(anonymous) file:///a.js:10;f:g file:///a.js:1 2
+(garbage collector) 1
+(idle) 1" "v8: FUNCTION URL:LINE (1-based), (anonymous), no (root), (idle) and (garbage collector) kept"
+run "$FLAMEKIT" graph --format v8 --output-plugin speedscope "$TMP/small.cpuprofile"
+is "$(echo "$out" | grep -c '"weights":\[1,1,1,1,1\]')" 1 "v8: each sample counts once, at its time (speedscope keeps the five in order)"
+is "$(echo "$out" | grep -o '"type":"sampled","name":"[^"]*"')" '"type":"sampled","name":"all samples"' \
+	"v8 -> speedscope: timed samples without threads are one profile, all samples"
+
+# --- pprof out -------------------------------------------------------------
+"$FLAMEKIT" collapse --format perf "$PERF" > "$TMP/perf.folded"
+run "$FLAMEKIT" graph --format perf --output-plugin pprof -o "$TMP/perf.pb.gz" "$PERF"
+is "$rc" 0 "perf -> pprof: exit status"
+if [ $have_go = yes ]; then
+	pprof_raw "$TMP/perf.pb.gz" 0 > "$TMP/rt.folded"
+	same_file "$TMP/perf.folded" "$TMP/rt.folded" "perf -> pprof -> go tool pprof -raw: the collapse's stacks and counts"
+	is "$(go tool pprof -raw "$TMP/perf.pb.gz" 2> /dev/null | sed -n '/^Samples:/{n;p;}')" "cpu/nanoseconds" \
+		"perf -> pprof: cpu-clock samples weigh nanoseconds: the sample type is cpu/nanoseconds"
+	go tool pprof -traces "$TMP/perf.pb.gz" > "$TMP/traces" 2> /dev/null
+	ok $? "perf -> pprof: go tool pprof -traces reads it"
+	grep -q '^ *tid: ' "$TMP/traces" && grep -q '^timestamp_ns: ' "$TMP/traces"
+	ok $? "perf -> pprof: thread ids and timestamps are labels"
+	go tool pprof -top "$TMP/perf.pb.gz" > /dev/null 2>&1
+	ok $? "perf -> pprof: go tool pprof -top reads it"
+	"$FLAMEKIT" graph --format pprof --output-plugin pprof -o "$TMP/cpu2.pb.gz" "$CPU"
+	is "$(pprof_raw "$TMP/cpu2.pb.gz" 0)" "$(pprof_raw "$CPU" 1)" \
+		"pprof -> flamekit -> pprof: go tool pprof sees the same stacks and values"
+	is "$(go tool pprof -raw "$TMP/cpu2.pb.gz" 2> /dev/null | sed -n '/^Samples:/{n;p;}')" "cpu/nanoseconds" \
+		"pprof -> flamekit -> pprof: nanoseconds stay cpu/nanoseconds"
+	printf 'a;b 3 5\na;c 2 0\n' | "$FLAMEKIT" graph --output-plugin pprof -o "$TMP/two.pb.gz"
+	is "$(go tool pprof -raw "$TMP/two.pb.gz" 2> /dev/null | sed -n '/^Samples:/{n;p;}')" "samples/count samples2/count" \
+		"two series: two sample types"
+	is "$(pprof_raw "$TMP/two.pb.gz" 1)" "a;b 5
+a;c 0" "two series: the second type holds the second column"
+	"$FLAMEKIT" graph --format pprof --output-plugin pprof -o "$TMP/cpu3.pb.gz" "$TMP/cpu2.pb.gz"
+	cmp -s "$TMP/cpu2.pb.gz" "$TMP/cpu3.pb.gz"
+	ok $? "pprof -> pprof -> pprof: the same bytes (a fixed point)"
+else
+	for t in raw type traces labels top roundtrip unit series series2 fixed; do
+		skip "pprof output against go tool pprof ($t)" "go tool pprof is not installed (Debian: golang-go)"
+	done
+fi
+"$FLAMEKIT" graph --threads 1 --format perf --output-plugin pprof -o "$TMP/t1.pb.gz" "$PERF"
+"$FLAMEKIT" graph --threads 2 --format perf --output-plugin pprof -o "$TMP/t2.pb.gz" "$PERF"
+cmp -s "$TMP/t1.pb.gz" "$TMP/perf.pb.gz" && cmp -s "$TMP/t2.pb.gz" "$TMP/perf.pb.gz"
+ok $? "pprof output: the same bytes whatever the thread count"
+
+# --- speedscope out ------------------------------------------------------------
+run "$FLAMEKIT" graph --format perf --output-plugin speedscope -o "$TMP/perf.json" "$PERF"
+is "$rc" 0 "perf -> speedscope: exit status"
+"$PY" "$ORACLE" speedscope "$TMP/perf.json" > "$TMP/ss.folded"
+same_file "$TMP/perf.folded" "$TMP/ss.folded" "perf -> speedscope: the collapse's stacks and weights"
+is "$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["profiles"]), d["profiles"][0]["name"], d["profiles"][0]["unit"])' "$TMP/perf.json")" \
+	"3 tid 2920 nanoseconds" "perf -> speedscope: a sampled profile per thread (3), weights in nanoseconds"
+run "$FLAMEKIT" graph --format pprof --output-plugin speedscope "$CPU"
+is "$out" '{"$schema":"https://www.speedscope.app/file-format-schema.json",
+"shared":{"frames":[
+{"name":"runtime.main"},
+{"name":"main.main"},
+{"name":"main.worker"},
+{"name":"main.hashLoop"},
+{"name":"main.small"},
+{"name":"main.spin"},
+{"name":"time.Now"},
+{"name":"main.main.func1.1"}]},
+"profiles":[
+{"type":"sampled","name":"all stacks","unit":"nanoseconds","startValue":0,"endValue":500000000,
+"samples":[[0,1,2,3,4,5],[0,1,2,3,6],[7,2,3,4,5]],
+"weights":[290000000,10000000,200000000]}],
+"name":"flamekit","activeProfileIndex":0,"exporter":"flamekit"}' "pprof -> speedscope: the exact file, weights in nanoseconds"
+printf '<script>&"\\x;y 1\n\001\377 2\n' | "$FLAMEKIT" graph --output-plugin speedscope -o "$TMP/hostile.json"
+grep -q '"\\u003cscript\\u003e\\u0026\\"\\\\x"' "$TMP/hostile.json" && grep -q '"\\u0001\\u00ff"' "$TMP/hostile.json"
+ok $? "speedscope: names escaped (<, &, quote, backslash, control and non-UTF-8 bytes)"
+"$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/hostile.json"
+ok $? "speedscope: hostile names still make valid JSON"
+
+# --- from a job ------------------------------------------------------------
+cat > "$TMP/job.yaml" << EOF2
+inputs:
+  - path: $NODE
+outputs:
+  - plugin: pprof
+    path: node.pb.gz
+  - plugin: speedscope
+    path: node.json
+output-dir: $TMP
+EOF2
+run "$FLAMEKIT" run "$TMP/job.yaml"
+is "$rc" 0 "a job writes pprof and speedscope outputs"
+is "$("$PY" "$ORACLE" speedscope "$TMP/node.json")" "$("$PY" "$ORACLE" v8 "$NODE")" "job: v8 -> speedscope holds the node tree's stacks"
+if [ $have_go = yes ]; then
+	is "$(pprof_raw "$TMP/node.pb.gz" 0)" "$("$PY" "$ORACLE" v8 "$NODE")" "job: v8 -> pprof -> go tool pprof: the node tree's stacks"
+else
+	skip "job: v8 -> pprof -> go tool pprof" "go tool pprof is not installed (Debian: golang-go)"
+fi
+
+# --- hostile and truncated input: one clear message, no output ---------------
+# hostile FILE FORMAT EXPECTED-STDERR NAME
+hostile() {
+	run "$FLAMEKIT" collapse --format "$2" "$1"
+	is "$err" "$3" "$4: the message"
+	is "$rc" 1 "$4: exit status 1"
+	is "$out" "" "$4: no output"
+}
+head -c 300 "$CPU" > "$TMP/cut.pb.gz"
+hostile "$TMP/cut.pb.gz" pprof "flamekit: $TMP/cut.pb.gz: compressed data is truncated" "pprof: truncated gzip"
+head -c 700 "$TMP/cpu.pb" > "$TMP/cut.pb"
+hostile "$TMP/cut.pb" pprof "flamekit: $TMP/cut.pb: not a valid pprof profile: its string table is missing or does not start with \"\" (truncated?)" \
+	"pprof: truncated at a field"
+head -c 701 "$TMP/cpu.pb" > "$TMP/cut2.pb"
+hostile "$TMP/cut2.pb" pprof "flamekit: $TMP/cut2.pb: not a pprof profile: its 701 bytes do not decode as a profile.proto message (truncated or corrupt)" \
+	"pprof: truncated inside a field"
+hostile "$NODE" pprof "flamekit: $NODE: not a pprof profile: its 8536 bytes do not decode as a profile.proto message (truncated or corrupt)" \
+	"pprof: JSON given as pprof"
+: > "$TMP/empty"
+hostile "$TMP/empty" pprof "flamekit: $TMP/empty: not a pprof profile: the input is empty" "pprof: empty input"
+# sample_type {1,2}, a sample naming location 5, strings "", samples, count
+printf '\012\004\010\001\020\002\022\006\012\001\005\022\001\001\062\000\062\007samples\062\005count' > "$TMP/ref.pb"
+run "$FLAMEKIT" collapse "$TMP/ref.pb"
+is "$err" "flamekit: $TMP/ref.pb: not a valid pprof profile: sample 1 names location 5, which is not in the profile" \
+	"pprof: a sample naming a missing location (detected as pprof)"
+printf '\012\004\010\000\020\011\062\000' > "$TMP/str.pb"
+hostile "$TMP/str.pb" pprof "flamekit: $TMP/str.pb: not a valid pprof profile: a sample type names string 9 of a table of 1" \
+	"pprof: a string index out of the table"
+head -c 1000 "$NODE" > "$TMP/cut.cpuprofile"
+hostile "$TMP/cut.cpuprofile" v8 "flamekit: $TMP/cut.cpuprofile:1: not a V8 profile: the JSON does not parse (column 1000: truncated, malformed, nested over 1000 deep or out of memory)" \
+	"v8: truncated"
+printf '{"nodes":[{"id":1,"callFrame":{"functionName":"a","url":""},"children":[2]},{"id":2,"callFrame":{"functionName":"b","url":""},"children":[1]}],"samples":[1]}' > "$TMP/cyc.cpuprofile"
+hostile "$TMP/cyc.cpuprofile" v8 "flamekit: $TMP/cyc.cpuprofile: not a V8 profile: the parents of node 1 form a cycle" "v8: a cycle of parents"
+printf '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""}}],"samples":[1,7]}' > "$TMP/unk.cpuprofile"
+hostile "$TMP/unk.cpuprofile" v8 "flamekit: $TMP/unk.cpuprofile: not a V8 profile: sample number 2 is not the id of a node" "v8: a sample of no node"
+"$PY" -c 'import sys; sys.stdout.write("{\"nodes\":" + "[" * 100000)' > "$TMP/deep.json"
+hostile "$TMP/deep.json" v8 "flamekit: $TMP/deep.json:1: not a V8 profile: the JSON does not parse (column 1009: truncated, malformed, nested over 1000 deep or out of memory)" \
+	"v8: 100,000 nested arrays"
+printf '{"nodes":{}}' > "$TMP/obj.cpuprofile"
+hostile "$TMP/obj.cpuprofile" v8 "flamekit: $TMP/obj.cpuprofile: not a V8 profile: no \"nodes\" array at the top level" "v8: nodes not an array"
+head -c 4000 /dev/urandom > "$TMP/garbage"
+run "$FLAMEKIT" collapse --format pprof "$TMP/garbage"
+ok $((rc != 1)) "pprof: random bytes: exit status 1"
+run "$FLAMEKIT" collapse --format v8 "$TMP/garbage"
+ok $((rc != 1)) "v8: random bytes: exit status 1"
+
+done_testing
