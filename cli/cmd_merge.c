@@ -273,8 +273,6 @@ static int start_over(struct cli *c, struct merge *m, struct fk_writer *w, char 
 	for (size_t k = 0; k < *opened; k++)
 		fk_input_close(&m->s[k].in);
 	*opened = 0;
-	fk_input_bufsize = 1u << 20;
-	fk_input_mmap = true;
 	return in_memory(c, files, m->n, outpath);
 }
 
@@ -284,6 +282,7 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 	char **files = NULL;
 	size_t nfiles = 0, opened = 0;
 	struct merge m;
+	struct fk_input_params prm = { 0, false };
 	struct fk_writer w;
 	bool wopen = false, stdout_file = false;
 	off_t stdout_start = 0;
@@ -338,17 +337,17 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 	if (!m.s || !m.heap)
 		goto nomem;
 	/* One read buffer per input: keep the total near 64 MiB. */
-	fk_input_bufsize = (64u << 20) / nfiles;
-	if (fk_input_bufsize > (1u << 20))
-		fk_input_bufsize = 1u << 20;
-	if (fk_input_bufsize < (64u << 10))
-		fk_input_bufsize = 64u << 10;
-	fk_input_mmap = false;
+	prm.bufsize = (64u << 20) / nfiles;
+	if (prm.bufsize > (1u << 20))
+		prm.bufsize = 1u << 20;
+	if (prm.bufsize < (64u << 10))
+		prm.bufsize = 64u << 10;
+	prm.no_mmap = true;
 	for (size_t k = 0; k < nfiles; k++) {
 		struct src *s = &m.s[k];
 		struct stat st;
 		s->path = files[k];
-		if (fk_input_open(&s->in, files[k]) < 0)
+		if (fk_input_open_with(&s->in, files[k], &prm) < 0)
 			goto out;
 		opened++;
 		s->reopenable = strcmp(files[k], "-") != 0 && fstat(s->in.fd, &st) == 0 &&

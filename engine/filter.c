@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "edit.h"
 #include "fk.h"
 
 #define DROP UINT32_MAX

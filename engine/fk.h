@@ -43,7 +43,7 @@ extern const char *fk_progname; /* "flamekit" */
 /* "flamekit: " + prefix (if set) + message + "\n" to stderr. */
 void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 void fk_vlog(int level, const char *fmt, va_list ap);
-/* The "[input:perf] " prefix while a plugin runs; NULL clears it.  Returns
+/* The "[KIND:NAME] " prefix while a plugin runs; NULL clears it.  Returns
  * the prefix it replaces, for a plugin called from inside another (a filter
  * while an input plugin parses) to put back. */
 const char *fk_log_set_prefix(const char *prefix);
@@ -309,20 +309,20 @@ struct fk_input {
 	int last_byte;       /* -1 before the first byte */
 };
 
-/* Initial buffer size of inputs opened from now on (default 1 MiB; lines
- * longer than it grow it).  `merge` lowers it when it holds many inputs
- * open at once. */
-extern size_t fk_input_bufsize;
-/* Whether regular files opened from now on are mapped (default true).
- * `merge` reads many files at once and turns it off: a 32 MiB window per
- * input would add up. */
-extern bool fk_input_mmap;
+/* How one input is read.  `merge`, which holds many inputs open at once,
+ * asks for small buffers and no mapping (a 32 MiB window per input would
+ * add up). */
+struct fk_input_params {
+	size_t bufsize;      /* initial read buffer (lines longer grow it); 0: 1 MiB */
+	bool no_mmap;        /* read regular files with read(), not a mapping */
+};
 /* An input over file descriptor fd (owned: closed by fk_input_close), read
  * as it comes: no gzip detection and no mapping, since peeking at a pipe
  * would wait for its writer.  Returns FK_ERR_NOMEM (fd then closed). */
 int fk_input_open_fd(struct fk_input *in, int fd, const char *name);
 /* Open a file ("-" = stdin); reports the error itself and, when it fails,
- * leaves nothing to close. */
+ * leaves nothing to close.  params may be NULL for the defaults. */
+int fk_input_open_with(struct fk_input *in, const char *path, const struct fk_input_params *params);
 int fk_input_open(struct fk_input *in, const char *path);
 /* An input over a memory buffer (tests, probes).  The buffer is copied. */
 int fk_input_open_mem(struct fk_input *in, const char *name, const void *data, size_t len);
@@ -405,7 +405,7 @@ struct fk_plugin {
 	} d;                 /* our copy of the descriptor, zero-filled */
 	char *path;          /* the module file */
 	void *handle;        /* lt_dlhandle */
-	char *prefix;        /* "[input:perf] " */
+	char *prefix;        /* "[KIND:NAME] " */
 };
 
 struct fk_registry {
@@ -441,10 +441,24 @@ int fk_options_new(const struct fk_plugin *pl, void **opts);
 void fk_options_free(const struct fk_plugin *pl, void *opts);
 /* Find an option by name; NULL if unknown. */
 const struct fk_option *fk_option_find(const struct fk_plugin *pl, const char *name);
-/* Set one option from text.  On error returns FK_ERR_USAGE and writes the
- * reason (no location) into err. */
+/* Set one option from text (an FK_OPT_VALUE option becomes a STRING
+ * value).  On error returns FK_ERR_USAGE and writes the reason (no
+ * location) into err. */
 int fk_option_set(const struct fk_plugin *pl, void *opts, const char *name,
                   const char *value, char *err, size_t errlen);
+/* Set FK_OPT_VALUE option `name` to tree v, which the options struct then
+ * owns (also on error: FK_ERR_INTERNAL when name is no VALUE option). */
+struct fk_value;
+int fk_option_set_value(const struct fk_plugin *pl, void *opts, const char *name,
+                        struct fk_value *v);
+/* The loader's check of an option table: names, types, offsets within
+ * options_size, defaults.  0, or FK_ERR_PLUGIN with one sentence (no file
+ * name) in err. */
+int fk_options_validate(const struct fk_plugin *pl, char *err, size_t errlen);
+/* Run the plugin's check callback, if any, on finished options, before any
+ * input is read.  `where` names the origin (NULL: the command line).
+ * 0, FK_ERR_NOMEM or FK_ERR_USAGE (the problem reported once). */
+int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *where);
 /* "a, b, c" of a plugin's option names (for "unknown key" messages). */
 int fk_option_names(const struct fk_plugin *pl, struct fk_buf *out);
 /* Print `flamekit plugins --help NAME` text. */
@@ -497,6 +511,7 @@ struct fk_output_spec {
 	const struct fk_plugin *plugin;
 	void *opts;
 	const char *path;                /* NULL or "-" for stdout */
+	const char *where;               /* the options' origin for messages, or NULL */
 };
 
 struct fk_pipeline {

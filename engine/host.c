@@ -5,31 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "edit.h"
 #include "fk.h"
-
-/* filter.c */
-const char *fk_fe_name(const struct fk_frame_edit *e, size_t *len);
-int fk_fe_annot(const struct fk_frame_edit *e);
-const char *fk_fe_module(const struct fk_frame_edit *e, size_t *len);
-int fk_fe_rename(struct fk_frame_edit *e, const char *name, size_t len);
-void fk_fe_drop(struct fk_frame_edit *e);
-int fk_fe_colour(struct fk_frame_edit *e, const char *colour);
-size_t fk_se_depth(const struct fk_sample_edit *e);
-const char *fk_se_frame_name(const struct fk_sample_edit *e, size_t i, size_t *len);
-int fk_se_frame_annot(const struct fk_sample_edit *e, size_t i);
-const char *fk_se_frame_module(const struct fk_sample_edit *e, size_t i, size_t *len);
-int fk_se_rename(struct fk_sample_edit *e, size_t i, const char *name, size_t len);
-int fk_se_colour(struct fk_sample_edit *e, size_t i, const char *colour);
-void fk_se_remove(struct fk_sample_edit *e, size_t i);
-void fk_se_truncate(struct fk_sample_edit *e, size_t n);
-int fk_se_insert(struct fk_sample_edit *e, size_t i, const char *name, size_t len);
-double fk_se_weight(const struct fk_sample_edit *e);
-void fk_se_set_weight(struct fk_sample_edit *e, double w);
-void fk_se_drop(struct fk_sample_edit *e);
-const struct fk_logged_sample *fk_se_meta(const struct fk_sample_edit *e);
-const char *fk_se_comm(const struct fk_sample_edit *e, size_t *len);
-fk_frame_t fk_se_frame_id(const struct fk_sample_edit *e, size_t i);
-void fk_se_remove_range(struct fk_sample_edit *e, size_t i, size_t n);
+#include "value.h"
 
 static void *h_alloc(size_t n) { return fk_malloc(n); }
 static void *h_realloc(void *p, size_t n) { return fk_realloc(p, n); }
@@ -230,6 +208,8 @@ static int h_printf(struct fk_writer *w, const char *fmt, ...)
 	return rc;
 }
 
+static size_t h_frames(const struct fk_profile *p) { return p->in.nframes; }
+
 static const char *h_writer_name(const struct fk_writer *w) { return w->path ? w->path : "<stdout>"; }
 
 const struct fk_host fk_host = {
@@ -302,4 +282,9 @@ const struct fk_host fk_host = {
 	.input_close = h_input_close,
 	.parse_parts = fk_parse_parts,
 	.input_head = fk_input_head,
+	.value_type = fk_value_type,
+	.value_text = fk_value_text,
+	.value_count = fk_value_count,
+	.value_item = fk_value_item,
+	.frames = h_frames,
 };

@@ -22,8 +22,6 @@
 #define MAX_LINE ((size_t)1 << 30)
 #define MAPWIN ((size_t)32 << 20)
 
-size_t fk_input_bufsize = BUFSZ;
-bool fk_input_mmap = true;
 
 struct gz {
 	z_stream z;
@@ -247,7 +245,7 @@ static ssize_t fill(struct fk_input *in)
 	return r;
 }
 
-static int setup(struct fk_input *in, const char *name)
+static int setup(struct fk_input *in, const char *name, const struct fk_input_params *prm)
 {
 	const unsigned char *p;
 	unsigned char magic[2];
@@ -255,7 +253,7 @@ static int setup(struct fk_input *in, const char *name)
 	ssize_t n;
 
 	if (in->fd >= 0 && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    fk_input_mmap && !getenv("FLAMEKIT_NO_MMAP") &&
+	    !prm->no_mmap && !getenv("FLAMEKIT_NO_MMAP") &&
 	    !(pread(in->fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
 		in->name = fk_strdup(name);
 		if (!in->name) {
@@ -269,7 +267,7 @@ static int setup(struct fk_input *in, const char *name)
 		return n < 0 ? (int)n : 0;
 	}
 	in->name = fk_strdup(name);
-	in->cap = fk_input_bufsize >= 4096 ? fk_input_bufsize : 4096;
+	in->cap = !prm->bufsize ? BUFSZ : prm->bufsize >= 4096 ? prm->bufsize : 4096;
 	in->buf = fk_malloc(in->cap);
 	if (!in->name || !in->buf) {
 		fk_log(FK_LOG_ERROR, "%s: out of memory", name);
@@ -311,13 +309,21 @@ static int setup(struct fk_input *in, const char *name)
 
 int fk_input_open(struct fk_input *in, const char *path)
 {
+	return fk_input_open_with(in, path, NULL);
+}
+
+int fk_input_open_with(struct fk_input *in, const char *path, const struct fk_input_params *params)
+{
+	static const struct fk_input_params defaults = { 0, false };
 	int rc;
 
+	if (!params)
+		params = &defaults;
 	memset(in, 0, sizeof *in);
 	in->fd = -1;
 	if (strcmp(path, "-") == 0) {
 		in->fd = STDIN_FILENO;
-		rc = setup(in, "<stdin>");
+		rc = setup(in, "<stdin>", params);
 	} else {
 		in->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (in->fd < 0) {
@@ -326,7 +332,7 @@ int fk_input_open(struct fk_input *in, const char *path)
 			in->fd = -1;
 			return e == ENOMEM ? FK_ERR_NOMEM : FK_ERR_IO;
 		}
-		rc = setup(in, path);
+		rc = setup(in, path, params);
 	}
 	if (rc < 0) /* nothing for the caller to close */
 		fk_input_close(in);
@@ -338,7 +344,7 @@ int fk_input_open_fd(struct fk_input *in, int fd, const char *name)
 	memset(in, 0, sizeof *in);
 	in->fd = fd;
 	in->name = fk_strdup(name);
-	in->cap = fk_input_bufsize >= 4096 ? fk_input_bufsize : 4096;
+	in->cap = BUFSZ;
 	in->buf = fk_malloc(in->cap);
 	in->t0 = in->last_progress = fk_now();
 	if (!in->name || !in->buf) {

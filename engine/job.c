@@ -1,15 +1,14 @@
 /*
- * YAML job files.  The text is read with libyaml's event API into a small
- * tree of scalars, mappings and lists, each node keeping its line and
- * column; then --set overrides are applied and the tree is walked against
- * the job schema (the README) and the plugins' option tables.
+ * Job files: the schema walk.  ytree.c reads the YAML into a tree and
+ * applies --set overrides; this file checks that tree against the job
+ * schema (inputs, filters, outputs, output-dir, threads) and the plugins'
+ * option tables, and turns it into input, filter and output specs.
  *
- * The event API rather than the document API: libyaml 0.2.5 silently
- * accepts duplicate keys, expands nothing but happily builds alias graphs,
- * and has no depth limit.  Reading events lets us refuse aliases and
- * anchors as they appear (a billion-laughs file fails at its first alias),
- * stop at FK_JOB_DEPTH_MAX levels, and catch duplicate keys with both
- * positions.
+ * The engine knows no plugin: option values are set by their declared
+ * type.  A PATH option written in the job is resolved against the job
+ * file's directory; a VALUE option takes any YAML value as a generic tree
+ * (struct fk_value) that the plugin interprets; a filter may give its own
+ * options beside `plugin:` as well as under `options:`.
  */
 #include <errno.h>
 #include <glob.h>
@@ -18,22 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <yaml.h>
-
 #include "job.h"
+#include "value.h"
+#include "ytree.h"
 
-enum { Y_SCALAR, Y_MAP, Y_SEQ };
-
-struct ynode {
-	int type;
-	char *text;           /* scalar, NUL-terminated */
-	size_t len;
-	bool plain;           /* unquoted scalar: may be a number, true, null */
-	unsigned line, col;   /* 1-based, in the job file */
-	const char *origin;   /* NULL: the file; else "--set KEY" (owned by the job) */
-	struct ynode **v;     /* map: key, value, key, value ...; list: items */
-	size_t n, cap;
-};
 
 struct in_entry {
 	const struct fk_plugin *pl;      /* NULL: auto-detect */
@@ -69,79 +56,6 @@ struct fk_job {
 	ino_t ino;
 };
 
-#define MAP_KEYS_MAX 4096
-
-/* ---- the tree ----------------------------------------------------------- */
-
-static void ynode_free(struct ynode *n)
-{
-	if (!n)
-		return;
-	for (size_t i = 0; i < n->n; i++)
-		ynode_free(n->v[i]);
-	fk_free(n->v);
-	fk_free(n->text);
-	fk_free(n);
-}
-
-static struct ynode *ynode_new(int type, unsigned line, unsigned col)
-{
-	struct ynode *n = fk_calloc(1, sizeof *n);
-	if (n) {
-		n->type = type;
-		n->line = line;
-		n->col = col;
-	}
-	return n;
-}
-
-static int ynode_push(struct ynode *p, struct ynode *k)
-{
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 8;
-		struct ynode **v = fk_realloc(p->v, cap * sizeof *v);
-		if (!v)
-			return FK_ERR_NOMEM;
-		p->v = v;
-		p->cap = cap;
-	}
-	p->v[p->n++] = k;
-	return 0;
-}
-
-static const char *found(const struct ynode *n)
-{
-	static char buf[96];
-	if (n->type == Y_MAP)
-		return "a mapping";
-	if (n->type == Y_SEQ)
-		return "a list";
-	snprintf(buf, sizeof buf, "\"%.60s%s\"", n->text, n->len > 60 ? "..." : "");
-	return buf;
-}
-
-/* Write control characters of s as \n, \t or \xHH, in place (cut to
- * size): a quoted job value may hold a newline, and echoed raw it would
- * start a line of its own that looks like another message. */
-static void escape_controls(char *s, size_t size)
-{
-	char tmp[2048];
-	size_t o = 0;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < sizeof tmp; p++) {
-		if (*p == '\n' || *p == '\t') {
-			tmp[o++] = '\\';
-			tmp[o++] = *p == '\n' ? 'n' : 't';
-		} else if (*p < 0x20 || *p == 0x7f) {
-			o += (size_t)snprintf(tmp + o, sizeof tmp - o, "\\x%02x", *p);
-		} else {
-			tmp[o++] = (char)*p;
-		}
-	}
-	tmp[o] = '\0';
-	snprintf(s, size, "%s", tmp);
-}
-
 /* Report at node n: "job.yaml:L:C: message" or "--set KEY: message". */
 static int FK_PRINTF(3, 4) yerr(const struct fk_job *j, const struct ynode *n, const char *fmt, ...)
 {
@@ -151,7 +65,7 @@ static int FK_PRINTF(3, 4) yerr(const struct fk_job *j, const struct ynode *n, c
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	escape_controls(msg, sizeof msg);
+	fk_yt_escape(msg, sizeof msg);
 	if (n && n->origin)
 		fk_log(FK_LOG_ERROR, "%s: %s", n->origin, msg);
 	else if (n)
@@ -165,171 +79,6 @@ static int nomem(void)
 {
 	fk_log(FK_LOG_ERROR, "out of memory");
 	return FK_ERR_NOMEM;
-}
-
-/* ---- reading YAML ---------------------------------------------------------- */
-
-static int mark_err(const char *name, const yaml_mark_t *m, const char *fmt, const char *arg)
-{
-	char msg[1024];
-	snprintf(msg, sizeof msg, fmt, arg);
-	fk_log(FK_LOG_ERROR, "%s:%zu:%zu: %s", name, m->line + 1, m->column + 1, msg);
-	return FK_ERR_USAGE;
-}
-
-/* Attach n under the open collection p (NULL: n is the document). */
-static int attach(const char *name, struct ynode *p, struct ynode *n, struct ynode **doc)
-{
-	if (!p) {
-		*doc = n;
-		return 0;
-	}
-	if (p->type == Y_MAP && p->n % 2 == 0) {
-		char msg[512];
-		if (n->type != Y_SCALAR) {
-			fk_log(FK_LOG_ERROR, "%s:%u:%u: a key must be plain text, not %s", name, n->line,
-			       n->col, found(n));
-			return FK_ERR_USAGE;
-		}
-		if (p->n / 2 >= MAP_KEYS_MAX) {
-			fk_log(FK_LOG_ERROR, "%s:%u:%u: more than %d keys in one mapping", name, n->line,
-			       n->col, MAP_KEYS_MAX);
-			return FK_ERR_USAGE;
-		}
-		for (size_t i = 0; i < p->n; i += 2)
-			if (p->v[i]->len == n->len && memcmp(p->v[i]->text, n->text, n->len) == 0) {
-				snprintf(msg, sizeof msg, "duplicate key '%.80s' (first given at line %u, column %u)",
-				         n->text, p->v[i]->line, p->v[i]->col);
-				fk_log(FK_LOG_ERROR, "%s:%u:%u: %s", name, n->line, n->col, msg);
-				return FK_ERR_USAGE;
-			}
-	}
-	return ynode_push(p, n) < 0 ? nomem() : 0;
-}
-
-static int yaml_read(const char *name, const unsigned char *text, size_t len, struct ynode **out)
-{
-	yaml_parser_t ps;
-	yaml_event_t ev;
-	struct ynode *stack[FK_JOB_DEPTH_MAX + 1], *doc = NULL;
-	int sp = 0, docs = 0, rc = 0;
-	bool done = false;
-
-	*out = NULL;
-	if (!yaml_parser_initialize(&ps))
-		return nomem();
-	yaml_parser_set_input_string(&ps, text, len);
-	while (!done && rc == 0) {
-		const char *anchor = NULL, *tag = NULL;
-		struct ynode *n = NULL;
-		unsigned line, col;
-
-		if (!yaml_parser_parse(&ps, &ev)) {
-			char msg[512];
-			snprintf(msg, sizeof msg, "%s%s%s", ps.problem ? ps.problem : "unreadable YAML",
-			         ps.context ? " " : "", ps.context ? ps.context : "");
-			if (ps.error == YAML_READER_ERROR) {
-				/* encoding errors carry a byte offset, not a mark */
-				yaml_mark_t m = { 0, 0, 0 };
-				for (size_t i = 0; i < ps.problem_offset && i < len; i++, m.column++)
-					if (text[i] == '\n') {
-						m.line++;
-						m.column = (size_t)-1;
-					}
-				rc = mark_err(name, &m, "YAML syntax error: %s", msg);
-			} else {
-				rc = mark_err(name, ps.problem ? &ps.problem_mark : &ps.mark,
-				              "YAML syntax error: %s", msg);
-			}
-			break;
-		}
-		line = (unsigned)ev.start_mark.line + 1;
-		col = (unsigned)ev.start_mark.column + 1;
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (++docs > 1)
-				rc = mark_err(name, &ev.start_mark, "%s", "a job file holds one YAML document only");
-			break;
-		case YAML_ALIAS_EVENT:
-			rc = mark_err(name, &ev.start_mark, "aliases (*%s) are not allowed in a job file",
-			              (const char *)ev.data.alias.anchor);
-			break;
-		case YAML_SCALAR_EVENT:
-			anchor = (const char *)ev.data.scalar.anchor;
-			tag = (const char *)ev.data.scalar.tag;
-			if (anchor || tag)
-				break;
-			n = ynode_new(Y_SCALAR, line, col);
-			if (!n || !(n->text = fk_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length))) {
-				ynode_free(n);
-				rc = nomem();
-				break;
-			}
-			n->len = ev.data.scalar.length;
-			n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-			rc = attach(name, sp ? stack[sp - 1] : NULL, n, &doc);
-			if (rc < 0)
-				ynode_free(n);
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (ev.type == YAML_SEQUENCE_START_EVENT) {
-				anchor = (const char *)ev.data.sequence_start.anchor;
-				tag = (const char *)ev.data.sequence_start.tag;
-			} else {
-				anchor = (const char *)ev.data.mapping_start.anchor;
-				tag = (const char *)ev.data.mapping_start.tag;
-			}
-			if (anchor || tag)
-				break;
-			if (sp == FK_JOB_DEPTH_MAX) {
-				char d[16];
-				snprintf(d, sizeof d, "%d", FK_JOB_DEPTH_MAX);
-				rc = mark_err(name, &ev.start_mark, "nesting deeper than %s levels", d);
-				break;
-			}
-			n = ynode_new(ev.type == YAML_SEQUENCE_START_EVENT ? Y_SEQ : Y_MAP, line, col);
-			if (!n) {
-				rc = nomem();
-				break;
-			}
-			rc = attach(name, sp ? stack[sp - 1] : NULL, n, &doc);
-			if (rc < 0)
-				ynode_free(n);
-			else
-				stack[sp++] = n;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			sp--;
-			break;
-		default:
-			break;
-		}
-		if (rc == 0 && anchor)
-			rc = mark_err(name, &ev.start_mark, "anchors (&%s) are not allowed in a job file", anchor);
-		else if (rc == 0 && tag)
-			rc = mark_err(name, &ev.start_mark, "YAML tags (%s) are not allowed in a job file", tag);
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&ps);
-	if (rc < 0) {
-		ynode_free(doc);
-		return rc;
-	}
-	*out = doc;
-	return 0;
-}
-
-int fk_job_parse_text(const char *name, const char *text, size_t len)
-{
-	struct ynode *doc;
-	int rc = yaml_read(name, (const unsigned char *)text, len, &doc);
-	ynode_free(doc);
-	return rc;
 }
 
 /* ---- helpers for the schema walk --------------------------------------------- */
@@ -395,13 +144,7 @@ static int want(const struct fk_job *j, const struct ynode *n, int type, const c
 	static const char *const names[] = { "text", "a mapping", "a list" };
 	if (n->type == type)
 		return 0;
-	return yerr(j, n, "%s must be %s, not %s", what, names[type], found(n));
-}
-
-static bool is_null(const struct ynode *n)
-{
-	return n->type == Y_SCALAR && n->plain &&
-	       (n->len == 0 || strcmp(n->text, "~") == 0 || strcmp(n->text, "null") == 0);
+	return yerr(j, n, "%s must be %s, not %s", what, names[type], fk_yt_found(n));
 }
 
 /* Resolve a path relative to `base` ("" = as given). */
@@ -441,38 +184,91 @@ static int find_plugin(struct fk_job *j, const struct ynode *n, int kind, const 
 	return rc;
 }
 
+/* A YAML value as a generic tree for an FK_OPT_VALUE option.  The depth
+ * is bounded by the reader's FK_JOB_DEPTH_MAX. */
+static struct fk_value *to_value(const struct ynode *n)
+{
+	struct fk_value *v;
+
+	if (n->type == Y_SCALAR)
+		return fk_value_scalar(n->text, n->len, n->plain);
+	if (!(v = fk_value_new(n->type == Y_MAP ? FK_VALUE_MAP : FK_VALUE_LIST)))
+		return NULL;
+	for (size_t i = 0; i < n->n; i += n->type == Y_MAP ? 2 : 1) {
+		const struct ynode *key = n->type == Y_MAP ? n->v[i] : NULL;
+		struct fk_value *item = to_value(key ? n->v[i + 1] : n->v[i]);
+		if (!item || fk_value_add(v, key ? key->text : NULL, key ? key->len : 0, item) < 0) {
+			fk_value_free(item);
+			fk_value_free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* Set option k (a key node) of pl to v, by the option's declared type. */
+static int set_one(struct fk_job *j, const struct fk_plugin *pl, void *opts,
+                   const struct ynode *k, const struct ynode *v)
+{
+	const struct fk_option *o = fk_option_find(pl, k->text);
+	const char *value;
+	char err[1024];
+	int rc;
+
+	if (!o) {
+		fk_option_set(pl, opts, k->text, "", err, sizeof err);
+		return yerr(j, k, "%s", err);
+	}
+	if (o->type == FK_OPT_VALUE) {
+		struct fk_value *tree = fk_yt_is_null(v) ? NULL : to_value(v);
+		if (!tree && !fk_yt_is_null(v))
+			return nomem();
+		return fk_option_set_value(pl, opts, k->text, tree);
+	}
+	if (v->type != Y_SCALAR)
+		return yerr(j, v, "option '%s' takes a single value, not %s", k->text, fk_yt_found(v));
+	value = v->text;
+	if (fk_yt_is_null(v) && o->type == FK_OPT_FLAG)
+		value = NULL; /* "flag:" alone means on */
+	if (o->type == FK_OPT_PATH && v->len && !(value = resolve(j, j->dir, v->text)))
+		return nomem();
+	rc = fk_option_set(pl, opts, k->text, value, err, sizeof err);
+	if (rc < 0)
+		return rc == FK_ERR_NOMEM ? nomem() : yerr(j, v, "%s", err);
+	return 0;
+}
+
+/* "a filter needs a plugin (plugin: one of grep, lua)" */
+static int need_plugin(struct fk_job *j, const struct ynode *n, const char *what, int kind)
+{
+	struct fk_buf b = { 0 };
+	int rc = yerr(j, n, "%s needs a plugin (plugin: one of %s)", what, plugin_list(j->reg, kind, &b));
+
+	fk_buf_free(&b);
+	return rc;
+}
+
 /* Apply an `options` mapping to a plugin's options struct. */
-static int set_options(struct fk_job *j, const struct fk_plugin *pl, void *opts, const struct ynode *m,
-                       const char *script_base)
+static int set_options(struct fk_job *j, const struct fk_plugin *pl, void *opts, const struct ynode *m)
 {
 	int rc;
 
 	if ((rc = want(j, m, Y_MAP, "options")) < 0)
 		return rc;
-	for (size_t i = 0; i + 1 < m->n; i += 2) {
-		const struct ynode *k = m->v[i], *v = m->v[i + 1];
-		const struct fk_option *o = fk_option_find(pl, k->text);
-		const char *value;
-		char err[1024];
-
-		if (!o) {
-			fk_option_set(pl, opts, k->text, "", err, sizeof err);
-			return yerr(j, k, "%s", err);
-		}
-		if (v->type != Y_SCALAR)
-			return yerr(j, v, "option '%s' takes a single value, not %s", k->text, found(v));
-		value = v->text;
-		if (is_null(v) && o->type == FK_OPT_FLAG)
-			value = NULL; /* "flag:" alone means on */
-		if (script_base && strcmp(k->text, "script") == 0) {
-			if (!(value = resolve(j, script_base, v->text)))
-				return nomem();
-		}
-		rc = fk_option_set(pl, opts, k->text, value, err, sizeof err);
-		if (rc < 0)
-			return rc == FK_ERR_NOMEM ? nomem() : yerr(j, v, "%s", err);
-	}
+	for (size_t i = 0; i + 1 < m->n; i += 2)
+		if ((rc = set_one(j, pl, opts, m->v[i], m->v[i + 1])) < 0)
+			return rc;
 	return 0;
+}
+
+static char *where_of(struct fk_job *j, const struct ynode *n)
+{
+	char buf[1024];
+	if (n->origin)
+		snprintf(buf, sizeof buf, "%s", n->origin);
+	else
+		snprintf(buf, sizeof buf, "%s:%u:%u", j->path, n->line, n->col);
+	return fk_strdup(buf);
 }
 
 /* ---- inputs --------------------------------------------------------------------- */
@@ -524,12 +320,16 @@ static int input_path(struct fk_job *j, const struct ynode *n, int series)
 	return add_input(j, p, series, where);
 }
 
+/* The type of option `name` in the input plugins that have one (FK_OPT_END
+ * when none has): the format is known only once the input is read. */
 static int any_input_option(const struct fk_registry *r, const char *name)
 {
+	const struct fk_option *o;
+
 	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i]->d.h.kind == FK_PLUGIN_INPUT && fk_option_find(r->v[i], name))
-			return 1;
-	return 0;
+		if (r->v[i]->d.h.kind == FK_PLUGIN_INPUT && (o = fk_option_find(r->v[i], name)))
+			return o->type;
+	return FK_OPT_END;
 }
 
 static int parse_input(struct fk_job *j, const struct ynode *n)
@@ -554,7 +354,7 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 		if (!path)
 			return yerr(j, n, "an input needs a path");
 	} else if (n->type != Y_SCALAR) {
-		return yerr(j, n, "an input must be a path or a mapping, not %s", found(n));
+		return yerr(j, n, "an input must be a path or a mapping, not %s", fk_yt_found(n));
 	}
 	if (ser) {
 		static const char *const names[] = { "baseline", "current", "on-cpu", "off-cpu", "0", "1" };
@@ -566,7 +366,7 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 				series = i % 2;
 		if (series < 0)
 			return yerr(j, ser, "series must be baseline, current, on-cpu, off-cpu, 0 or 1, not %s",
-			            found(ser));
+			            fk_yt_found(ser));
 	}
 	if (fmt) {
 		if ((rc = want(j, fmt, Y_SCALAR, "format")) < 0)
@@ -574,11 +374,11 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 		if (strcmp(fmt->text, "auto") != 0 && (rc = find_plugin(j, fmt, FK_PLUGIN_INPUT, &e->pl)) < 0)
 			return rc;
 	}
-	if (opt && !is_null(opt)) {
+	if (opt && !fk_yt_is_null(opt)) {
 		if (e->pl) {
 			if ((rc = fk_options_new(e->pl, &e->opts)) < 0)
 				return nomem();
-			if ((rc = set_options(j, e->pl, e->opts, opt, NULL)) < 0)
+			if ((rc = set_options(j, e->pl, e->opts, opt)) < 0)
 				return rc;
 		} else {
 			if ((rc = want(j, opt, Y_MAP, "options")) < 0)
@@ -589,15 +389,26 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 				return nomem();
 			for (size_t i = 0; i + 1 < opt->n; i += 2) {
 				const struct ynode *key = opt->v[i], *v = opt->v[i + 1];
-				if (!any_input_option(j->reg, key->text))
+				int type = any_input_option(j->reg, key->text);
+				if (type == FK_OPT_END)
 					return yerr(j, key, "no input plugin has an option '%s' (see flamekit plugins "
 					            "--help NAME)", key->text);
 				if (v->type != Y_SCALAR)
-					return yerr(j, v, "option '%s' takes a single value, not %s", key->text, found(v));
+					return yerr(j, v, "option '%s' takes a single value, not %s", key->text, fk_yt_found(v));
 				e->names[e->nopts] = key->text;
-				e->values[e->nopts++] = is_null(v) ? NULL : v->text;
+				e->values[e->nopts] = fk_yt_is_null(v) ? NULL : v->text;
+				if (type == FK_OPT_PATH && v->len && !(e->values[e->nopts] = resolve(j, j->dir, v->text)))
+					return nomem();
+				e->nopts++;
 			}
 		}
+	}
+	if (e->pl) {
+		char *where = where_of(j, n);
+		if (!where || !keep(j, where) || (!e->opts && fk_options_new(e->pl, &e->opts) < 0))
+			return nomem();
+		if ((rc = fk_options_check(e->pl, e->opts, where)) < 0)
+			return rc;
 	}
 	if (path->type == Y_SEQ) {
 		if (path->n == 0)
@@ -618,110 +429,24 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 	return 0;
 }
 
+
 /* ---- filters ---------------------------------------------------------------------- */
 
-static int lua_string(struct fk_buf *b, const char *s, size_t n)
-{
-	if (fk_buf_append(b, "\"", 1) < 0)
-		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		int rc;
-		if (c == '"' || c == '\\')
-			rc = fk_buf_printf(b, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			rc = fk_buf_printf(b, "\\%03u", c);
-		else
-			rc = fk_buf_append(b, s + i, 1);
-		if (rc < 0)
-			return FK_ERR_NOMEM;
-	}
-	return fk_buf_append(b, "\"", 1);
-}
 
-static bool is_number(const char *s)
-{
-	const char *p = s;
-	if (*p == '-' || *p == '+')
-		p++;
-	if (!(*p >= '0' && *p <= '9'))
-		return false;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '-' || *p == '+')
-			p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return false;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	return *p == '\0' && s[0] != '+';
-}
 
-/* YAML value -> Lua constructor text, for the lua filter's `args`. */
-static int lua_value(struct fk_buf *b, const struct ynode *n)
-{
-	int rc = 0;
-
-	if (n->type == Y_SCALAR) {
-		if (n->plain && is_null(n))
-			return fk_buf_printf(b, "nil");
-		if (n->plain && (is_number(n->text) || strcmp(n->text, "true") == 0 ||
-		                 strcmp(n->text, "false") == 0))
-			return fk_buf_printf(b, "%s", n->text);
-		return lua_string(b, n->text, n->len);
-	}
-	if (fk_buf_append(b, "{", 1) < 0)
-		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < n->n && rc == 0; i += n->type == Y_MAP ? 2 : 1) {
-		if (n->type == Y_MAP) {
-			rc = fk_buf_append(b, "[", 1);
-			if (rc == 0)
-				rc = lua_string(b, n->v[i]->text, n->v[i]->len);
-			if (rc == 0)
-				rc = fk_buf_append(b, "]=", 2);
-			if (rc == 0)
-				rc = lua_value(b, n->v[i + 1]);
-		} else {
-			rc = lua_value(b, n->v[i]);
-		}
-		if (rc == 0)
-			rc = fk_buf_append(b, ",", 1);
-	}
-	if (rc == 0)
-		rc = fk_buf_append(b, "}", 1);
-	return rc;
-}
-
-static char *where_of(struct fk_job *j, const struct ynode *n)
-{
-	char buf[1024];
-	if (n->origin)
-		snprintf(buf, sizeof buf, "%s", n->origin);
-	else
-		snprintf(buf, sizeof buf, "%s:%u:%u", j->path, n->line, n->col);
-	return fk_strdup(buf);
-}
-
+/* A filter: `plugin`, `options`, and any of the plugin's own options
+ * beside them (`exclude: x` for `options: {exclude: x}`), applied
+ * after `options`. */
 static int parse_filter(struct fk_job *j, const struct ynode *n)
 {
-	static const char *const keys[] = { "plugin", "options", NULL };
-	static const char *const lua_keys[] = { "plugin", "options", "script", "args", NULL };
-	const struct ynode *pn, *opt, *script, *args;
+	const struct ynode *pn, *opt;
 	struct filt *f;
 	int rc;
 
 	if ((rc = want(j, n, Y_MAP, "a filter")) < 0)
 		return rc;
 	if (!(pn = map_get(n, "plugin")))
-		return yerr(j, n, "a filter needs a plugin (e.g. plugin: lua)");
+		return need_plugin(j, n, "a filter", FK_PLUGIN_FILTER);
 	f = fk_realloc(j->filters, (j->nfilters + 1) * sizeof *f);
 	if (!f)
 		return nomem();
@@ -730,52 +455,33 @@ static int parse_filter(struct fk_job *j, const struct ynode *n)
 	memset(f, 0, sizeof *f);
 	if ((rc = find_plugin(j, pn, FK_PLUGIN_FILTER, &f->pl)) < 0)
 		return rc;
-	if ((rc = check_keys(j, n, "a filter", fk_option_find(f->pl, "script") ? lua_keys : keys)) < 0)
-		return rc;
+	for (size_t i = 0; i + 1 < n->n; i += 2) {
+		const char *key = n->v[i]->text;
+		if (strcmp(key, "plugin") && strcmp(key, "options") && !fk_option_find(f->pl, key)) {
+			struct fk_buf b = { 0 };
+			if (fk_buf_printf(&b, "plugin, options") < 0 ||
+			    (f->pl->d.h.options && f->pl->d.h.options->type != FK_OPT_END &&
+			     (fk_buf_printf(&b, ", ") < 0 || fk_option_names(f->pl, &b) < 0))) {
+				fk_buf_free(&b);
+				return nomem();
+			}
+			rc = yerr(j, n->v[i], "unknown key '%s' in a filter (allowed: %s)", key, b.data);
+			fk_buf_free(&b);
+			return rc;
+		}
+	}
 	if (!(f->where = where_of(j, n)))
 		return nomem();
 	if (fk_options_new(f->pl, &f->opts) < 0)
 		return nomem();
 	opt = map_get(n, "options");
-	if (opt && !is_null(opt) && (rc = set_options(j, f->pl, f->opts, opt, j->dir)) < 0)
+	if (opt && !fk_yt_is_null(opt) && (rc = set_options(j, f->pl, f->opts, opt)) < 0)
 		return rc;
-	script = map_get(n, "script");
-	if (script) {
-		char err[512];
-		const char *p;
-		if ((rc = want(j, script, Y_SCALAR, "script")) < 0)
+	for (size_t i = 0; i + 1 < n->n; i += 2)
+		if (strcmp(n->v[i]->text, "plugin") && strcmp(n->v[i]->text, "options") &&
+		    (rc = set_one(j, f->pl, f->opts, n->v[i], n->v[i + 1])) < 0)
 			return rc;
-		if (!(p = resolve(j, j->dir, script->text)))
-			return nomem();
-		rc = fk_option_set(f->pl, f->opts, "script", p, err, sizeof err);
-		if (rc < 0)
-			return rc == FK_ERR_NOMEM ? nomem() : yerr(j, script, "%s", err);
-	}
-	args = map_get(n, "args");
-	if (args && !is_null(args)) {
-		struct fk_buf b = { 0 };
-		char err[512];
-		if (args->type == Y_SEQ)
-			return yerr(j, args, "args must be a mapping (or Lua table text), not a list");
-		rc = args->type == Y_SCALAR ? fk_buf_printf(&b, "%s", args->text) : lua_value(&b, args);
-		if (rc < 0 || fk_buf_append(&b, "", 1) < 0) {
-			fk_buf_free(&b);
-			return nomem();
-		}
-		rc = fk_option_set(f->pl, f->opts, "args", b.data, err, sizeof err);
-		fk_buf_free(&b);
-		if (rc < 0)
-			return rc == FK_ERR_NOMEM ? nomem() : yerr(j, args, "%s", err);
-	}
-	if (fk_option_find(f->pl, "script")) {
-		const char *s = *(const char **)((char *)f->opts + fk_option_find(f->pl, "script")->offset);
-		const struct ynode *at = script ? script : opt && map_get(opt, "script") ? map_get(opt, "script") : n;
-		if (!s)
-			return yerr(j, n, "the %s filter needs a script (script: FILE.lua)", f->pl->d.h.name);
-		if (access(s, R_OK) < 0)
-			return yerr(j, at, "cannot read \"%s\": %s", s, strerror(errno));
-	}
-	return 0;
+	return fk_options_check(f->pl, f->opts, f->where);
 }
 
 /* ---- outputs ------------------------------------------------------------------------ */
@@ -808,7 +514,7 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 	if ((rc = check_keys(j, n, "an output", keys)) < 0)
 		return rc;
 	if (!(pn = map_get(n, "plugin")))
-		return yerr(j, n, "an output needs a plugin (e.g. plugin: svg)");
+		return need_plugin(j, n, "an output", FK_PLUGIN_OUTPUT);
 	if (!(path = map_get(n, "path")))
 		return yerr(j, n, "an output needs a path (\"-\" for stdout)");
 	o = fk_realloc(j->outputs, (j->noutputs + 1) * sizeof *o);
@@ -822,7 +528,11 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 	if (fk_options_new(o->plugin, &o->opts) < 0)
 		return nomem();
 	opt = map_get(n, "options");
-	if (opt && !is_null(opt) && (rc = set_options(j, o->plugin, o->opts, opt, NULL)) < 0)
+	if (opt && !fk_yt_is_null(opt) && (rc = set_options(j, o->plugin, o->opts, opt)) < 0)
+		return rc;
+	if (!(o->where = where_of(j, n)) || !keep(j, (char *)o->where))
+		return nomem();
+	if ((rc = fk_options_check(o->plugin, o->opts, o->where)) < 0)
 		return rc;
 	if ((rc = want(j, path, Y_SCALAR, "an output path")) < 0)
 		return rc;
@@ -856,142 +566,6 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 	return 0;
 }
 
-/* ---- --set ------------------------------------------------------------------------- */
-
-static bool is_index(const char *s, size_t n)
-{
-	if (n == 0 || n > 9)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-static struct ynode *set_node(int type, const char *origin, const char *text, size_t len)
-{
-	struct ynode *n = ynode_new(type, 0, 0);
-	if (!n)
-		return NULL;
-	n->origin = origin;
-	if (type == Y_SCALAR) {
-		n->plain = true;
-		n->len = len;
-		if (!(n->text = fk_strndup(text, len))) {
-			fk_free(n);
-			return NULL;
-		}
-	}
-	return n;
-}
-
-static int apply_set(struct fk_job *j, const char *set)
-{
-	const char *eq = strchr(set, '='), *k, *value;
-	char *origin;
-	struct ynode *cur;
-
-	if (!eq || eq == set) {
-		fk_log(FK_LOG_ERROR, "--set %s: give KEY=VALUE, e.g. outputs.0.options.title=Foo", set);
-		return FK_ERR_USAGE;
-	}
-	{
-		/* The file's tree stops at FK_JOB_DEPTH_MAX levels; so does a key,
-		 * or a long dotted key would nest deeper than anything the
-		 * recursive walks (freeing, args) were meant to see. */
-		size_t depth = 1;
-		for (k = set; k < eq; k++)
-			depth += *k == '.';
-		if (depth > FK_JOB_DEPTH_MAX) {
-			fk_log(FK_LOG_ERROR, "--set %.40s...: the key has %zu components, more than %d",
-			       set, depth, FK_JOB_DEPTH_MAX);
-			return FK_ERR_USAGE;
-		}
-	}
-	origin = fk_malloc((size_t)(eq - set) + 8);
-	if (!origin || !keep(j, origin))
-		return nomem();
-	sprintf(origin, "--set %.*s", (int)(eq - set), set);
-	value = eq + 1;
-	/* An empty job (no document, or a lone "~") takes --set keys as a
-	 * mapping would. */
-	if (j->root && is_null(j->root)) {
-		ynode_free(j->root);
-		j->root = NULL;
-	}
-	if (!j->root && !(j->root = set_node(Y_MAP, origin, NULL, 0)))
-		return nomem();
-	cur = j->root;
-	for (k = set; k < eq;) {
-		const char *dot = memchr(k, '.', (size_t)(eq - k));
-		size_t n = dot ? (size_t)(dot - k) : (size_t)(eq - k);
-		bool last = !dot;
-		struct ynode **slot = NULL, *nn;
-
-		if (n == 0) {
-			fk_log(FK_LOG_ERROR, "%s: empty key component", origin);
-			return FK_ERR_USAGE;
-		}
-		if (cur->type == Y_MAP) {
-			for (size_t i = 0; i + 1 < cur->n; i += 2)
-				if (cur->v[i]->len == n && memcmp(cur->v[i]->text, k, n) == 0)
-					slot = &cur->v[i + 1];
-			if (!slot) {
-				struct ynode *key = set_node(Y_SCALAR, origin, k, n);
-				if (!key || ynode_push(cur, key) < 0 || ynode_push(cur, NULL) < 0) {
-					if (key && (cur->n == 0 || cur->v[cur->n - 1] != key))
-						ynode_free(key);
-					return nomem();
-				}
-				slot = &cur->v[cur->n - 1];
-			}
-		} else if (cur->type == Y_SEQ) {
-			size_t idx;
-			if (!is_index(k, n)) {
-				if (k == set)
-					fk_log(FK_LOG_ERROR, "%s: the job is a list, not a mapping", origin);
-				else
-					fk_log(FK_LOG_ERROR, "%s: '%.*s' is a list, indexed by numbers from 0, not '%.*s'",
-					       origin, (int)(k - set - 1), set, (int)n, k);
-				return FK_ERR_USAGE;
-			}
-			idx = (size_t)strtoul(k, NULL, 10);
-			if (idx > cur->n) {
-				fk_log(FK_LOG_ERROR, "%s: index %zu is past the end of '%.*s' (it has %zu items)",
-				       origin, idx, (int)(k - set - 1), set, cur->n);
-				return FK_ERR_USAGE;
-			}
-			if (idx == cur->n && ynode_push(cur, NULL) < 0)
-				return nomem();
-			slot = &cur->v[idx];
-		} else if (k == set) {
-			fk_log(FK_LOG_ERROR, "%s: the job is a single value, not a mapping", origin);
-			return FK_ERR_USAGE;
-		} else {
-			fk_log(FK_LOG_ERROR, "%s: '%.*s' is a single value, it has no '%.*s'", origin,
-			       (int)(k - set - 1), set, (int)n, k);
-			return FK_ERR_USAGE;
-		}
-		if (last) {
-			nn = set_node(Y_SCALAR, origin, value, strlen(value));
-			if (!nn)
-				return nomem();
-			ynode_free(*slot);
-			*slot = nn;
-			break;
-		}
-		if (!*slot) {
-			const char *next = dot + 1;
-			const char *nd = memchr(next, '.', (size_t)(eq - next));
-			size_t nl = nd ? (size_t)(nd - next) : (size_t)(eq - next);
-			if (!(*slot = set_node(is_index(next, nl) ? Y_SEQ : Y_MAP, origin, NULL, 0)))
-				return nomem();
-		}
-		cur = *slot;
-		k = dot + 1;
-	}
-	return 0;
-}
 
 /* ---- the job ------------------------------------------------------------------------ */
 
@@ -999,7 +573,7 @@ void fk_job_free(struct fk_job *j)
 {
 	if (!j)
 		return;
-	ynode_free(j->root);
+	fk_yt_free(j->root);
 	for (size_t i = 0; i < j->nent; i++) {
 		if (j->ent[i].pl)
 			fk_options_free(j->ent[i].pl, j->ent[i].opts);
@@ -1026,52 +600,6 @@ void fk_job_free(struct fk_job *j)
 	fk_free(j);
 }
 
-static int read_all(const char *path, char **data, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct fk_buf b = { 0 };
-	char chunk[65536];
-	struct stat st;
-	size_t r;
-
-	if (!f) {
-		fk_log(FK_LOG_ERROR, "%s: cannot open: %s", path, strerror(errno));
-		return FK_ERR_IO;
-	}
-	/* fopen accepts a directory and fread then fails with a bare EISDIR;
-	 * say what is wrong instead. */
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		fk_log(FK_LOG_ERROR, "%s: is a directory, not a job file", path);
-		return FK_ERR_IO;
-	}
-	/* A cap, so that /dev/zero or a runaway pipe fails instead of eating
-	 * all memory; real job files are a few hundred bytes. */
-	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (b.len + r > FK_JOB_SIZE_MAX) {
-			fclose(f);
-			fk_buf_free(&b);
-			fk_log(FK_LOG_ERROR, "%s: larger than %d MiB, too large for a job file", path,
-			       FK_JOB_SIZE_MAX >> 20);
-			return FK_ERR_USAGE;
-		}
-		if (fk_buf_append(&b, chunk, r) < 0) {
-			fclose(f);
-			fk_buf_free(&b);
-			return nomem();
-		}
-	}
-	if (ferror(f)) {
-		fk_log(FK_LOG_ERROR, "%s: read error: %s", path, strerror(errno));
-		fclose(f);
-		fk_buf_free(&b);
-		return FK_ERR_IO;
-	}
-	fclose(f);
-	*data = b.data;
-	*len = b.len;
-	return 0;
-}
 
 static int walk(struct fk_job *j)
 {
@@ -1079,7 +607,7 @@ static int walk(struct fk_job *j)
 	const struct ynode *r = j->root, *in, *fl, *out, *od, *th;
 	int rc;
 
-	if (!r || is_null(r))
+	if (!r || fk_yt_is_null(r))
 		return yerr(j, NULL, "the job is empty (it needs inputs and outputs)");
 	if ((rc = want(j, r, Y_MAP, "a job")) < 0 || (rc = check_keys(j, r, "a job", keys)) < 0)
 		return rc;
@@ -1099,7 +627,7 @@ static int walk(struct fk_job *j)
 			return rc;
 		t = strtol(th->text, &end, 10);
 		if (*end || end == th->text || t < 1 || t > 256)
-			return yerr(j, th, "threads must be a number from 1 to 256, not %s", found(th));
+			return yerr(j, th, "threads must be a number from 1 to 256, not %s", fk_yt_found(th));
 		j->threads = (unsigned)t;
 	}
 	j->outdir = j->dir;
@@ -1116,7 +644,7 @@ static int walk(struct fk_job *j)
 	for (size_t i = 0; i < in->n; i++)
 		if ((rc = parse_input(j, in->v[i])) < 0)
 			return rc;
-	if (fl && !is_null(fl)) {
+	if (fl && !fk_yt_is_null(fl)) {
 		if ((rc = want(j, fl, Y_SEQ, "filters")) < 0)
 			return rc;
 		for (size_t i = 0; i < fl->n; i++)
@@ -1153,7 +681,7 @@ int fk_job_load(struct fk_job **out, const char *path, struct fk_registry *reg,
 		rc = nomem();
 		goto fail;
 	}
-	if ((rc = read_all(path, &text, &len)) < 0)
+	if ((rc = fk_yt_read_file(path, &text, &len)) < 0)
 		goto fail;
 	{
 		struct stat st;
@@ -1162,13 +690,19 @@ int fk_job_load(struct fk_job **out, const char *path, struct fk_registry *reg,
 			j->ino = st.st_ino;
 		}
 	}
-	rc = yaml_read(path, (const unsigned char *)(text ? text : ""), len, &j->root);
+	rc = fk_yt_read(path, (const unsigned char *)(text ? text : ""), len, &j->root);
 	fk_free(text);
 	if (rc < 0)
 		goto fail;
 	for (size_t i = 0; i < nsets; i++)
-		if ((rc = apply_set(j, sets[i])) < 0)
+	{
+		char *origin;
+		rc = fk_yt_set(&j->root, sets[i], &origin);
+		if (origin && !keep(j, origin))
+			rc = nomem();
+		if (rc < 0)
 			goto fail;
+	}
 	if ((rc = walk(j)) < 0)
 		goto fail;
 	*out = j;

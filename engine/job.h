@@ -1,5 +1,5 @@
 /*
- * YAML job files: `flamekit run JOB.yaml` (the README is the reference).
+ * YAML job files: `flamekit run JOB.yaml` (flamekit-job(5) is the reference).
  *
  * A job names inputs (paths or globs relative to the job file, each with a
  * format, options and a series), an ordered list of filters and several
@@ -28,7 +28,7 @@ struct fk_job;
  * caller (fk_job_free). */
 int fk_job_load(struct fk_job **out, const char *path, struct fk_registry *reg,
                 const char *const *sets, size_t nsets);
-/* Create the filter instances (compiling Lua scripts) without reading any
+/* Create the filter instances (so scripted filters compile their scripts) without reading any
  * input: what `run --check` does after loading. */
 int fk_job_check(struct fk_job *job);
 /* Run the job, all or nothing (see fk_pipeline_run).  Parsing threads:
@@ -42,9 +42,5 @@ void fk_job_free(struct fk_job *job);
  * it, such as the fuzzing harness. */
 const struct fk_input_spec *fk_job_inputs(const struct fk_job *job, size_t *n);
 const struct fk_output_spec *fk_job_outputs(const struct fk_job *job, size_t *n);
-
-/* The YAML reader alone, for tests: parse `len` bytes named `name` and
- * report the first error; 0 when the text is a valid job document tree. */
-int fk_job_parse_text(const char *name, const char *text, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "fk.h"
+#include "value.h"
 
 const struct fk_option *fk_option_find(const struct fk_plugin *pl, const char *name)
 {
@@ -83,7 +84,22 @@ static int set_value(const struct fk_option *o, void *opts, const char *value, c
 		*(double *)(base + o->offset) = v;
 		return 0;
 	}
-	case FK_OPT_STRING: {
+	case FK_OPT_VALUE: {
+		/* From text (the command line, a job's single value): a STRING
+		 * tree; the plugin decides what the text means. */
+		struct fk_value **slot = (struct fk_value **)(base + o->offset), *v;
+		if (!value)
+			goto missing;
+		if (!(v = fk_value_scalar(value, strlen(value), false))) {
+			snprintf(err, errlen, "out of memory");
+			return FK_ERR_NOMEM;
+		}
+		fk_value_free(*slot);
+		*slot = v;
+		return 0;
+	}
+	case FK_OPT_STRING:
+	case FK_OPT_PATH: {
 		char **slot = (char **)(base + o->offset);
 		char *d;
 		if (!value)
@@ -103,6 +119,154 @@ static int set_value(const struct fk_option *o, void *opts, const char *value, c
 missing:
 	snprintf(err, errlen, "option '%s' needs a value", o->name);
 	return FK_ERR_USAGE;
+}
+
+int fk_option_set_value(const struct fk_plugin *pl, void *opts, const char *name,
+                        struct fk_value *v)
+{
+	const struct fk_option *o = fk_option_find(pl, name);
+	struct fk_value **slot;
+
+	if (!o || o->type != FK_OPT_VALUE)
+		return FK_ERR_INTERNAL;
+	slot = (struct fk_value **)((char *)opts + o->offset);
+	fk_value_free(*slot);
+	*slot = v;
+	return 0;
+}
+
+/* Bytes the engine writes for an option of type t (0: unknown type). */
+static size_t type_size(int t)
+{
+	switch (t) {
+	case FK_OPT_FLAG: return sizeof(int);
+	case FK_OPT_INT: return sizeof(long long);
+	case FK_OPT_DOUBLE: return sizeof(double);
+	case FK_OPT_STRING:
+	case FK_OPT_PATH: return sizeof(char *);
+	case FK_OPT_VALUE: return sizeof(struct fk_value *);
+	}
+	return 0;
+}
+
+/* The alignment the C ABI gives an option's member inside a struct (4
+ * for a long long on i386, 8 on x86-64). */
+#define ALIGN_OF(T) _Alignof(T)
+static size_t type_align(int t)
+{
+	switch (t) {
+	case FK_OPT_FLAG: return ALIGN_OF(int);
+	case FK_OPT_INT: return ALIGN_OF(long long);
+	case FK_OPT_DOUBLE: return ALIGN_OF(double);
+	}
+	return ALIGN_OF(char *);
+}
+
+static bool valid_option_name(const char *s)
+{
+	if (!s || !(*s >= 'a' && *s <= 'z'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-'))
+			return false;
+	return true;
+}
+
+/* Longest option table the loader reads before it calls the table
+ * unterminated. */
+#define OPTIONS_MAX 1024
+
+int fk_options_validate(const struct fk_plugin *pl, char *err, size_t errlen)
+{
+	const struct fk_option *t = pl->d.h.options, *o;
+	size_t size = pl->d.h.options_size, n;
+	char *scratch;
+	int rc = 0;
+
+	for (n = 0; t && t[n].type != FK_OPT_END; n++) {
+		o = &t[n];
+		if (n == OPTIONS_MAX) {
+			snprintf(err, errlen, "its option table has more than %d entries; end it with "
+			         "FK_OPTION_END", OPTIONS_MAX);
+			return FK_ERR_PLUGIN;
+		}
+		if (!valid_option_name(o->name)) {
+			snprintf(err, errlen, "option name \"%.60s\" is not lower-case letters, digits and "
+			         "'-' starting with a letter; rename it", o->name ? o->name : "(null)");
+			return FK_ERR_PLUGIN;
+		}
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(t[k].name, o->name) == 0) {
+				snprintf(err, errlen, "option '%s' is declared twice; remove one of the two "
+				         "entries", o->name);
+				return FK_ERR_PLUGIN;
+			}
+		if (!type_size(o->type)) {
+			snprintf(err, errlen, "option '%s' has an unknown type %d; use one of the "
+			         "FK_OPT_* types of <flamekit/plugin.h>", o->name, o->type);
+			return FK_ERR_PLUGIN;
+		}
+		if (o->offset > size || type_size(o->type) > size - o->offset) {
+			snprintf(err, errlen, "option '%s' lies at bytes %zu..%zu, beyond the %zu-byte "
+			         "options struct (options_size); set options_size to sizeof the struct "
+			         "that holds it", o->name, o->offset, o->offset + type_size(o->type), size);
+			return FK_ERR_PLUGIN;
+		}
+		if (o->offset % type_align(o->type)) {
+			snprintf(err, errlen, "option '%s' is at offset %zu, not aligned for its type; "
+			         "use offsetof() of a member of that type", o->name, o->offset);
+			return FK_ERR_PLUGIN;
+		}
+	}
+	/* Every default must be a valid value: try them all once, here. */
+	if (!(scratch = fk_calloc(1, size ? size : 1)))
+		return FK_ERR_NOMEM;
+	for (o = t; o && o->type != FK_OPT_END && rc == 0; o++) {
+		char why[256];
+		if (o->def && (rc = set_value(o, scratch, o->def, why, sizeof why)) < 0 &&
+		    rc != FK_ERR_NOMEM) {
+			snprintf(err, errlen, "option '%s' has a bad default: %s; fix the default text",
+			         o->name, why);
+			rc = FK_ERR_PLUGIN;
+		}
+	}
+	for (o = t; o && o->type != FK_OPT_END && o->type; o++) {
+		if (o->type == FK_OPT_STRING || o->type == FK_OPT_PATH)
+			fk_free(*(char **)(scratch + o->offset));
+		else if (o->type == FK_OPT_VALUE)
+			fk_value_free(*(struct fk_value **)(scratch + o->offset));
+	}
+	fk_free(scratch);
+	return rc;
+}
+
+int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *where)
+{
+	int (*check)(const struct fk_host *, const void *, const char *) = NULL;
+	unsigned long mark = fk_log_errors();
+	char prefix[1200];
+	const char *old;
+	int rc;
+
+	switch (pl->d.h.kind) {
+	case FK_PLUGIN_INPUT: check = pl->d.in.check; break;
+	case FK_PLUGIN_FILTER: check = pl->d.filter.check; break;
+	case FK_PLUGIN_OUTPUT: check = pl->d.out.check; break;
+	}
+	if (!check)
+		return 0;
+	/* The plugin logs only the problem; its messages carry the plugin
+	 * and the options' origin: "[output:svg] job.yaml:12:5: ...". */
+	snprintf(prefix, sizeof prefix, "%s%s%s", pl->prefix, where ? where : "", where ? ": " : "");
+	old = fk_log_set_prefix(prefix);
+	rc = check(&fk_host, opts, where);
+	fk_log_set_prefix(old);
+	if (rc > 0)
+		rc = 0;
+	if (rc < 0 && fk_log_errors() == mark)
+		fk_log(FK_LOG_ERROR, "%s%sthe %s plugin \"%s\" refused its options", where ? where : "",
+		       where ? ": " : "", fk_kind_name((int)pl->d.h.kind), pl->d.h.name);
+	return rc == FK_ERR_NOMEM ? rc : rc < 0 ? FK_ERR_USAGE : 0;
 }
 
 int fk_options_new(const struct fk_plugin *pl, void **out)
@@ -137,8 +301,10 @@ void fk_options_free(const struct fk_plugin *pl, void *opts)
 	if (!opts)
 		return;
 	for (o = pl->d.h.options; o && o->type != FK_OPT_END; o++)
-		if (o->type == FK_OPT_STRING)
+		if (o->type == FK_OPT_STRING || o->type == FK_OPT_PATH)
 			fk_free(*(char **)((char *)opts + o->offset));
+		else if (o->type == FK_OPT_VALUE)
+			fk_value_free(*(struct fk_value **)((char *)opts + o->offset));
 	fk_free(opts);
 }
 
@@ -179,6 +345,8 @@ static const char *type_name(int t)
 	case FK_OPT_INT: return "integer";
 	case FK_OPT_DOUBLE: return "number";
 	case FK_OPT_STRING: return "string";
+	case FK_OPT_PATH: return "path";
+	case FK_OPT_VALUE: return "value";
 	}
 	return "?";
 }
@@ -202,7 +370,8 @@ void fk_options_table(const struct fk_plugin *pl, FILE *f)
 	for (const struct fk_option *o = pl->d.h.options; o && o->type != FK_OPT_END; o++) {
 		char left[64];
 		snprintf(left, sizeof left, "--%s%s", o->name,
-		         o->type == FK_OPT_FLAG ? "" : o->type == FK_OPT_STRING ? "=TEXT" : "=N");
+		         o->type == FK_OPT_FLAG ? "" : o->type == FK_OPT_PATH ? "=FILE" :
+		         o->type == FK_OPT_STRING || o->type == FK_OPT_VALUE ? "=TEXT" : "=N");
 		fprintf(f, "  %-24s %-8s %s", left, type_name(o->type), o->help ? o->help : "");
 		if (o->def)
 			fprintf(f, " [default: %s]", o->def);

@@ -158,6 +158,8 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 			}
 		}
 	}
+	if (!spec->plugin && (rc = fk_options_check(pl, opts, spec->where)) < 0)
+		goto out;
 	if (spec->shard_n > 1 && (rc = fk_input_shard(&in, pl, spec->shard_k, spec->shard_n)) < 0)
 		goto out;
 	fk_sink_init(&sink, p, spec->series, threads, filters);
@@ -279,6 +281,39 @@ static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_wr
 	return rc;
 }
 
+/* Run the check callback of every plugin whose options are known before
+ * any input is read (an auto-detected input's plugin is checked once it
+ * is known, in fk_parse_input).  Options left NULL get their defaults. */
+static int check_one(const struct fk_plugin *plugin, const void *opts, const char *where)
+{
+	void *own = NULL;
+	int rc;
+
+	if (!opts) {
+		if ((rc = fk_options_new(plugin, &own)) < 0) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			return rc;
+		}
+		opts = own;
+	}
+	rc = fk_options_check(plugin, opts, where);
+	fk_options_free(plugin, own);
+	return rc;
+}
+
+static int check_all(const struct fk_pipeline *pl)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < pl->noutputs && rc == 0; i++)
+		rc = check_one(pl->outputs[i].plugin, pl->outputs[i].opts, pl->outputs[i].where);
+	for (size_t i = 0; i < pl->ninputs && rc == 0; i++)
+		if (pl->inputs[i].plugin && !(i > 0 && pl->inputs[i].opts == pl->inputs[i - 1].opts &&
+		                             pl->inputs[i].plugin == pl->inputs[i - 1].plugin))
+			rc = check_one(pl->inputs[i].plugin, pl->inputs[i].opts, pl->inputs[i].where);
+	return rc;
+}
+
 /* Inputs whose weights are in different units (instruments in ms, perf
  * --offcpu in us, sample counts) are added together as they are: say so
  * once, naming each input that declared a unit and its unit.  units[i]:
@@ -320,6 +355,10 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 	for (i = 0; i < pl->noutputs; i++)
 		if (pl->outputs[i].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES)
 			p->keep_samples = true;
+	if ((rc = check_all(pl)) < 0) {
+		fk_profile_free(p);
+		return rc;
+	}
 	rc = open_all(pl, &w, &opened);
 	units = fk_calloc(pl->ninputs ? pl->ninputs : 1, sizeof *units);
 	if (!units && rc == 0) {

@@ -126,15 +126,50 @@ static bool valid_name(const char *s)
 	return true;
 }
 
+/* The checks of a copied descriptor: the callbacks its kind needs, its
+ * flags, its option table.  0, FK_ERR_NOMEM, or FK_ERR_PLUGIN with one
+ * sentence in why. */
+static int check_copy(const struct fk_plugin *pl, char *why, size_t cap)
+{
+	const struct fk_plugin_header *hd = &pl->d.h;
+	const char *kind = fk_kind_name((int)hd->kind);
+	char opt[512];
+	int rc;
+
+	if ((hd->kind == FK_PLUGIN_INPUT && !pl->d.in.parse) ||
+	    (hd->kind == FK_PLUGIN_OUTPUT && !pl->d.out.render) ||
+	    (hd->kind == FK_PLUGIN_FILTER && !pl->d.filter.frame && !pl->d.filter.sample)) {
+		snprintf(why, cap, "the %s plugin \"%s\" has no %s callback; set it in the descriptor "
+		         "(or register it with the FLAMEKIT_REGISTER_* macro of its kind)", kind, hd->name,
+		         hd->kind == FK_PLUGIN_INPUT ? "parse" : hd->kind == FK_PLUGIN_OUTPUT ? "render" :
+		         "frame or sample");
+		return FK_ERR_PLUGIN;
+	}
+	/* An input descriptor registered as an output puts its probe pointer
+	 * where `needs` lies: the one field a wrong kind gives away. */
+	if (hd->kind == FK_PLUGIN_OUTPUT && (pl->d.out.needs & ~(unsigned)FK_OUTPUT_NEEDS_SAMPLES)) {
+		snprintf(why, cap, "the output plugin \"%s\" sets unknown needs flags 0x%x, so its "
+		         "descriptor is not an output's; register a struct fk_output_plugin with "
+		         "FLAMEKIT_REGISTER_OUTPUT", hd->name, pl->d.out.needs);
+		return FK_ERR_PLUGIN;
+	}
+	if ((rc = fk_options_validate(pl, opt, sizeof opt)) == FK_ERR_PLUGIN)
+		snprintf(why, cap, "the %s plugin \"%s\": %s", kind, hd->name, opt);
+	return rc;
+}
+
 /* Check a descriptor and add a copy of it to the registry.  h is the
  * module it came from (closed on refusal), or NULL for a plugin compiled
  * into the program; path names it in messages. */
 static int adopt(struct fk_registry *r, lt_dlhandle h, const char *path,
                  const struct fk_plugin_header *hd)
 {
-	struct fk_plugin *pl, **v;
+	struct fk_plugin *pl = NULL, **v;
 	const struct fk_plugin *other;
+	const lt_dlinfo *info;
 	size_t ours, copy;
+	char why[1024];
+	int rc;
 
 	if (hd->magic != FK_PLUGIN_MAGIC)
 		return refuse(r, h, path, "wrong magic 0x%08x (expected 0x%08x); it was not built with "
@@ -160,53 +195,38 @@ static int adopt(struct fk_registry *r, lt_dlhandle h, const char *path,
 		              "remove one of the two modules or rename this one",
 		              hd->kind == FK_PLUGIN_FILTER ? "a" : "an", fk_kind_name((int)hd->kind),
 		              hd->name, other->path);
-	pl = fk_calloc(1, sizeof *pl);
-	if (!pl) {
-		if (h)
-			lt_dlclose(h);
-		return FK_ERR_NOMEM;
-	}
+	rc = FK_ERR_NOMEM;
+	if (!(pl = fk_calloc(1, sizeof *pl)))
+		goto out;
 	copy = hd->struct_size < ours ? hd->struct_size : ours;
 	memcpy(&pl->d, hd, copy); /* the rest stays zero: absent callbacks */
 	pl->d.h.struct_size = (uint32_t)copy;
 	pl->handle = h;
-	{
-		const lt_dlinfo *info = h ? lt_dlgetinfo(h) : NULL;
-		pl->path = fk_strdup(info && info->filename ? info->filename : path);
-	}
+	info = h ? lt_dlgetinfo(h) : NULL;
+	pl->path = fk_strdup(info && info->filename ? info->filename : path);
 	pl->prefix = fk_malloc(strlen(hd->name) + 16);
-	if (!pl->path || !pl->prefix) {
-		fk_free(pl->path);
-		fk_free(pl->prefix);
-		fk_free(pl);
-		if (h)
-			lt_dlclose(h);
-		return FK_ERR_NOMEM;
-	}
+	if (!pl->path || !pl->prefix)
+		goto out;
 	sprintf(pl->prefix, "[%s:%s] ", fk_kind_name((int)hd->kind), hd->name);
-	if ((hd->kind == FK_PLUGIN_INPUT && !pl->d.in.parse) ||
-	    (hd->kind == FK_PLUGIN_OUTPUT && !pl->d.out.render) ||
-	    (hd->kind == FK_PLUGIN_FILTER && !pl->d.filter.frame && !pl->d.filter.sample)) {
-		fk_free(pl->path);
-		fk_free(pl->prefix);
-		fk_free(pl);
-		return refuse(r, h, path, "the %s plugin \"%s\" has no %s callback; set it in the "
-		              "descriptor", fk_kind_name((int)hd->kind), hd->name,
-		              hd->kind == FK_PLUGIN_INPUT ? "parse" : hd->kind == FK_PLUGIN_OUTPUT ?
-		              "render" : "frame or sample");
-	}
-	v = fk_realloc(r->v, (r->n + 1) * sizeof *v);
-	if (!v) {
-		fk_free(pl->path);
-		fk_free(pl->prefix);
-		fk_free(pl);
-		if (h)
-			lt_dlclose(h);
-		return FK_ERR_NOMEM;
-	}
+	if ((rc = check_copy(pl, why, sizeof why)) < 0)
+		goto out;
+	rc = FK_ERR_NOMEM;
+	if (!(v = fk_realloc(r->v, (r->n + 1) * sizeof *v)))
+		goto out;
 	r->v = v;
 	r->v[r->n++] = pl;
 	return 0;
+out:
+	if (pl) {
+		fk_free(pl->path);
+		fk_free(pl->prefix);
+		fk_free(pl);
+	}
+	if (rc == FK_ERR_PLUGIN)
+		return refuse(r, h, path, "%s", why); /* closes h */
+	if (h)
+		lt_dlclose(h);
+	return rc;
 }
 
 int fk_registry_load(struct fk_registry *r, const char *path)
@@ -338,20 +358,19 @@ int fk_registry_load_all(struct fk_registry *r)
 			p = colon + 1;
 		}
 	} else if (rc == 0) {
-		/* An uninstalled flamekit (run from its build tree) uses the
-		 * plugins built beside it. */
-		char exe[4096], *slash;
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 16);
+#ifdef FK_BUILD_PLUGINDIR
+		/* The uninstalled flamekit (the binary the build made, still in
+		 * its build tree, FK_BUILD_BINDIR) uses the plugins built beside
+		 * it; an installed copy of the same binary does not. */
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 		if (n > 0) {
+			char *slash;
 			exe[n] = '\0';
-			if ((slash = strrchr(exe, '/'))) {
-				strcpy(slash, "/plugins/input-folded.la");
-				if (access(exe, R_OK) == 0) {
-					strcpy(slash, "/plugins");
-					rc = load_dir(r, exe, &seen, &nseen);
-				}
-			}
+			if ((slash = strrchr(exe, '/')) && (*slash = '\0', strcmp(exe, FK_BUILD_BINDIR) == 0))
+				rc = load_dir(r, FK_BUILD_PLUGINDIR, &seen, &nseen);
 		}
+#endif
 		if (rc == 0)
 			rc = load_dir(r, FK_PKGLIBDIR, &seen, &nseen);
 	}

@@ -166,13 +166,13 @@ err_is 'inputs: [data/a.folded]
 filters:
   - plugin: grep
     option: {}
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:4:5: unknown key 'option' in a filter (allowed: plugin, options)" "unknown filter key"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:4:5: unknown key 'option' in a filter (allowed: plugin, options, include, exclude, ignore-case)" "unknown filter key"
 err_is 'inputs: [data/a.folded]
 filters:
   - plugin: lua
     script: f.lua
     arg: {}
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:5:5: unknown key 'arg' in a filter (allowed: plugin, options, script, args)" "unknown lua filter key"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:5:5: unknown key 'arg' in a filter (allowed: plugin, options, script, args, memory-limit, instruction-limit)" "unknown lua filter key"
 err_is 'inputs: [data/a.folded]
 filters:
   - plugin: grep
@@ -207,10 +207,10 @@ err_is 'inputs: ["data/*.nothing"]
 outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:10: no file matches \"data/*.nothing\"" "glob without a match"
 err_is 'inputs: [data/a.folded]
 filters: [{plugin: lua, script: nowhere.lua}]
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:33: cannot read \"nowhere.lua\": No such file or directory" "missing script"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: [filter:lua] bad.yaml:2:11: cannot read \"nowhere.lua\": No such file or directory" "missing script"
 err_is 'inputs: [data/a.folded]
 filters: [{plugin: lua}]
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:11: the lua filter needs a script (script: FILE.lua)" "lua without a script"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: [filter:lua] bad.yaml:2:11: the lua filter needs a script (script: FILE.lua)" "lua without a script"
 err_is 'inputs: [{path: data/a.folded, format: perfect}]
 outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:40: unknown input plugin \"perfect\" (available: $(printf '%s' "$("$FLAMEKIT" plugins | awk '$1 == "input" { printf "%s%s", sep, $2; sep = ", " }')"))" "unknown input format"
 err_is 'inputs: [data/a.folded]
@@ -498,6 +498,61 @@ mkdir -p sub/deeper
 printf 'inputs: [../../data/a.folded]\noutputs: [{plugin: folded, path: ../../out..folded}]\n' > sub/deeper/dots.yaml
 run "$FLAMEKIT" run sub/deeper/dots.yaml
 is "$rc:$err:$(head -1 out..folded)" "0::main;parse 2" "paths with .. are relative to the job file"
+
+# ---- option kinds: PATH resolved against the job file, VALUE trees -----------
+# svg nameattr (a PATH option) named relative to the job file, run from
+# elsewhere: resolved against the job file's directory, not the cwd.
+mkdir -p pathjob
+printf 'parse\ttitle=PARSE-TITLE\n' > pathjob/attrs.txt
+printf 'inputs: [../data/a.folded]\noutputs: [{plugin: svg, path: out.svg, options: {nameattr: attrs.txt}}]\n' \
+	> pathjob/svg.yaml
+run "$FLAMEKIT" run pathjob/svg.yaml
+is "$rc:$err:$(grep -c PARSE-TITLE pathjob/out.svg 2>/dev/null)" "0::1" \
+	"a PATH option (svg nameattr) is relative to the job file's directory"
+# on the command line, a PATH option is relative to the current directory
+run "$FLAMEKIT" graph --nameattr pathjob/attrs.txt data/a.folded
+is "$rc:$(printf '%s' "$out" | grep -c PARSE-TITLE)" "0:1" "on the command line, relative to the cwd"
+
+# args as a structured value: numbers, booleans, null, quoted text, nested
+# mappings and lists reach the script as Lua values (the engine builds a
+# generic tree; the lua plugin makes the tables).
+cat > types.lua <<'LUA'
+local function show(v)
+	if type(v) ~= "table" then return type(v) .. "=" .. tostring(v) end
+	local keys = {}
+	for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+	table.sort(keys)
+	local out = {}
+	for _, k in ipairs(keys) do out[#out + 1] = k .. ":" .. show(v[tonumber(k) or k]) end
+	return "{" .. table.concat(out, ",") .. "}"
+end
+local text = show(args)
+function frame(f) if f.name == "main" then return text end end
+LUA
+job 'inputs: [data/a.folded]
+filters:
+  - plugin: lua
+    script: types.lua
+    args: {n: 12, f: -1.5e3, t: true, s: "12", z: ~, l: [a, 2, [x]], m: {k: v}}
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$(printf '%s\n' "$out" | head -1 | cut -d';' -f1)" \
+	"0:{f:number=-1500.0,l:{1:string=a,2:number=2,3:{1:string=x}},m:{k:string=v},n:number=12,s:string=12,t:boolean=true}" \
+	"args: a YAML mapping becomes Lua values (null leaves the key out)"
+job 'inputs: [data/a.folded]
+filters: [{plugin: lua, script: types.lua, args: "{n = 1, s = [[x]]}"}]
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$(printf '%s\n' "$out" | head -1 | cut -d';' -f1)" "0:{n:number=1,s:string=x}" \
+	"args: a text is still a Lua table constructor"
+job 'inputs: [data/a.folded]
+filters: [{plugin: lua, script: types.lua, args: [1, 2]}]
+outputs: [{plugin: folded, path: "-"}]' --check
+is "$rc:$err" "2:flamekit: [filter:lua] job.yaml:2:11: args must be a mapping (or Lua table text), not a list" \
+	"args: a list is refused by the plugin's check, before any input"
+job 'inputs: [data/a.folded]
+filters: [{plugin: lua, script: types.lua, args: {n: 1}}]
+outputs: [{plugin: folded, path: "-"}]' --set filters.0.args.s=hi
+is "$rc:$(printf '%s\n' "$out" | head -1 | cut -d';' -f1)" "0:{n:number=1,s:string=hi}" \
+	"--set adds a key to args"
 
 # Warnings carry the plugin's prefix under run as under collapse, a Lua
 # filter running in between or not.

@@ -37,3 +37,26 @@ tests_flamekit_faults_CPPFLAGS = $(AM_CPPFLAGS) -DFK_FAULT_INJECTION
 tests_flamekit_faults_LDADD = libfkengine.la
 TESTS += tests/faults.sh
 EXTRA_DIST += tests/faults.sh
+
+# Descriptors a third party could write from the header that break one
+# loader rule each (tests/unit/loader.c): kept in a directory of their own
+# so the directory-loading test above keeps its count.
+check_LTLIBRARIES += tests/modules/bad/optsize.la tests/modules/bad/optname.la \
+	tests/modules/bad/optdup.la tests/modules/bad/optdefault.la \
+	tests/modules/bad/opttype.la tests/modules/bad/wrongkind.la \
+	tests/modules/check/top.la
+tests_modules_bad_optsize_la_SOURCES = tests/modules/bad/optsize.c tests/modules/bad/common.h
+tests_modules_bad_optsize_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_bad_optname_la_SOURCES = tests/modules/bad/optname.c tests/modules/bad/common.h
+tests_modules_bad_optname_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_bad_optdup_la_SOURCES = tests/modules/bad/optdup.c tests/modules/bad/common.h
+tests_modules_bad_optdup_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_bad_optdefault_la_SOURCES = tests/modules/bad/optdefault.c tests/modules/bad/common.h
+tests_modules_bad_optdefault_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_bad_opttype_la_SOURCES = tests/modules/bad/opttype.c tests/modules/bad/common.h
+tests_modules_bad_opttype_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_bad_wrongkind_la_SOURCES = tests/modules/bad/wrongkind.c
+tests_modules_bad_wrongkind_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+# A good third-party output with a range check in check(): tests/sdk/checks.sh.
+tests_modules_check_top_la_SOURCES = tests/modules/check/top.c
+tests_modules_check_top_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)

@@ -229,6 +229,12 @@ is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: error raised with a table value
 
 script 'x = 1'
 is "$rc:$err" "1:flamekit: [filter:lua] e.lua: the script defines neither frame(f) nor sample(s)" "a script with no callback"
+script 'frame = 5'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua: the global 'frame' must be a function, not a number" \
+	"a frame global that is no function"
+script 'function frame(f) end sample = "x"'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua: the global 'sample' must be a function, not a string" \
+	"a sample global that is no function"
 
 script 'function frame(f'
 is "$rc:$err" "2:flamekit: [filter:lua] e.lua:2: ')' expected near <eof>" "syntax error: the job is invalid (exit 2)"

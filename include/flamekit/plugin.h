@@ -43,7 +43,7 @@
  *     sizeof(descriptor) bytes it knows; trailing fields it does not know
  *     are ignored.  Such a plugin must not rely on host services newer than
  *     the engine: before using a struct fk_host member added after 1.0 it
- *     checks host->abi_minor (or that host->struct_size covers the member),
+ *     checks FK_HOST_HAS(host, member) (host->struct_size covers it),
  *     and it must not expect values of enums it learned about after e to be
  *     understood.
  * `flamekit plugins` shows each plugin's P.p beside its path.
@@ -60,7 +60,44 @@
  *        parse_parts() (one input plugin parsing a stream another plugin
  *        produces, e.g. perf-data piping `perf script` into perf), then
  *        input_head(); a chunk's input_start() is its offset in the
- *        input.
+ *        input.  FK_HOST_HAS(); option types FK_OPT_PATH and FK_OPT_VALUE, with
+ *        struct fk_host's value_* accessors for the latter; host->frames();
+ *        every descriptor gains an optional check() callback, run on the
+ *        options before any input is read.  FK_OPTION and the
+ *        FLAMEKIT_REGISTER_* macros check types at compile time (GCC and
+ *        Clang), and the loader validates option tables at load time.
+ *
+ * Language: the header is C99 (it uses designated-initialiser-friendly
+ * structs, <stdint.h> types and variadic function pointers); it compiles
+ * as C++ too.  The compile-time checks need GCC or Clang (__typeof__ and
+ * __builtin_types_compatible_p); other compilers get no checks.
+ *
+ * Threads
+ * -------
+ * Modelled on nbdkit's thread model.  The engine calls every callback from
+ * one thread at a time except where noted, so a plugin needs no locks of
+ * its own:
+ *   - check, probe, sync, an input's parse, create, destroy, uses, frame,
+ *     sample and render run on the main thread, one at a time (inputs are
+ *     parsed one after another).
+ *   - the exception: with host->parse_chunks, the chunk_ops parse callback
+ *     runs on up to sink_threads() worker threads AT ONCE, each with its
+ *     own chunk input and forked sink, and must not touch mutable state
+ *     shared with other workers (boundary runs on the calling thread).
+ *     An instance whose uses() includes FK_FILTER_USES_SAMPLE makes
+ *     sink_threads() 1, since sample() sees samples in input order.
+ *   - likewise host->parse_parts with n > 1 runs the named input plugin's
+ *     parse on n threads at once, one part and forked sink each: an input
+ *     plugin's parse keeps its state per call.
+ * Host services: log, alloc, realloc, free and the value_* accessors are
+ * thread-safe.  The input services (getline, read, input_*) and the sink
+ * services (push, push_node, sink_*) are safe on distinct objects at once,
+ * never on the same input or sink from two threads.  The profile readers
+ * (nodes, node_*, frame_*, series_*, samples, sample) are read-only and
+ * may be called from any number of threads that render() starts, as long
+ * as they end before render returns; write/printf on one writer are not
+ * thread-safe.  Edit handles (fe_*, se_*) are valid only inside the
+ * callback that received them, on its thread.
  *
  * Ownership
  * ---------
@@ -110,36 +147,97 @@ enum fk_plugin_kind {
 	FK_PLUGIN_OUTPUT = 3,
 };
 
+/* Whether host table h (a const struct fk_host *) has the function
+ * member `member`: its struct_size covers it and it is set.  An engine
+ * older than this header lacks the members appended after its minor
+ * version, and reading past its table is undefined.  Check before calling
+ * any member not in ABI 1.0 (h is evaluated more than once):
+ *     if (FK_HOST_HAS(host, parse_chunks)) host->parse_chunks(...); */
+#define FK_HOST_HAS(h, member)                                               \
+	((h)->struct_size >= offsetof(struct fk_host, member) + sizeof((h)->member) && \
+	 (h)->member != NULL)
+
 /* Log levels for host->log(). */
 enum fk_log_level { FK_LOG_ERROR = 0, FK_LOG_WARN = 1, FK_LOG_INFO = 2, FK_LOG_DEBUG = 3 };
 
 /*
  * Options.  A plugin declares a struct holding its settings and a table
  * describing each member; the engine allocates the struct (options_size
- * bytes), fills the defaults, applies command-line or job-file values
- * (validating names and types against the table) and passes it, read-only,
- * to every callback.  STRING members are `const char *`, owned by the engine
- * and valid for the whole run.  FLAG members are `int` (0/1) and take no
- * value on the command line.  The table ends with a zero entry.
+ * bytes, zero-filled), fills the defaults, applies command-line or job-file
+ * values (validating names and types against the table) and passes it,
+ * read-only, to every callback.  The table ends with FK_OPTION_END.
+ *
+ * The loader checks the table when it loads the plugin, and refuses the
+ * plugin (one sentence naming the option) when an option's type is unknown,
+ * its member does not lie inside options_size bytes, its name breaks the
+ * rule below or repeats another's, or its default is not a valid value.
  */
 enum fk_opt_type {
 	FK_OPT_END = 0,
-	FK_OPT_FLAG,   /* int, 0 or 1 */
+	FK_OPT_FLAG,   /* int, 0 or 1; takes no value on the command line */
 	FK_OPT_INT,    /* long long */
 	FK_OPT_DOUBLE, /* double */
-	FK_OPT_STRING, /* const char * (NULL when the default is NULL) */
+	FK_OPT_STRING, /* const char *, NULL when the default is NULL; owned by
+	                * the engine, valid for the whole run */
+	/* --- 1.2 --- */
+	FK_OPT_PATH,   /* const char *, like STRING, but a relative path given
+	                * in a job file is resolved against the job file's
+	                * directory (on the command line and in the default: as
+	                * given, i.e. against the current directory). "-" and
+	                * absolute paths are kept as they are.  The engine does
+	                * not open it: the plugin says in check() what is wrong. */
+	FK_OPT_VALUE,  /* const struct fk_value *: a structured value (a job
+	                * file's mapping or list, or a single text); read it with
+	                * host->value_*.  NULL when not given.  Owned by the
+	                * engine, valid for the whole run. */
 };
 
 struct fk_option {
 	int type;            /* enum fk_opt_type */
-	const char *name;    /* "event-filter": letters, digits, '-' */
+	const char *name;    /* "event-filter": lower-case letters, digits and
+	                      * '-', starting with a letter; unique in the table */
 	const char *def;     /* default as text, or NULL */
 	size_t offset;       /* offsetof(struct my_opts, member) */
 	const char *help;    /* one line */
 };
 
+/* A structured option value (FK_OPT_VALUE), opaque: see host->value_*. */
+struct fk_value;
+
+enum fk_value_type {
+	FK_VALUE_NULL = 0,   /* ~, null or nothing */
+	FK_VALUE_BOOL,       /* true or false (unquoted); text "true"/"false" */
+	FK_VALUE_NUMBER,     /* an unquoted decimal number: -12, 3.5, 1e6 */
+	FK_VALUE_STRING,     /* any other text, quoted or not */
+	FK_VALUE_MAP,        /* keys (text, unique) and values, in file order */
+	FK_VALUE_LIST,       /* values, in order */
+};
+
+/* FK_OPTION(type, name, default, struct, member, help): with GCC or Clang
+ * the member's C type must match `type` (int for FLAG, long long for INT,
+ * double for DOUBLE, const char * for STRING and PATH, const struct
+ * fk_value * for VALUE) or the table does not compile: an int given to
+ * FK_OPT_INT, which the engine writes as 8 bytes, is caught at build time. */
+#if defined(__GNUC__) && !defined(__cplusplus)
+#define FK__OPT_IS(st, member, T) \
+	__builtin_types_compatible_p(__typeof__(((st *)0)->member), T)
+#define FK__OPT_TYPE_OK(type, st, member)                                        \
+	(((type) == FK_OPT_FLAG && FK__OPT_IS(st, member, int)) ||                \
+	 ((type) == FK_OPT_INT && FK__OPT_IS(st, member, long long)) ||           \
+	 ((type) == FK_OPT_DOUBLE && FK__OPT_IS(st, member, double)) ||           \
+	 (((type) == FK_OPT_STRING || (type) == FK_OPT_PATH) &&                   \
+	  (FK__OPT_IS(st, member, const char *) || FK__OPT_IS(st, member, char *))) || \
+	 ((type) == FK_OPT_VALUE && FK__OPT_IS(st, member, const struct fk_value *)))
+/* sizeof(char[-1]) does not compile: "size of unnamed array is negative"
+ * points at the FK_OPTION line whose member has the wrong type. */
+#define FK__OPT_CHECK(type, st, member) \
+	(0 * sizeof(char[FK__OPT_TYPE_OK(type, st, member) ? 1 : -1]))
+#else
+#define FK__OPT_CHECK(type, st, member) 0
+#endif
+
 #define FK_OPTION(type, name, def, st, member, help) \
-	{ (type), (name), (def), offsetof(st, member), (help) }
+	{ (type), (name), (def), offsetof(st, member) + FK__OPT_CHECK(type, st, member), (help) }
 #define FK_OPTION_END { 0, NULL, NULL, 0, NULL }
 
 /* Frame annotations, written as suffixes in folded text. */
@@ -291,10 +389,18 @@ struct fk_host {
 	/* true when some pushed sample ended exactly at this node (even with a
 	 * zero weight): folded output prints such a node. */
 	int (*node_is_leaf)(const struct fk_profile *p, fk_node_t n);
-	/* Children in flamegraph.pl order: by name, a child ending a stack
-	 * before one whose name extends it (see engine/tree.c). */
+	/* Children in flamegraph.pl order: sorted by the bytes of their full
+	 * frame names (memcmp, unsigned), a shorter name before a longer one it
+	 * is a prefix of.  *kids points into the profile and stays valid until
+	 * render returns; the count is returned. */
 	size_t (*node_children)(const struct fk_profile *p, fk_node_t n, const fk_node_t **kids);
-	/* Full name (with any _[k] suffix) and display name (without it). */
+	/* Frame ids are 0 .. frames-1 (see the 1.2 `frames` member).  Two
+	 * ids never share a full name: the full name (with any _[k] suffix)
+	 * is the frame's identity.  Two ids can share a display name (the
+	 * name without the suffix): "read" and "read_[k]" are two frames.
+	 * The pointers stay valid until render returns.  A full name is
+	 * NUL-terminated at *len; a display name is the first *len bytes of
+	 * the full name, so it is NOT terminated at *len. */
 	const char *(*frame_name)(const struct fk_profile *p, fk_frame_t f, size_t *len);
 	const char *(*frame_display)(const struct fk_profile *p, fk_frame_t f, size_t *len);
 	int (*frame_annot)(const struct fk_profile *p, fk_frame_t f);
@@ -313,7 +419,14 @@ struct fk_host {
 	struct fk_profile *(*profile_reversed)(const struct fk_profile *p);
 	void (*profile_free)(struct fk_profile *p);
 
-	/* --- writing output ----------------------------------------------- */
+	/* --- writing output -----------------------------------------------
+	 * write and printf buffer the bytes and return 0, or a negative status
+	 * once a write has failed (disk full, closed pipe): the engine has
+	 * then reported the error itself, once, naming the file, and every
+	 * later call fails the same way without writing.  A render may check
+	 * each call or only the last one; either way it returns the status
+	 * without logging it again.  The output is renamed into place only
+	 * when render returned 0 and no write failed. */
 	int (*write)(struct fk_writer *w, const void *buf, size_t len);
 	int (*printf)(struct fk_writer *w, const char *fmt, ...) FK_PRINTF(2, 3);
 	const char *(*writer_name)(const struct fk_writer *w);
@@ -343,7 +456,7 @@ struct fk_host {
 	const struct fk_logged_sample *(*se_meta)(const struct fk_sample_edit *e);
 	const char *(*se_comm)(const struct fk_sample_edit *e, size_t *len);
 
-	/* --- appended in ABI 1.1: check host->struct_size before use --- */
+	/* --- appended in ABI 1.1: check with FK_HOST_HAS before use --- */
 	/* parse_chunks: the engine reads `in` in large chunks, each cut after
 	 * the last complete record (ops->boundary), and runs ops->parse on
 	 * worker threads, each chunk as an input of its own (use getline/read on
@@ -360,8 +473,9 @@ struct fk_host {
 	 * whole input and for shard 0, more for a later shard (--shard K/N).
 	 * A parser that treats the start of its input specially (dtrace skips
 	 * its first lines, perf keeps the first event type it sees) must only
-	 * do so at offset 0; see the README.  A chunk of parse_chunks starts
-	 * at its offset in the input (so chunks are ordered by it). */
+	 * do so at offset 0: a later shard starts at a sample boundary its
+	 * sync() chose, in the middle of the file.  A chunk of parse_chunks
+	 * starts at its offset in the input (so chunks are ordered by it). */
 	uint64_t (*input_start)(const struct fk_input *in);
 
 	/* --- also 1.1 --- */
@@ -373,7 +487,7 @@ struct fk_host {
 	 * se_remove alone would be quadratic).  Out-of-range parts are ignored. */
 	void (*se_remove_range)(struct fk_sample_edit *e, size_t i, size_t n);
 
-	/* --- appended in ABI 1.2: check host->struct_size before use --- */
+	/* --- appended in ABI 1.2: check with FK_HOST_HAS before use --- */
 	/* An input reading file descriptor fd (the read end of a pipe from a
 	 * child process, say), called `name` in messages (copied).  The input
 	 * owns fd: input_close closes it.  Bytes come as they are, never
@@ -404,13 +518,31 @@ struct fk_host {
 	                   const char *const *optvalues, size_t nopts,
 	                   struct fk_input *const *ins, size_t n, struct fk_sink *sink);
 
-	/* --- also 1.2 (check host->struct_size) --- */
+	/* --- also 1.2 (check with FK_HOST_HAS) --- */
 	/* Up to cap bytes from the very start of the file `in` reads, even
 	 * when `in` is a later shard of it: for a parser whose records depend
 	 * on what the file says first (perf keeps the first event type).
 	 * Returns the byte count (0 when the start cannot be read again: a
 	 * pipe, a compressed file, a chunk) or a negative status (reported). */
 	ssize_t (*input_head)(const struct fk_input *in, void *buf, size_t cap);
+
+	/* --- also 1.2 --- */
+	/* Structured option values (FK_OPT_VALUE).  value_type gives the enum
+	 * fk_value_type (FK_VALUE_NULL for a NULL v).  value_text: the text of
+	 * a NULL, BOOL, NUMBER or STRING value as written (NUL-terminated,
+	 * *len set when len is not NULL), NULL for a MAP or LIST.  value_count:
+	 * the items of a MAP or LIST, 0 otherwise.  value_item: item i (NULL
+	 * when out of range); for a MAP, *key and *keylen (when not NULL) receive
+	 * the item's key, for a LIST NULL/0.  Every pointer stays valid as long
+	 * as the options struct that holds the value (the whole run). */
+	int (*value_type)(const struct fk_value *v);
+	const char *(*value_text)(const struct fk_value *v, size_t *len);
+	size_t (*value_count)(const struct fk_value *v);
+	const struct fk_value *(*value_item)(const struct fk_value *v, size_t i,
+	                                     const char **key, size_t *keylen);
+	/* The number of frame ids of a profile: ids are 0 .. frames-1, so an
+	 * output can keep per-frame data in an array. */
+	size_t (*frames)(const struct fk_profile *p);
 };
 
 /* Common head of every descriptor. */
@@ -460,7 +592,23 @@ struct fk_input_plugin {
 	 * some other way, or leave sync NULL.  NULL: the format cannot be
 	 * sharded. */
 	ssize_t (*sync)(const unsigned char *buf, size_t len, int eof);
+
+	/* --- appended in ABI 1.2 --- */
+	/* See FK_CHECK_DOC below.  May be NULL. */
+	int (*check)(const struct fk_host *host, const void *opts, const char *where);
 };
+
+/* FK_CHECK_DOC: every descriptor's optional check(host, opts, where) is
+ * called once per instance with its final options, before any input is
+ * read (and by `flamekit run --check`), so that a bad value fails at once
+ * instead of after a long parse: `--top 0`, an unknown palette.  Log the
+ * problem with host->log, one sentence naming the option and what is
+ * allowed ("--top must be at least 1, not 0"), and return FK_ERR_USAGE;
+ * return 0 when the options are fine.  The engine puts the plugin and the
+ * options' origin in front of the message ("[output:top] job.yaml:12:5: "),
+ * so check logs only the problem; `where` is that origin ("job.yaml:12:5",
+ * NULL on the command line), for plugins that want it.  check must not
+ * keep state: create/parse/render see the same options later. */
 
 struct fk_filter_plugin {
 	struct fk_plugin_header h;
@@ -479,6 +627,10 @@ struct fk_filter_plugin {
 	 * per-sample function answers FK_FILTER_USES_FRAME, so the inputs keep
 	 * parsing on every thread. */
 	unsigned (*uses)(void *state);
+
+	/* --- appended in ABI 1.2 --- */
+	/* See FK_CHECK_DOC above.  May be NULL. */
+	int (*check)(const struct fk_host *host, const void *opts, const char *where);
 };
 
 enum fk_filter_uses {
@@ -497,6 +649,10 @@ struct fk_output_plugin {
 	 * message first.  The engine renames the output into place only on 0. */
 	int (*render)(const struct fk_host *host, const struct fk_profile *p,
 	              struct fk_writer *w, const void *opts);
+
+	/* --- appended in ABI 1.2 --- */
+	/* See FK_CHECK_DOC above.  May be NULL. */
+	int (*check)(const struct fk_host *host, const void *opts, const char *where);
 };
 
 /* The one exported entry point.  The macros fill the header so plugin
@@ -504,10 +660,25 @@ struct fk_output_plugin {
 #define FK_ENTRY_NAME flamekit_plugin_init
 typedef const struct fk_plugin_header *(*fk_plugin_init_fn)(void);
 
-#define FK__REGISTER(var, KIND)                                              \
+/* Each macro takes the descriptor variable of its kind: with GCC or Clang
+ * FLAMEKIT_REGISTER_OUTPUT(an_input_plugin) does not compile ("size of
+ * array is negative"); other compilers at least warn about the pointer
+ * assignment.  The loader also refuses a descriptor that lacks the
+ * callbacks its kind needs (parse, render, frame or sample). */
+#if defined(__GNUC__) && !defined(__cplusplus)
+#define FK__KIND_CHECK(var, T) \
+	typedef char fk__kind_check[__builtin_types_compatible_p(__typeof__(var), T) ? 1 : -1]; \
+	(void)sizeof(fk__kind_check)
+#else
+#define FK__KIND_CHECK(var, T) \
+	{ T *fk__p = &(var); (void)fk__p; }
+#endif
+
+#define FK__REGISTER(var, KIND, T)                                           \
 	FK_EXPORT const struct fk_plugin_header *flamekit_plugin_init(void);  \
 	FK_EXPORT const struct fk_plugin_header *flamekit_plugin_init(void)   \
 	{                                                                     \
+		FK__KIND_CHECK(var, T);                                       \
 		(var).h.magic = FK_PLUGIN_MAGIC;                              \
 		(var).h.abi_major = FK_ABI_MAJOR;                             \
 		(var).h.abi_minor = FK_ABI_MINOR;                             \
@@ -516,9 +687,9 @@ typedef const struct fk_plugin_header *(*fk_plugin_init_fn)(void);
 		return &(var).h;                                              \
 	}
 
-#define FLAMEKIT_REGISTER_INPUT(var) FK__REGISTER(var, FK_PLUGIN_INPUT)
-#define FLAMEKIT_REGISTER_FILTER(var) FK__REGISTER(var, FK_PLUGIN_FILTER)
-#define FLAMEKIT_REGISTER_OUTPUT(var) FK__REGISTER(var, FK_PLUGIN_OUTPUT)
+#define FLAMEKIT_REGISTER_INPUT(var) FK__REGISTER(var, FK_PLUGIN_INPUT, struct fk_input_plugin)
+#define FLAMEKIT_REGISTER_FILTER(var) FK__REGISTER(var, FK_PLUGIN_FILTER, struct fk_filter_plugin)
+#define FLAMEKIT_REGISTER_OUTPUT(var) FK__REGISTER(var, FK_PLUGIN_OUTPUT, struct fk_output_plugin)
 
 #ifdef __cplusplus
 }

@@ -17,3 +17,8 @@ EXTRA_DIST += tests/sdk/sdk.sh \
 	examples/plugin-bpftrace/README.md \
 	examples/plugin-bpftrace/sample.bpftrace.txt \
 	examples/plugin-bpftrace/sample.expected.folded
+
+# The SDK's compile-time and check() promises: snippets that must not
+# compile, and a third-party range check that `run --check` honours.
+TESTS += tests/sdk/checks.sh
+EXTRA_DIST += tests/sdk/checks.sh

@@ -104,7 +104,12 @@ static void expect_refused(const char *module, const char *message)
 	assert_int_equal(fk_registry_load(&r, path), FK_ERR_PLUGIN);
 	text = capture_text();
 	/* one warning line naming the file actually opened */
-	snprintf(path, sizeof path, "%s/.libs/%s.so: plugin refused: ", modules, module);
+	{
+		/* "bad/optsize" is built as bad/.libs/optsize.so */
+		const char *slash = strrchr(module, '/');
+		snprintf(path, sizeof path, "%s/%.*s.libs/%s.so: plugin refused: ", modules,
+		         slash ? (int)(slash - module + 1) : 0, module, slash ? slash + 1 : module);
+	}
 	assert_non_null(strstr(text, path));
 	if (!strstr(text, message))
 		fail_msg("expected \"%s\" in \"%s\"", message, text);
@@ -125,10 +130,13 @@ static void test_bad_magic(void **state)
 
 static void test_wrong_abi(void **state)
 {
+	char msg[512];
+
 	(void)state;
-	expect_refused("wrongabi", "plugin refused: built for plugin ABI 99.3, but this flamekit "
-	               "speaks ABI 1.2; rebuild the plugin against this flamekit's "
-	               "<flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)");
+	snprintf(msg, sizeof msg, "plugin refused: built for plugin ABI 99.3, but this flamekit "
+	         "speaks ABI %d.%d; rebuild the plugin against this flamekit's "
+	         "<flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)", FK_ABI_MAJOR, FK_ABI_MINOR);
+	expect_refused("wrongabi", msg);
 }
 
 static void test_no_entry(void **state)
@@ -141,6 +149,137 @@ static void test_duplicate_name(void **state)
 {
 	(void)state;
 	expect_refused("dupname", "plugin refused: an input plugin named \"folded\" is already loaded from ");
+}
+
+/* Section 6 of issue 13: descriptors that used to load and then break the
+ * engine, each refused at load with one sentence naming what is wrong. */
+static void test_option_beyond_options_size(void **state)
+{
+	(void)state;
+	expect_refused("bad/optsize", "the output plugin \"optsize\": option 'depth' lies at bytes "
+	               "0..8, beyond the 0-byte options struct (options_size); set options_size to "
+	               "sizeof the struct that holds it");
+}
+
+static void test_option_bad_name(void **state)
+{
+	(void)state;
+	expect_refused("bad/optname", "the output plugin \"optname\": option name \"Max_Depth\" is "
+	               "not lower-case letters, digits and '-' starting with a letter; rename it");
+}
+
+static void test_option_duplicate(void **state)
+{
+	(void)state;
+	expect_refused("bad/optdup", "the output plugin \"optdup\": option 'depth' is declared "
+	               "twice; remove one of the two entries");
+}
+
+static void test_option_bad_default(void **state)
+{
+	(void)state;
+	expect_refused("bad/optdefault", "the output plugin \"optdefault\": option 'depth' has a "
+	               "bad default: option 'depth' takes a whole number, not \"lots\"; fix the "
+	               "default text");
+}
+
+static void test_option_unknown_type(void **state)
+{
+	(void)state;
+	expect_refused("bad/opttype", "the output plugin \"opttype\": option 'depth' has an unknown "
+	               "type 99; use one of the FK_OPT_* types of <flamekit/plugin.h>");
+}
+
+static void test_wrong_kind(void **state)
+{
+	(void)state;
+	expect_refused("bad/wrongkind", "the output plugin \"wrongkind\" sets unknown needs flags");
+}
+
+/* All six broken descriptors in one --plugin-dir: each refused, every
+ * in-tree plugin still loaded. */
+static void test_directory_of_broken_descriptors(void **state)
+{
+	struct fk_registry r;
+	char dir[1200];
+
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/bad", modules);
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_add_dir(&r, dir), 0);
+	capture_start();
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	capture_stop();
+	assert_int_equal(r.refused, 6);
+	assert_non_null(fk_registry_find(&r, FK_PLUGIN_INPUT, "folded"));
+	assert_non_null(fk_registry_find(&r, FK_PLUGIN_OUTPUT, "svg"));
+	assert_non_null(fk_registry_find(&r, FK_PLUGIN_FILTER, "lua"));
+	assert_null(fk_registry_find(&r, FK_PLUGIN_OUTPUT, "optsize"));
+	fk_registry_free(&r);
+}
+
+/* A third party's check callback runs on the final options: --top 0 is
+ * refused with its own message, the default is fine. */
+static void test_check_callback(void **state)
+{
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+	char path[1200], err[256];
+	void *opts = NULL;
+
+	(void)state;
+	assert_int_equal(fk_registry_init(&r), 0);
+	snprintf(path, sizeof path, "%s/check/top", modules);
+	assert_int_equal(fk_registry_load(&r, path), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_OUTPUT, "top");
+	assert_non_null(pl);
+	assert_int_equal(fk_options_new(pl, &opts), 0);
+	assert_int_equal(fk_options_check(pl, opts, "job.yaml:3:5"), 0);
+	assert_int_equal(fk_option_set(pl, opts, "top", "0", err, sizeof err), 0);
+	capture_start();
+	assert_int_equal(fk_options_check(pl, opts, "job.yaml:3:5"), FK_ERR_USAGE);
+	assert_string_equal(capture_text(), "[output:top] job.yaml:3:5: --top must be at least 1, "
+	                    "not 0\n");
+	capture_stop();
+	fk_options_free(pl, opts);
+	fk_registry_free(&r);
+}
+
+/* An ABI 1.0 engine's host table ends before parse_chunks: the folded
+ * input checks FK_HOST_HAS and parses on its own thread instead of
+ * calling a member the engine does not have. */
+static void test_folded_on_a_1_0_host(void **state)
+{
+	static const char text[] = "a;b 2\na;c 3\n";
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+	struct fk_host old = fk_host;
+	struct fk_profile *p;
+	struct fk_input in;
+	struct fk_sink sink;
+	void *opts;
+
+	(void)state;
+	old.struct_size = (uint32_t)offsetof(struct fk_host, parse_chunks);
+	old.abi_minor = 0;
+	old.parse_chunks = NULL; /* what an old engine's table holds there is not ours to call */
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_INPUT, "folded");
+	assert_non_null(pl);
+	assert_int_equal(fk_options_new(pl, &opts), 0);
+	assert_non_null(p = fk_profile_new());
+	assert_int_equal(fk_input_open_mem(&in, "mem", text, sizeof text - 1), 0);
+	assert_int_equal(fk_sink_init(&sink, p, 0, 2, NULL), 0);
+	assert_int_equal(pl->d.in.parse(&old, &in, &sink, opts), 0);
+	fk_sink_fini(&sink);
+	assert_int_equal(fk_profile_finish(p), 0);
+	assert_int_equal(p->tree.nnodes, 4); /* root, a, b, c */
+	assert_true(p->tree.total[0] == 5);
+	fk_input_close(&in);
+	fk_profile_free(p);
+	fk_options_free(pl, opts);
+	fk_registry_free(&r);
 }
 
 static void test_garbage_file(void **state)
@@ -218,6 +357,15 @@ int main(void)
 		cmocka_unit_test(test_wrong_abi),
 		cmocka_unit_test(test_no_entry),
 		cmocka_unit_test(test_duplicate_name),
+		cmocka_unit_test(test_option_beyond_options_size),
+		cmocka_unit_test(test_option_bad_name),
+		cmocka_unit_test(test_option_duplicate),
+		cmocka_unit_test(test_option_bad_default),
+		cmocka_unit_test(test_option_unknown_type),
+		cmocka_unit_test(test_wrong_kind),
+		cmocka_unit_test(test_directory_of_broken_descriptors),
+		cmocka_unit_test(test_check_callback),
+		cmocka_unit_test(test_folded_on_a_1_0_host),
 		cmocka_unit_test(test_garbage_file),
 		cmocka_unit_test(test_directory_with_broken_modules),
 		cmocka_unit_test(test_options),

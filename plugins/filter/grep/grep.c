@@ -68,7 +68,7 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	struct state *s;
 	int rc;
 
-	if (h->struct_size < offsetof(struct fk_host, se_frame_id) + sizeof h->se_frame_id) {
+	if (!FK_HOST_HAS(h, se_frame_id)) {
 		h->log(FK_LOG_ERROR, "%s: the grep filter needs a newer flamekit (host services)", where);
 		return FK_ERR_PLUGIN;
 	}

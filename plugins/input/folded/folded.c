@@ -256,7 +256,12 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		}
 		memset(x.caches[i].v, 0, (x.caches[i].mask + 1) * sizeof *x.caches[i].v);
 	}
-	rc = h->parse_chunks(in, sink, &ops, &x);
+	/* An engine older than ABI 1.1 has no parse_chunks: parse on this
+	 * thread, the way parse_chunks does with one thread. */
+	if (FK_HOST_HAS(h, parse_chunks))
+		rc = h->parse_chunks(in, sink, &ops, &x);
+	else
+		rc = ops.parse(&x, 0, in, sink);
 out:
 	for (unsigned i = 0; i < n; i++)
 		cache_free(&x.caches[i]);

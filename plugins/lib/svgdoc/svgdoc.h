@@ -64,8 +64,8 @@ struct svg_opts {
 	FK_OPTION(FK_OPT_INT, "seed", "0", struct svg_opts, seed, "seed of --random"),              \
 	FK_OPTION(FK_OPT_FLAG, "cp", "0", struct svg_opts, cp,                                      \
 	          "consistent palette: read and update the palette map file"),                         \
-	FK_OPTION(FK_OPT_STRING, "palette-file", "palette.map", struct svg_opts, palette_file,      \
-	          "palette map file of --cp"),                                                         \
+	FK_OPTION(FK_OPT_PATH, "palette-file", "palette.map", struct svg_opts, palette_file,        \
+	          "palette map file of --cp (in a job: relative to the job file)"),                                                         \
 	FK_OPTION(FK_OPT_FLAG, "reverse", "0", struct svg_opts, reverse,                            \
 	          "reverse every stack (merge from the leaves)"),                                      \
 	FK_OPTION(FK_OPT_FLAG, "inverted", INVERTED_DEFAULT, struct svg_opts, inverted,             \
@@ -81,7 +81,7 @@ struct svg_opts {
 	          "scale the counts in tooltips by this"),                                             \
 	FK_OPTION(FK_OPT_STRING, "encoding", NULL, struct svg_opts, encoding,                       \
 	          "encoding named in the XML declaration"),                                            \
-	FK_OPTION(FK_OPT_STRING, "nameattr", NULL, struct svg_opts, nameattr,                       \
+	FK_OPTION(FK_OPT_PATH, "nameattr", NULL, struct svg_opts, nameattr,                         \
 	          "file of per-function attributes (NAME<TAB>key=value...)"),                         \
 	FK_OPTION(FK_OPT_STRING, "searchcolor", "rgb(230,0,230)", struct svg_opts, searchcolor,     \
 	          "colour of frames matching a search")
@@ -129,6 +129,8 @@ int svg_colour_ok(const char *s);
 /* Validate options common to all (palette names, widths...); logs and
  * returns FK_ERR_USAGE on a bad value. */
 int svg_check_opts(const struct fk_host *h, const struct svg_opts *o);
+/* The descriptors' check callback: svg_check_opts before any input is read. */
+int svg_check(const struct fk_host *h, const void *opts, const char *where);
 /* The minimum width in time units, from --minwidth. */
 double svg_minwidth_time(const struct svg_opts *o, double timemax);
 /* Write the document: frames narrower than --minwidth are skipped. */

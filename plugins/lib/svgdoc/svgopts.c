@@ -45,6 +45,12 @@ static int minwidth_parse(const char *s, double *v, int *pct)
 	return *end ? -1 : 0;
 }
 
+int svg_check(const struct fk_host *h, const void *opts, const char *where)
+{
+	(void)where;
+	return svg_check_opts(h, opts);
+}
+
 int svg_check_opts(const struct fk_host *h, const struct svg_opts *o)
 {
 	double v;

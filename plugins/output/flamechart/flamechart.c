@@ -262,6 +262,7 @@ static struct fk_output_plugin plugin = {
 	},
 	.needs = FK_OUTPUT_NEEDS_SAMPLES,
 	.render = render,
+	.check = svg_check,
 };
 
 FLAMEKIT_REGISTER_OUTPUT(plugin)

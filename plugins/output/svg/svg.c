@@ -53,6 +53,7 @@ static struct fk_output_plugin plugin = {
 		.options_size = sizeof(struct svg_opts),
 	},
 	.render = render,
+	.check = svg_check,
 };
 
 FLAMEKIT_REGISTER_OUTPUT(plugin)

@@ -1,0 +1,82 @@
+/*
+ * The lua filter's parts (lua.c: the instance and the descriptor;
+ * sandbox.c: the trimmed libraries, the memory and instruction limits and
+ * protected calls; handles.c: frames and samples as userdata, and the
+ * calls that hand them to the script).  Every lf_ function is private to
+ * the module: only flamekit_plugin_init is exported.
+ */
+#ifndef FK_LUAFILTER_H
+#define FK_LUAFILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <lua.h>
+
+#include <flamekit/plugin.h>
+
+#define FRAME_MT "flamekit.frame"
+#define SAMPLE_MT "flamekit.sample"
+#define HOOK_STEP 1000
+#define CONTEXT_MAX 160 /* bytes of a stack quoted in an error */
+
+/* One filter instance: owns its lua_State and the strings below. */
+struct state {
+	const struct fk_host *h;
+	lua_State *L;
+	char *where;
+	char *script;         /* path as given, for messages */
+	size_t mem, memlimit;
+	const char *memtext;  /* the limit as given ("64M"), for messages */
+	int frame_line, sample_line; /* where frame() and sample() are defined */
+	long long ilimit, icount;
+	int step;
+	bool over_mem, over_instr;
+	char mem_where[256];  /* "script.lua:7:" where memory ran out */
+	char limit_msg[512];  /* the instruction-limit error, once raised */
+	int frame_ref, sample_ref;
+	int frame_anchor, sample_anchor; /* registry slots holding the live handles */
+	/* scratch for error context */
+	char ctx[CONTEXT_MAX + 64];
+};
+
+struct frame_ud {
+	struct fk_frame_edit *e;
+};
+
+struct sample_ud {
+	struct fk_sample_edit *e;
+};
+
+static inline struct state *state_of(lua_State *L)
+{
+	return *(struct state **)lua_getextraspace(L);
+}
+
+
+/* sandbox.c */
+/* The memory-capped allocator (ud is the struct state). */
+void *lf_l_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* "64M" -> bytes; -1 when not a size. */
+int lf_parse_size(const char *t, size_t *out);
+/* Report a failed call once ("script.lua:LINE: message" + context) and
+ * return its status (FK_ERR_SCRIPT, FK_ERR_LIMIT or FK_ERR_NOMEM). */
+int lf_report(struct state *s, int status, const char *context);
+/* Call the function below nargs arguments with a fresh instruction
+ * budget; 0, or negative with the Lua status in *status. */
+int lf_call(struct state *s, int nargs, int nres, int *status);
+/* Run fn(arg) under lua_pcall, disarming the handles afterwards. */
+int lf_protect(struct state *s, lua_CFunction fn, void *arg);
+/* Lua cuts chunk names to LUA_IDSIZE: put the script's whole path back
+ * into msg[0..len), written to out. */
+void lf_full_src(const struct state *s, const char *msg, size_t len, char *out, size_t cap);
+/* lua_CFunction: open the trimmed libraries and the handles' metatables. */
+int lf_open_sandbox(lua_State *L);
+
+/* handles.c */
+void lf_handles_register(lua_State *L);
+/* Call frame(f) / sample(s) with a fresh handle; run under lf_protect. */
+int lf_frame_body(struct state *s, struct fk_frame_edit *e);
+int lf_sample_body(struct state *s, struct fk_sample_edit *e);
+
+#endif

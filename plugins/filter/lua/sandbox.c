@@ -1,0 +1,447 @@
+/*
+ * The lua filter's sandbox: Lua's base, string, table, math and utf8
+ * libraries without load, loadfile, dofile, collectgarbage and
+ * string.dump, in the style of Lua's own linit.c; a memory-capped
+ * allocator, an instruction-count hook and a cost charged for pattern
+ * searches; and the protected calls that report a script's failure once.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "luafilter.h"
+
+/* ---- limits ---------------------------------------------------------- */
+
+static void where_now(lua_State *L, char *buf, size_t cap)
+{
+	lua_Debug ar;
+	buf[0] = '\0';
+	for (int level = 0; lua_getstack(L, level, &ar); level++) {
+		if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+			/* the whole path, not short_src's 60 bytes */
+			snprintf(buf, cap, "%s:%d:", ar.source[0] == '@' ? ar.source + 1 : ar.short_src,
+			         ar.currentline);
+			return;
+		}
+	}
+}
+
+void *lf_l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	struct state *s = ud;
+	size_t old = ptr ? osize : 0;
+
+	if (nsize == 0) {
+		s->h->free(ptr);
+		s->mem -= old;
+		return NULL;
+	}
+	if (nsize > old && (s->over_mem || s->mem + (nsize - old) > s->memlimit)) {
+		if (!s->over_mem && s->L)
+			where_now(s->L, s->mem_where, sizeof s->mem_where);
+		s->over_mem = true;
+		if (s->L)
+			lua_sethook(s->L, lua_gethook(s->L), LUA_MASKCOUNT, 1);
+		return NULL;
+	}
+	ptr = s->h->realloc(ptr, nsize);
+	if (ptr)
+		s->mem = s->mem - old + nsize;
+	return ptr;
+}
+
+static void l_hook(lua_State *L, lua_Debug *ar)
+{
+	struct state *s = state_of(L);
+	char w[256];
+
+	(void)ar;
+	s->icount += s->step;
+	if (s->icount <= s->ilimit && !s->over_mem && !s->over_instr)
+		return;
+	if (!s->over_mem)
+		s->over_instr = true;
+	/* From now on stop at every instruction: a pcall in the script must
+	 * not be able to carry on. */
+	lua_sethook(L, l_hook, LUA_MASKCOUNT, 1);
+	where_now(L, w, sizeof w);
+	if (s->over_mem)
+		lua_pushfstring(L, "%s memory limit (%s) exceeded", w, s->memtext);
+	else
+		lua_pushfstring(L, "%s instruction limit of %I exceeded (an endless loop?)", w,
+		                (lua_Integer)s->ilimit);
+	if (!s->over_mem && !s->limit_msg[0])
+		snprintf(s->limit_msg, sizeof s->limit_msg, "%s", lua_tostring(L, -1));
+	lua_error(L);
+}
+
+int lf_parse_size(const char *t, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!t || !*t)
+		return -1;
+	errno = 0;
+	v = strtoull(t, &end, 10);
+	if (errno || end == t)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+
+/* ---- calling the script -------------------------------------------- */
+
+/* Does the first line of msg carry a "chunk:LINE:" position? */
+static bool has_position(const char *msg)
+{
+	for (const char *c = msg; *c && *c != '\n'; c++) {
+		const char *d = c + 1;
+		if (*c != ':')
+			continue;
+		while (*d >= '0' && *d <= '9')
+			d++;
+		if (d > c + 1 && *d == ':')
+			return true;
+	}
+	return false;
+}
+
+static int l_msgh(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (msg && !has_position(msg)) {
+		/* raised inside a C function ("C stack overflow" from string.gsub,
+		 * error(msg, 0)): the innermost script line is the place to blame */
+		char w[256];
+		where_now(L, w, sizeof w);
+		if (w[0])
+			msg = lua_pushfstring(L, "%s %s", w, msg);
+	}
+	if (!msg) {
+		char w[256];
+		where_now(L, w, sizeof w);
+		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+			msg = lua_pushfstring(L, "%s %s", w, lua_tostring(L, -1));
+		else
+			msg = lua_pushfstring(L, "%s error raised with a %s value, not a message", w,
+			                      luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+/* Lua cuts chunk names to LUA_IDSIZE ("...end/of/the/path/script.lua:3:
+ * msg"): put the script's whole path back. */
+void lf_full_src(const struct state *s, const char *msg, size_t len, char *out, size_t cap)
+{
+	const char *colon;
+	size_t sl = strlen(s->script), tl;
+
+	if (len > 3 && strncmp(msg, "...", 3) == 0 && (colon = memchr(msg + 3, ':', len - 3)) != NULL) {
+		tl = (size_t)(colon - (msg + 3));
+		if (tl <= sl && memcmp(s->script + sl - tl, msg + 3, tl) == 0) {
+			snprintf(out, cap, "%s%.*s", s->script, (int)(len - (size_t)(colon - msg)), colon);
+			return;
+		}
+	}
+	snprintf(out, cap, "%.*s", (int)len, msg);
+}
+
+/* Report the error on top of the stack (from l_msgh) and pop it. */
+int lf_report(struct state *s, int status, const char *context)
+{
+	/* only a string: converting a number would allocate */
+	const char *msg = lua_type(s->L, -1) == LUA_TSTRING ? lua_tostring(s->L, -1) : NULL;
+	const char *nl;
+	char first[1024];
+
+	if (s->over_mem) {
+		snprintf(first, sizeof first, "%s%smemory limit (%s) exceeded",
+		         s->mem_where[0] ? s->mem_where : s->script, s->mem_where[0] ? " " : ": ",
+		         s->memtext);
+		msg = NULL;
+	} else if (s->over_instr && s->limit_msg[0]) {
+		/* the first report of the limit, wherever the script caught it */
+		snprintf(first, sizeof first, "%s", s->limit_msg);
+		msg = NULL;
+	} else if (status == LUA_ERRMEM) {
+		/* the host allocator failed, not the script's limit */
+		snprintf(first, sizeof first, "%s: out of memory", s->where);
+		msg = NULL;
+	} else {
+		if (!msg)
+			msg = "unknown error";
+		nl = strchr(msg, '\n');
+		lf_full_src(s, msg, nl ? (size_t)(nl - msg) : strlen(msg), first, sizeof first);
+	}
+	s->h->log(FK_LOG_ERROR, "%s%s", first, context ? context : "");
+	if (msg && (nl = strchr(msg, '\n')) != NULL)
+		s->h->log(FK_LOG_INFO, "%s", nl + 1);
+	lua_pop(s->L, 1);
+	if (s->over_mem || s->over_instr)
+		return FK_ERR_LIMIT;
+	return status == LUA_ERRMEM ? FK_ERR_NOMEM : FK_ERR_SCRIPT;
+}
+
+/* Call the function below nargs arguments with a fresh instruction budget;
+ * leaves nres results on success. */
+int lf_call(struct state *s, int nargs, int nres, int *status)
+{
+	lua_State *L = s->L;
+	int base = lua_gettop(L) - nargs, rc;
+
+	s->icount = 0;
+	lua_sethook(L, l_hook, LUA_MASKCOUNT, s->step);
+	lua_pushcfunction(L, l_msgh);
+	lua_insert(L, base);
+	rc = lua_pcall(L, nargs, nres, base);
+	lua_remove(L, base);
+	lua_sethook(L, NULL, 0, 0);
+	if (rc == LUA_OK && (s->over_mem || s->over_instr)) {
+		/* the script caught the limit error itself: fail anyway */
+		lua_pop(L, nres);
+		lua_pushboolean(L, 0); /* lf_report() words the limit itself */
+		rc = LUA_ERRRUN;
+	}
+	*status = rc;
+	return rc == LUA_OK ? 0 : -1;
+}
+
+
+/* ---- the sandbox ------------------------------------------------------------ */
+
+static int l_print(lua_State *L)
+{
+	struct state *s = state_of(L);
+	luaL_Buffer b;
+	int n = lua_gettop(L);
+
+	luaL_buffinit(L, &b);
+	for (int i = 1; i <= n; i++) {
+		if (i > 1)
+			luaL_addchar(&b, '\t');
+		luaL_tolstring(L, i, NULL);
+		luaL_addvalue(&b);
+	}
+	luaL_pushresult(&b);
+	s->h->log(FK_LOG_WARN, "%s: %s", s->script, lua_tostring(L, -1));
+	return 0;
+}
+
+/* setmetatable() without __gc: Lua runs finalizers with debug hooks off,
+ * so a __gc function would escape the instruction limit (an endless loop
+ * in one hung flamekit), and it would run at any allocation of a later
+ * call.  An object is only marked for finalization when its metatable has
+ * __gc at the time it is set, so checking here is enough. */
+static int l_setmetatable(lua_State *L)
+{
+	int t = lua_type(L, 2);
+
+	/* the checks of the original, so that messages name 'setmetatable' */
+	luaL_checktype(L, 1, LUA_TTABLE);
+	luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+	lua_pushliteral(L, "__gc");
+	if (lua_istable(L, 2) && lua_rawget(L, 2) != LUA_TNIL)
+		return luaL_error(L, "setmetatable: __gc metamethods are not allowed in filter "
+		                  "scripts (finalizers run outside the instruction limit)");
+	lua_settop(L, 2);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 2, 1);
+	return 1;
+}
+
+/*
+ * string.find, match, gmatch and gsub run their whole search in C, where
+ * the instruction hook cannot stop them, and Lua patterns backtrack: a
+ * 100 KB subject and ".-b" take minutes.  So each call is charged, before
+ * it runs, an upper bound of its matcher steps (PATTERN_STEPS to an
+ * instruction): (n + 1) start positions, times (n + 1) for each
+ * repetition (* + - %b) or back-reference, times the pattern's length, for
+ * an n-byte subject.  A call the budget cannot pay fails as an endless
+ * loop would; on frame names (tens of bytes) the charge is negligible.
+ */
+#define PATTERN_STEPS 16
+
+enum pattern_fn { PAT_FIND, PAT_MATCH, PAT_GMATCH, PAT_GSUB };
+static const char *const pattern_fn_name[] = { "find", "match", "gmatch", "gsub" };
+
+static double pattern_cost(int fn, size_t n, const char *p, size_t m, bool plain)
+{
+	double cost = (double)m + 1, span = (double)n + 1;
+	bool specials = false;
+	size_t i = 0;
+
+	if (!plain)
+		for (size_t k = 0; k < m && !specials; k++)
+			specials = strchr("^$*+?.([%-", p[k]) != NULL;
+	if (plain || (fn == PAT_FIND && !specials))
+		return span * cost; /* a plain substring search */
+	if (m > 0 && p[0] == '^' && fn != PAT_GMATCH)
+		i = 1; /* anchored: one start position */
+	else
+		cost *= span;
+	for (; i < m; i++) {
+		if (p[i] == '%' && i + 1 < m) {
+			i++;
+			if (p[i] == 'b' || (p[i] >= '1' && p[i] <= '9'))
+				cost *= span;
+			if (p[i] == 'b' || p[i] == 'f')
+				i += p[i] == 'b' ? 2 : 0;
+		} else if (p[i] == '[') {
+			/* a set: its '-' and '*' are not repetitions */
+			i++;
+			if (i < m && p[i] == '^')
+				i++;
+			if (i < m && p[i] == ']')
+				i++;
+			for (; i < m && p[i] != ']'; i++)
+				if (p[i] == '%')
+					i++;
+		} else if (p[i] == '*' || p[i] == '+' || p[i] == '-') {
+			cost *= span;
+		}
+		if (cost > 1e30)
+			break;
+	}
+	return cost;
+}
+
+static int l_pattern(lua_State *L)
+{
+	struct state *s = state_of(L);
+	int fn = (int)lua_tointeger(L, lua_upvalueindex(2));
+	size_t n, m;
+	const char *p;
+	double cost, steps;
+
+	luaL_checklstring(L, 1, &n);
+	p = luaL_checklstring(L, 2, &m);
+	cost = pattern_cost(fn, n, p, m, fn == PAT_FIND && lua_toboolean(L, 4));
+	steps = cost / PATTERN_STEPS;
+	if (steps > (double)(s->ilimit - s->icount)) {
+		char w[256];
+		where_now(L, w, sizeof w);
+		s->over_instr = true;
+		lua_sethook(L, l_hook, LUA_MASKCOUNT, 1);
+		snprintf(s->limit_msg, sizeof s->limit_msg, "%s instruction limit of %lld exceeded "
+		         "(string.%s of a %zu-byte string may take %.3g pattern steps)", w,
+		         s->ilimit, pattern_fn_name[fn], n, cost);
+		lua_pushstring(L, s->limit_msg);
+		return lua_error(L);
+	}
+	s->icount += (long long)steps;
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+int lf_open_sandbox(lua_State *L)
+{
+	static const luaL_Reg libs[] = {
+		{ LUA_GNAME, luaopen_base }, { LUA_STRLIBNAME, luaopen_string },
+		{ LUA_TABLIBNAME, luaopen_table }, { LUA_MATHLIBNAME, luaopen_math },
+		{ LUA_UTF8LIBNAME, luaopen_utf8 }, { NULL, NULL },
+	};
+	static const char *const unsafe[] = { "dofile", "loadfile", "load", "collectgarbage", NULL };
+
+	for (const luaL_Reg *l = libs; l->func; l++) {
+		luaL_requiref(L, l->name, l->func, 1);
+		lua_pop(L, 1);
+	}
+	for (const char *const *u = unsafe; *u; u++) {
+		lua_pushnil(L);
+		lua_setglobal(L, *u);
+	}
+	lua_pushcfunction(L, l_print);
+	lua_setglobal(L, "print");
+	lua_getglobal(L, LUA_GNAME);
+	lua_getfield(L, -1, "setmetatable");
+	lua_pushcclosure(L, l_setmetatable, 1);
+	lua_setfield(L, -2, "setmetatable");
+	lua_pop(L, 1);
+	lua_getglobal(L, LUA_STRLIBNAME);
+	lua_pushnil(L);
+	lua_setfield(L, -2, "dump");
+	for (int fn = PAT_FIND; fn <= PAT_GSUB; fn++) {
+		/* the string table is also the strings' metatable __index */
+		lua_getfield(L, -1, pattern_fn_name[fn]);
+		lua_pushinteger(L, fn);
+		lua_pushcclosure(L, l_pattern, 2);
+		lua_setfield(L, -2, pattern_fn_name[fn]);
+	}
+	lua_pop(L, 1);
+	/* math.random is seeded from the clock: make runs repeatable. */
+	lua_getglobal(L, LUA_MATHLIBNAME);
+	lua_getfield(L, -1, "randomseed");
+	lua_pushinteger(L, 0);
+	lua_call(L, 1, 0);
+	lua_pop(L, 1);
+
+	lf_handles_register(L);
+	return 0;
+}
+
+/*
+ * Every Lua call that can allocate (and so raise a memory error) must run
+ * under lua_pcall: outside one, Lua calls abort().  lf_protect() runs fn with
+ * the light userdata arg that way; the handles a call made are disarmed
+ * whatever happened.  Returns 0, or FK_ERR_NOMEM / FK_ERR_LIMIT (reported)
+ * when fn was cut short by a memory error.
+ */
+static void disarm(struct state *s)
+{
+	lua_State *L = s->L;
+
+	/* the anchors keep the last handles alive: no allocation, no GC here */
+	if (s->frame_anchor > 0) {
+		if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->frame_anchor) == LUA_TUSERDATA)
+			((struct frame_ud *)lua_touserdata(L, -1))->e = NULL;
+		lua_pop(L, 1);
+	}
+	if (s->sample_anchor > 0) {
+		if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->sample_anchor) == LUA_TUSERDATA)
+			((struct sample_ud *)lua_touserdata(L, -1))->e = NULL;
+		lua_pop(L, 1);
+	}
+}
+
+int lf_protect(struct state *s, lua_CFunction fn, void *arg)
+{
+	lua_State *L = s->L;
+	int top = lua_gettop(L), status;
+
+	lua_pushcfunction(L, fn);
+	lua_pushlightuserdata(L, arg);
+	status = lua_pcall(L, 1, 0, 0);
+	lua_sethook(L, NULL, 0, 0);
+	disarm(s);
+	if (status == LUA_OK)
+		return 0;
+	status = lf_report(s, status, "");
+	lua_settop(L, top);
+	return status;
+}
+

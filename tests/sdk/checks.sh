@@ -1,0 +1,136 @@
+#!/bin/sh
+# What the SDK promises at compile time and before input is read, proven
+# from the outside: snippets written against the header alone that must
+# NOT compile (a descriptor registered as the wrong kind, an option member
+# of the wrong type), a control snippet that must, and a third-party
+# output's range check (tests/modules/check/top.c) that `run --check`
+# and `graph` honour before reading any input.
+. "$FK_SRCDIR/tests/lib.sh"
+CC=${CC:-cc}
+INC="$FK_SRCDIR/include"
+
+# compiles EXPECT NAME: compile $TMP/snippet.c; EXPECT is 0 (must compile)
+# or 1 (must not).  The compiler's complaint must name the check.
+compiles() {
+	$CC -std=c99 -Wall -Wextra -Werror -Wno-unused-function -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" \
+		> "$TMP/cc.log" 2>&1
+	st=$?
+	[ $st -ne 0 ] && st=1
+	is "$st" "$1" "$2"
+	[ "$st" = "$1" ] || sed 's/^/# /' "$TMP/cc.log" | head -10
+}
+
+cat > "$TMP/head.c" <<'SNIP'
+#include <flamekit/plugin.h>
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
+{ (void)h; (void)in; (void)s; (void)o; return 0; }
+static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w,
+                  const void *o)
+{ (void)h; (void)p; (void)w; (void)o; return 0; }
+SNIP
+
+# 1. the control: a correct input plugin compiles.
+{ cat "$TMP/head.c"; cat <<'SNIP'
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
+FLAMEKIT_REGISTER_INPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+compiles 0 "an input descriptor registered with FLAMEKIT_REGISTER_INPUT compiles"
+
+# 2. an input descriptor given to FLAMEKIT_REGISTER_OUTPUT does not.
+{ cat "$TMP/head.c"; cat <<'SNIP'
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
+FLAMEKIT_REGISTER_OUTPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+compiles 1 "FLAMEKIT_REGISTER_OUTPUT(an input descriptor) does not compile"
+grep -q "fk__kind_check" "$TMP/cc.log"
+ok $? "the compiler names the kind check"
+
+# 3. the same for a filter and an output given to the wrong macro.
+{ cat "$TMP/head.c"; cat <<'SNIP'
+static struct fk_output_plugin out = { .h = { .name = "x" }, .render = render };
+FLAMEKIT_REGISTER_FILTER(out)
+SNIP
+} > "$TMP/snippet.c"
+compiles 1 "FLAMEKIT_REGISTER_FILTER(an output descriptor) does not compile"
+
+# 4. an int member for FK_OPT_INT (which the engine writes as 8 bytes).
+{ cat "$TMP/head.c"; cat <<'SNIP'
+struct opts { int top; };
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_INT, "top", "10", struct opts, top, "how many"),
+	FK_OPTION_END,
+};
+static struct fk_output_plugin out = { .h = { .name = "x", .options = options,
+	.options_size = sizeof(struct opts) }, .render = render };
+FLAMEKIT_REGISTER_OUTPUT(out)
+SNIP
+} > "$TMP/snippet.c"
+compiles 1 "FK_OPTION(FK_OPT_INT, ...) on an int member does not compile"
+
+# 5. the right types compile, every kind of option.
+{ cat "$TMP/head.c"; cat <<'SNIP'
+struct opts { int f; long long i; double d; const char *s, *p; const struct fk_value *v; };
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_FLAG, "f", "0", struct opts, f, "flag"),
+	FK_OPTION(FK_OPT_INT, "i", "1", struct opts, i, "int"),
+	FK_OPTION(FK_OPT_DOUBLE, "d", "1.5", struct opts, d, "double"),
+	FK_OPTION(FK_OPT_STRING, "s", NULL, struct opts, s, "string"),
+	FK_OPTION(FK_OPT_PATH, "p", NULL, struct opts, p, "path"),
+	FK_OPTION(FK_OPT_VALUE, "v", NULL, struct opts, v, "value"),
+	FK_OPTION_END,
+};
+static struct fk_output_plugin out = { .h = { .name = "x", .options = options,
+	.options_size = sizeof(struct opts) }, .render = render };
+FLAMEKIT_REGISTER_OUTPUT(out)
+SNIP
+} > "$TMP/snippet.c"
+compiles 0 "every option type on a member of its own type compiles"
+
+# 6. a double member for a STRING option.
+{ cat "$TMP/head.c"; cat <<'SNIP'
+struct opts { double s; };
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "s", NULL, struct opts, s, "string"),
+	FK_OPTION_END,
+};
+static struct fk_output_plugin out = { .h = { .name = "x", .options = options,
+	.options_size = sizeof(struct opts) }, .render = render };
+FLAMEKIT_REGISTER_OUTPUT(out)
+SNIP
+} > "$TMP/snippet.c"
+compiles 1 "FK_OPTION(FK_OPT_STRING, ...) on a double member does not compile"
+
+# --- check() before any input is read ------------------------------------
+TOPDIR="$FK_BUILDDIR/tests/modules/check"
+printf 'a;b 1\n' > "$TMP/a.folded"
+cat > "$TMP/job.yaml" <<'SNIP'
+inputs: [a.folded]
+outputs:
+  - plugin: top
+    path: out.txt
+    options: {top: 0}
+SNIP
+err=$("$FLAMEKIT" run --plugin-dir "$TOPDIR" --check "$TMP/job.yaml" 2>&1)
+is "$?:$err" "2:flamekit: [output:top] $TMP/job.yaml:3:5: --top must be at least 1, not 0" \
+	"run --check refuses --top 0 through the plugin's check()"
+sed 's/top: 0/top: 3/' "$TMP/job.yaml" > "$TMP/job3.yaml"
+"$FLAMEKIT" run --plugin-dir "$TOPDIR" "$TMP/job3.yaml" > /dev/null 2>&1
+is "$?:$(cat "$TMP/out.txt" 2>&1)" "0:2 frames, top 3" "with --top 3 the job runs (host->frames gives 2)"
+# The input does not exist: a check that ran after reading would say so.
+err=$("$FLAMEKIT" graph --plugin-dir "$TOPDIR" --output-plugin top --top 0 "$TMP/missing" 2>&1)
+is "$?:$err" "2:flamekit: [output:top] --top must be at least 1, not 0" \
+	"graph --top 0 fails before the input is opened"
+err=$("$FLAMEKIT" graph --colors=nosuch "$TMP/missing" -o "$TMP/x.svg" 2>&1)
+is "$?:$err" "2:flamekit: [output:svg] unknown palette \"nosuch\" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange)" \
+	"graph --colors=nosuch fails before the input is opened"
+cat > "$TMP/pal.yaml" <<'SNIP'
+inputs: [a.folded]
+outputs: [{plugin: svg, path: out.svg, options: {colors: nosuch}}]
+SNIP
+err=$("$FLAMEKIT" run --check "$TMP/pal.yaml" 2>&1)
+is "$?:$err" "2:flamekit: [output:svg] $TMP/pal.yaml:2:11: unknown palette \"nosuch\" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange)" \
+	"run --check: the engine puts the job position in front of a check's message"
+
+done_testing
