@@ -102,6 +102,19 @@ int cmd_graph(struct cli *c, int argc, char **argv);
 int graph_help(void);
 int cmd_diff(struct cli *c, int argc, char **argv);
 int cmd_merge(struct cli *c, int argc, char **argv);
+
+/* foldsum.c: folded files summed into sorted folded output without the
+ * stack tree, the same bytes as the folded input and output plugins give.
+ * foldsum_applies returns the folded input plugin when every file is
+ * folded (in_pl is it, or in_pl is NULL and each file is a regular file
+ * detected as folded, silently), else NULL.  foldsum_run reads the files
+ * in order and writes outpath (NULL or "-": stdout) all or nothing;
+ * detected logs the detection as the pipeline does.  Errors are reported. */
+const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *in_pl,
+                                        const char **files,
+                                        size_t nfiles);
+int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, size_t nfiles,
+                const char *outpath, bool detected);
 int cmd_run(struct cli *c, int argc, char **argv);
 
 #endif

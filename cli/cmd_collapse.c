@@ -1,4 +1,5 @@
-/* flamekit collapse: profiler output in, folded stacks out. */
+/* flamekit collapse: profiler output in, folded stacks out.  Folded input
+ * is summed whole, without the stack tree (foldsum.c). */
 #include <string.h>
 
 #include "cli.h"
@@ -42,7 +43,7 @@ static int sort_args(struct cli *c, struct cli_inputs *in, int argc, char **argv
 int cmd_collapse(struct cli *c, int argc, char **argv)
 {
 	const char *format = "auto", *outpath = NULL;
-	const struct fk_plugin *out_pl;
+	const struct fk_plugin *out_pl, *fold;
 	struct cli_inputs in = { 0 };
 	int rc, i, r;
 
@@ -64,7 +65,16 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 		goto out;
 	}
 	out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "collapse");
-	rc = out_pl ? cli_inputs_run(c, &in, out_pl, NULL, outpath) : EXIT_DATA;
+	if (!out_pl) {
+		rc = EXIT_DATA;
+		goto out;
+	}
+	if (in.nfiles == 0)
+		in.files[in.nfiles++] = "-";
+	if (in.pd.n == 0 && (fold = foldsum_applies(c, in.pl, in.files, in.nfiles)) != NULL)
+		rc = cli_exit(foldsum_run(c, fold, in.files, in.nfiles, outpath, in.pl == NULL));
+	else
+		rc = cli_inputs_run(c, &in, out_pl, NULL, outpath);
 out:
 	cli_inputs_free(&in);
 	return rc;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "folded/fkfolded.h"
 
 struct src {
 	struct fk_input in;
@@ -52,52 +53,6 @@ struct merge {
 	uint64_t out;         /* bytes handed to the writer */
 };
 
-static inline bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || c == '\n';
-}
-
-/* The count at the end of a folded line: the same grammar as the folded
- * input plugin's split_count (plugins/input/folded/folded.c), which merge
- * must agree with byte for byte.  Returns the stack length or -1. */
-static long split_count(const char *s, size_t n, double *w)
-{
-	size_t e = n, i = n;
-	char buf[64];
-
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	if (i > 0 && s[i - 1] == '.') {
-		size_t dot = i - 1, j = dot;
-		while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9')
-			j--;
-		if (j == dot)
-			return -1;
-		i = j;
-	} else if (i == e) {
-		return -1;
-	}
-	if (i == 0 || !is_space(s[i - 1]))
-		return -1;
-	if (e - i <= 15 && !memchr(s + i, '.', e - i)) {
-		/* The common case: an integer exact in a double, as strtod gives it. */
-		uint64_t v = 0;
-		for (size_t k = i; k < e; k++)
-			v = v * 10 + (uint64_t)(s[k] - '0');
-		*w = (double)v;
-		return (long)(i - 1);
-	}
-	if (e - i < sizeof buf) {
-		memcpy(buf, s + i, e - i);
-		buf[e - i] = '\0';
-	} else {
-		memcpy(buf, s + i, sizeof buf - 1);
-		buf[sizeof buf - 1] = '\0';
-	}
-	*w = strtod(buf, NULL);
-	return (long)(i - 1);
-}
-
 /* Advance src to its next stack line.  Unreadable lines are counted as
  * skipped; lines with an empty stack (" 5", ";; 5") add nothing to the
  * output but still tell whether the input is differential.  0 at the end,
@@ -109,8 +64,8 @@ static int next_line(struct merge *m, struct src *s)
 	int r;
 
 	while ((r = fk_input_getline(&s->in, &line, &len)) > 0) {
-		double w1 = 0, w2 = 0;
-		long sl = split_count(line, len, &w1), s2;
+		int two;
+		long sl = fk_folded_line(line, len, s->w, &two);
 		size_t k;
 
 		if (sl < 0) {
@@ -118,16 +73,7 @@ static int next_line(struct merge *m, struct src *s)
 				fk_input_skip(&s->in, s->in.lineno);
 			continue;
 		}
-		s2 = split_count(line, (size_t)sl, &w2);
-		s->two = s2 >= 0;
-		if (s->two) {
-			s->w[0] = w2;
-			s->w[1] = w1;
-			sl = s2;
-		} else {
-			s->w[0] = w1;
-			s->w[1] = 0;
-		}
+		s->two = two;
 		if (s->two && !m->two) {
 			if (m->decided && !m->fallback) {
 				m->fallback = true;
@@ -138,9 +84,7 @@ static int next_line(struct merge *m, struct src *s)
 			if (!m->decided)
 				m->two = true;
 		}
-		k = (size_t)sl;
-		while (k > 0 && line[k - 1] == ';')
-			k--;
+		k = fk_folded_trim(line, (size_t)sl);
 		if (k == 0)
 			continue;
 		s->key = line;
@@ -183,25 +127,6 @@ static void sift_down(struct merge *m, size_t i)
 	}
 }
 
-/* Counts the way the folded output plugin prints them. */
-static size_t fmt_weight(char *buf, size_t cap, double v)
-{
-	char *p = buf + cap;
-
-	if (v == floor(v) && fabs(v) < 9.2e18) {
-		long long x = (long long)v;
-		unsigned long long u = x < 0 ? -(unsigned long long)x : (unsigned long long)x;
-		do
-			*--p = (char)('0' + u % 10);
-		while ((u /= 10) != 0);
-		if (x < 0)
-			*--p = '-';
-		memmove(buf, p, (size_t)(buf + cap - p));
-		return (size_t)(buf + cap - p);
-	}
-	return (size_t)snprintf(buf, cap, "%.15g", v);
-}
-
 /* One output line; m->out counts the bytes, so merge knows whether any
  * has left the writer's buffer. */
 static int put_line(struct merge *m, struct fk_writer *w, const struct fk_buf *key,
@@ -212,10 +137,10 @@ static int put_line(struct merge *m, struct fk_writer *w, const struct fk_buf *k
 	int rc;
 
 	t[n++] = ' ';
-	n += fmt_weight(t + n, 64, sum[0]);
+	n += fk_folded_format(t + n, 64, sum[0]);
 	if (m->two) {
 		t[n++] = ' ';
-		n += fmt_weight(t + n, 64, sum[1]);
+		n += fk_folded_format(t + n, 64, sum[1]);
 	}
 	t[n++] = '\n';
 	rc = fk_writer_write(w, key->data, key->len);
@@ -301,43 +226,54 @@ out:
 	return rc;
 }
 
-/* Merge in memory: exactly `collapse --format folded FILE...`. */
+/* Merge in memory: exactly `collapse --format folded FILE...`, which sums
+ * whole stacks without the stack tree (foldsum.c). */
 static int in_memory(struct cli *c, char **files, size_t nfiles, const char *outpath)
 {
-	struct fk_input_spec *specs = fk_calloc(nfiles, sizeof *specs);
-	const struct fk_plugin *in_pl, *out_pl;
-	struct fk_output_spec out;
-	struct fk_pipeline pl;
-	int rc;
+	const struct fk_plugin *in_pl = cli_find(c, FK_PLUGIN_INPUT, "folded", "merge");
 
-	if (!specs) {
-		fk_log(FK_LOG_ERROR, "out of memory");
-		return FK_ERR_NOMEM;
-	}
-	in_pl = cli_find(c, FK_PLUGIN_INPUT, "folded", "merge");
-	out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "merge");
-	if (!in_pl || !out_pl) {
-		fk_free(specs);
+	if (!in_pl || !cli_find(c, FK_PLUGIN_OUTPUT, "folded", "merge"))
 		return FK_ERR_PLUGIN;
+	return foldsum_run(c, in_pl, (const char **)files, nfiles, outpath, false);
+}
+
+/* An input was out of order.  Can the part written be taken back (a
+ * temporary file, stdout redirected to a file, or a pipe that has not been
+ * written to yet: the writer flushes only once its buffer is full) and
+ * every input be read again?  Then merge in memory; else say what to do.
+ * Aborts w and closes the inputs either way.  Returns a status, reported. */
+static int start_over(struct cli *c, struct merge *m, struct fk_writer *w, char **files,
+                      size_t *opened, const char *outpath, bool stdout_file, off_t stdout_start)
+{
+	bool again = true, retract = w->path != NULL || stdout_file || m->out < w->cap;
+	const char *which = NULL;
+
+	for (size_t k = 0; k < m->n; k++)
+		if (!m->s[k].reopenable) {
+			again = false;
+			which = m->s[k].in.name;
+		}
+	fk_writer_abort(w);
+	if (!again || !retract) {
+		fk_log(FK_LOG_ERROR, "%s:%llu: %s; merge streams sorted inputs and cannot start "
+		       "over in memory because %s%s; write to a file with -o, or sort the inputs "
+		       "with LC_ALL=C sort, or use 'flamekit collapse --format folded'",
+		       m->why_path, (unsigned long long)m->why_line, m->why,
+		       !again ? which : "part of the result is already on stdout",
+		       !again ? " cannot be read again" : "");
+		return FK_ERR_DATA;
 	}
-	for (size_t k = 0; k < nfiles; k++) {
-		specs[k].path = files[k];
-		specs[k].plugin = in_pl;
+	fk_log(FK_LOG_INFO, "%s:%llu: %s; merging in memory instead", m->why_path,
+	       (unsigned long long)m->why_line, m->why);
+	if (stdout_file && (ftruncate(STDOUT_FILENO, stdout_start) < 0 ||
+	                    lseek(STDOUT_FILENO, stdout_start, SEEK_SET) < 0)) {
+		fk_log(FK_LOG_ERROR, "<stdout>: cannot rewind: %s", strerror(errno));
+		return FK_ERR_IO;
 	}
-	memset(&out, 0, sizeof out);
-	out.plugin = out_pl;
-	out.path = outpath;
-	memset(&pl, 0, sizeof pl);
-	pl.reg = &c->reg;
-	pl.inputs = specs;
-	pl.ninputs = nfiles;
-	pl.outputs = &out;
-	pl.noutputs = 1;
-	pl.threads = cli_threads(c);
-	pl.progress = c->progress;
-	rc = fk_pipeline_run(&pl);
-	fk_free(specs);
-	return rc;
+	for (size_t k = 0; k < *opened; k++)
+		fk_input_close(&m->s[k].in);
+	*opened = 0;
+	return in_memory(c, files, m->n, outpath);
 }
 
 int cmd_merge(struct cli *c, int argc, char **argv)
@@ -433,42 +369,8 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 	}
 	r = stream(&m, &w);
 	if (r == 1) {
-		/* An input was out of order.  Can the part written be taken back
-		 * (a temporary file, stdout redirected to a file, or a pipe that
-		 * has not been written to yet: the writer flushes only once its
-		 * buffer is full) and every input be read again? */
-		bool again = true, retract = w.path != NULL || stdout_file || m.out < w.cap;
-		const char *which = NULL;
-		for (size_t k = 0; k < nfiles; k++)
-			if (!m.s[k].reopenable) {
-				again = false;
-				which = m.s[k].in.name;
-			}
-		if (!again || !retract) {
-			fk_log(FK_LOG_ERROR, "%s:%llu: %s; merge streams sorted inputs and cannot start "
-			       "over in memory because %s%s; write to a file with -o, or sort the inputs "
-			       "with LC_ALL=C sort, or use 'flamekit collapse --format folded'",
-			       m.why_path, (unsigned long long)m.why_line, m.why,
-			       !again ? which : "part of the result is already on stdout",
-			       !again ? " cannot be read again" : "");
-			fk_writer_abort(&w);
-			wopen = false;
-			rc = EXIT_DATA;
-			goto out;
-		}
-		fk_log(FK_LOG_INFO, "%s:%llu: %s; merging in memory instead", m.why_path,
-		       (unsigned long long)m.why_line, m.why);
-		fk_writer_abort(&w);
 		wopen = false;
-		if (stdout_file && (ftruncate(STDOUT_FILENO, stdout_start) < 0 ||
-		                    lseek(STDOUT_FILENO, stdout_start, SEEK_SET) < 0)) {
-			fk_log(FK_LOG_ERROR, "<stdout>: cannot rewind: %s", strerror(errno));
-			goto out;
-		}
-		for (size_t k = 0; k < opened; k++)
-			fk_input_close(&m.s[k].in);
-		opened = 0;
-		rc = cli_exit(in_memory(c, files, nfiles, outpath));
+		rc = cli_exit(start_over(c, &m, &w, files, &opened, outpath, stdout_file, stdout_start));
 		goto out;
 	}
 	if (r == 0 && w.error)

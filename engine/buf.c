@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "fk.h"
+#include "folded/fkfolded.h"
 
 int fk_buf_reserve(struct fk_buf *b, size_t extra)
 {
@@ -124,10 +125,11 @@ double fk_now(void)
 
 int fk_format_weight(char *buf, size_t cap, double w)
 {
-	int n;
+	size_t n;
 
-	if (w == floor(w) && fabs(w) < 9.2e18)
-		return snprintf(buf, cap, "%lld", (long long)w);
-	n = snprintf(buf, cap, "%.15g", w);
-	return n;
+	if (cap == 0)
+		return 0;
+	n = fk_folded_format(buf, cap - 1, w);
+	buf[n] = '\0';
+	return (int)n;
 }

@@ -91,8 +91,7 @@ struct fk_frame_info {
 struct fk_intern {
 	struct fk_frame_info *frames;
 	uint32_t nframes, capframes;
-	uint32_t *slots;     /* open addressing: frame id + 1, 0 = empty */
-	uint32_t *hashes;    /* low bits of each frame's hash, for rehash */
+	uint64_t *slots;     /* open addressing: hash << 32 | frame id + 1, 0 = empty */
 	uint32_t mask;
 	char **chunks;       /* arena */
 	size_t nchunks, chunk_used, chunk_cap;
@@ -105,6 +104,14 @@ void fk_intern_free(struct fk_intern *in);
 /* Intern name[0..len) (the full name, suffix included).  Returns the id or
  * FK_FRAME_NONE when out of memory. */
 fk_frame_t fk_intern(struct fk_intern *in, const char *name, size_t len);
+/* The same with the name's hash already computed by fk_intern_hash.
+ * fk_intern_prefetch brings what a lookup of hash h will read into the
+ * cache, one level per stage (0: the slot, 1: the frame, 2: its name): a
+ * caller with several names runs each stage over all of them before
+ * interning, so their cache misses overlap instead of queueing. */
+uint32_t fk_intern_hash(const char *name, size_t len);
+fk_frame_t fk_intern_hashed(struct fk_intern *in, const char *name, size_t len, uint32_t h);
+void fk_intern_prefetch(const struct fk_intern *in, uint32_t h, int stage);
 /* Intern name with annotation `annot`: appends its suffix first. */
 fk_frame_t fk_intern_annot(struct fk_intern *in, const char *name, size_t len, int annot);
 /* Look up without inserting. */
@@ -137,8 +144,9 @@ struct fk_tree {
 	uint32_t nnodes, capnodes;
 	double (*w)[FK_SERIES_MAX]; /* self weights of leaves */
 	uint32_t nw, capw;
-	uint32_t *slots;     /* node id, 0 = empty (root is never a child); freed
-	                      * by fk_tree_finish and rebuilt when needed */
+	uint64_t *slots;     /* hash tag << 32 | node id, 0 = empty (the root is
+	                      * never a child); freed by fk_tree_finish and
+	                      * rebuilt when needed */
 	uint32_t mask;
 	/* filled by fk_tree_finish(): */
 	double *total;       /* nnodes * FK_SERIES_MAX */
@@ -169,6 +177,14 @@ void fk_tree_free(struct fk_tree *t);
  * out of memory. */
 fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame);
 fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame_t frame);
+/* The node of stack f[0..n) (root first), created as needed: fk_tree_child
+ * down the stack, faster for the new part.  FK_NODE_NONE on out of memory
+ * or past the node limit. */
+fk_node_t fk_tree_insert(struct fk_tree *t, const fk_frame_t *f, size_t n);
+/* The same below `node`, storing each node of the path in ids[0..n) when
+ * ids is not NULL. */
+fk_node_t fk_tree_insert_at(struct fk_tree *t, fk_node_t node, const fk_frame_t *f, size_t n,
+                            fk_node_t *ids);
 /* Add weights at a node and mark it a leaf.  FK_ERR_NOMEM on failure. */
 int fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w);
 /* Compute totals and the sorted child lists (names from `in`). */
@@ -229,6 +245,7 @@ struct fk_sink {
 	const struct fk_registry *reg;
 	/* scratch */
 	fk_frame_t *ids;
+	uint32_t *hashes;            /* of the frames being pushed, idcap of them */
 	size_t idcap;
 	int status;                  /* first error from a filter */
 };
@@ -237,6 +254,9 @@ struct fk_profile *fk_profile_new(void);
 void fk_profile_free(struct fk_profile *p);
 /* Merge src into dst (frames re-interned, weights summed, samples appended). */
 int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src);
+/* Merge src into dst as fk_profile_merge does; when dst is still empty,
+ * src's contents move into dst instead (src is left empty, to be freed). */
+int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src);
 /* Apply per-frame filters: rebuild the tree with renamed/dropped frames. */
 int fk_profile_apply_frame_filters(struct fk_profile **pp, struct fk_filter_chain *fc);
 struct fk_profile *fk_profile_reversed(const struct fk_profile *p);

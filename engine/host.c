@@ -53,7 +53,7 @@ static int h_sink_join(struct fk_sink *parent, struct fk_sink *child)
 	if (!child)
 		return 0;
 	if (parent)
-		rc = fk_profile_merge(parent->p, child->p);
+		rc = fk_profile_absorb(parent->p, child->p);
 	fk_profile_free(child->p);
 	fk_sink_fini(child);
 	fk_free(child);

@@ -1,7 +1,10 @@
 /*
  * Frame interning: every distinct frame name is stored once in an arena and
  * named by a dense 32-bit id.  Lookups hash the bytes and probe an
- * open-addressing table of ids (linear probing, load <= 1/2).
+ * open-addressing table (linear probing, load <= 1/2) whose slots hold the
+ * name's 32-bit hash beside its id, so a probe reads a frame only when the
+ * hashes agree: one cache miss in the table, one in the frame, one in the
+ * name, instead of one per probed slot.
  */
 #include <string.h>
 
@@ -35,7 +38,7 @@ int fk_intern_init(struct fk_intern *in)
 {
 	memset(in, 0, sizeof *in);
 	in->mask = 1023;
-	in->slots = fk_calloc(in->mask + 1, sizeof *in->slots);
+	in->slots = fk_calloc((size_t)in->mask + 1, sizeof *in->slots);
 	return in->slots ? 0 : FK_ERR_NOMEM;
 }
 
@@ -51,7 +54,6 @@ void fk_intern_free(struct fk_intern *in)
 	fk_free(in->colours);
 	fk_free(in->frames);
 	fk_free(in->slots);
-	fk_free(in->hashes);
 	memset(in, 0, sizeof *in);
 }
 
@@ -79,18 +81,25 @@ static char *arena_alloc(struct fk_intern *in, size_t n)
 	return c;
 }
 
+#define SLOT(h, id) ((uint64_t)(h) << 32 | ((uint64_t)(id) + 1))
+#define SLOT_HASH(e) ((uint32_t)((e) >> 32))
+#define SLOT_ID(e) ((uint32_t)(e) - 1)
+
 static int grow_slots(struct fk_intern *in)
 {
 	uint32_t nmask = in->mask * 2 + 1, i, j;
-	uint32_t *ns = fk_calloc((size_t)nmask + 1, sizeof *ns);
+	uint64_t *ns = fk_calloc((size_t)nmask + 1, sizeof *ns);
 
 	if (!ns)
 		return FK_ERR_NOMEM;
-	for (i = 0; i < in->nframes; i++) {
-		j = in->hashes[i] & nmask;
+	for (i = 0; i <= in->mask; i++) {
+		uint64_t e = in->slots[i];
+		if (!e)
+			continue;
+		j = SLOT_HASH(e) & nmask;
 		while (ns[j])
 			j = (j + 1) & nmask;
-		ns[j] = i + 1;
+		ns[j] = e;
 	}
 	fk_free(in->slots);
 	in->slots = ns;
@@ -101,13 +110,16 @@ static int grow_slots(struct fk_intern *in)
 static inline uint32_t probe(const struct fk_intern *in, const char *name, size_t len,
                              uint32_t h, bool *found)
 {
-	uint32_t j = h & in->mask, id;
+	uint32_t j = h & in->mask;
+	uint64_t e;
 
-	while ((id = in->slots[j]) != 0) {
-		const struct fk_frame_info *f = &in->frames[id - 1];
-		if (in->hashes[id - 1] == h && f->len == len && memcmp(f->name, name, len) == 0) {
-			*found = true;
-			return j;
+	while ((e = in->slots[j]) != 0) {
+		if (SLOT_HASH(e) == h) {
+			const struct fk_frame_info *f = &in->frames[SLOT_ID(e)];
+			if (f->len == len && memcmp(f->name, name, len) == 0) {
+				*found = true;
+				return j;
+			}
 		}
 		j = (j + 1) & in->mask;
 	}
@@ -121,22 +133,49 @@ fk_frame_t fk_intern_find(const struct fk_intern *in, const char *name, size_t l
 	uint32_t h = (uint32_t)fk_hash(name, len);
 	uint32_t j = probe(in, name, len, h, &found);
 
-	return found ? in->slots[j] - 1 : FK_FRAME_NONE;
+	return found ? SLOT_ID(in->slots[j]) : FK_FRAME_NONE;
+}
+
+uint32_t fk_intern_hash(const char *name, size_t len)
+{
+	return (uint32_t)fk_hash(name, len);
+}
+
+void fk_intern_prefetch(const struct fk_intern *in, uint32_t h, int stage)
+{
+	const uint64_t *slot = &in->slots[h & in->mask];
+
+	if (stage == 0) {
+		__builtin_prefetch(slot);
+		return;
+	}
+	if (*slot == 0 || SLOT_HASH(*slot) != h)
+		return;
+	if (stage == 1)
+		__builtin_prefetch(&in->frames[SLOT_ID(*slot)]);
+	else
+		__builtin_prefetch(in->frames[SLOT_ID(*slot)].name);
 }
 
 fk_frame_t fk_intern(struct fk_intern *in, const char *name, size_t len)
 {
+	if (len > UINT32_MAX / 2)
+		return FK_FRAME_NONE;
+	return fk_intern_hashed(in, name, len, fk_intern_hash(name, len));
+}
+
+fk_frame_t fk_intern_hashed(struct fk_intern *in, const char *name, size_t len, uint32_t h)
+{
 	bool found;
-	uint32_t h, j, id;
+	uint32_t j, id;
 	struct fk_frame_info *f;
 	char *s;
 
 	if (len > UINT32_MAX / 2)
 		return FK_FRAME_NONE;
-	h = (uint32_t)fk_hash(name, len);
 	j = probe(in, name, len, h, &found);
 	if (found)
-		return in->slots[j] - 1;
+		return SLOT_ID(in->slots[j]);
 	if (((size_t)in->nframes + 1) * 2 > in->mask) {
 		if (grow_slots(in) < 0)
 			return FK_FRAME_NONE;
@@ -147,14 +186,9 @@ fk_frame_t fk_intern(struct fk_intern *in, const char *name, size_t len)
 	if (in->nframes == in->capframes) {
 		uint32_t cap = in->capframes ? in->capframes * 2 : 256;
 		struct fk_frame_info *nf = fk_realloc(in->frames, (size_t)cap * sizeof *nf);
-		uint32_t *nh;
 		if (!nf)
 			return FK_FRAME_NONE;
 		in->frames = nf;
-		nh = fk_realloc(in->hashes, (size_t)cap * sizeof *nh);
-		if (!nh)
-			return FK_FRAME_NONE;
-		in->hashes = nh;
 		in->capframes = cap;
 	}
 	s = arena_alloc(in, len + 1);
@@ -170,8 +204,7 @@ fk_frame_t fk_intern(struct fk_intern *in, const char *name, size_t len)
 	f->display_len = f->len - (f->annot ? 4 : 0);
 	f->colour = -1;
 	f->module = FK_FRAME_NONE;
-	in->hashes[id] = h;
-	in->slots[j] = id + 1;
+	in->slots[j] = SLOT(h, id);
 	return id;
 }
 

@@ -94,11 +94,18 @@ int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 			goto out;
 	}
 	nmap[0] = FK_NODE_ROOT;
-	for (i = 1; i < src->tree.nnodes; i++) {
-		const struct fk_node *n = &src->tree.nodes[i];
-		nmap[i] = fk_tree_child(&dst->tree, nmap[n->parent], fmap[n->frame]);
-		if (nmap[i] == FK_NODE_NONE)
+	for (i = 1; i < src->tree.nnodes;) {
+		/* A chain (each node the child of the one before, as a stack's new
+		 * part is inserted) goes in as one path: its new part is batched. */
+		const struct fk_node *sn = src->tree.nodes;
+		fk_frame_t f[64];
+		uint32_t m = 0;
+		do
+			f[m] = fmap[sn[i + m].frame];
+		while (++m < 64 && i + m < src->tree.nnodes && sn[i + m].parent == i + m - 1);
+		if (fk_tree_insert_at(&dst->tree, nmap[sn[i].parent], f, m, nmap + i) == FK_NODE_NONE)
 			goto out;
+		i += m;
 	}
 	for (i = 0; i < src->tree.nnodes; i++)
 		if (fk_node_leaf(&src->tree, i) &&
@@ -122,6 +129,44 @@ out:
 	return rc;
 }
 
+/* Nothing pushed, interned or logged yet. */
+static bool profile_empty(const struct fk_profile *p)
+{
+	return p->in.nframes == 0 && p->tree.nnodes == 1 && p->tree.nw == 0 && p->log.n == 0 &&
+	       p->samples_pushed == 0;
+}
+
+int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src)
+{
+	if (!profile_empty(dst)) {
+		/* src only gives its nodes now: its edge table can go first */
+		fk_free(src->tree.slots);
+		src->tree.slots = NULL;
+		return fk_profile_merge(dst, src);
+	}
+	/* Take src's frames, tree and log as they are: the first forked sink
+	 * joined costs nothing, instead of a second insertion of every node. */
+	struct fk_intern in = dst->in;
+	struct fk_tree tree = dst->tree;
+	struct fk_samplelog log = dst->log;
+
+	dst->in = src->in;
+	dst->tree = src->tree;
+	dst->log = src->log;
+	src->in = in;
+	src->tree = tree;
+	src->log = log;
+	dst->series_mask |= src->series_mask;
+	dst->samples_pushed += src->samples_pushed;
+	src->samples_pushed = 0;
+	for (int s = 0; s < FK_SERIES_MAX; s++)
+		if (!dst->unit[s] && src->unit[s]) {
+			dst->unit[s] = src->unit[s];
+			src->unit[s] = NULL;
+		}
+	return 0;
+}
+
 /* Rebuild p's tree through a frame map (FK_FRAME_NONE = drop the frame). */
 static int remap_tree(struct fk_profile *p, const fk_frame_t *fmap)
 {
@@ -137,7 +182,7 @@ static int remap_tree(struct fk_profile *p, const fk_frame_t *fmap)
 	/* The new tree has at most as many nodes as the old one: size it so
 	 * that it never grows (each growth rehashes every node). */
 	if (p->tree.mask > nt.mask) {
-		uint32_t *slots = fk_calloc((size_t)p->tree.mask + 1, sizeof *slots);
+		uint64_t *slots = fk_calloc((size_t)p->tree.mask + 1, sizeof *slots);
 		struct fk_node *nodes = fk_realloc(nt.nodes, (size_t)p->tree.capnodes * sizeof *nodes);
 		if (nodes) {
 			nt.nodes = nodes;
@@ -283,7 +328,9 @@ int fk_sink_init(struct fk_sink *s, struct fk_profile *p, int series, unsigned t
 void fk_sink_fini(struct fk_sink *s)
 {
 	fk_free(s->ids);
+	fk_free(s->hashes);
 	s->ids = NULL;
+	s->hashes = NULL;
 	s->idcap = 0;
 }
 
@@ -291,6 +338,7 @@ static int grow_ids(struct fk_sink *s, size_t n)
 {
 	size_t cap;
 	fk_frame_t *v;
+	uint32_t *h;
 
 	if (n <= s->idcap)
 		return 0;
@@ -301,6 +349,10 @@ static int grow_ids(struct fk_sink *s, size_t n)
 	if (!v)
 		return FK_ERR_NOMEM;
 	s->ids = v;
+	h = fk_realloc(s->hashes, cap * sizeof *h);
+	if (!h)
+		return FK_ERR_NOMEM;
+	s->hashes = h;
 	s->idcap = cap;
 	return 0;
 }
@@ -346,12 +398,9 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 		node = FK_NODE_NONE;
 	}
 	if (node == FK_NODE_NONE) {
-		node = FK_NODE_ROOT;
-		for (size_t i = 0; i < n; i++) {
-			node = fk_tree_child(&p->tree, node, s->ids[i]);
-			if (node == FK_NODE_NONE)
-				return FK_ERR_NOMEM;
-		}
+		node = fk_tree_insert(&p->tree, s->ids, n);
+		if (node == FK_NODE_NONE)
+			return FK_ERR_NOMEM;
 	}
 	if (fk_tree_add(&p->tree, node, w) < 0)
 		return FK_ERR_NOMEM;
@@ -373,49 +422,82 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 	return 0;
 }
 
+/* A name as it can be interned directly: no annotation to append and no
+ * byte that folded text cannot carry. */
+static inline bool plain_name(const struct fk_frameref *fr)
+{
+	return fr->annot == 0 && (fr->len == 0 || (!memchr(fr->name, ';', fr->len) &&
+	                                           !memchr(fr->name, '\n', fr->len)));
+}
+
+/* Intern one frame of a sample: ';' and '\n' replaced, annotation and
+ * module added. */
+static fk_frame_t intern_frame(struct fk_profile *p, const struct fk_frameref *fr, bool plain,
+                               uint32_t h)
+{
+	fk_frame_t id;
+
+	if (plain) {
+		id = fk_intern_hashed(&p->in, fr->name, fr->len, h);
+	} else if (fr->len && (memchr(fr->name, ';', fr->len) || memchr(fr->name, '\n', fr->len))) {
+		/* ';' separates frames and '\n' lines in folded text: a name
+		 * holding one would not survive a round trip. */
+		char *c = fk_strndup(fr->name, fr->len);
+		if (!c)
+			return FK_FRAME_NONE;
+		for (size_t k = 0; k < fr->len; k++)
+			if (c[k] == ';' || c[k] == '\n')
+				c[k] = c[k] == ';' ? ':' : ' ';
+		id = fk_intern_annot(&p->in, c, fr->len, fr->annot);
+		fk_free(c);
+	} else {
+		id = fk_intern_annot(&p->in, fr->name, fr->len, fr->annot);
+	}
+	if (id == FK_FRAME_NONE)
+		return id;
+	/* a name met in several modules keeps the smallest (see module_cmp) */
+	if (fr->module && (p->in.frames[id].module == FK_FRAME_NONE ||
+	                   module_cmp(&p->in, p->in.frames[id].module, fr->module, fr->module_len) > 0)) {
+		fk_frame_t m = fk_intern(&p->in, fr->module, fr->module_len);
+		if (m == FK_FRAME_NONE)
+			return m;
+		p->in.frames[id].module = m;
+	}
+	return id;
+}
+
 int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *out)
 {
 	struct fk_profile *p = s->p;
 	double w[FK_SERIES_MAX];
-	size_t i;
+	size_t i, n = smp->nframes;
 
-	if (grow_ids(s, smp->nframes + 1) < 0)
+	if (grow_ids(s, n + 1) < 0)
 		return FK_ERR_NOMEM;
-	for (i = 0; i < smp->nframes; i++) {
+	/* Plain names are hashed first and their table slots, frames and
+	 * names fetched a stage at a time, so a stack's cache misses overlap;
+	 * hashes[i] = 0 with ids[i] = FK_FRAME_NONE marks a name that is not
+	 * plain. */
+	for (i = 0; i < n; i++) {
 		const struct fk_frameref *fr = &smp->frames[i];
-		fk_frame_t id;
-		if (fr->len && (memchr(fr->name, ';', fr->len) || memchr(fr->name, '\n', fr->len))) {
-			/* ';' separates frames and '\n' lines in folded text: a name
-			 * holding one would not survive a round trip. */
-			char *c = fk_strndup(fr->name, fr->len);
-			if (!c)
-				return FK_ERR_NOMEM;
-			for (size_t k = 0; k < fr->len; k++)
-				if (c[k] == ';' || c[k] == '\n')
-					c[k] = c[k] == ';' ? ':' : ' ';
-			id = fk_intern_annot(&p->in, c, fr->len, fr->annot);
-			fk_free(c);
-		} else {
-			id = fk_intern_annot(&p->in, fr->name, fr->len, fr->annot);
+		s->ids[i] = plain_name(fr) ? 0 : FK_FRAME_NONE;
+		if (s->ids[i] == 0) {
+			s->hashes[i] = fk_intern_hash(fr->name, fr->len);
+			fk_intern_prefetch(&p->in, s->hashes[i], 0);
 		}
-		if (id == FK_FRAME_NONE)
+	}
+	for (int stage = 1; stage <= 2; stage++)
+		for (i = 0; i < n; i++)
+			if (s->ids[i] == 0)
+				fk_intern_prefetch(&p->in, s->hashes[i], stage);
+	for (i = 0; i < n; i++) {
+		bool plain = s->ids[i] == 0;
+		s->ids[i] = intern_frame(p, &smp->frames[i], plain, plain ? s->hashes[i] : 0);
+		if (s->ids[i] == FK_FRAME_NONE)
 			return FK_ERR_NOMEM;
-		if (fr->module && p->in.frames[id].module != FK_FRAME_NONE &&
-		    module_cmp(&p->in, p->in.frames[id].module, fr->module, fr->module_len) > 0) {
-			fk_frame_t m = fk_intern(&p->in, fr->module, fr->module_len);
-			if (m == FK_FRAME_NONE)
-				return FK_ERR_NOMEM;
-			p->in.frames[id].module = m;
-		} else if (fr->module && p->in.frames[id].module == FK_FRAME_NONE) {
-			fk_frame_t m = fk_intern(&p->in, fr->module, fr->module_len);
-			if (m == FK_FRAME_NONE)
-				return FK_ERR_NOMEM;
-			p->in.frames[id].module = m;
-		}
-		s->ids[i] = id;
 	}
 	sample_weights(s, smp, w);
-	return finish_push(s, smp->nframes, w, smp, FK_NODE_NONE, out);
+	return finish_push(s, n, w, smp, FK_NODE_NONE, out);
 }
 
 int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp)

@@ -10,7 +10,12 @@
 
 #include "fk.h"
 
-static inline uint32_t edge_hash(uint32_t parent, uint32_t frame)
+
+/* A slot holds the node id in its low 32 bits and the high 32 bits of the
+ * edge's hash as a tag, so probing past other edges never touches their
+ * nodes: a lookup costs one cache miss in the table, plus one in the node
+ * array only when the tag matches.  0 is empty (the root is never a child). */
+static inline uint64_t edge_hash(uint32_t parent, uint32_t frame)
 {
 	uint64_t k = ((uint64_t)parent << 32) | frame;
 	k ^= k >> 33;
@@ -18,7 +23,15 @@ static inline uint32_t edge_hash(uint32_t parent, uint32_t frame)
 	k ^= k >> 33;
 	k *= 0xc4ceb9fe1a85ec53ull;
 	k ^= k >> 33;
-	return (uint32_t)k;
+	return k;
+}
+
+#define TAG(hv) ((hv) & 0xffffffff00000000ull)
+
+/* With tags, a load of 3/4 keeps probes short and the table small. */
+static inline bool table_full(uint32_t nnodes, uint32_t mask)
+{
+	return ((uint64_t)nnodes + 1) * 4 > ((uint64_t)mask + 1) * 3;
 }
 
 int fk_tree_init(struct fk_tree *t)
@@ -27,7 +40,7 @@ int fk_tree_init(struct fk_tree *t)
 	t->capnodes = 1024;
 	t->nodes = fk_malloc(t->capnodes * sizeof *t->nodes);
 	t->mask = 2047;
-	t->slots = fk_calloc(t->mask + 1, sizeof *t->slots);
+	t->slots = fk_calloc((size_t)t->mask + 1, sizeof *t->slots);
 	if (!t->nodes || !t->slots) {
 		fk_tree_free(t);
 		return FK_ERR_NOMEM;
@@ -63,19 +76,20 @@ void fk_tree_free(struct fk_tree *t)
  * size the node count needs. */
 static int grow_slots(struct fk_tree *t)
 {
-	uint32_t nmask = t->slots ? t->mask * 2 + 1 : 2047, i, j;
+	uint32_t nmask = t->slots ? t->mask * 2 + 1 : 2047, i;
+	uint64_t *ns;
 
-	while (((size_t)t->nnodes + 1) * 2 > nmask)
+	while (table_full(t->nnodes, nmask))
 		nmask = nmask * 2 + 1;
-	uint32_t *ns = fk_calloc((size_t)nmask + 1, sizeof *ns);
-
+	ns = fk_calloc((size_t)nmask + 1, sizeof *ns);
 	if (!ns)
 		return FK_ERR_NOMEM;
 	for (i = 1; i < t->nnodes; i++) {
-		j = edge_hash(t->nodes[i].parent, t->nodes[i].frame) & nmask;
+		uint64_t hv = edge_hash(t->nodes[i].parent, t->nodes[i].frame);
+		size_t j = hv & nmask;
 		while (ns[j])
 			j = (j + 1) & nmask;
-		ns[j] = i;
+		ns[j] = TAG(hv) | i;
 	}
 	fk_free(t->slots);
 	t->slots = ns;
@@ -85,7 +99,8 @@ static int grow_slots(struct fk_tree *t)
 
 fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 {
-	uint32_t j, id;
+	uint64_t hv, e;
+	size_t j;
 
 	if (!t->slots) {
 		/* finished: the edge table was dropped; children are sorted lists */
@@ -94,36 +109,36 @@ fk_node_t fk_tree_find_child(const struct fk_tree *t, fk_node_t parent, fk_frame
 				return t->kids[k];
 		return FK_NODE_NONE;
 	}
-	j = edge_hash(parent, frame) & t->mask;
-
-	while ((id = t->slots[j]) != 0) {
-		if (t->nodes[id].parent == parent && t->nodes[id].frame == frame)
+	hv = edge_hash(parent, frame);
+	for (j = hv & t->mask; (e = t->slots[j]) != 0; j = (j + 1) & t->mask) {
+		uint32_t id = (uint32_t)e;
+		if (TAG(e) == TAG(hv) && t->nodes[id].parent == parent && t->nodes[id].frame == frame)
 			return id;
-		j = (j + 1) & t->mask;
 	}
 	return FK_NODE_NONE;
 }
 
 fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 {
-	uint32_t j, id;
+	uint64_t hv, e;
+	uint32_t id;
+	size_t j;
 	struct fk_node *n;
 
 	if (!t->slots && grow_slots(t) < 0)
 		return FK_NODE_NONE;
-	j = edge_hash(parent, frame) & t->mask;
-
-	while ((id = t->slots[j]) != 0) {
-		if (t->nodes[id].parent == parent && t->nodes[id].frame == frame)
+	hv = edge_hash(parent, frame);
+	for (j = hv & t->mask; (e = t->slots[j]) != 0; j = (j + 1) & t->mask) {
+		id = (uint32_t)e;
+		if (TAG(e) == TAG(hv) && t->nodes[id].parent == parent && t->nodes[id].frame == frame)
 			return id;
-		j = (j + 1) & t->mask;
 	}
 	if (t->nnodes >= UINT32_MAX - 2)
 		return FK_NODE_NONE;
-	if (((size_t)t->nnodes + 1) * 2 > t->mask) {
+	if (table_full(t->nnodes, t->mask)) {
 		if (grow_slots(t) < 0)
 			return FK_NODE_NONE;
-		j = edge_hash(parent, frame) & t->mask;
+		j = hv & t->mask;
 		while (t->slots[j])
 			j = (j + 1) & t->mask;
 	}
@@ -143,8 +158,89 @@ fk_node_t fk_tree_child(struct fk_tree *t, fk_node_t parent, fk_frame_t frame)
 	n->frame = frame;
 	n->depth = t->nodes[parent].depth + 1;
 	n->wi = FK_NO_WEIGHT;
-	t->slots[j] = id;
+	t->slots[j] = TAG(hv) | id;
 	return id;
+}
+
+/* Room for `more` nodes: the node array and the edge table grown once,
+ * before a run of inserts that must not move them. */
+static int reserve(struct fk_tree *t, size_t more)
+{
+	if ((size_t)t->nnodes + more >= UINT32_MAX - 2)
+		return FK_ERR_LIMIT;
+	if (!t->slots && grow_slots(t) < 0)
+		return FK_ERR_NOMEM;
+	while (table_full((uint32_t)(t->nnodes + more), t->mask))
+		if (grow_slots(t) < 0)
+			return FK_ERR_NOMEM;
+	if (t->nnodes + more > t->capnodes) {
+		size_t cap = t->capnodes;
+		while (cap < t->nnodes + more)
+			cap *= 2;
+		struct fk_node *nn = fk_realloc(t->nodes, cap * sizeof *nn);
+		if (!nn)
+			return FK_ERR_NOMEM;
+		t->nodes = nn;
+		t->capnodes = (uint32_t)cap;
+	}
+	return 0;
+}
+
+#define PATH_BATCH 64
+
+fk_node_t fk_tree_insert(struct fk_tree *t, const fk_frame_t *f, size_t n)
+{
+	return fk_tree_insert_at(t, FK_NODE_ROOT, f, n, NULL);
+}
+
+fk_node_t fk_tree_insert_at(struct fk_tree *t, fk_node_t node, const fk_frame_t *f, size_t n,
+                            fk_node_t *ids)
+{
+	fk_node_t c;
+	size_t i = 0;
+
+	if (!t->slots && grow_slots(t) < 0)
+		return FK_NODE_NONE;
+	/* down the part of the stack the tree already has */
+	while (i < n && (c = fk_tree_find_child(t, node, f[i])) != FK_NODE_NONE) {
+		node = c;
+		if (ids)
+			ids[i] = c;
+		i++;
+	}
+	/* The rest is new: its node ids are the next ones in order, so every
+	 * edge hash is known now.  Fetch the table slots of a batch at once
+	 * (their cache misses overlap), then insert. */
+	while (i < n) {
+		uint64_t hv[PATH_BATCH];
+		size_t k, m = n - i < PATH_BATCH ? n - i : PATH_BATCH;
+		if (reserve(t, m) < 0)
+			return FK_NODE_NONE;
+		if (t->finished)
+			unfinish(t);
+		for (k = 0; k < m; k++) {
+			uint32_t parent = k ? t->nnodes + (uint32_t)k - 1 : node;
+			hv[k] = edge_hash(parent, f[i + k]);
+			__builtin_prefetch(&t->slots[hv[k] & t->mask], 1);
+		}
+		for (k = 0; k < m; k++) {
+			uint32_t id = t->nnodes++;
+			struct fk_node *nd = &t->nodes[id];
+			size_t j = hv[k] & t->mask;
+			nd->parent = node;
+			nd->frame = f[i + k];
+			nd->depth = t->nodes[node].depth + 1;
+			nd->wi = FK_NO_WEIGHT;
+			while (t->slots[j])
+				j = (j + 1) & t->mask;
+			t->slots[j] = TAG(hv[k]) | id;
+			node = id;
+			if (ids)
+				ids[i + k] = id;
+		}
+		i += m;
+	}
+	return node;
 }
 
 int fk_tree_add(struct fk_tree *t, fk_node_t n, const double *w)
@@ -226,7 +322,6 @@ static int cmp_kids(const void *a, const void *b, void *arg)
 int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
 {
 	uint32_t n = t->nnodes, i;
-	uint32_t *fill;
 	struct order_ctx ctx = { t, in };
 
 	if (t->finished)
@@ -239,9 +334,7 @@ int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
 	t->total = fk_calloc((size_t)n * FK_SERIES_MAX, sizeof *t->total);
 	t->kid_start = fk_calloc((size_t)n + 1, sizeof *t->kid_start);
 	t->kids = fk_malloc((size_t)(n > 1 ? n - 1 : 1) * sizeof *t->kids);
-	fill = fk_calloc((size_t)n + 1, sizeof *fill);
-	if (!t->total || !t->kid_start || !t->kids || !fill) {
-		fk_free(fill);
+	if (!t->total || !t->kid_start || !t->kids) {
 		unfinish(t);
 		return FK_ERR_NOMEM;
 	}
@@ -257,11 +350,12 @@ int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in)
 		t->kid_start[t->nodes[i].parent + 1]++;
 	for (i = 0; i < n; i++)
 		t->kid_start[i + 1] += t->kid_start[i];
-	for (i = 1; i < n; i++) {
-		uint32_t p = t->nodes[i].parent;
-		t->kids[t->kid_start[p] + fill[p]++] = i;
-	}
-	fk_free(fill);
+	/* each parent's start moves to its end as its children are placed,
+	 * which is the next parent's start: one shift puts them back */
+	for (i = 1; i < n; i++)
+		t->kids[t->kid_start[t->nodes[i].parent]++] = i;
+	memmove(t->kid_start + 1, t->kid_start, (size_t)n * sizeof *t->kid_start);
+	t->kid_start[0] = 0;
 	for (i = 0; i < n; i++) {
 		uint32_t k = t->kid_start[i + 1] - t->kid_start[i];
 		if (k > 1)

@@ -32,7 +32,7 @@ CFLAGS=${FUZZ_CFLAGS:--g -O1}
 LIBS=${FUZZ_LIBS:-}
 CPPFLAGS=${FUZZ_CPPFLAGS:-}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-COMMON="$CFLAGS $SAN -Wall -Wextra -Wno-unused-parameter -pthread -I$src/include -I$src/engine $CPPFLAGS"
+COMMON="$CFLAGS $SAN -Wall -Wextra -Wno-unused-parameter -pthread -I$src/include -I$src/engine -I$src/lib -I$src/plugins/lib/svgdoc $CPPFLAGS"
 
 if ! printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }\n' |
 	"$CC" -x c -fsanitize=fuzzer -o /dev/null - > /dev/null 2>&1; then
@@ -61,8 +61,9 @@ compile() {
 	"$CC" $COMMON -fsanitize=fuzzer-no-link "$@" -c "$c" -o "$o"
 }
 
+# the engine, with the folded grammar it links (lib/folded)
 engine_objs=
-for c in "$src"/engine/*.c; do
+for c in "$src"/engine/*.c "$src"/lib/folded/*.c; do
 	o="$obj/engine/$(basename "$c" .c).o"
 	compile "$c" "$o"
 	engine_objs="$engine_objs $o"

@@ -157,4 +157,39 @@ echo "old" > "$TMP/keep.out"
 run "$FLAMEKIT" merge -o "$TMP/keep.out" "$TMP/s1" "$TMP/missing"
 is "$rc:$(cat "$TMP/keep.out")" "1:old" "a failed merge leaves -o FILE untouched"
 
+# ---- collapse of folded input: whole stacks summed, no stack tree ----------
+# collapse (and merge's in-memory fallback) sum folded stacks by their text;
+# graph --output-plugin folded still goes through the stack tree.  Both must
+# give the same bytes, edge cases included.
+printf 'a;b 5\na;b;c 3\na 0\n;x 2\na;;b 1\n;; 4\nb;a 1.5\nb;a 2.25\n a b;c 7\nbad line\n\na b 3\na;b 2\n' > "$TMP/fs1"
+printf 'x;y 1 2\nx 3\nx;y 0.5 0\n 1 2\n' > "$TMP/fs2"
+printf 'q 1\n' > "$TMP/fs3"
+for f in fs1 fs2 "fs1 fs2" "fs3 fs2"; do
+	set -- $f
+	files=
+	for x in "$@"; do files="$files $TMP/$x"; done
+	run "$FLAMEKIT" collapse $files
+	fast="$rc:$out:$err"
+	run "$FLAMEKIT" graph --output-plugin folded $files
+	is "$fast" "$rc:$out:$err" "collapse of folded $f: the same bytes and messages as the stack tree"
+done
+run "$FLAMEKIT" collapse "$TMP/fs1"
+is "$rc:$out" "0: a b;c 7
+;x 2
+a 0
+a b 3
+a;;b 1
+a;b 7
+a;b;c 3
+b;a 3.75" "collapse of folded: whole stacks summed in input order, byte order"
+run "$FLAMEKIT" collapse "$TMP/fs3" "$TMP/fs2"
+is "$rc:$out" "0:q 1 0
+x 3 0
+x;y 1.5 2" "a two-column line anywhere makes every line two-column"
+gzip -c "$TMP/fs1" > "$TMP/fs1.gz"
+run "$FLAMEKIT" collapse "$TMP/fs1.gz"
+fast="$rc:$out:$err"
+run "$FLAMEKIT" collapse --format folded < "$TMP/fs1"
+is "$fast" "$rc:$out:$(echo "$err" | sed "s|<stdin>|$TMP/fs1.gz|")" "gzip and stdin: the same sums"
+
 done_testing

@@ -1,6 +1,6 @@
 /*
  * Input plugin "folded": the `a;b;c 12` format flamegraph.pl reads, with
- * its grammar exactly: the count is \d+(\.\d*)? at the very end of the line
+ * its grammar exactly (lib/folded owns it): the count is \d+(\.\d*)? at the very end of the line
  * after one whitespace character; a second count before it makes the line
  * differential (baseline, current).  Fields split on ';', trailing empty
  * fields dropped (as Perl's split does).  Lines that do not match are
@@ -17,6 +17,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "folded/fkfolded.h"
+
 #define CACHE_BYTES_MAX ((size_t)16 << 20) /* per worker thread */
 
 struct entry {
@@ -31,7 +33,14 @@ struct cache {
 	struct entry *v;
 	size_t mask, n, bytes;
 	bool full;
+	bool off;         /* stacks rarely repeat: not worth a lookup */
+	size_t lookups, hits;
 };
+
+/* After this many lines, a cache hit by fewer than 1 in 16 is switched
+ * off: with mostly distinct stacks it only costs a hash, a probe and a
+ * copy of every line. */
+#define CACHE_TRIAL 65536
 
 static inline uint64_t mix(uint64_t a, uint64_t b)
 {
@@ -106,47 +115,6 @@ static int cache_grow(struct cache *c)
 	return 0;
 }
 
-static inline bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || c == '\n';
-}
-
-/* Match (.*)\s+?(\d+(?:\.\d*)?)$ on s[0..n): returns the stack length, the
- * count in *w, or -1 when there is no count. */
-static long split_count(const char *s, size_t n, double *w)
-{
-	size_t e = n, i;
-	char buf[64];
-
-	i = e;
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	if (i > 0 && s[i - 1] == '.') {
-		size_t dot = i - 1;
-		size_t j = dot;
-		while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9')
-			j--;
-		if (j == dot)
-			return -1; /* ".5" is not a count */
-		i = j;
-	} else if (i == e) {
-		return -1;
-	}
-	if (i == 0 || !is_space(s[i - 1]))
-		return -1;
-	if (e - i < sizeof buf) {
-		memcpy(buf, s + i, e - i);
-		buf[e - i] = '\0';
-		*w = strtod(buf, NULL);
-	} else {
-		/* absurdly long digit run: parse what fits, it is > 1e60 anyway */
-		memcpy(buf, s + i, sizeof buf - 1);
-		buf[sizeof buf - 1] = '\0';
-		*w = strtod(buf, NULL);
-	}
-	return (long)(i - 1);
-}
-
 struct ctx {
 	const struct fk_host *h;
 	struct cache *caches; /* one per worker thread */
@@ -165,8 +133,9 @@ static int parse_lines(void *arg, unsigned worker, struct fk_input *in, struct f
 
 	while ((r = h->getline(in, &line, &len)) > 0) {
 		struct fk_sample smp;
-		double w1 = 0, w2 = 0;
-		long sl = split_count(line, len, &w1);
+		double w[2];
+		int two;
+		long sl = fk_folded_line(line, len, w, &two);
 		struct entry *e;
 		uint64_t hv;
 
@@ -176,30 +145,30 @@ static int parse_lines(void *arg, unsigned worker, struct fk_input *in, struct f
 			continue;
 		}
 		memset(&smp, 0, sizeof smp);
-		{
-			long s2 = split_count(line, (size_t)sl, &w2);
-			if (s2 >= 0) {
-				/* differential: first count is the baseline */
-				smp.flags = FK_SAMPLE_SERIES;
-				smp.weight[0] = w2;
-				smp.weight[1] = w1;
-				sl = s2;
-			} else {
-				smp.weight[0] = w1;
-			}
+		smp.weight[0] = w[0];
+		if (two) {
+			/* differential: first count is the baseline */
+			smp.flags = FK_SAMPLE_SERIES;
+			smp.weight[1] = w[1];
 		}
-		hv = hash_bytes(line, (size_t)sl);
-		e = cache_find(c, hv, line, (size_t)sl);
-		if (e->key) {
-			rc = h->push_node(sink, e->node, &smp);
-			if (rc < 0)
-				break;
-			continue;
+		e = NULL;
+		hv = 0;
+		if (!c->off) {
+			hv = hash_bytes(line, (size_t)sl);
+			e = cache_find(c, hv, line, (size_t)sl);
+			c->lookups++;
+			if (e->key) {
+				c->hits++;
+				rc = h->push_node(sink, e->node, &smp);
+				if (rc < 0)
+					break;
+				continue;
+			}
+			if (c->lookups == CACHE_TRIAL && c->hits * 16 < c->lookups)
+				c->off = true;
 		}
 		/* split on ';', dropping trailing empty fields */
-		size_t nf = 0, start = 0, end = (size_t)sl;
-		while (end > 0 && line[end - 1] == ';')
-			end--;
+		size_t nf = 0, start = 0, end = fk_folded_trim(line, (size_t)sl);
 		for (size_t i = 0; i <= end; i++) {
 			if (i < end && line[i] != ';')
 				continue;
@@ -227,7 +196,7 @@ static int parse_lines(void *arg, unsigned worker, struct fk_input *in, struct f
 		rc = h->push(sink, &smp, &node);
 		if (rc < 0)
 			break;
-		if (node != FK_NODE_NONE && !c->full) {
+		if (node != FK_NODE_NONE && e && !c->full) {
 			char *k = h->alloc((size_t)sl + 1);
 			if (!k) {
 				rc = FK_ERR_NOMEM;
@@ -317,7 +286,7 @@ static int probe(const unsigned char *buf, size_t len)
 			n--;
 		if (n) {
 			lines++;
-			if (split_count((const char *)buf + i, n, &w) > 0)
+			if (fk_folded_count((const char *)buf + i, n, &w) > 0)
 				good++;
 		}
 		i = (size_t)(nl - buf) + 1;
@@ -332,7 +301,7 @@ static int probe(const unsigned char *buf, size_t len)
 		size_t n = len;
 		while (n && (buf[n - 1] == '\r'))
 			n--;
-		return split_count((const char *)buf, n, &w) > 0 ? 60 : 0;
+		return fk_folded_count((const char *)buf, n, &w) > 0 ? 60 : 0;
 	}
 	if (lines == 0)
 		return 0;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../svg/layout.h"
+#include "layout.h"
 
 static const struct fk_option options[] = {
 	SVG_COMMON_OPTIONS("0"),
@@ -47,24 +47,150 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A timed chart being laid out: threads one after the other, rows upward. */
+struct chart {
+	const struct fk_host *h;
+	const struct fk_profile *p;
+	const struct svg_opts *o;
+	const struct ts *v;      /* timed samples by thread, then time */
+	int diff;
+	int64_t t0, t1, interval;
+	uint32_t row;            /* first row of the next thread */
+	fk_frame_t *path;
+	size_t cap;
+	struct svg_frame *all;   /* every thread's frames */
+	size_t nall, capall;
+	char (*labels)[48];      /* "thread N", one per thread */
+	size_t nlanes;
+};
+
+/* The first timestamp, and how long one sample lasts at most: --interval,
+ * else the median gap between a thread's consecutive samples. */
+static void sample_interval(struct chart *c, size_t m, int64_t *gaps)
+{
+	const struct ts *v = c->v;
+	size_t ng = 0;
+
+	c->t0 = INT64_MAX;
+	for (size_t i = 0; i < m; i++) {
+		if (v[i].t < c->t0)
+			c->t0 = v[i].t;
+		if (i + 1 < m && v[i + 1].lane == v[i].lane && v[i + 1].t > v[i].t)
+			gaps[ng++] = v[i + 1].t - v[i].t;
+	}
+	if (c->o->frequency > 0) {
+		c->interval = (int64_t)(c->o->frequency * 1e6);
+	} else if (ng) {
+		qsort(gaps, ng, sizeof *gaps, cmp_i64);
+		c->interval = gaps[ng / 2];
+	} else {
+		c->interval = 10000000; /* one sample alone: 10 ms */
+	}
+	if (c->interval < 1)
+		c->interval = 1;
+}
+
+/* Samples v[a..b) of one thread through flow(), each lasting until the
+ * next one but at most one interval; idle time closes all but the thread. */
+static int lay_samples(struct chart *c, struct flow *fl, size_t a, size_t b, uint32_t *maxrow)
+{
+	const struct fk_host *h = c->h;
+	const struct ts *v = c->v;
+
+	for (size_t k = a; k < b; k++) {
+		const struct fk_logged_sample *s = h->sample(c->p, v[k].i);
+		size_t dep = h->node_depth(c->p, s->leaf);
+		fk_node_t n = s->leaf;
+		int64_t end = v[k].t + c->interval;
+		if (k + 1 < b && v[k + 1].t < end)
+			end = v[k + 1].t;
+		if (dep + 1 > c->cap) {
+			fk_frame_t *np = h->realloc(c->path, (dep + 64) * sizeof *np);
+			if (!np)
+				return FK_ERR_NOMEM;
+			c->path = np;
+			c->cap = dep + 64;
+		}
+		for (size_t q = dep; q > 0; q--) {
+			c->path[c->o->reverse ? dep - q : q - 1] = h->node_frame(c->p, n);
+			n = h->node_parent(c->p, n);
+		}
+		if (c->row + dep > *maxrow)
+			*maxrow = c->row + (uint32_t)dep;
+		if (layout_flow_add(fl, c->path, dep, (double)(v[k].t - c->t0), 0) < 0)
+			return FK_ERR_NOMEM;
+		if ((k + 1 == b || v[k + 1].t > end) &&
+		    layout_flow_add(fl, NULL, 0, (double)(end - c->t0), 0) < 0)
+			return FK_ERR_NOMEM;
+		if (end > c->t1)
+			c->t1 = end;
+	}
+	return 0;
+}
+
+/* One thread's band: its frames, its root labelled "thread N", appended
+ * to c->all. */
+static int lay_lane(struct chart *c, size_t a, size_t b)
+{
+	const struct fk_host *h = c->h;
+	const struct ts *v = c->v;
+	struct flow fl;
+	uint32_t maxrow = c->row;
+
+	layout_flow_begin(&fl, h, c->diff, c->row);
+	fl.maxdelta = 1;
+	if (lay_samples(c, &fl, a, b, &maxrow) < 0 ||
+	    layout_flow_end(&fl, (double)(v[b - 1].t + c->interval - c->t0)) < 0) {
+		layout_flow_free(&fl);
+		return FK_ERR_NOMEM;
+	}
+	if (v[b - 1].t + c->interval > c->t1)
+		c->t1 = v[b - 1].t + c->interval;
+	snprintf(c->labels[c->nlanes], sizeof c->labels[0], "thread %lld", (long long)v[a].lane);
+	for (size_t k = 0; k < fl.n; k++) {
+		if (fl.out[k].frame == FK_FRAME_NONE && fl.out[k].row == c->row) {
+			fl.out[k].flags |= SF_LABEL;
+			fl.out[k].label = c->labels[c->nlanes];
+			fl.out[k].label_len = strlen(c->labels[c->nlanes]);
+		}
+	}
+	c->nlanes++;
+	if (c->nall + fl.n > c->capall) {
+		size_t nc = (c->nall + fl.n) * 2;
+		struct svg_frame *na = h->realloc(c->all, nc * sizeof *na);
+		if (!na) {
+			h->free(fl.out);
+			return FK_ERR_NOMEM;
+		}
+		c->all = na;
+		c->capall = nc;
+	}
+	memcpy(c->all + c->nall, fl.out, fl.n * sizeof *fl.out);
+	c->nall += fl.n;
+	h->free(fl.out);
+	c->row = maxrow + 1;
+	return 0;
+}
+
 static int render_timed(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w,
                         const struct svg_opts *oin, size_t ns)
 {
 	struct svg_opts o = *oin;
 	struct ts *v = h->alloc(ns * sizeof *v);
 	int64_t *gaps = h->alloc(ns * sizeof *gaps);
-	struct svg_frame *all = NULL;
-	size_t nall = 0, capall = 0, m = 0, ng = 0, cap = 0;
-	fk_frame_t *path = NULL;
-	char (*labels)[48] = NULL;
-	size_t nlanes = 0;
-	int64_t t0 = INT64_MAX, t1 = INT64_MIN, interval;
-	uint32_t row = 0;
+	struct chart c;
+	size_t m = 0;
 	struct svg_axis axis = { 0, 1e9 };
 	struct svg_doc d;
-	int rc = FK_ERR_NOMEM, diff;
+	int rc = FK_ERR_NOMEM;
 
-	svg_width_series(h, p, &diff);
+	memset(&c, 0, sizeof c);
+	c.h = h;
+	c.p = p;
+	c.o = &o;
+	c.v = v;
+	c.t1 = INT64_MIN;
+	svg_width_series(h, p, &c.diff);
 	if (!v || !gaps)
 		goto out;
 	for (size_t i = 0; i < ns; i++) {
@@ -77,98 +203,15 @@ static int render_timed(const struct fk_host *h, const struct fk_profile *p, str
 		m++;
 	}
 	qsort(v, m, sizeof *v, cmp_ts);
-	for (size_t i = 0; i < m; i++) {
-		if (v[i].t < t0)
-			t0 = v[i].t;
-		if (i + 1 < m && v[i + 1].lane == v[i].lane && v[i + 1].t > v[i].t)
-			gaps[ng++] = v[i + 1].t - v[i].t;
-	}
-	if (o.frequency > 0) {
-		interval = (int64_t)(o.frequency * 1e6);
-	} else if (ng) {
-		qsort(gaps, ng, sizeof *gaps, cmp_i64);
-		interval = gaps[ng / 2];
-	} else {
-		interval = 10000000; /* one sample alone: 10 ms */
-	}
-	if (interval < 1)
-		interval = 1;
-	labels = h->alloc((m + 1) * sizeof *labels);
-	if (!labels)
+	sample_interval(&c, m, gaps);
+	c.labels = h->alloc((m + 1) * sizeof *c.labels);
+	if (!c.labels)
 		goto out;
-	for (size_t a = 0; a < m;) {
-		size_t b = a;
-		struct flow fl;
-		uint32_t maxrow = row;
-		while (b < m && v[b].lane == v[a].lane)
-			b++;
-		layout_flow_begin(&fl, h, diff, row);
-		fl.maxdelta = 1;
-		for (size_t k = a; k < b; k++) {
-			const struct fk_logged_sample *s = h->sample(p, v[k].i);
-			size_t dep = h->node_depth(p, s->leaf);
-			fk_node_t n = s->leaf;
-			int64_t end = v[k].t + interval;
-			if (k + 1 < b && v[k + 1].t < end)
-				end = v[k + 1].t;
-			if (dep + 1 > cap) {
-				fk_frame_t *np = h->realloc(path, (dep + 64) * sizeof *np);
-				if (!np) {
-					layout_flow_free(&fl);
-					goto out;
-				}
-				path = np;
-				cap = dep + 64;
-			}
-			for (size_t q = dep; q > 0; q--) {
-				path[o.reverse ? dep - q : q - 1] = h->node_frame(p, n);
-				n = h->node_parent(p, n);
-			}
-			if (row + dep > maxrow)
-				maxrow = row + (uint32_t)dep;
-			if (layout_flow_add(&fl, path, dep, (double)(v[k].t - t0), 0) < 0) {
-				layout_flow_free(&fl);
-				goto out;
-			}
-			/* idle until the next sample: close all but the thread */
-			if (k + 1 == b || v[k + 1].t > end)
-				if (layout_flow_add(&fl, NULL, 0, (double)(end - t0), 0) < 0) {
-					layout_flow_free(&fl);
-					goto out;
-				}
-			if (end > t1)
-				t1 = end;
-		}
-		if (layout_flow_end(&fl, (double)(v[b - 1].t + interval - t0)) < 0) {
-			layout_flow_free(&fl);
+	for (size_t a = 0, b; a < m; a = b) {
+		for (b = a; b < m && v[b].lane == v[a].lane; b++)
+			;
+		if (lay_lane(&c, a, b) < 0)
 			goto out;
-		}
-		if (v[b - 1].t + interval > t1)
-			t1 = v[b - 1].t + interval;
-		snprintf(labels[nlanes], sizeof labels[0], "thread %lld", (long long)v[a].lane);
-		for (size_t k = 0; k < fl.n; k++) {
-			if (fl.out[k].frame == FK_FRAME_NONE && fl.out[k].row == row) {
-				fl.out[k].flags |= SF_LABEL;
-				fl.out[k].label = labels[nlanes];
-				fl.out[k].label_len = strlen(labels[nlanes]);
-			}
-		}
-		nlanes++;
-		if (nall + fl.n > capall) {
-			size_t nc = (nall + fl.n) * 2;
-			struct svg_frame *na = h->realloc(all, nc * sizeof *na);
-			if (!na) {
-				h->free(fl.out);
-				goto out;
-			}
-			all = na;
-			capall = nc;
-		}
-		memcpy(all + nall, fl.out, fl.n * sizeof *fl.out);
-		nall += fl.n;
-		h->free(fl.out);
-		row = maxrow + 1;
-		a = b;
 	}
 	if (strcmp(o.countname, "samples") == 0) {
 		o.countname = "ms";
@@ -180,18 +223,18 @@ static int render_timed(const struct fk_host *h, const struct fk_profile *p, str
 	d.w = w;
 	d.o = &o;
 	d.default_title = "Flame Chart";
-	d.timemax = (double)(t1 - t0);
+	d.timemax = (double)(c.t1 - c.t0);
 	d.maxdelta = 1;
 	d.axis = &axis;
-	rc = svg_write(&d, all, nall);
+	rc = svg_write(&d, c.all, c.nall);
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->log(FK_LOG_ERROR, "out of memory laying out the flame chart");
 	h->free(v);
 	h->free(gaps);
-	h->free(all);
-	h->free(path);
-	h->free(labels);
+	h->free(c.all);
+	h->free(c.path);
+	h->free(c.labels);
 	return rc;
 }
 

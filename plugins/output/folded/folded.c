@@ -17,6 +17,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "folded/fkfolded.h"
+
 struct level {
 	uint64_t *items; /* (child node << 1) | is_block */
 	size_t n, pos;
@@ -79,9 +81,9 @@ static int make_level(const struct ctx *c, fk_node_t n, struct level *lv, size_t
 
 static int put_weight(const struct fk_host *h, struct fk_writer *w, double v)
 {
-	if (v == floor(v) && fabs(v) < 9.2e18)
-		return h->printf(w, "%lld", (long long)v);
-	return h->printf(w, "%.15g", v);
+	char b[64];
+
+	return h->write(w, b, fk_folded_format(b, sizeof b, v));
 }
 
 static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *opts)

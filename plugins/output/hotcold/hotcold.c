@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../svg/layout.h"
+#include "layout.h"
 
 static const struct fk_option options[] = {
 	SVG_COMMON_OPTIONS("0"),

@@ -58,74 +58,109 @@ static bool separator(const struct fk_host *h, const struct fk_profile *p, fk_no
 	return len == 2 && memcmp(name, "--", 2) == 0;
 }
 
+/* The largest change of any frame, kept or not: differential colours
+ * scale against it. */
+static double max_delta(const struct fk_host *h, const struct fk_profile *p, const struct svg_opts *o)
+{
+	size_t nn = h->nodes(p);
+	double m = 1;
+
+	for (size_t i = 0; i < nn; i++) {
+		fk_node_t n = (fk_node_t)i;
+		double d = o->diff_subtree ? h->node_total(p, n, 1) - h->node_total(p, n, 0)
+		                           : h->node_self(p, n, 1) - h->node_self(p, n, 0);
+		if (fabs(d) > m)
+			m = fabs(d);
+	}
+	return m;
+}
+
+/*
+ * Depth first from the root, children in node_children() order, so the
+ * frames come out in the same order whatever the node ids (which depend on
+ * how the input was split among threads).  A frame narrower than minw is
+ * skipped with its whole subtree (children are never wider than their
+ * parent): the walk costs what is drawn, not what the tree holds.
+ */
 int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struct svg_opts *o,
                 double minw, struct svg_frame **out, size_t *nout, double *maxdelta)
 {
-	size_t nn = h->nodes(p);
-	double *x = h->alloc((nn ? nn : 1) * sizeof *x);
 	struct vec a = { h, NULL, 0, 0 };
-	int diff, ws = svg_width_series(h, p, &diff);
-	/* --colors=chain: which nodes are above a "--" (the waker stack) */
+	struct { fk_node_t n; double x; bool waker; } *st = NULL;
+	size_t sp = 0, scap = 0;
+	int diff, ws = svg_width_series(h, p, &diff), rc = 0;
+	/* --colors=chain: the frames above a "--" are the waker stack */
 	bool chain = o->colors && strcmp(o->colors, "chain") == 0;
-	unsigned char *waker = chain ? h->alloc(nn ? nn : 1) : NULL;
 
-	*maxdelta = 1;
-	if (!x || (chain && !waker)) {
-		h->free(x);
-		h->free(waker);
-		return FK_ERR_NOMEM;
-	}
-	if (waker)
-		waker[0] = 0;
-	x[0] = 0;
-	for (size_t i = 0; i < nn; i++) {
-		fk_node_t n = (fk_node_t)i;
-		const fk_node_t *kids;
-		double tot = h->node_total(p, n, ws);
-		size_t k = h->node_children(p, n, &kids);
-		double start = x[i] + h->node_self(p, n, ws), d = 0;
-
-		for (size_t j = 0; j < k; j++) {
-			x[kids[j]] = start;
-			start += h->node_total(p, kids[j], ws);
-			if (waker)
-				waker[kids[j]] = waker[i] || separator(h, p, n);
-		}
-		if (diff) {
-			if (o->diff_subtree)
-				d = h->node_total(p, n, 1) - h->node_total(p, n, 0);
-			else
-				d = h->node_self(p, n, 1) - h->node_self(p, n, 0);
-			if (fabs(d) > *maxdelta)
-				*maxdelta = fabs(d);
-		}
-		if (tot < minw)
-			continue;
-		struct svg_frame *f = vec_push(&a);
-		if (!f) {
-			h->free(x);
-			h->free(waker);
-			h->free(a.v);
+	*maxdelta = diff ? max_delta(h, p, o) : 1;
+	if (h->node_total(p, FK_NODE_ROOT, ws) >= minw) {
+		scap = 256;
+		if (!(st = h->alloc(scap * sizeof *st)))
 			return FK_ERR_NOMEM;
+		st[sp].n = FK_NODE_ROOT;
+		st[sp].waker = false;
+		st[sp++].x = 0;
+	}
+	while (sp > 0) {
+		fk_node_t n = st[--sp].n;
+		double x = st[sp].x, tot = h->node_total(p, n, ws);
+		bool waker = st[sp].waker, kid_waker = chain && (waker || separator(h, p, n));
+		const fk_node_t *kids;
+		size_t k = h->node_children(p, n, &kids), keep = 0;
+		struct svg_frame *f = vec_push(&a);
+
+		if (!f) {
+			rc = FK_ERR_NOMEM;
+			break;
 		}
-		f->frame = i ? h->node_frame(p, n) : FK_FRAME_NONE;
-		if (waker && waker[i])
+		f->frame = n != FK_NODE_ROOT ? h->node_frame(p, n) : FK_FRAME_NONE;
+		if (waker)
 			f->palette = PAL_CHAIN_WAKER;
 		f->row = h->node_depth(p, n);
-		f->stime = x[i];
-		f->etime = x[i] + tot;
+		f->stime = x;
+		f->etime = x + tot;
 		if (diff) {
 			f->flags |= SF_DELTA;
-			f->delta = d;
+			f->delta = o->diff_subtree ? h->node_total(p, n, 1) - h->node_total(p, n, 0)
+			                           : h->node_self(p, n, 1) - h->node_self(p, n, 0);
 		}
+		if (sp + k > scap) {
+			size_t nc = (sp + k) * 2;
+			void *ns = h->realloc(st, nc * sizeof *st);
+			if (!ns) {
+				rc = FK_ERR_NOMEM;
+				break;
+			}
+			st = ns;
+			scap = nc;
+		}
+		/* push the kept children in reverse, so they pop in order */
+		x += h->node_self(p, n, ws);
+		for (size_t j = 0; j < k; j++) {
+			double t = h->node_total(p, kids[j], ws);
+			if (t >= minw) {
+				st[sp + keep].n = kids[j];
+				st[sp + keep].waker = kid_waker;
+				st[sp + keep++].x = x;
+			}
+			x += t;
+		}
+		for (size_t i = 0, j = keep; i < j / 2; i++) {
+			__typeof__(*st) t = st[sp + i];
+			st[sp + i] = st[sp + j - 1 - i];
+			st[sp + j - 1 - i] = t;
+		}
+		sp += keep;
 	}
-	h->free(x);
-	h->free(waker);
+	h->free(st);
+	if (rc < 0) {
+		h->free(a.v);
+		return rc;
+	}
 	*out = a.v;
 	*nout = a.n;
 	return 0;
 }
-
 
 int layout_flow_begin(struct flow *fl, const struct fk_host *h, int differential, uint32_t row0)
 {

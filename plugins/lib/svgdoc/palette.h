@@ -6,8 +6,8 @@
  * rand(), seeded from the clock; we draw from the same generator with a fixed
  * seed so the output is reproducible).
  */
-#ifndef FK_SVG_PALETTE_H
-#define FK_SVG_PALETTE_H
+#ifndef FK_SVGDOC_PALETTE_H
+#define FK_SVGDOC_PALETTE_H
 
 #include <stddef.h>
 #include <stdint.h>

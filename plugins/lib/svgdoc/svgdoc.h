@@ -1,12 +1,13 @@
 /*
- * The flame graph document shared by the svg, icicle, flamechart and hotcold
- * output plugins: the options they all take (flamegraph.pl's, same names and
+ * The svgdoc library: the flame graph document shared by the svg, icicle,
+ * flamechart and hotcold output plugins (each links the library; none
+ * compiles another plugin's files): the options they all take (flamegraph.pl's, same names and
  * defaults), a list of frames already laid out in time units, and one writer
  * that turns that list into flamegraph.pl's SVG (same geometry, tooltips,
  * labels, colours, DOM ids) with everything escaped.
  */
-#ifndef FK_SVG_SVGDOC_H
-#define FK_SVG_SVGDOC_H
+#ifndef FK_SVGDOC_SVGDOC_H
+#define FK_SVGDOC_SVGDOC_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -116,7 +117,14 @@ struct svg_doc {
 	const struct svg_axis *axis; /* NULL: none */
 };
 
+/* Padding left and right of the frames, and between rows, in pixels. */
+#define SVG_XPAD 10.0
+#define SVG_FRAMEPAD 1.0
+
 extern const char svg_script[];
+
+/* "#rrggbb" or "rgb(r,g,b)": a colour that may be written into the SVG. */
+int svg_colour_ok(const char *s);
 
 /* Validate options common to all (palette names, widths...); logs and
  * returns FK_ERR_USAGE on a bad value. */

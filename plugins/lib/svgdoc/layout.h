@@ -1,6 +1,6 @@
 /* Frame layout shared by the flame-graph-like outputs (see layout.c). */
-#ifndef FK_SVG_LAYOUT_H
-#define FK_SVG_LAYOUT_H
+#ifndef FK_SVGDOC_LAYOUT_H
+#define FK_SVGDOC_LAYOUT_H
 
 #include "svgdoc.h"
 

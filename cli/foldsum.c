@@ -1,0 +1,297 @@
+/*
+ * Folded in, folded out, without the stack tree.
+ *
+ * `collapse` of folded files and `merge` of unsorted ones only add up equal
+ * stacks and sort them.  The stack tree pays per frame (an intern and an
+ * edge lookup each), and with many distinct stacks it holds a node per
+ * frame of every one of them; here each distinct stack is one hash-table
+ * entry holding its text, copied once from the read buffer and never
+ * split, rebuilt or re-joined.  Lines are read with the folded grammar of
+ * lib/folded and summed in input order (so even fractional counts give the
+ * same bits as the tree's sums), then the stacks are sorted in byte order
+ * and written as the folded output plugin writes them: the bytes are
+ * exactly those of the pipeline (folded input plugin, stack tree, folded
+ * output plugin), which stays the path for everything else.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "folded/fkfolded.h"
+
+#define ARENA_CHUNK ((size_t)1 << 20)
+
+struct stack {
+	const char *key;     /* in the arena, not NUL-terminated */
+	size_t len;
+	double w[2];
+};
+
+struct foldsum {
+	struct stack *v;     /* entries, in first-seen order */
+	size_t n, cap;
+	uint64_t *slots;     /* hash << 32 | entry index + 1; 0 = empty */
+	size_t mask;
+	char **chunks;       /* arena: the stacks' text */
+	size_t nchunks, used, chunk_cap;
+	bool two;            /* some line had two counts */
+};
+
+static void fs_free(struct foldsum *s)
+{
+	for (size_t i = 0; i < s->nchunks; i++)
+		fk_free(s->chunks[i]);
+	fk_free(s->chunks);
+	fk_free(s->v);
+	fk_free(s->slots);
+	memset(s, 0, sizeof *s);
+}
+
+static char *arena_copy(struct foldsum *s, const char *p, size_t n)
+{
+	if (s->nchunks == 0 || s->chunk_cap - s->used < n) {
+		size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		char **v = fk_realloc(s->chunks, (s->nchunks + 1) * sizeof *v);
+		if (!v)
+			return NULL;
+		s->chunks = v;
+		if (!(v[s->nchunks] = fk_malloc(cap)))
+			return NULL;
+		s->nchunks++;
+		s->used = 0;
+		s->chunk_cap = cap;
+	}
+	char *d = s->chunks[s->nchunks - 1] + s->used;
+	memcpy(d, p, n);
+	s->used += n;
+	return d;
+}
+
+static int grow_slots(struct foldsum *s)
+{
+	size_t nmask = s->mask ? s->mask * 2 + 1 : 4095;
+	uint64_t *ns = fk_calloc(nmask + 1, sizeof *ns);
+
+	if (!ns)
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; s->slots && i <= s->mask; i++) {
+		uint64_t e = s->slots[i];
+		size_t j;
+		if (!e)
+			continue;
+		for (j = (e >> 32) & nmask; ns[j]; j = (j + 1) & nmask)
+			;
+		ns[j] = e;
+	}
+	fk_free(s->slots);
+	s->slots = ns;
+	s->mask = nmask;
+	return 0;
+}
+
+/* Add w to stack key[0..n), creating it (its text copied) when new. */
+static int fs_add(struct foldsum *s, const char *key, size_t n, const double *w)
+{
+	uint32_t h = (uint32_t)fk_hash(key, n);
+	size_t j;
+	uint64_t e;
+	struct stack *st;
+
+	if ((s->n + 1) * 4 > (s->mask + 1) * 3 && grow_slots(s) < 0)
+		return FK_ERR_NOMEM;
+	for (j = h & s->mask; (e = s->slots[j]) != 0; j = (j + 1) & s->mask) {
+		if ((uint32_t)(e >> 32) != h)
+			continue;
+		st = &s->v[(uint32_t)e - 1];
+		if (st->len == n && memcmp(st->key, key, n) == 0) {
+			st->w[0] += w[0];
+			st->w[1] += w[1];
+			return 0;
+		}
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		struct stack *v = fk_realloc(s->v, cap * sizeof *v);
+		if (!v)
+			return FK_ERR_NOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (s->n >= UINT32_MAX - 1)
+		return FK_ERR_LIMIT;
+	st = &s->v[s->n];
+	if (!(st->key = arena_copy(s, key, n)))
+		return FK_ERR_NOMEM;
+	st->len = n;
+	/* 0 + w: the tree starts every sum at 0 too (-0 prints as 0) */
+	st->w[0] = 0 + w[0];
+	st->w[1] = 0 + w[1];
+	s->slots[j] = (uint64_t)h << 32 | (s->n + 1);
+	s->n++;
+	return 0;
+}
+
+/* One input, read as the folded input plugin reads it. */
+static int fs_read(struct foldsum *s, struct fk_input *in)
+{
+	const char *line;
+	size_t len;
+	int r;
+
+	while ((r = fk_input_getline(in, &line, &len)) > 0) {
+		double w[2];
+		int two;
+		long sl = fk_folded_line(line, len, w, &two);
+		size_t k;
+
+		if (sl < 0) {
+			if (len > 0)
+				fk_input_skip(in, in->lineno);
+			continue;
+		}
+		s->two |= two;
+		k = fk_folded_trim(line, (size_t)sl);
+		if (k == 0)
+			continue; /* an empty stack: only its columns count */
+		r = fs_add(s, line, k, w);
+		if (r < 0)
+			return fk_input_error(in, in->lineno, "%s", fk_strerror(r));
+	}
+	return r;
+}
+
+static int cmp_stacks(const void *a, const void *b)
+{
+	const struct stack *x = *(const struct stack *const *)a, *y = *(const struct stack *const *)b;
+	size_t m = x->len < y->len ? x->len : y->len;
+	int r = memcmp(x->key, y->key, m);
+
+	if (r)
+		return r;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* The stacks in byte order, as the folded output plugin writes them. */
+static int fs_write(struct foldsum *s, struct fk_writer *w)
+{
+	struct stack **order = fk_malloc((s->n ? s->n : 1) * sizeof *order);
+	int rc = 0;
+
+	if (!order) {
+		fk_log(FK_LOG_ERROR, "out of memory writing folded stacks");
+		return FK_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		order[i] = &s->v[i];
+	qsort(order, s->n, sizeof *order, cmp_stacks);
+	for (size_t i = 0; i < s->n && rc == 0; i++) {
+		char t[160];
+		size_t n = 0;
+		t[n++] = ' ';
+		n += fk_folded_format(t + n, 64, order[i]->w[0]);
+		if (s->two) {
+			t[n++] = ' ';
+			n += fk_folded_format(t + n, 64, order[i]->w[1]);
+		}
+		t[n++] = '\n';
+		rc = fk_writer_write(w, order[i]->key, order[i]->len);
+		if (rc == 0)
+			rc = fk_writer_write(w, t, n);
+	}
+	fk_free(order);
+	return rc;
+}
+
+/* Read one input as fk_parse_input would, with pl's log prefix. */
+static int fs_input(struct cli *c, struct foldsum *s, const struct fk_plugin *pl, const char *path,
+                    bool detected)
+{
+	struct fk_input in;
+	unsigned long mark = fk_log_errors();
+	int rc = fk_input_open(&in, path);
+
+	if (rc < 0)
+		return rc;
+	in.progress = c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO));
+	if (detected)
+		fk_log(FK_LOG_INFO, "%s: detected format %s", in.name, pl->d.h.name);
+	fk_log_set_prefix(pl->prefix);
+	rc = fs_read(s, &in);
+	fk_log_set_prefix(NULL);
+	if (rc == 0 && in.error)
+		rc = in.error;
+	if (rc == 0)
+		fk_input_report(&in);
+	fk_log_unreported(rc, mark, in.name);
+	fk_input_close(&in);
+	return rc;
+}
+
+int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, size_t nfiles,
+                const char *outpath, bool detected)
+{
+	struct foldsum s;
+	struct fk_writer w;
+	unsigned long mark;
+	int rc;
+
+	memset(&s, 0, sizeof s);
+	/* the output first: an unwritable one fails before a long read */
+	if ((rc = fk_writer_open(&w, outpath)) < 0)
+		return rc;
+	if ((rc = grow_slots(&s)) < 0)
+		fk_log(FK_LOG_ERROR, "out of memory");
+	for (size_t k = 0; k < nfiles && rc == 0; k++)
+		rc = fs_input(c, &s, pl, files[k], detected);
+	if (rc == 0) {
+		const struct fk_plugin *out = fk_registry_find(&c->reg, FK_PLUGIN_OUTPUT, "folded");
+		mark = fk_log_errors();
+		fk_log_set_prefix(out ? out->prefix : NULL);
+		rc = fs_write(&s, &w);
+		fk_log_set_prefix(NULL);
+		if (rc == 0 && w.error)
+			rc = w.error;
+		if (rc < 0 && w.epipe)
+			rc = 0; /* the reader has what it wanted */
+		fk_log_unreported(rc, mark, outpath && strcmp(outpath, "-") ? outpath : NULL);
+	}
+	if (rc == 0)
+		rc = fk_writer_commit(&w);
+	else
+		fk_writer_abort(&w);
+	fs_free(&s);
+	return rc;
+}
+
+const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *in_pl,
+                                        const char **files,
+                                        size_t nfiles)
+{
+	const struct fk_plugin *folded = fk_registry_find(&c->reg, FK_PLUGIN_INPUT, "folded");
+	int verbosity = fk_verbosity;
+
+	if (!folded || c->shard_n > 1)
+		return NULL;
+	if (in_pl)
+		return in_pl == folded ? folded : NULL;
+	/* --format auto: only regular files, which the pipeline can open again
+	 * and detect for itself (with its own messages) when one is not folded */
+	fk_verbosity = -1;
+	for (size_t k = 0; k < nfiles && folded; k++) {
+		struct fk_input in;
+		const struct fk_plugin *pl = NULL;
+		struct stat st;
+		if (strcmp(files[k], "-") == 0 || stat(files[k], &st) < 0 || !S_ISREG(st.st_mode) ||
+		    fk_input_open(&in, files[k]) < 0) {
+			folded = NULL;
+			break;
+		}
+		if (fk_detect(&c->reg, &in, &pl) < 0 || pl != folded)
+			folded = NULL;
+		fk_input_close(&in);
+	}
+	fk_verbosity = verbosity;
+	return folded;
+}

@@ -1,0 +1,104 @@
+/* The folded grammar (see fkfolded.h). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fkfolded.h"
+
+static inline int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || c == '\n';
+}
+
+long fk_folded_count(const char *s, size_t n, double *w)
+{
+	size_t e = n, i = n;
+	char buf[64];
+
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i > 0 && s[i - 1] == '.') {
+		size_t dot = i - 1, j = dot;
+		while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9')
+			j--;
+		if (j == dot)
+			return -1; /* ".5" is not a count */
+		i = j;
+	} else if (i == e) {
+		return -1;
+	}
+	if (i == 0 || !is_space(s[i - 1]))
+		return -1;
+	if (e - i <= 15 && !memchr(s + i, '.', e - i)) {
+		/* The common case: an integer exact in a double, as strtod gives it. */
+		uint64_t v = 0;
+		for (size_t k = i; k < e; k++)
+			v = v * 10 + (uint64_t)(s[k] - '0');
+		*w = (double)v;
+		return (long)(i - 1);
+	}
+	/* an absurdly long digit run: parse what fits, it is > 1e60 anyway */
+	if (e - i < sizeof buf) {
+		memcpy(buf, s + i, e - i);
+		buf[e - i] = '\0';
+	} else {
+		memcpy(buf, s + i, sizeof buf - 1);
+		buf[sizeof buf - 1] = '\0';
+	}
+	*w = strtod(buf, NULL);
+	return (long)(i - 1);
+}
+
+long fk_folded_line(const char *s, size_t n, double w[2], int *two)
+{
+	double w1 = 0, w2 = 0;
+	long sl = fk_folded_count(s, n, &w1), s2;
+
+	*two = 0;
+	w[0] = w[1] = 0;
+	if (sl < 0)
+		return -1;
+	s2 = fk_folded_count(s, (size_t)sl, &w2);
+	if (s2 >= 0) {
+		*two = 1;
+		w[0] = w2;
+		w[1] = w1;
+		return s2;
+	}
+	w[0] = w1;
+	return sl;
+}
+
+size_t fk_folded_trim(const char *s, size_t n)
+{
+	while (n > 0 && s[n - 1] == ';')
+		n--;
+	return n;
+}
+
+size_t fk_folded_format(char *buf, size_t cap, double v)
+{
+	char tmp[32], *p = tmp + sizeof tmp;
+	size_t n;
+
+	if (v == floor(v) && fabs(v) < 9.2e18) {
+		long long x = (long long)v;
+		unsigned long long u = x < 0 ? -(unsigned long long)x : (unsigned long long)x;
+		do
+			*--p = (char)('0' + u % 10);
+		while ((u /= 10) != 0);
+		if (x < 0)
+			*--p = '-';
+		n = (size_t)(tmp + sizeof tmp - p);
+	} else {
+		int k = snprintf(tmp, sizeof tmp, "%.15g", v);
+		p = tmp;
+		n = k < 0 ? 0 : (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1;
+	}
+	if (n > cap)
+		n = cap;
+	memcpy(buf, p, n);
+	return n;
+}
