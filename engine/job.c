@@ -238,7 +238,7 @@ static int set_one(struct fk_job *j, const struct fk_plugin *pl, void *opts,
 	return 0;
 }
 
-/* "a filter needs a plugin (plugin: one of grep, lua)" */
+/* "a filter needs a plugin (plugin: one of NAME, NAME)": the loaded ones. */
 static int need_plugin(struct fk_job *j, const struct ynode *n, const char *what, int kind)
 {
 	struct fk_buf b = { 0 };
