@@ -151,6 +151,8 @@ static long collect_times(int fd, const struct pd_header *hd, uint64_t *keep)
 		if (size < 8 || type == REC_COMPRESSED || (type == REC_AUXTRACE && avail < 16))
 			return -1;
 		step = size + (type == REC_AUXTRACE ? u64_at(r + 8) : 0);
+		if (step > left)
+			return -1; /* past the data section (or wrapping round): not a record */
 		if (type == REC_SAMPLE && size >= tpos + 8 && avail >= tpos + 8 && seen++ % stride == 0) {
 			if (n == KEEP_MAX) {
 				for (long i = 0; i < KEEP_MAX / 2; i++)

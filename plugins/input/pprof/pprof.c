@@ -394,7 +394,8 @@ static struct seen *cache_slot(const struct ctx *c, size_t i)
 			return e;
 		o = c->pf->sample[e->smp - 1];
 		if (o->n_location_id == s->n_location_id &&
-		    !memcmp(o->location_id, s->location_id, s->n_location_id * sizeof *s->location_id))
+		    (s->n_location_id == 0 ||
+		     !memcmp(o->location_id, s->location_id, s->n_location_id * sizeof *s->location_id)))
 			return e;
 	}
 }
