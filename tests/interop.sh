@@ -215,6 +215,9 @@ hostile "$TMP/cut.cpuprofile" v8 "flamekit: $TMP/cut.cpuprofile:1: not a V8 prof
 	"v8: truncated"
 printf '{"nodes":[{"id":1,"callFrame":{"functionName":"a","url":""},"children":[2]},{"id":2,"callFrame":{"functionName":"b","url":""},"children":[1]}],"samples":[1]}' > "$TMP/cyc.cpuprofile"
 hostile "$TMP/cyc.cpuprofile" v8 "flamekit: $TMP/cyc.cpuprofile: not a V8 profile: the parents of node 1 form a cycle" "v8: a cycle of parents"
+printf '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""},"children":[1]}],"samples":[1]}' > "$TMP/rootcyc.cpuprofile"
+hostile "$TMP/rootcyc.cpuprofile" v8 "flamekit: $TMP/rootcyc.cpuprofile: not a V8 profile: the parents of node 1 form a cycle" \
+	"v8: (root) its own child (a cycle that adds no frame; hung before)"
 printf '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""}}],"samples":[1,7]}' > "$TMP/unk.cpuprofile"
 hostile "$TMP/unk.cpuprofile" v8 "flamekit: $TMP/unk.cpuprofile: not a V8 profile: sample number 2 is not the id of a node" "v8: a sample of no node"
 "$PY" -c 'import sys; sys.stdout.write("{\"nodes\":" + "[" * 100000)' > "$TMP/deep.json"

@@ -195,10 +195,12 @@ static int read_nodes(struct ctx *c, const cJSON *nodes)
 /* Node k's stack, root first, into c->refs. */
 static int stack_of(struct ctx *c, size_t k, size_t *n)
 {
-	size_t m = 0;
+	size_t m = 0, steps = 0;
 
+	/* steps, not m, bounds the walk: a "(root)" node adds no frame, so
+	   a cycle through one would never make m grow */
 	for (size_t j = k; j != NONE; j = c->v[j].parent) {
-		if (m > c->n)
+		if (++steps > c->n)
 			return bad(c, "not a V8 profile: the parents of node %s%.0f form a cycle", "", c->v[k].id);
 		m += !c->v[j].is_root;
 	}
