@@ -5,6 +5,7 @@
  * threads do not (the report keeps them for its own views only).  The
  * format is described in plugins/lib/report/report.h.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,16 +178,21 @@ static int64_t next_num(const struct rd *r, const char **pp)
 	return v;
 }
 
-/* The next of the "fw" numbers. */
+/* The next of the "fw" numbers: a JSON number, so never NaN, infinite or
+ * hex (strtod alone takes "nan", "inf", 1e999 and 0x10, which the writer
+ * never writes, and no graph can draw the first three). */
 static int next_fw(const char **pp, const char *end, double *v)
 {
 	char *e;
 	const char *p = skip_ws(*pp, end);
 	if (p < end && *p == ',')
-		p++;
+		p = skip_ws(p + 1, end);
 	*v = strtod(p, &e);
-	if (e == p || e > end)
+	if (e == p || e > end || !isfinite(*v))
 		return -1;
+	for (const char *q = p; q < e; q++)
+		if (!strchr("+-.0123456789eE", *q))
+			return -1; /* hex, "infinity" */
 	*pp = e;
 	return 0;
 }
