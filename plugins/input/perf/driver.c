@@ -218,6 +218,7 @@ out:
 	else if (rc < 0)
 		h->input_error(p->in, 0, "could not add a sample");
 	perf_offcpu_run_free(h, run);
+	h->free(push.refs); /* grown when a wait spanning segments was charged */
 	h->free(all);
 	return rc;
 }
