@@ -61,9 +61,10 @@ static int hexval(const char *p, unsigned *v)
 	return 0;
 }
 
-/* Decode the JSON string at *pp (at its opening quote) into out (at least
- * as long as the source); returns its length or -1. */
-static long jstring(const struct rd *r, const char **pp, char *out)
+/* Decode the JSON string at *pp (at its opening quote) into out, which
+ * holds cap bytes; returns its length, or -1 when it is malformed or does
+ * not fit (the caller's guess of its end may stop at an escaped quote). */
+static long jstring(const struct rd *r, const char **pp, char *out, size_t cap)
 {
 	const char *p = *pp;
 	size_t n = 0;
@@ -72,6 +73,8 @@ static long jstring(const struct rd *r, const char **pp, char *out)
 		return -1;
 	for (p++; p < r->end && *p != '"'; p++) {
 		unsigned v;
+		if (n == cap)
+			return -1;
 		if (*p != '\\') {
 			out[n++] = *p;
 			continue;
@@ -88,6 +91,8 @@ static long jstring(const struct rd *r, const char **pp, char *out)
 			if (r->end - p < 5 || hexval(p + 1, &v) < 0 || (v >= 0xd800 && v <= 0xdfff))
 				return -1;
 			p += 4;
+			if (v > 0xff && cap - n < 3)
+				return -1;
 			if (v < 0x80 || (v >= 0x80 && v <= 0xff)) { /* 0x80..0xff: a raw byte */
 				out[n++] = (char)v;
 			} else if (v < 0x800) {
@@ -146,7 +151,7 @@ static int read_names(struct rd *r, struct names *nm)
 			nm->len = nl;
 			nm->cap = nc;
 		}
-		l = jstring(r, &p, s);
+		l = jstring(r, &p, s, (size_t)(q - p) + 1);
 		nm->v[nm->n] = s;
 		nm->len[nm->n++] = l < 0 ? 0 : (size_t)l;
 		if (l < 0)
@@ -339,7 +344,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	u = find_key(&r, "unit");
 	if (u && *(u = skip_ws(u, r.end)) == '"' && strchr(u + 1, '"') &&
 	    (size_t)(strchr(u + 1, '"') - u) < sizeof unit) {
-		long l = jstring(&r, &u, unit);
+		long l = jstring(&r, &u, unit, sizeof unit - 1);
 		if (l > 0 && h->sink_set_unit) {
 			unit[l] = 0;
 			h->sink_set_unit(sink, unit);
