@@ -3,7 +3,7 @@
 # against oracles that are not flamekit: `go tool pprof -raw`/`-traces`
 # (golang-go) for pprof, the file's own node tree (tests/interop.py) for
 # V8, and the speedscope file read back by tests/interop.py.  Fixtures:
-# tests/data/pprof/{cpu,heap}.pb.gz (gen.go) and tests/data/v8/
+# tests/data/pprof/{cpu,heap,labels}.pb.gz (gen.go) and tests/data/v8/
 # node.cpuprofile (gen.js), real captures.  Then round trips, jobs,
 # detection, and hostile or truncated files of each format.
 . "$FK_SRCDIR/tests/lib.sh"
@@ -94,6 +94,64 @@ run "$FLAMEKIT" graph --format v8 --output-plugin speedscope "$TMP/small.cpuprof
 is "$(echo "$out" | grep -c '"weights":\[1,1,1,1,1\]')" 1 "v8: each sample counts once, at its time (speedscope keeps the five in order)"
 is "$(echo "$out" | grep -o '"type":"sampled","name":"[^"]*"')" '"type":"sampled","name":"all samples"' \
 	"v8 -> speedscope: timed samples without threads are one profile, all samples"
+
+# --- pprof labels: sample attributes (ABI 1.3) ------------------------------
+# labels.pb.gz (gen.go labels): worker=a runs busyA, worker=b (and
+# kind=batch) busyB, main runs worker unlabelled
+LABELS="$D/pprof/labels.pb.gz"
+lua_job() { # SCRIPT-TEXT INPUT [OUTPUT-PLUGIN OUTPUT-PATH]
+	printf '%s\n' "$1" > "$TMP/l.lua"
+	cat > "$TMP/l.yaml" <<EOF
+inputs:
+  - path: $2
+filters:
+  - plugin: lua
+    script: l.lua
+outputs:
+  - plugin: ${3:-folded}
+    path: "${4:--}"
+EOF
+	run "$FLAMEKIT" run "$TMP/l.yaml"
+}
+lua_job 'function sample(s)
+  local t = {}
+  for k, v in pairs(s.labels) do t[#t + 1] = k .. "=" .. v end
+  table.sort(t)
+  s:insert(1, "[" .. table.concat(t, ",") .. "]")
+end' "$LABELS"
+is "$out" "[];runtime.main;main.main;main.labelled;main.worker;main.hashLoop;main.small;main.spin 270000000
+[kind=batch,worker=b];runtime/pprof.Do;main.labelled.func2;main.busyB;main.hashLoop;main.small;main.spin 260000000
+[kind=batch,worker=b];runtime/pprof.Do;main.labelled.func2;main.busyB;main.hashLoop;main.small;main.spin;runtime.asyncPreempt 10000000
+[worker=a];runtime/pprof.Do;main.labelled.func1;main.busyA;main.hashLoop;main.small;main.spin 260000000" \
+	"pprof goroutine labels are the samples' s.labels in a Lua filter"
+lua_job 'function sample(s) if s:label("nope") ~= nil or s.labels.nope ~= nil then error("a label no sample has") end end' "$LABELS"
+is "$rc" 0 "s:label and s.labels of a key no sample has: nil"
+lua_job 'function sample(s) if s:label("worker") ~= "a" then s:drop() end end' "$LABELS"
+is "$out" "runtime/pprof.Do;main.labelled.func1;main.busyA;main.hashLoop;main.small;main.spin 260000000" \
+	"a Lua filter keeping s:label(\"worker\") == \"a\" keeps worker a's samples"
+if [ $have_go = yes ]; then
+	is "$out" "$(go tool pprof -raw -tagfocus worker=a "$LABELS" 2> /dev/null | "$PY" "$ORACLE" raw 1)" \
+		"... which are go tool pprof -tagfocus worker=a's stacks and values"
+	"$FLAMEKIT" graph --output-plugin pprof -o "$TMP/labels2.pb.gz" "$LABELS"
+	is "$(go tool pprof -tags "$TMP/labels2.pb.gz" 2> /dev/null)" "$(go tool pprof -tags "$LABELS" 2> /dev/null)" \
+		"pprof -> flamekit -> pprof keeps the labels (go tool pprof -tags)"
+	for f in worker=b kind=batch; do
+		is "$(go tool pprof -traces -tagfocus $f "$TMP/labels2.pb.gz" 2> /dev/null | "$PY" "$ORACLE" traces)" \
+			"$(go tool pprof -traces -tagfocus $f "$LABELS" 2> /dev/null | "$PY" "$ORACLE" traces)" \
+			"pprof -> flamekit -> pprof: go tool pprof -tagfocus $f gives the same stacks"
+	done
+	lua_job 'function sample(s) if s:label("worker") ~= "b" then s:drop() end end' "$LABELS" \
+		pprof "$TMP/labels3.pb.gz"
+	is "$(go tool pprof -tags "$TMP/labels3.pb.gz" 2> /dev/null | tr -s ' ')" " kind: Total 270.0ms
+ 270.0ms ( 100%): batch
+
+ worker: Total 270.0ms
+ 270.0ms ( 100%): b" "a Lua filter on worker=b, then pprof: only worker b's labels and time are left"
+else
+	for t in tagfocus tags tagfocus-b tagfocus-kind filtered; do
+		skip "pprof labels against go tool pprof ($t)" "go tool pprof is not installed (Debian: golang-go)"
+	done
+fi
 
 # --- pprof out -------------------------------------------------------------
 "$FLAMEKIT" collapse --format perf "$PERF" > "$TMP/perf.folded"
