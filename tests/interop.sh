@@ -14,6 +14,7 @@ CPU="$D/pprof/cpu.pb.gz"
 HEAP="$D/pprof/heap.pb.gz"
 NODE="$D/v8/node.cpuprofile"
 PERF="$FK_SRCDIR/examples/profiles/demo.perf.txt.gz"
+NAMES="$D/perf/names.txt"  # four threads, three thread names
 # go keeps a build cache and wants a home; neither may be the real one
 GOCACHE="$TMP/gocache" HOME="$TMP" PPROF_TMPDIR="$TMP"
 export GOCACHE HOME PPROF_TMPDIR
@@ -168,6 +169,19 @@ if [ $have_go = yes ]; then
 	ok $? "perf -> pprof: thread ids and timestamps are labels"
 	go tool pprof -top "$TMP/perf.pb.gz" > /dev/null 2>&1
 	ok $? "perf -> pprof: go tool pprof -top reads it"
+	"$FLAMEKIT" graph --format perf --output-plugin pprof -o "$TMP/names.pb.gz" "$NAMES"
+	is "$(go tool pprof -tags "$TMP/names.pb.gz" 2> /dev/null | sed -n '/^ comm:/,/^$/p' | tr -s ' ')" \
+		" comm: Total 1.2ms
+ 750.0us (60.00%): main
+ 250.0us (20.00%): V8_WorkerThread
+ 250.0us (20.00%): perf" "perf -> pprof: thread names are the string label comm (go tool pprof -tags)"
+	printf 'function sample(s) s:insert(1, s.comm .. "/" .. s.tid) end\n' > "$TMP/c.lua"
+	printf 'inputs:\n  - path: %s\nfilters:\n  - plugin: lua\n    script: c.lua\noutputs:\n  - plugin: folded\n    path: "-"\n' "$TMP/names.pb.gz" > "$TMP/c.yaml"
+	run "$FLAMEKIT" run "$TMP/c.yaml"
+	is "$(echo "$out" | cut -d';' -f1)" "V8_WorkerThread/25610
+main/43
+main/44
+perf/1234" "perf -> pprof -> flamekit: comm and tid come back as the samples' comm and tid"
 	"$FLAMEKIT" graph --format pprof --output-plugin pprof -o "$TMP/cpu2.pb.gz" "$CPU"
 	is "$(pprof_raw "$TMP/cpu2.pb.gz" 0)" "$(pprof_raw "$CPU" 1)" \
 		"pprof -> flamekit -> pprof: go tool pprof sees the same stacks and values"
@@ -182,7 +196,7 @@ a;c 0" "two series: the second type holds the second column"
 	cmp -s "$TMP/cpu2.pb.gz" "$TMP/cpu3.pb.gz"
 	ok $? "pprof -> pprof -> pprof: the same bytes (a fixed point)"
 else
-	for t in raw type traces labels top roundtrip unit series series2 fixed; do
+	for t in raw type traces labels top comm comm-back roundtrip unit series series2 fixed; do
 		skip "pprof output against go tool pprof ($t)" "go tool pprof is not installed (Debian: golang-go)"
 	done
 fi
@@ -197,7 +211,13 @@ is "$rc" 0 "perf -> speedscope: exit status"
 "$PY" "$ORACLE" speedscope "$TMP/perf.json" > "$TMP/ss.folded"
 same_file "$TMP/perf.folded" "$TMP/ss.folded" "perf -> speedscope: the collapse's stacks and weights"
 is "$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["profiles"]), d["profiles"][0]["name"], d["profiles"][0]["unit"])' "$TMP/perf.json")" \
-	"3 tid 2920 nanoseconds" "perf -> speedscope: a sampled profile per thread (3), weights in nanoseconds"
+	"3 demo tid 2920 nanoseconds" "perf -> speedscope: a sampled profile per thread (3), named after the thread, weights in nanoseconds"
+run "$FLAMEKIT" graph --format perf --output-plugin speedscope "$NAMES"
+is "$(echo "$out" | grep -o '"type":"sampled","name":"[^"]*"')" '"type":"sampled","name":"main tid 43 (pid 42)"
+"type":"sampled","name":"main tid 44 (pid 42)"
+"type":"sampled","name":"perf tid 1234 (pid 1234)"
+"type":"sampled","name":"V8_WorkerThread tid 25610 (pid 25607)"' \
+	"perf -> speedscope: each thread's profile is named comm tid T (pid P)"
 run "$FLAMEKIT" graph --format pprof --output-plugin speedscope "$CPU"
 is "$out" '{"$schema":"https://www.speedscope.app/file-format-schema.json",
 "shared":{"frames":[
