@@ -1,0 +1,334 @@
+/*
+ * `graph` of folded files without the whole stack tree.
+ *
+ * A flame graph draws only the frames at least --minwidth wide, and with
+ * many distinct stacks almost every node of the stack tree is narrower:
+ * 400,000 distinct stacks 5-25 frames deep make 5.7 million nodes, of which
+ * a 1200-pixel graph draws a few thousand.  Here the stacks are summed whole
+ * (foldsum.c, memory about their text), sorted so that the stacks under any
+ * one frame are adjacent (';' sorts below every other byte), and one pass
+ * over them closes each frame with its exact total, as flamegraph.pl's
+ * flow() does.  Then only what the layout can see goes into the stack tree:
+ * each stack down to its deepest frame wide enough to draw, then the first
+ * frame too narrow (it holds the whole weight below it, so the widths and
+ * positions of its wider siblings stay exact), then one more frame, so that
+ * it still sorts among its siblings as a frame with children does (layout
+ * order: a frame's own samples sort by its bare name, its children by
+ * "name;").  The svg and icicle outputs then draw that small tree: the
+ * frames they write, their order and every width are those of the whole
+ * tree, so the bytes are the same.
+ *
+ * Taken only where that holds for sure: svg or icicle output without
+ * --reverse or --flamechart, regular folded files (read again by the
+ * pipeline when this path gives up), one count a line, every stack's sum a
+ * whole number (then totals do not depend on the order of additions), no
+ * line skipped or in error (the pipeline reports those itself).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "foldsum.h"
+
+/* Frames narrower than this share of the minimum width are cut: a margin
+ * against rounding, since a frame kept too many costs only a node. */
+#define MARGIN 0.5
+
+/* A value of pl's options by name, or NULL when pl has no such option of
+ * that type. */
+static const void *opt(const struct fk_plugin *pl, const void *opts, const char *name, int type)
+{
+	const struct fk_option *o = fk_option_find(pl, name);
+
+	return o && o->type == type ? (const char *)opts + o->offset : NULL;
+}
+
+/* The svg plugin's minimum width in samples for a graph of `total`
+ * (svg_minwidth_time with default xpad, read through the option table), or
+ * a negative value when it cannot tell. */
+static double min_width(const struct fk_plugin *pl, const void *opts, double total)
+{
+	const long long *width = opt(pl, opts, "width", FK_OPT_INT);
+	const char *const *minwidth = opt(pl, opts, "minwidth", FK_OPT_STRING);
+	const double *given = opt(pl, opts, "total", FK_OPT_DOUBLE);
+	double v, timemax;
+	char *end;
+
+	if (!width || !minwidth || !*minwidth || !given || *width <= 20)
+		return -1;
+	timemax = *given > total ? *given : total;
+	v = strtod(*minwidth, &end);
+	if (end == *minwidth || !(v >= 0) || !isfinite(v) || timemax <= 0)
+		return -1;
+	if (*end == '%')
+		return timemax * v / 100;
+	return *end ? -1 : v / (((double)*width - 20) / timemax);
+}
+
+/* Only svg and icicle, without the options that need more than the tree of
+ * frames wide enough to draw. */
+static bool output_fits(const struct fk_plugin *pl, const void *opts)
+{
+	const int *reverse = opt(pl, opts, "reverse", FK_OPT_FLAG);
+	const int *chart = opt(pl, opts, "flamechart", FK_OPT_FLAG);
+	int verbosity = fk_verbosity, rc;
+
+	if (strcmp(pl->d.h.name, "svg") != 0 && strcmp(pl->d.h.name, "icicle") != 0)
+		return false;
+	if (!reverse || *reverse || (chart && *chart))
+		return false;
+	fk_verbosity = -1; /* the pipeline reports bad options itself */
+	rc = fk_options_check(pl, opts, NULL);
+	fk_verbosity = verbosity;
+	return rc == 0;
+}
+
+static inline int rank(unsigned char c)
+{
+	return c == ';' ? -1 : c;
+}
+
+/* The first byte where a and b differ, or the shorter length. */
+static size_t common(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t m = na < nb ? na : nb, i = 0;
+
+	for (; i + 8 <= m; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+	}
+	while (i < m && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static int cmp_grouped(const void *pa, const void *pb)
+{
+	const struct fs_stack *a = *(const struct fs_stack *const *)pa;
+	const struct fs_stack *b = *(const struct fs_stack *const *)pb;
+	size_t i = common(a->key, a->len, b->key, b->len);
+
+	if (i < a->len && i < b->len)
+		return rank((unsigned char)a->key[i]) < rank((unsigned char)b->key[i]) ? -1 : 1;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+struct open_frame {
+	size_t start;        /* the first stack (in sorted order) under it */
+	double total;
+};
+
+/* Close frames depth.. *nopen of the flow at stack i: a frame at least thr
+ * wide keeps its depth + 1 frames in every stack under it. */
+static void close_frames(struct open_frame *of, size_t *nopen, size_t depth, size_t i,
+                         double thr, uint32_t *keep)
+{
+	while (*nopen > depth) {
+		size_t d = --*nopen;
+		if (d > 0)
+			of[d - 1].total += of[d].total;
+		if (of[d].total < thr)
+			continue;
+		for (size_t j = of[d].start; j < i; j++)
+			if (keep[j] < d + 1)
+				keep[j] = (uint32_t)(d + 1);
+	}
+}
+
+/* keep[i]: how many leading frames of stack order[i] are at least thr wide. */
+static int flow(struct fs_stack **order, size_t n, double thr, uint32_t *keep)
+{
+	struct open_frame *of = NULL;
+	size_t nopen = 0, cap = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fs_stack *s = order[i];
+		size_t c = 0, nf = 1, p = 0;
+		keep[i] = 0;
+		if (i > 0) {
+			const struct fs_stack *q = order[i - 1];
+			p = common(q->key, q->len, s->key, s->len);
+			if (p == (q->len < s->len ? q->len : s->len) &&
+			    (p == s->len || s->key[p] == ';') && (p == q->len || q->key[p] == ';'))
+				c = 1;
+		}
+		for (size_t k = 0; k < s->len; k++)
+			if (s->key[k] == ';') {
+				nf++;
+				c += k < p;
+			}
+		close_frames(of, &nopen, c, i, thr, keep);
+		if (nf > cap) {
+			size_t nc = nf * 2;
+			struct open_frame *v = fk_realloc(of, nc * sizeof *v);
+			if (!v) {
+				fk_free(of);
+				return FK_ERR_NOMEM;
+			}
+			of = v;
+			cap = nc;
+		}
+		for (; nopen < nf; nopen++) {
+			of[nopen].start = i;
+			of[nopen].total = 0;
+		}
+		of[nf - 1].total += s->w[0];
+	}
+	close_frames(of, &nopen, 0, n, thr, keep);
+	fk_free(of);
+	return 0;
+}
+
+/* Push stack s cut after `want` frames (all of them when it has fewer). */
+static int push_cut(struct fk_sink *sink, const struct fs_stack *s, size_t want,
+                    struct fk_frameref **fr, size_t *frcap)
+{
+	struct fk_sample smp;
+	size_t nf = 0, start = 0;
+	fk_node_t node;
+
+	for (size_t i = 0; i <= s->len && nf < want; i++) {
+		if (i < s->len && s->key[i] != ';')
+			continue;
+		if (nf == *frcap) {
+			size_t cap = *frcap ? *frcap * 2 : 64;
+			struct fk_frameref *v = fk_realloc(*fr, cap * sizeof *v);
+			if (!v)
+				return FK_ERR_NOMEM;
+			*fr = v;
+			*frcap = cap;
+		}
+		memset(&(*fr)[nf], 0, sizeof (*fr)[nf]);
+		(*fr)[nf].name = s->key + start;
+		(*fr)[nf].len = i - start;
+		nf++;
+		start = i + 1;
+	}
+	memset(&smp, 0, sizeof smp);
+	smp.weight[0] = s->w[0];
+	smp.frames = *fr;
+	smp.nframes = nf;
+	return fk_sink_push(sink, &smp, &node);
+}
+
+/* The tree of what a graph at least thr wide per frame draws, into p. */
+static int build(struct foldsum *s, double thr, struct fk_profile *p)
+{
+	struct fs_stack **order = fk_malloc((s->n ? s->n : 1) * sizeof *order);
+	uint32_t *keep = fk_malloc((s->n ? s->n : 1) * sizeof *keep);
+	struct fk_frameref *fr = NULL;
+	size_t frcap = 0;
+	struct fk_sink sink;
+	int rc = FK_ERR_NOMEM;
+
+	fk_sink_init(&sink, p, 0, 1, NULL);
+	if (!order || !keep)
+		goto out;
+	for (size_t i = 0; i < s->n; i++)
+		order[i] = &s->v[i];
+	qsort(order, s->n, sizeof *order, cmp_grouped);
+	/* the lookup table is not needed any more: its memory goes to the tree */
+	fk_free(s->slots);
+	s->slots = NULL;
+	if ((rc = flow(order, s->n, thr, keep)) < 0)
+		goto out;
+	if (s->nempty) {
+		struct fs_stack root = { "", 0, { s->empty[0], 0 } };
+		if ((rc = push_cut(&sink, &root, 0, &fr, &frcap)) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < s->n && rc == 0; i++)
+		rc = push_cut(&sink, order[i], (size_t)keep[i] + 2, &fr, &frcap);
+out:
+	fk_sink_fini(&sink);
+	fk_free(fr);
+	fk_free(keep);
+	fk_free(order);
+	return rc;
+}
+
+/* Read every file silently; false when the pipeline must read them (an
+ * error, a skipped line, two counts, a fractional sum). */
+static bool read_all(const char **files, size_t nfiles, struct foldsum *s, double *total)
+{
+	int verbosity = fk_verbosity, rc = foldsum_grow(s);
+
+	fk_verbosity = -1;
+	for (size_t k = 0; k < nfiles && rc == 0; k++) {
+		struct fk_input in;
+		if ((rc = fk_input_open(&in, files[k])) < 0)
+			break;
+		rc = foldsum_read(s, &in);
+		if (rc == 0 && (in.error || in.skipped))
+			rc = FK_ERR_DATA;
+		fk_input_close(&in);
+	}
+	fk_verbosity = verbosity;
+	if (rc < 0 || s->two)
+		return false;
+	*total = s->empty[0];
+	if (s->empty[0] != floor(s->empty[0]))
+		return false;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i].w[0] != floor(s->v[i].w[0]))
+			return false;
+		*total += s->v[i].w[0];
+	}
+	return *total < 9007199254740992.0; /* 2^53: sums exact in any order */
+}
+
+bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
+                  void *out_opts, const char *outpath, int *status)
+{
+	const struct fk_plugin *folded;
+	struct foldsum s;
+	struct fk_profile *p;
+	struct fk_output_spec out;
+	struct fk_pipeline pl;
+	double total, minw;
+	int rc;
+
+	if (in->pd.n || in->nfiles == 0 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
+	    !output_fits(out_pl, out_opts))
+		return false;
+	for (size_t k = 0; k < in->nfiles; k++) {
+		struct stat st;
+		if (strcmp(in->files[k], "-") == 0 || stat(in->files[k], &st) < 0 || !S_ISREG(st.st_mode))
+			return false;
+	}
+	if (!(folded = foldsum_applies(c, in->pl, in->files, in->nfiles)))
+		return false;
+	memset(&s, 0, sizeof s);
+	if (!read_all(in->files, in->nfiles, &s, &total) || (minw = min_width(out_pl, out_opts, total)) < 0 ||
+	    !(p = fk_profile_new())) {
+		foldsum_free(&s);
+		return false;
+	}
+	for (size_t k = 0; !in->pl && k < in->nfiles; k++)
+		fk_log(FK_LOG_INFO, "%s: detected format %s", in->files[k], folded->d.h.name);
+	rc = build(&s, minw * MARGIN, p);
+	foldsum_free(&s);
+	if (rc < 0) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+	} else {
+		memset(&out, 0, sizeof out);
+		out.plugin = out_pl;
+		out.opts = out_opts;
+		out.path = outpath;
+		memset(&pl, 0, sizeof pl);
+		pl.reg = &c->reg;
+		pl.outputs = &out;
+		pl.noutputs = 1;
+		pl.threads = cli_threads(c);
+		rc = fk_pipeline_render(&pl, p);
+	}
+	fk_profile_free(p);
+	*status = cli_exit(rc);
+	return true;
+}
