@@ -121,36 +121,54 @@ static int cmp_grouped(const void *pa, const void *pb)
 
 struct open_frame {
 	size_t start;        /* the first stack (in sorted order) under it */
+	size_t end;          /* where the frame's name ends in that stack */
 	double total;
 };
 
+/* What the tree needs of each stack (in sorted order): its first `keep`
+ * frames are at least thr wide; the next one is cut there, and has a frame
+ * below it when `child` (then the frame sorts as "name;" among its siblings,
+ * as it does in the whole tree, which matters only when a sibling's name
+ * starts with its name). */
+struct cut {
+	uint32_t keep, child;
+};
+
 /* Close frames depth.. *nopen of the flow at stack i: a frame at least thr
- * wide keeps its depth + 1 frames in every stack under it. */
-static void close_frames(struct open_frame *of, size_t *nopen, size_t depth, size_t i,
-                         double thr, uint32_t *keep)
+ * wide keeps its depth + 1 frames in every stack under it.  A narrower one
+ * whose name is a prefix of the next stack's frame there (a sibling's
+ * name): its child is pushed.  Frames close deepest first, so a stack's
+ * shallowest narrow frame, the one cut, writes `child` last. */
+static void close_frames(struct fs_stack **order, size_t n, struct open_frame *of, size_t *nopen,
+                         size_t depth, size_t i, double thr, struct cut *cut)
 {
 	while (*nopen > depth) {
 		size_t d = --*nopen;
+		const struct fs_stack *s = order[of[d].start];
 		if (d > 0)
 			of[d - 1].total += of[d].total;
-		if (of[d].total < thr)
-			continue;
-		for (size_t j = of[d].start; j < i; j++)
-			if (keep[j] < d + 1)
-				keep[j] = (uint32_t)(d + 1);
+		if (of[d].total >= thr) {
+			for (size_t j = of[d].start; j < i; j++)
+				if (cut[j].keep < d + 1)
+					cut[j].keep = (uint32_t)(d + 1);
+		} else if (i < n && common(s->key, s->len, order[i]->key, order[i]->len) >= of[d].end) {
+			for (size_t j = of[d].start; j < i; j++)
+				cut[j].child = (uint32_t)(d + 1);
+		}
 	}
 }
 
-/* keep[i]: how many leading frames of stack order[i] are at least thr wide. */
-static int flow(struct fs_stack **order, size_t n, double thr, uint32_t *keep)
+/* The cut of every stack: frames closed with their totals, in order. */
+static int flow(struct fs_stack **order, size_t n, double thr, struct cut *cut)
 {
 	struct open_frame *of = NULL;
 	size_t nopen = 0, cap = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct fs_stack *s = order[i];
-		size_t c = 0, nf = 1, p = 0;
-		keep[i] = 0;
+		const char *k = s->key, *e = s->key + s->len, *semi;
+		size_t c = 0, nf = 0, p = 0;
+		cut[i].keep = cut[i].child = 0;
 		if (i > 0) {
 			const struct fs_stack *q = order[i - 1];
 			p = common(q->key, q->len, s->key, s->len);
@@ -158,29 +176,35 @@ static int flow(struct fs_stack **order, size_t n, double thr, uint32_t *keep)
 			    (p == s->len || s->key[p] == ';') && (p == q->len || q->key[p] == ';'))
 				c = 1;
 		}
-		for (size_t k = 0; k < s->len; k++)
-			if (s->key[k] == ';') {
-				nf++;
-				c += k < p;
+		/* frames: their number, and those the previous stack shares */
+		for (; (semi = memchr(k, ';', (size_t)(e - k))) != NULL; k = semi + 1)
+			if ((size_t)(semi - s->key) < p)
+				c++;
+		close_frames(order, n, of, &nopen, c, i, thr, cut);
+		for (k = s->key, semi = NULL; k <= e; k = semi + 1) {
+			if (!(semi = memchr(k, ';', (size_t)(e - k))))
+				semi = e;
+			if (nf == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct open_frame *v = fk_realloc(of, nc * sizeof *v);
+				if (!v) {
+					fk_free(of);
+					return FK_ERR_NOMEM;
+				}
+				of = v;
+				cap = nc;
 			}
-		close_frames(of, &nopen, c, i, thr, keep);
-		if (nf > cap) {
-			size_t nc = nf * 2;
-			struct open_frame *v = fk_realloc(of, nc * sizeof *v);
-			if (!v) {
-				fk_free(of);
-				return FK_ERR_NOMEM;
+			if (nopen <= nf) {
+				of[nf].start = i;
+				of[nf].end = (size_t)(semi - s->key);
+				of[nf].total = 0;
+				nopen = nf + 1;
 			}
-			of = v;
-			cap = nc;
-		}
-		for (; nopen < nf; nopen++) {
-			of[nopen].start = i;
-			of[nopen].total = 0;
+			nf++;
 		}
 		of[nf - 1].total += s->w[0];
 	}
-	close_frames(of, &nopen, 0, n, thr, keep);
+	close_frames(order, n, of, &nopen, 0, n, thr, cut);
 	fk_free(of);
 	return 0;
 }
@@ -221,22 +245,19 @@ static int push_cut(struct fk_sink *sink, const struct fs_stack *s, size_t want,
 static int build(struct foldsum *s, double thr, struct fk_profile *p)
 {
 	struct fs_stack **order = fk_malloc((s->n ? s->n : 1) * sizeof *order);
-	uint32_t *keep = fk_malloc((s->n ? s->n : 1) * sizeof *keep);
+	struct cut *cut = fk_malloc((s->n ? s->n : 1) * sizeof *cut);
 	struct fk_frameref *fr = NULL;
 	size_t frcap = 0;
 	struct fk_sink sink;
 	int rc = FK_ERR_NOMEM;
 
 	fk_sink_init(&sink, p, 0, 1, NULL);
-	if (!order || !keep)
+	if (!order || !cut)
 		goto out;
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = &s->v[i];
 	qsort(order, s->n, sizeof *order, cmp_grouped);
-	/* the lookup table is not needed any more: its memory goes to the tree */
-	fk_free(s->slots);
-	s->slots = NULL;
-	if ((rc = flow(order, s->n, thr, keep)) < 0)
+	if ((rc = flow(order, s->n, thr, cut)) < 0)
 		goto out;
 	if (s->nempty) {
 		struct fs_stack root = { "", 0, { s->empty[0], 0 } };
@@ -244,11 +265,12 @@ static int build(struct foldsum *s, double thr, struct fk_profile *p)
 			goto out;
 	}
 	for (size_t i = 0; i < s->n && rc == 0; i++)
-		rc = push_cut(&sink, order[i], (size_t)keep[i] + 2, &fr, &frcap);
+		rc = push_cut(&sink, order[i], (size_t)cut[i].keep + 1 + (cut[i].child == cut[i].keep + 1),
+		              &fr, &frcap);
 out:
 	fk_sink_fini(&sink);
 	fk_free(fr);
-	fk_free(keep);
+	fk_free(cut);
 	fk_free(order);
 	return rc;
 }
@@ -261,8 +283,11 @@ static bool read_all(const char **files, size_t nfiles, struct foldsum *s, doubl
 
 	fk_verbosity = -1;
 	for (size_t k = 0; k < nfiles && rc == 0; k++) {
+		struct fk_input_params prm = { .no_mmap = true };
 		struct fk_input in;
-		if ((rc = fk_input_open(&in, files[k])) < 0)
+		/* read(), not a mapping: the text is copied once into the table,
+		 * and a mapping's window would add its size to the peak */
+		if ((rc = fk_input_open_with(&in, files[k], &prm)) < 0)
 			break;
 		rc = foldsum_read(s, &in);
 		if (rc == 0 && (in.error || in.skipped))
@@ -270,6 +295,9 @@ static bool read_all(const char **files, size_t nfiles, struct foldsum *s, doubl
 		fk_input_close(&in);
 	}
 	fk_verbosity = verbosity;
+	/* the lookup table is not needed any more: its memory goes to the tree */
+	fk_free(s->slots);
+	s->slots = NULL;
 	if (rc < 0 || s->two)
 		return false;
 	*total = s->empty[0];
