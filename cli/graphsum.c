@@ -108,15 +108,64 @@ static size_t common(const char *a, size_t na, const char *b, size_t nb)
 	return i;
 }
 
-static int cmp_grouped(const void *pa, const void *pb)
+static int cmp_grouped(const struct fs_stack *a, const struct fs_stack *b)
 {
-	const struct fs_stack *a = *(const struct fs_stack *const *)pa;
-	const struct fs_stack *b = *(const struct fs_stack *const *)pb;
 	size_t i = common(a->key, a->len, b->key, b->len);
 
 	if (i < a->len && i < b->len)
 		return rank((unsigned char)a->key[i]) < rank((unsigned char)b->key[i]) ? -1 : 1;
 	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* A stack with 8 of its bytes in the same order as a number, so that most
+ * comparisons of the sort do not read the stacks' text (each one a cache
+ * miss): ';' as 0, bytes below it one up, the end as 0 (a tie that the
+ * text decides). */
+struct sortkey {
+	uint64_t k;
+	const struct fs_stack *s;
+};
+
+static int cmp_sortkey(const void *pa, const void *pb)
+{
+	const struct sortkey *a = pa, *b = pb;
+
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	return cmp_grouped(a->s, b->s);
+}
+
+/* The stacks in grouped order.  The 8 bytes are taken after the prefix all
+ * stacks share (often "root;" or a thread name). */
+static struct fs_stack **sort_grouped(struct foldsum *s)
+{
+	struct sortkey *v = fk_malloc((s->n ? s->n : 1) * sizeof *v);
+	struct fs_stack **order;
+	size_t pre = s->n ? s->v[0].len : 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 1; i < s->n; i++) {
+		size_t c = common(s->v[0].key, pre, s->v[i].key, s->v[i].len);
+		if (c < pre)
+			pre = c;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct fs_stack *st = &s->v[i];
+		uint64_t k = 0;
+		for (size_t j = pre; j < pre + 8; j++) {
+			unsigned c = j < st->len ? (unsigned char)st->key[j] : ';';
+			k = k << 8 | (c == ';' ? 0 : c < ';' ? c + 1 : c);
+		}
+		v[i].k = k;
+		v[i].s = st;
+	}
+	qsort(v, s->n, sizeof *v, cmp_sortkey);
+	/* the pointers, in place: entry i is read before slot i is written */
+	order = (struct fs_stack **)v;
+	for (size_t i = 0; i < s->n; i++)
+		order[i] = (struct fs_stack *)v[i].s;
+	return order;
 }
 
 struct open_frame {
@@ -214,12 +263,12 @@ static int push_cut(struct fk_sink *sink, const struct fs_stack *s, size_t want,
                     struct fk_frameref **fr, size_t *frcap)
 {
 	struct fk_sample smp;
-	size_t nf = 0, start = 0;
+	size_t nf = 0;
 	fk_node_t node;
 
-	for (size_t i = 0; i <= s->len && nf < want; i++) {
-		if (i < s->len && s->key[i] != ';')
-			continue;
+	for (const char *k = s->key, *e = s->key + s->len, *semi; k <= e && nf < want; k = semi + 1) {
+		if (!(semi = memchr(k, ';', (size_t)(e - k))))
+			semi = e;
 		if (nf == *frcap) {
 			size_t cap = *frcap ? *frcap * 2 : 64;
 			struct fk_frameref *v = fk_realloc(*fr, cap * sizeof *v);
@@ -229,10 +278,9 @@ static int push_cut(struct fk_sink *sink, const struct fs_stack *s, size_t want,
 			*frcap = cap;
 		}
 		memset(&(*fr)[nf], 0, sizeof (*fr)[nf]);
-		(*fr)[nf].name = s->key + start;
-		(*fr)[nf].len = i - start;
+		(*fr)[nf].name = k;
+		(*fr)[nf].len = (size_t)(semi - k);
 		nf++;
-		start = i + 1;
 	}
 	memset(&smp, 0, sizeof smp);
 	smp.weight[0] = s->w[0];
@@ -244,7 +292,7 @@ static int push_cut(struct fk_sink *sink, const struct fs_stack *s, size_t want,
 /* The tree of what a graph at least thr wide per frame draws, into p. */
 static int build(struct foldsum *s, double thr, struct fk_profile *p)
 {
-	struct fs_stack **order = fk_malloc((s->n ? s->n : 1) * sizeof *order);
+	struct fs_stack **order = sort_grouped(s);
 	struct cut *cut = fk_malloc((s->n ? s->n : 1) * sizeof *cut);
 	struct fk_frameref *fr = NULL;
 	size_t frcap = 0;
@@ -254,9 +302,6 @@ static int build(struct foldsum *s, double thr, struct fk_profile *p)
 	fk_sink_init(&sink, p, 0, 1, NULL);
 	if (!order || !cut)
 		goto out;
-	for (size_t i = 0; i < s->n; i++)
-		order[i] = &s->v[i];
-	qsort(order, s->n, sizeof *order, cmp_grouped);
 	if ((rc = flow(order, s->n, thr, cut)) < 0)
 		goto out;
 	if (s->nempty) {
