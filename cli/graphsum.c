@@ -122,7 +122,7 @@ static int cmp_grouped(const struct fs_stack *a, const struct fs_stack *b)
  * miss): ';' as 0, bytes below it one up, the end as 0 (a tie that the
  * text decides). */
 struct sortkey {
-	uint64_t k;
+	uint64_t k[2];
 	const struct fs_stack *s;
 };
 
@@ -130,12 +130,14 @@ static int cmp_sortkey(const void *pa, const void *pb)
 {
 	const struct sortkey *a = pa, *b = pb;
 
-	if (a->k != b->k)
-		return a->k < b->k ? -1 : 1;
+	if (a->k[0] != b->k[0])
+		return a->k[0] < b->k[0] ? -1 : 1;
+	if (a->k[1] != b->k[1])
+		return a->k[1] < b->k[1] ? -1 : 1;
 	return cmp_grouped(a->s, b->s);
 }
 
-/* The stacks in grouped order.  The 8 bytes are taken after the prefix all
+/* The stacks in grouped order.  The 16 bytes are taken after the prefix all
  * stacks share (often "root;" or a thread name). */
 static struct fs_stack **sort_grouped(struct foldsum *s)
 {
@@ -152,16 +154,19 @@ static struct fs_stack **sort_grouped(struct foldsum *s)
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct fs_stack *st = &s->v[i];
-		uint64_t k = 0;
-		for (size_t j = pre; j < pre + 8; j++) {
-			unsigned c = j < st->len ? (unsigned char)st->key[j] : ';';
-			k = k << 8 | (c == ';' ? 0 : c < ';' ? c + 1 : c);
+		for (size_t h = 0; h < 2; h++) {
+			uint64_t k = 0;
+			for (size_t j = pre + 8 * h; j < pre + 8 * h + 8; j++) {
+				unsigned c = j < st->len ? (unsigned char)st->key[j] : ';';
+				k = k << 8 | (c == ';' ? 0 : c < ';' ? c + 1 : c);
+			}
+			v[i].k[h] = k;
 		}
-		v[i].k = k;
 		v[i].s = st;
 	}
 	qsort(v, s->n, sizeof *v, cmp_sortkey);
 	/* the pointers, in place: entry i is read before slot i is written */
+	_Static_assert(sizeof *v >= sizeof *order, "pointers fit in the sort keys");
 	order = (struct fs_stack **)v;
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = (struct fs_stack *)v[i].s;
@@ -215,24 +220,32 @@ static int flow(struct fs_stack **order, size_t n, double thr, struct cut *cut)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct fs_stack *s = order[i];
-		const char *k = s->key, *e = s->key + s->len, *semi;
-		size_t c = 0, nf = 0, p = 0;
+		size_t c = 0, p = 0, from = 0;
+		/* sorted order is random order in memory: fetch ahead */
+		if (i + 8 < n)
+			__builtin_prefetch(order[i + 8]);
+		if (i + 4 < n)
+			__builtin_prefetch(order[i + 4]->key);
 		cut[i].keep = cut[i].child = 0;
 		if (i > 0) {
 			const struct fs_stack *q = order[i - 1];
 			p = common(q->key, q->len, s->key, s->len);
+			/* the frames the previous stack shares, and where the rest start */
+			for (size_t k = 0; k < p; k++)
+				if (s->key[k] == ';') {
+					c++;
+					from = k + 1;
+				}
 			if (p == (q->len < s->len ? q->len : s->len) &&
-			    (p == s->len || s->key[p] == ';') && (p == q->len || q->key[p] == ';'))
-				c = 1;
-		}
-		/* frames: their number, and those the previous stack shares */
-		for (; (semi = memchr(k, ';', (size_t)(e - k))) != NULL; k = semi + 1)
-			if ((size_t)(semi - s->key) < p)
+			    (p == s->len || s->key[p] == ';') && (p == q->len || q->key[p] == ';')) {
 				c++;
+				from = p + 1;
+			}
+		}
 		close_frames(order, n, of, &nopen, c, i, thr, cut);
-		for (k = s->key, semi = NULL; k <= e; k = semi + 1) {
-			if (!(semi = memchr(k, ';', (size_t)(e - k))))
-				semi = e;
+		for (size_t k = from, nf = c; k <= s->len; k++) {
+			if (k < s->len && s->key[k] != ';')
+				continue;
 			if (nf == cap) {
 				size_t nc = cap ? cap * 2 : 64;
 				struct open_frame *v = fk_realloc(of, nc * sizeof *v);
@@ -243,15 +256,12 @@ static int flow(struct fs_stack **order, size_t n, double thr, struct cut *cut)
 				of = v;
 				cap = nc;
 			}
-			if (nopen <= nf) {
-				of[nf].start = i;
-				of[nf].end = (size_t)(semi - s->key);
-				of[nf].total = 0;
-				nopen = nf + 1;
-			}
-			nf++;
+			of[nf].start = i;
+			of[nf].end = k;
+			of[nf].total = 0;
+			nopen = ++nf;
 		}
-		of[nf - 1].total += s->w[0];
+		of[nopen - 1].total += s->w[0];
 	}
 	close_frames(order, n, of, &nopen, 0, n, thr, cut);
 	fk_free(of);
@@ -309,9 +319,14 @@ static int build(struct foldsum *s, double thr, struct fk_profile *p)
 		if ((rc = push_cut(&sink, &root, 0, &fr, &frcap)) < 0)
 			goto out;
 	}
-	for (size_t i = 0; i < s->n && rc == 0; i++)
+	for (size_t i = 0; i < s->n && rc == 0; i++) {
+		if (i + 8 < s->n)
+			__builtin_prefetch(order[i + 8]);
+		if (i + 4 < s->n)
+			__builtin_prefetch(order[i + 4]->key);
 		rc = push_cut(&sink, order[i], (size_t)cut[i].keep + 1 + (cut[i].child == cut[i].keep + 1),
 		              &fr, &frcap);
+	}
 out:
 	fk_sink_fini(&sink);
 	fk_free(fr);
