@@ -170,6 +170,9 @@ static struct fs_stack **sort_grouped(struct foldsum *s)
 	order = (struct fs_stack **)v;
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = (struct fs_stack *)v[i].s;
+	/* the keys' memory goes to the tree (a failed shrink keeps it all) */
+	if (s->n && (order = fk_realloc(v, s->n * sizeof *order)) == NULL)
+		order = (struct fs_stack **)v;
 	return order;
 }
 
@@ -360,6 +363,13 @@ static bool read_all(const char **files, size_t nfiles, struct foldsum *s, doubl
 	s->slots = NULL;
 	if (rc < 0 || s->two)
 		return false;
+	if (s->n && s->n < s->cap) { /* the table's spare room goes to the tree */
+		struct fs_stack *v = fk_realloc(s->v, s->n * sizeof *v);
+		if (v) {
+			s->v = v;
+			s->cap = s->n;
+		}
+	}
 	*total = s->empty[0];
 	if (s->empty[0] != floor(s->empty[0]))
 		return false;
