@@ -32,6 +32,7 @@
 
 #include "cli.h"
 #include "foldsum.h"
+#include "folded/fkfolded.h"
 
 /* Frames narrower than this share of the minimum width are cut: a margin
  * against rounding, since a frame kept too many costs only a node. */
@@ -68,17 +69,18 @@ static double min_width(const struct fk_plugin *pl, const void *opts, double tot
 	return *end ? -1 : v / (((double)*width - 20) / timemax);
 }
 
-/* Only svg and icicle, without the options that need more than the tree of
- * frames wide enough to draw. */
+/* Only svg, icicle and flamechart, without the options that need more than
+ * the frames wide enough to draw. */
 static bool output_fits(const struct fk_plugin *pl, const void *opts)
 {
 	const int *reverse = opt(pl, opts, "reverse", FK_OPT_FLAG);
 	const int *chart = opt(pl, opts, "flamechart", FK_OPT_FLAG);
 	int verbosity = fk_verbosity, rc;
 
-	if (strcmp(pl->d.h.name, "svg") != 0 && strcmp(pl->d.h.name, "icicle") != 0)
+	if (strcmp(pl->d.h.name, "svg") != 0 && strcmp(pl->d.h.name, "icicle") != 0 &&
+	    strcmp(pl->d.h.name, "flamechart") != 0)
 		return false;
-	if (!reverse || *reverse || (chart && *chart))
+	if (!reverse || *reverse || (chart && *chart && strcmp(pl->d.h.name, "flamechart") != 0))
 		return false;
 	fk_verbosity = -1; /* the pipeline reports bad options itself */
 	rc = fk_options_check(pl, opts, NULL);
@@ -381,6 +383,183 @@ static bool read_all(const char **files, size_t nfiles, struct foldsum *s, doubl
 	return *total < 9007199254740992.0; /* 2^53: sums exact in any order */
 }
 
+/*
+ * The flame chart (the flamechart output) lays the lines out in input
+ * order, merging a frame only with the same frame of the line before.
+ * Three passes over the files, each reading them as the folded plugin
+ * does: the total (so the minimum width), the width of every run of a
+ * frame (lines [start, i) while it stays open), and then the sample log,
+ * each line cut before its first frame too narrow to draw.  A run of a
+ * frame ends where a line does not share it, which only frames above it
+ * decide: the frames wide enough close in the same order, at the same
+ * times, so the chart writes the same frames (narrower ones it skips).
+ */
+struct chart {
+	uint32_t *keep;      /* a line's frames wider than the threshold */
+	size_t n, cap;       /* lines with a stack (or an empty one) so far */
+	struct open_frame *of;
+	size_t nopen, ofcap;
+	char *prev;          /* the line before */
+	size_t prevlen, prevcap, prevnf;
+	double total, thr;
+};
+
+/* One line of a pass (below). */
+static int chart_line(struct chart *ch, int pass, const char *line, size_t len, double w,
+                      struct fk_sink *sink, struct fk_frameref **fr, size_t *frcap);
+
+/* One pass over every file: pass 0 sums, 1 measures, 2 pushes into sink;
+ * false when the pipeline must read them (as read_all). */
+static bool chart_pass(struct chart *ch, int pass, const char **files, size_t nfiles,
+                       struct fk_sink *sink, int *status)
+{
+	struct fk_frameref *fr = NULL;
+	size_t frcap = 0;
+	int verbosity = fk_verbosity, rc = 0;
+	bool two = false;
+
+	fk_verbosity = -1; /* the pipeline reports what goes wrong */
+	for (size_t k = 0; k < nfiles && rc == 0; k++) {
+		struct fk_input_params prm = { .no_mmap = true };
+		struct fk_input in;
+		const char *line;
+		size_t len;
+		if ((rc = fk_input_open_with(&in, files[k], &prm)) < 0)
+			break;
+		while (rc == 0 && (rc = fk_input_getline(&in, &line, &len)) > 0) {
+			double w[2];
+			int t;
+			long sl = fk_folded_line(line, len, w, &t);
+			rc = 0;
+			if (sl < 0) {
+				if (len > 0)
+					rc = FK_ERR_DATA; /* skipped: the pipeline says so */
+				continue;
+			}
+			two |= t;
+			rc = chart_line(ch, pass, line, fk_folded_trim(line, (size_t)sl), w[0], sink, &fr, &frcap);
+		}
+		if (rc == 0 && in.error)
+			rc = in.error;
+		fk_input_close(&in);
+	}
+	fk_verbosity = verbosity;
+	fk_free(fr);
+	*status = rc;
+	return rc == 0 && !two;
+}
+
+static int chart_line(struct chart *ch, int pass, const char *line, size_t len, double w,
+                      struct fk_sink *sink, struct fk_frameref **fr, size_t *frcap)
+{
+	size_t i = ch->n++, c = 0, p = 0, from = 0, nf;
+
+	if (pass == 0) {
+		ch->total += w;
+		return 0;
+	}
+	if (pass == 2) {
+		struct fs_stack st = { line, len, { w, 0 } };
+		return push_cut(sink, &st, ch->keep[i], fr, frcap);
+	}
+	if (ch->n > ch->cap) {
+		size_t cap = ch->cap ? ch->cap * 2 : 4096;
+		uint32_t *v = fk_realloc(ch->keep, cap * sizeof *v);
+		if (!v)
+			return FK_ERR_NOMEM;
+		ch->keep = v;
+		ch->cap = cap;
+	}
+	ch->keep[i] = 0;
+	if (ch->prevnf && len) {
+		p = common(ch->prev, ch->prevlen, line, len);
+		for (size_t k = 0; k < p; k++)
+			if (line[k] == ';') {
+				c++;
+				from = k + 1;
+			}
+		if (p == (ch->prevlen < len ? ch->prevlen : len) && (p == len || line[p] == ';') &&
+		    (p == ch->prevlen || ch->prev[p] == ';')) {
+			c++;
+			from = p + 1;
+		}
+	}
+	/* close what this line does not share (no extension check: a chart
+	 * keeps input order, not name order) */
+	while (ch->nopen > c) {
+		size_t d = --ch->nopen;
+		if (d > 0)
+			ch->of[d - 1].total += ch->of[d].total;
+		if (ch->of[d].total >= ch->thr)
+			for (size_t j = ch->of[d].start; j < i; j++)
+				if (ch->keep[j] < d + 1)
+					ch->keep[j] = (uint32_t)(d + 1);
+	}
+	for (size_t k = from; len && k <= len; k++) {
+		if (k < len && line[k] != ';')
+			continue;
+		if (ch->nopen == ch->ofcap) {
+			size_t cap = ch->ofcap ? ch->ofcap * 2 : 64;
+			struct open_frame *v = fk_realloc(ch->of, cap * sizeof *v);
+			if (!v)
+				return FK_ERR_NOMEM;
+			ch->of = v;
+			ch->ofcap = cap;
+		}
+		ch->of[ch->nopen].start = i;
+		ch->of[ch->nopen].total = 0;
+		ch->nopen++;
+	}
+	nf = ch->nopen;
+	if (nf)
+		ch->of[nf - 1].total += w;
+	if (len > ch->prevcap) {
+		char *v = fk_realloc(ch->prev, len * 2);
+		if (!v)
+			return FK_ERR_NOMEM;
+		ch->prev = v;
+		ch->prevcap = len * 2;
+	}
+	memcpy(ch->prev, line, len);
+	ch->prevlen = len;
+	ch->prevnf = nf;
+	return 0;
+}
+
+/* The flame chart's profile: the sample log of the cut lines, into p. */
+static bool chart_build(const char **files, size_t nfiles, const struct fk_plugin *out_pl,
+                        void *out_opts, struct fk_profile *p, int *status)
+{
+	struct chart ch;
+	struct fk_sink sink;
+	double minw;
+	bool ok = false;
+
+	memset(&ch, 0, sizeof ch);
+	*status = 0;
+	if (!chart_pass(&ch, 0, files, nfiles, NULL, status) ||
+	    (minw = min_width(out_pl, out_opts, ch.total)) < 0)
+		goto out;
+	ch.thr = minw * MARGIN;
+	ch.n = 0;
+	if (!chart_pass(&ch, 1, files, nfiles, NULL, status))
+		goto out;
+	/* close the last line's frames */
+	ch.prevnf = 0;
+	if ((*status = chart_line(&ch, 1, "", 0, 0, NULL, NULL, NULL)) < 0)
+		goto out;
+	ch.n = 0;
+	p->keep_samples = true;
+	fk_sink_init(&sink, p, 0, 1, NULL);
+	ok = chart_pass(&ch, 2, files, nfiles, &sink, status);
+	fk_sink_fini(&sink);
+out:
+	fk_free(ch.keep);
+	fk_free(ch.of);
+	fk_free(ch.prev);
+	return ok;
+}
+
 bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
                   void *out_opts, const char *outpath, int *status)
 {
@@ -402,16 +581,26 @@ bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *
 	}
 	if (!(folded = foldsum_applies(c, in->pl, in->files, in->nfiles)))
 		return false;
+	if (strcmp(out_pl->d.h.name, "flamechart") == 0) {
+		if (!(p = fk_profile_new()))
+			return false;
+		if (!chart_build(in->files, in->nfiles, out_pl, out_opts, p, &rc)) {
+			fk_profile_free(p);
+			return false;
+		}
+		goto render;
+	}
 	memset(&s, 0, sizeof s);
 	if (!read_all(in->files, in->nfiles, &s, &total) || (minw = min_width(out_pl, out_opts, total)) < 0 ||
 	    !(p = fk_profile_new())) {
 		foldsum_free(&s);
 		return false;
 	}
-	for (size_t k = 0; !in->pl && k < in->nfiles; k++)
-		fk_log(FK_LOG_INFO, "%s: detected format %s", in->files[k], folded->d.h.name);
 	rc = build(&s, minw * MARGIN, p);
 	foldsum_free(&s);
+render:
+	for (size_t k = 0; !in->pl && k < in->nfiles; k++)
+		fk_log(FK_LOG_INFO, "%s: detected format %s", in->files[k], folded->d.h.name);
 	if (rc < 0) {
 		fk_log(FK_LOG_ERROR, "out of memory");
 	} else {

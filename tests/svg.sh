@@ -185,6 +185,17 @@ for opts in "" "--width 300" "--minwidth 0" "--minwidth 1%" "--inverted" "--tota
 	cat "$TMP/many.folded" "$TMP/cut.folded" | "$FLAMEKIT" graph $opts > "$TMP/m2.svg"
 	same_file "$TMP/m1.svg" "$TMP/m2.svg" "files and stdin give the same graph (${opts:-default})"
 done
+# The flame chart keeps input order: sorted lines merge deep runs of frames.
+LC_ALL=C sort "$TMP/many.folded" > "$TMP/sorted.folded"
+for opts in "" "--width 300" "--minwidth 2%" "--inverted --minwidth 0.5"; do
+	for f in many sorted; do
+		# shellcheck disable=SC2086
+		"$FLAMEKIT" graph --flamechart $opts "$TMP/$f.folded" > "$TMP/c1.svg"
+		# shellcheck disable=SC2086
+		"$FLAMEKIT" graph --flamechart $opts < "$TMP/$f.folded" > "$TMP/c2.svg"
+		same_file "$TMP/c1.svg" "$TMP/c2.svg" "flame chart: file and stdin give the same bytes ($f ${opts:-default})"
+	done
+done
 
 # ---- errors ------------------------------------------------------------------------
 run "$FLAMEKIT" graph --colors=nope "$D/small.txt"
