@@ -167,7 +167,29 @@ D2=$(awk '$1 ~ /^app;main(;|$)/ { s += $3 } { t += $3 } END { printf "%d samples
 is "$(ans diff)" "Zoomed: main ($D2)" "differential: widths are the second column"
 HCMS=$(awk '{ ms = $2 * 1000 / 99 + $3 / 1000; t += ms } $1 ~ /^app;main(;|$)/ { s += ms }
 	END { v = sprintf("%.3f", s); sub(/0+$/, "", v); sub(/\.$/, "", v); printf "%s ms, %.2f%%", v, 100 * s / t }' "$HC")
-is "$(ans hc)" "Zoomed: main ($HCMS)" "hot/cold: on-CPU samples at 99 Hz plus off-CPU us, in ms"
+HCON=$(awk '$1 ~ /^app;main(;|$)/ { s += $2 * 1000 / 99 } END { v = sprintf("%.3f", s); sub(/0+$/, "", v); sub(/\.$/, "", v); print v }' "$HC")
+HCOFF=$(awk '$1 ~ /^app;main(;|$)/ { s += $3 / 1000 } END { print s }' "$HC")
+is "$(ans hc)" "Zoomed: main ($HCMS; on-CPU $HCON ms, off-CPU $HCOFF ms)" \
+	"hot/cold: on-CPU samples at 99 Hz plus off-CPU us, in ms, and both parts"
+# One picture as the hotcold plugin draws it: app's on-CPU part (left, in
+# the palette) and its off-CPU part (after every on-CPU stack, in blues),
+# each in the SVG's colour; hovering either names both parts.
+PART='(function (fx) { var c = document.getElementById("cv"), r = c.getBoundingClientRect(),
+	x = r.left + c.clientWidth * fx, y = r.top + c.clientHeight - 4 - 1.5 * 16;
+	c.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
+	var p = c.getContext("2d").getImageData(Math.round((x - r.left) * devicePixelRatio),
+		Math.round((y - r.top) * devicePixelRatio), 1, 1).data;
+	return document.getElementById("details").textContent + " rgb(" + p[0] + "," + p[1] + "," + p[2] + ")"; })'
+"$FLAMEKIT" graph --output-plugin hotcold -o "$TMP/hc.svg" "$HC"
+HOT=$(grep -A1 '<title>app (' "$TMP/hc.svg" | sed -n 's/.*fill="\(rgb([0-9,]*)\)".*/\1/p' | sed -n 1p)
+COLD=$(grep -A1 '<title>app (' "$TMP/hc.svg" | sed -n 's/.*fill="\(rgb([0-9,]*)\)".*/\1/p' | sed -n 2p)
+APP=$(awk '$1 ~ /^app;/ { on += $2 * 1000 / 99; off += $3 / 1000 } { t += $2 * 1000 / 99 + $3 / 1000 }
+	END { v = sprintf("%.3f", on + off); sub(/0+$/, "", v); w = sprintf("%.3f", on); sub(/0+$/, "", w)
+		printf "Function: app (%s ms, %.2f%%; on-CPU %s ms, off-CPU %s ms)", v, 100 * (on + off) / t, w, off }' "$HC")
+page "$TMP/hc.html" '#two=hotcold' "on=$PART(0.3)" "off=$PART(0.9)"
+clean "hot/cold picture"
+is "$(ans on)" "$APP $HOT" "hot/cold: app's on-CPU part in the hotcold SVG's colour"
+is "$(ans off)" "$APP $COLD" "hot/cold: app's off-CPU part, after all on-CPU stacks, in the SVG's blue"
 
 # --- hostile names never reach markup ----------------------------------
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/hostile.html" "$FK_SRCDIR/tests/data/html/hostile.txt"
