@@ -120,6 +120,29 @@ if [ -f "$STAIRS" ]; then
 	is "$rc:$err" "1:flamekit: $TMP/badtl.html: the report's timeline is damaged (not deflated base64)" \
 		"a damaged timeline: one error naming the file"
 fi
+# A timeline that inflates but lies (a run heavier than its stack, a cut
+# stream, a time past 2^63 ns): one error each, never a hang.
+"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/n.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null
+if [ -n "$PYTHON3" ]; then
+	"$PYTHON3" - "$TMP" <<'PY'
+import re, zlib, base64, sys
+d = sys.argv[1]
+h = open(d + "/n.html").read()
+m = re.search(r'"timeline":"([^"]*)"', h)
+raw = zlib.decompress(base64.b64decode(m.group(1)), -15).decode()
+def enc(s):
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return base64.b64encode(c.compress(s.encode()) + c.flush()).decode()
+for name, mod in (("heavy", raw[:-1] + "~~~~~~~1"), ("cut", raw[:len(raw) // 2]), ("late", "~~~~~~~~~~~~~1" + raw)):
+    open("%s/%s.html" % (d, name), "w").write(h.replace(m.group(1), enc(mod)))
+PY
+	for n in heavy cut late; do
+		run timeout 20 "$FLAMEKIT" collapse "$TMP/$n.html"
+		is "$rc:$err" "1:flamekit: $TMP/$n.html: the report's timeline is damaged" "a lying timeline ($n): one error"
+	done
+else
+	skip "lying timelines" "no python3"
+fi
 run "$FLAMEKIT" graph --output-plugin html --time-resolution=0 -o "$TMP/x.html" "$FK_SRCDIR/tests/data/svg/small.txt"
 is "$rc:$err" "2:flamekit: [output:html] --time-resolution must be between 0.000001 and 1000000 ms" \
 	"--time-resolution=0: one error"

@@ -441,13 +441,18 @@ static int push_runs(struct rd *r, struct fk_sink *sink, const struct names *nm,
 			int64_t db = next_num(r, &c.db), leaf = next_num(r, &c.leaf), cnt = next_num(r, &c.cnt);
 			int64_t w = sweight >= 0 ? 0 : next_num(r, &c.w);
 			struct fk_sample smp;
-			if (db < 0 || w < 0 || (uint64_t)leaf > nends || cnt < 1)
+			if (db < 0 || w < 0 || (uint64_t)leaf > nends || cnt < 1 || db > (INT64_MAX - t0) / quantum - b)
 				return 1;
-			b += db;
+			b += db; /* t0 + b * quantum cannot overflow: checked above */
 			if (!leaf)
 				continue;
 			memset(&smp, 0, sizeof smp);
 			smp.weight[0] = sweight >= 0 ? sweight : (double)w;
+			/* a run weighs no more than its stack in the tree (and a damaged
+			 * count of weightless samples cannot keep us pushing for ever) */
+			if (tr->used[ends[leaf - 1]] + smp.weight[0] * (double)cnt > tr->w0[ends[leaf - 1]] ||
+			    (smp.weight[0] == 0 && cnt > (1 << 20)))
+				return 1;
 			smp.flags = (timed ? FK_SAMPLE_TIME : 0) | (pid >= 0 ? FK_SAMPLE_PID : 0) | (tid >= 0 ? FK_SAMPLE_TID : 0);
 			smp.time_ns = t0 + b * quantum;
 			smp.pid = (int32_t)pid;
@@ -485,7 +490,7 @@ static int push_timeline(struct rd *r, struct fk_sink *sink, const struct names 
 	if (!tl)
 		return 0;
 	if (!th || *(th = skip_ws(th, r->end)) != '[' || *(tl = skip_ws(tl, r->end)) != '"' ||
-	    !(q = memchr(tl + 1, '"', (size_t)(r->end - tl - 1))) || quantum < 1)
+	    !(q = memchr(tl + 1, '"', (size_t)(r->end - tl - 1))) || quantum < 1 || t0 < 0)
 		return h->input_error(r->in, 0, "the report's timeline is damaged");
 	tlen = (size_t)(q - tl - 1);
 	ends = h->alloc((tr->n + 1) * sizeof *ends);
