@@ -42,6 +42,23 @@ grep -q '\\u003c/script\\u003e' "$TMP/h.html"
 ok $? "'<' in names is written as \\u003c"
 grep -Eiq '(src|href)=|https?:|@import|url\(' "$TMP/h.html"
 ok $((1 - $?)) "no reference to anything outside the file"
+if [ -n "$PYTHON3" ]; then # the page's code, deflated in the report, is page.html's
+	"$PYTHON3" - "$TMP/h.html" "$FK_SRCDIR/plugins/output/html/page.html" > "$TMP/code.js" <<'PY'
+import re, zlib, base64, sys
+h = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+z = re.search(r'\}\)\("([A-Za-z0-9+/=]+)"\);\n</script>', h).group(1)
+code = zlib.decompress(base64.b64decode(z), -15).decode()
+page = open(sys.argv[2]).read()
+src = page[page.index("<script>\n", page.index("@@DATA@@")) + 9:page.rindex("</script>")]
+sys.stdout.write(code if code == src else "differs from page.html\n")
+PY
+	grep -q '^function weigh()' "$TMP/code.js"
+	ok $? "the report's deflated code is page.html's script"
+	grep -Eiq '(src|href)=|https?:|@import|url\(|fetch\(|XMLHttpRequest|import\(' "$TMP/code.js"
+	ok $((1 - $?)) "and it refers to nothing outside the file"
+else
+	skip "the page's code" "no python3"
+fi
 grep -q "default-src 'none'" "$TMP/h.html"
 ok $? "a Content-Security-Policy forbids every request"
 

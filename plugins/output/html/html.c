@@ -289,6 +289,44 @@ static void leaf_ids(const struct fk_host *h, const struct fk_profile *p, struct
 		wk->index[wk->pre[i]] = h->node_is_leaf(p, wk->pre[i]) ? rank++ : UINT32_MAX;
 }
 
+/* The tail of the page, its script deflated: the page's code (~36 KB) is
+ * most of the report of a small profile, and a third of it deflated.  A
+ * few lines of loader inflate it (DecompressionStream) and run it as an
+ * inline script, which the page's Content-Security-Policy allows. */
+static int put_tail(struct out *o)
+{
+	static const char open_tag[] = "<script>\n", close_tag[] = "</script>";
+	const char *t = fk_html_tail, *a = strstr(t, open_tag), *b = a ? strstr(a, close_tag) : NULL;
+	char *z;
+	size_t zn;
+
+	if (!a || !b) { /* page.html without its script: nothing to pack */
+		put(o, t, strlen(t));
+		return 0;
+	}
+	a += sizeof open_tag - 1;
+	if (fk_html_deflate64(o->h, a, (size_t)(b - a), &z, &zn) < 0) {
+		o->h->log(FK_LOG_ERROR, "out of memory writing the report");
+		return FK_ERR_NOMEM;
+	}
+	put(o, t, (size_t)(a - t));
+	puts_(o, "/* the page's code (page.html in flamekit's source), deflated */\n"
+	      "(function (z) {\n"
+	      "\tvar b = atob(z), u = new Uint8Array(b.length);\n"
+	      "\tfor (var i = 0; i < b.length; i++) u[i] = b.charCodeAt(i);\n"
+	      "\tnew Response(new Blob([u]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"))).text().then(function (c) {\n"
+	      "\t\tvar s = document.createElement(\"script\");\n"
+	      "\t\ts.textContent = c;\n"
+	      "\t\tdocument.body.appendChild(s);\n"
+	      "\t}, function (e) { document.getElementById(\"details\").textContent = \"error: \" + e.message; });\n"
+	      "})(\"");
+	put(o, z, zn);
+	puts_(o, "\");\n");
+	put(o, b, strlen(b));
+	o->h->free(z);
+	return 0;
+}
+
 /* The palettes page.html knows (flamegraph.pl's). */
 static int known_palette(const char *name)
 {
@@ -382,7 +420,9 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		h->free(tl);
 	}
 	put(o, "}", 1);
-	put(o, fk_html_tail, sizeof fk_html_tail - 1);
+	rc = put_tail(o);
+	if (rc < 0)
+		goto out;
 	flush(o);
 	rc = o->rc;
 out:

@@ -172,37 +172,51 @@ static int put_runs(const struct fk_host *h, const struct fk_profile *p, const u
 	return 0;
 }
 
-/* Raw deflate of in, base64 coded, appended to b inside quotes. */
-static int put_deflated(const struct fk_host *h, const struct buf *in, struct buf *b)
+int fk_html_deflate64(const struct fk_host *h, const char *in, size_t n, char **out, size_t *outlen)
 {
 	z_stream z;
 	uLong bound;
-	unsigned char *d;
+	unsigned char *d = NULL;
 	int rc = FK_ERR_NOMEM;
 
+	*out = NULL;
 	memset(&z, 0, sizeof z);
 	if (deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
 		return FK_ERR_NOMEM;
-	bound = deflateBound(&z, (uLong)in->n);
+	bound = deflateBound(&z, (uLong)n);
 	d = h->alloc(bound);
 	if (!d)
 		goto out;
-	z.next_in = (Bytef *)in->p;
-	z.avail_in = (uInt)in->n;
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)n;
 	z.next_out = d;
 	z.avail_out = (uInt)bound;
 	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
 		goto out;
-	add(b, "\"", 1);
-	reserve(b, 4 * (z.total_out / 3 + 1));
-	if (!b->oom)
-		b->n += fk_b64_encode(d, z.total_out, b->p + b->n);
-	add(b, "\"", 1);
-	rc = b->oom ? FK_ERR_NOMEM : 0;
+	*out = h->alloc(4 * (z.total_out / 3 + 1));
+	if (!*out)
+		goto out;
+	*outlen = fk_b64_encode(d, z.total_out, *out);
+	rc = 0;
 out:
 	deflateEnd(&z);
 	h->free(d);
 	return rc;
+}
+
+/* Raw deflate of in, base64 coded, appended to b inside quotes. */
+static int put_deflated(const struct fk_host *h, const struct buf *in, struct buf *b)
+{
+	char *z;
+	size_t zn;
+
+	if (fk_html_deflate64(h, in->p, in->n, &z, &zn) < 0)
+		return FK_ERR_NOMEM;
+	add(b, "\"", 1);
+	add(b, z, zn);
+	add(b, "\"", 1);
+	h->free(z);
+	return b->oom ? FK_ERR_NOMEM : 0;
 }
 
 int fk_html_timeline(const struct fk_host *h, const struct fk_profile *p, const uint32_t *index, int series,

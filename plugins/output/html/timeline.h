@@ -20,4 +20,9 @@
 int fk_html_timeline(const struct fk_host *h, const struct fk_profile *p, const uint32_t *index, int series,
                      int64_t quantum_ns, char **text, size_t *len);
 
+/* n bytes of in, raw deflated (RFC 1951) and base64 coded into *out (from
+ * h->alloc, *outlen bytes, not NUL-terminated; the caller frees it), for the
+ * page's DecompressionStream("deflate-raw").  Returns 0 or FK_ERR_NOMEM. */
+int fk_html_deflate64(const struct fk_host *h, const char *in, size_t n, char **out, size_t *outlen);
+
 #endif
