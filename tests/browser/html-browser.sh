@@ -273,6 +273,19 @@ if [ -f "$STAIRS" ]; then
 	clean "heat map"
 	is "$(ans c2)" "#range=2-3.5" "two clicks on the heat map select 2.00-3.50 s and show its flame graph"
 	is "$(ans hr)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "the heat map's range: its total"
+	# hovering a cell names its time and what it holds: 2.50-2.52 s, all
+	# threads, and thread $TID alone
+	HM='(function (c, r) { var e = document.getElementById("cv"), b = e.getBoundingClientRect(),
+		wh = e.dataset.cell.split("x");
+		e.dispatchEvent(new MouseEvent("mousemove", { clientX: b.left + (c + 0.5) * wh[0],
+			clientY: b.top + (r + 0.5) * wh[1], bubbles: true })); return document.getElementById("details").textContent; })'
+	cell() { awk -v tid="$1" 'NR == 1 || $2 < t0 { t0 = $2 } { t[NR] = $2; w[NR] = $3; id[NR] = $1 }
+		END { for (i = 1; i <= NR; i++) { ms = int(int((t[i] - t0) * 1e6 + 0.5) / 1000);
+			if (ms >= 2500 && ms < 2520 && (tid == "" || id[i] == tid)) s += w[i] } printf "%.0f\n", s }' "$TMP/samples"; }
+	page "$TMP/stairs.html" '#view=heatmap' "all=$HM(2, 25)" "#view=heatmap&thread=$TID" "one=$HM(2, 25)"
+	clean "heat map hover"
+	is "$(ans all)" "Time: 2.50 s, $(cell) ns" "heat map cell 2.50 s: its samples' weight"
+	is "$(ans one)" "Time: 2.50 s, $(cell "$TID") ns" "heat map cell 2.50 s of thread $TID"
 else
 	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
 fi
