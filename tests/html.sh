@@ -137,6 +137,17 @@ if [ -f "$STAIRS" ]; then
 	is "$rc:$err" "1:flamekit: $TMP/badtl.html: the report's timeline is damaged (not deflated base64)" \
 		"a damaged timeline: one error naming the file"
 fi
+# Threads come back with their names (comm): speedscope names each thread's
+# profile "COMM tid T (pid P)" from the capture and from its report alike.
+NAMES="$FK_SRCDIR/tests/data/perf/names.txt"
+"$FLAMEKIT" graph --format perf --output-plugin speedscope -o "$TMP/want.json" "$NAMES" 2> /dev/null
+"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/names.html" "$NAMES" 2> /dev/null
+"$FLAMEKIT" graph --output-plugin speedscope -o "$TMP/got.json" "$TMP/names.html"
+tnames() { grep -o '"name":"[^"]* tid [0-9]* (pid [0-9]*)"' "$1" | sort | tr '\n' ' '; }
+is "$(tnames "$TMP/got.json")" "$(tnames "$TMP/want.json")" "thread names (comm) come back from the report"
+[ -n "$(tnames "$TMP/want.json")" ]
+ok $? "and there are some"
+
 # A timeline that inflates but lies (a run heavier than its stack, a cut
 # stream, a time past 2^63 ns): one error each, never a hang.
 "$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/n.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null

@@ -417,7 +417,8 @@ static int push_runs(struct rd *r, struct fk_sink *sink, const struct names *nm,
                      int64_t t0, int64_t quantum, struct fk_frameref **fr, size_t *cap)
 {
 	struct cols c;
-	size_t nth = 0;
+	size_t nth = 0, comm_len;
+	char comm[256];
 	int rc;
 
 	for (const char *p = th + 1; p < r->end && *p != ']'; p++) /* th: at the list's '[' */
@@ -434,8 +435,20 @@ static int push_runs(struct rd *r, struct fk_sink *sink, const struct names *nm,
 		th = skip_ws(th, r->end);
 		if (*th == ',')
 			th = skip_ws(th + 1, r->end);
-		if (*th != '[' || (pid = strtol(th + 1, &e, 10), *e != ',') || (tid = strtol(e + 1, &e, 10), *e != ']'))
+		if (*th != '[' || (pid = strtol(th + 1, &e, 10), *e != ',') || (tid = strtol(e + 1, &e, 10), *e != ']' && *e != ','))
 			return 1;
+		comm_len = 0;
+		if (*e == ',') { /* the thread's name */
+			const char *q = skip_ws(e + 1, r->end), *qe = q + 1;
+			long l;
+			for (; qe < r->end && *qe != '"'; qe++)
+				if (*qe == '\\')
+					qe++;
+			if (*q != '"' || qe >= r->end || (size_t)(qe - q) >= sizeof comm || (l = jstring(r, &q, comm)) < 0 || *q != ']')
+				return 1;
+			comm_len = (size_t)l;
+			e = (char *)q;
+		}
 		th = e + 1;
 		while (nrec--) {
 			int64_t db = next_num(r, &c.db), leaf = next_num(r, &c.leaf), cnt = next_num(r, &c.cnt);
@@ -454,6 +467,11 @@ static int push_runs(struct rd *r, struct fk_sink *sink, const struct names *nm,
 			    (smp.weight[0] == 0 && cnt > (1 << 20)))
 				return 1;
 			smp.flags = (timed ? FK_SAMPLE_TIME : 0) | (pid >= 0 ? FK_SAMPLE_PID : 0) | (tid >= 0 ? FK_SAMPLE_TID : 0);
+			if (comm_len) {
+				smp.flags |= FK_SAMPLE_COMM;
+				smp.comm = comm;
+				smp.comm_len = comm_len;
+			}
 			smp.time_ns = t0 + b * quantum;
 			smp.pid = (int32_t)pid;
 			smp.tid = (int32_t)tid;

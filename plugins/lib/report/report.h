@@ -28,8 +28,11 @@
  *                        2^53: then every weight code is 0 or 1 (a stack
  *                        ends here) and the weights, in node order (series 0
  *                        then series 1 for each), are these numbers.
- *   "threads": [[pid,tid],...]  when samples carry a tid or a time: the
- *                        distinct threads, sorted (-1: not given)
+ *   "threads": [[pid,tid(,"comm")],...]  when samples carry a tid or a
+ *                        time: the distinct threads, sorted (-1: not given),
+ *                        with the thread's name at its first sample when the
+ *                        engine has one (bytes outside printable ASCII as
+ *                        \u00XX, read back as those bytes)
  *   "timed": 0 or 1      whether the samples carry times
  *   "t0ns": "N"          the first sample's time in ns (a string: more than
  *                        2^53)

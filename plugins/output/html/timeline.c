@@ -219,6 +219,36 @@ static int put_deflated(const struct fk_host *h, const struct buf *in, struct bu
 	return b->oom ? FK_ERR_NOMEM : 0;
 }
 
+/* The thread's name (comm) at its first sample, as a third member of its
+ * entry: every byte that is not printable ASCII, and every character that
+ * could end a script, as \u00XX (the report's raw-byte escape).  *k walks
+ * v, which is sorted by thread. */
+static void put_comm(const struct fk_host *h, const struct fk_profile *p, const struct ts *v, size_t ns, size_t *k,
+                     uint32_t th, struct buf *b)
+{
+	const char *c = NULL;
+	size_t len = 0;
+	char e[8];
+
+	while (*k < ns && v[*k].th < th)
+		(*k)++;
+	if (*k < ns && v[*k].th == th && FK_HOST_HAS(h, sample_comm))
+		c = h->sample_comm(p, v[*k].i, &len);
+	if (!c)
+		return;
+	add(b, ",\"", 2);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char u = (unsigned char)c[i];
+		if (u < 0x20 || u >= 0x7f || u == '"' || u == '\\' || u == '<' || u == '>' || u == '&') {
+			snprintf(e, sizeof e, "\\u%04x", u);
+			add(b, e, 6);
+		} else {
+			add(b, c + i, 1);
+		}
+	}
+	add(b, "\"", 1);
+}
+
 int fk_html_timeline(const struct fk_host *h, const struct fk_profile *p, const uint32_t *index, int series,
                      int64_t quantum_ns, char **text, size_t *len)
 {
@@ -255,10 +285,12 @@ int fk_html_timeline(const struct fk_host *h, const struct fk_profile *p, const 
 	nt = threads_of(h, p, thr, v);
 	qsort(v, ns, sizeof *v, cmp_ts);
 	add(&b, ",\"threads\":[", 12);
-	for (size_t i = 0; i < nt; i++) {
-		snprintf(tmp, sizeof tmp, "%s[%d,%d]", i ? "," : "", (int32_t)(uint32_t)thr[i],
+	for (size_t i = 0, k = 0; i < nt; i++) {
+		snprintf(tmp, sizeof tmp, "%s[%d,%d", i ? "," : "", (int32_t)(uint32_t)thr[i],
 		         (int32_t)(uint32_t)(thr[i] >> 32));
 		add(&b, tmp, strlen(tmp));
+		put_comm(h, p, v, ns, &k, (uint32_t)i, &b);
+		add(&b, "]", 1);
 	}
 	snprintf(tmp, sizeof tmp, "],\"timed\":%d,\"t0ns\":\"%lld\",\"quantum\":%lld,", !!(any & FK_SAMPLE_TIME),
 	         (long long)t0, (long long)quantum_ns);
