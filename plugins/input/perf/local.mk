@@ -8,6 +8,9 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/frames.c \
 	plugins/input/perf/cache.c \
 	plugins/input/perf/offcpu.c \
+	plugins/input/perf/pairing.c \
+	plugins/input/perf/wakeups.c \
+	plugins/input/perf/leak.c \
 	plugins/input/perf/scan.c \
 	plugins/input/perf/driver.c \
 	plugins/input/perf/probe.c \
