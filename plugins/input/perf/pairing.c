@@ -26,8 +26,9 @@ static const struct {
 
 enum { F_OK, F_MISSING, F_BAD };
 
-/* KEY=VALUE among tracepoint arguments a[0..n), VALUE decimal or 0x hex,
- * up to the next blank (or a ',' as uprobes print none but others do). */
+/* KEY=VALUE among tracepoint arguments a[0..n), VALUE decimal or 0x hex
+ * (or "(nil)", how the kernel prints a null pointer: 0), up to the next
+ * blank or ','. */
 static int field_u64(const char *a, size_t n, const char *key, uint64_t *v)
 {
 	size_t kl = strlen(key);
@@ -39,6 +40,11 @@ static int field_u64(const char *a, size_t n, const char *key, uint64_t *v)
 			uint64_t x = 0;
 			int base = 10, digits = 0;
 			q++;
+			if (end - q >= 5 && memcmp(q, "(nil)", 5) == 0 &&
+			    (end - q == 5 || is_ws((unsigned char)q[5]) || q[5] == ',')) {
+				*v = 0;
+				return F_OK;
+			}
 			if (end - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
 				base = 16, q += 2;
 			for (; q < end && !is_ws((unsigned char)*q) && *q != ','; q++, digits++) {
@@ -121,7 +127,8 @@ static bool leak_keep(struct seg_result *res, const struct fk_perf_opts *o, cons
 		perf_leak_note_bad(res->leak);
 		return false;
 	}
-	return true;
+	/* free(NULL) does nothing; a NULL allocation failed */
+	return pr->key != 0 || pr->space == 1;
 }
 
 bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const struct header *hd,
