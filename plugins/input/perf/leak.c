@@ -9,12 +9,13 @@
  * ignored and counted.
  *
  * Segments pair what they can on their own, as offcpu.c does: a table per
- * segment keyed by address holds, for each, whether the first event of
- * that address in the segment was a free (a loose end: it may free an
- * allocation of an earlier segment) and the allocation still live at the
- * segment's end.  perf_leak_settle() takes the segments in input order:
- * the loose frees first (they came before anything else of their address
- * in the segment), then the live allocations join the run's.  So the
+ * segment keyed by address holds, for each, what the first event of that
+ * address in the segment was (a loose end: a free may free an allocation
+ * of an earlier segment; an allocation may find one still live there) and
+ * the allocation still live at the segment's end.  perf_leak_settle()
+ * takes the segments in input order: the first event first (it came
+ * before anything else of its address in the segment), then the live
+ * allocation joins the run's.  So the
  * result is that of one pass, whatever the cut.
  *
  * Stacks are kept once per distinct stack (a store with a hash index),
@@ -265,31 +266,30 @@ int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
 	bool fresh;
 	int rc;
 
-	/* a segment's first event of an address, when a free, frees what the
-	 * segments before left live there */
-	for (size_t i = 0; s->t.v && i <= s->t.mask; i++) {
-		struct alloc *e = &s->t.v[i], *g;
-		if (!e->used || !e->first_free)
-			continue;
-		g = afind(&r->t, e->key, e->space);
-		if (g && g->live)
-			g->live = false;
-		else
-			r->c.unmatched++;
-	}
-	/* then what the segment left live joins the run */
 	for (size_t i = 0; s->t.v && i <= s->t.mask; i++) {
 		struct alloc *e = &s->t.v[i], *g;
 		int64_t k;
-		if (!e->used || !e->live)
+		if (!e->used)
 			continue;
-		if (!(g = aget(h, &r->t, e->key, e->space, &fresh)))
-			return FK_ERR_NOMEM;
-		if (g->live) {
+		/* the segment's first event of the address meets what the
+		 * segments before left live there: a free frees it, an
+		 * allocation finds its free was not recorded */
+		g = afind(&r->t, e->key, e->space);
+		if (e->first_free && g && g->live) {
+			g->live = false;
+		} else if (e->first_free) {
+			r->c.unmatched++;
+		} else if (g && g->live) {
 			r->c.again++;
 			if ((rc = charge(p, &r->s, g)) < 0)
 				return rc;
+			g->live = false;
 		}
+		/* then what the segment left live joins the run */
+		if (!e->live)
+			continue;
+		if (!(g = aget(h, &r->t, e->key, e->space, &fresh)))
+			return FK_ERR_NOMEM;
 		if ((k = store_put(h, &r->s, &s->s.v[e->stk])) < 0)
 			return (int)k;
 		g->live = true;
