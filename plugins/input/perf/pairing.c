@@ -118,6 +118,8 @@ static bool leak_keep(struct seg_result *res, const struct fk_perf_opts *o, cons
 		pr->bytes = (uint64_t)(o->leak_page_size > 0 ? o->leak_page_size : 4096) << order;
 	} else {
 		rc = field_u64(hd->args, hd->args_len, ptr, &pr->key);
+		if (rc == F_OK && pr->key == 0)
+			return false; /* free(NULL) does nothing; a NULL allocation failed */
 		if (rc == F_OK && pr->kind == PK_ALLOC)
 			rc = field_u64(hd->args, hd->args_len, bytes, &pr->bytes);
 		if (rc == F_OK && pr->kind == PK_ALLOC && o->leak_align > 1)
@@ -127,8 +129,7 @@ static bool leak_keep(struct seg_result *res, const struct fk_perf_opts *o, cons
 		perf_leak_note_bad(res->leak);
 		return false;
 	}
-	/* free(NULL) does nothing; a NULL allocation failed */
-	return pr->key != 0 || pr->space == 1;
+	return true;
 }
 
 bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const struct header *hd,
