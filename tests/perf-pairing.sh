@@ -175,6 +175,24 @@ same_everywhere "hostile leak" --format perf --leak "$H"
 run "$FLAMEKIT" collapse --format perf --leak --leak-page-size 16384 "$H"
 is "$(echo "$out" | grep pages)" "app;pages;__alloc_pages 32768" "leak: --leak-page-size"
 
+# --- the example jobs (conf/) ---------------------------------------------
+if "$FLAMEKIT" plugins | grep -q '^output  *svg '; then
+	C=$FK_SRCDIR/conf
+	run "$FLAMEKIT" run "$C/chain-perf.yaml" --set output-dir="$TMP"
+	ok $([ "$rc" -eq 0 ] && xmllint --noout "$TMP/pipepair-chain.svg" 2>/dev/null &&
+		grep -q '<title>reader (43,562 us, 100.00%)</title>' "$TMP/pipepair-chain.svg" &&
+		grep -q '<title>-- (43,562 us, ' "$TMP/pipepair-chain.svg" &&
+		grep -q '<title>writer (43,562 us, ' "$TMP/pipepair-chain.svg"; echo $?) \
+		"conf/chain-perf.yaml: the reader's waits under --, the writer on top, in us"
+	run "$FLAMEKIT" run "$C/leak-perf.yaml" --set output-dir="$TMP"
+	ok $([ "$rc" -eq 0 ] && [ -z "$err" ] && xmllint --noout "$TMP/kmalloc-leak.svg" 2>/dev/null &&
+		grep -q '<title>alloc_pipe_info (2,432 bytes, 100.00%)</title>' "$TMP/kmalloc-leak.svg" &&
+		cmp -s "$TMP/kmalloc-leak.folded" "$D/leak.folded"; echo $?) \
+		"conf/leak-perf.yaml: 2,432 bytes under alloc_pipe_info, the folded fixture"
+else
+	skip "conf/chain-perf.yaml, conf/leak-perf.yaml" "no svg output"
+fi
+
 # --- usage ----------------------------------------------------------------
 run "$FLAMEKIT" collapse --format perf --leak --wakeups "$D/leak.txt"
 is "$rc:$out:$err" "1::flamekit: $D/leak.txt: --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each" \
