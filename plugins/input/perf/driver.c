@@ -238,6 +238,7 @@ out:
 		h->input_error(p->in, 0, "could not add a sample");
 	perf_offcpu_run_free(h, run);
 	perf_leak_run_free(h, lrun);
+	h->free(push.refs);
 	h->free(all);
 	return rc;
 }
