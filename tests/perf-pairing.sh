@@ -160,7 +160,8 @@ is "$(echo "$out" | sum)" "$(leak_awk probe_libc:malloc_ret__return probe_libc:f
 	"leak, uprobes: the total equals awk's"
 same_everywhere "leak, uprobes" --format perf --leak $UP "$U"
 
-# hostile: a free before any allocation, a size that is not a number, a
+# hostile: a free before any allocation, a size that is not a number, an
+# allocation without arguments (once UB: fuzz-perf with FK_FUZZ_OPTS=leak), a
 # second allocation of a live address, kfree(NULL), pages by pfn and order
 H=$D/hostile-leak.txt
 run "$FLAMEKIT" collapse --format perf --leak "$H"
@@ -169,7 +170,7 @@ app;main;grow;__kmalloc 128
 app;pages;__alloc_pages 8192" "hostile leak: what is never freed, pages as 4096 << order"
 is "$err" "flamekit: warning: [input:perf] $H: --leak ignored 1 free of an address never seen allocated (allocated before the capture began, or its allocation was not recorded)
 flamekit: warning: [input:perf] $H: 1 allocation was of an address still allocated (its free was not recorded); the earlier allocation is counted as never freed
-flamekit: warning: [input:perf] $H: --leak skipped 1 allocation or free record whose address or size field is missing or not a number (see --leak-ptr, --leak-bytes)" \
+flamekit: warning: [input:perf] $H: --leak skipped 2 allocation or free records whose address or size field is missing or not a number (see --leak-ptr, --leak-bytes)" \
 	"hostile leak: one counted warning for each kind"
 same_everywhere "hostile leak" --format perf --leak "$H"
 run "$FLAMEKIT" collapse --format perf --leak --leak-page-size 16384 "$H"
@@ -197,6 +198,12 @@ fi
 run "$FLAMEKIT" collapse --format perf --leak --wakeups "$D/leak.txt"
 is "$rc:$out:$err" "1::flamekit: $D/leak.txt: --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each" \
 	"--leak with --wakeups: refused"
+run "$FLAMEKIT" collapse --format perf --leak --shard 1/2 "$D/leak.txt"
+is "$rc:$out:$err" "1::flamekit: $D/leak.txt[1/2]: --leak pairs each free with an earlier allocation, so it cannot read a shard; collapse the whole file" \
+	"--leak cannot read a later shard"
+run "$FLAMEKIT" collapse --format perf --wakeups --shard 1/2 "$D/wakeups.txt"
+is "$rc:$out:$err" "1::flamekit: $D/wakeups.txt[1/2]: --wakeups pairs each switch-in with an earlier switch-out, so it cannot read a shard; collapse the whole file" \
+	"--wakeups cannot read a later shard"
 
 # --- perf-data: one perf script process, asked for the tracepoint fields ---
 cat > "$TMP/fakeperf" <<'SH'

@@ -329,11 +329,11 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 	int rc;
 
 	if (fk_perf_input_start(h, in) > 0 && perf_pairing(o))
-		return h->input_error(in, 0, "%s pairs records with earlier ones (%s), so it "
-		                      "cannot read a shard; collapse the whole file",
+		return h->input_error(in, 0, "%s pairs each %s, so it cannot read a shard; "
+		                      "collapse the whole file",
 		                      o->leak ? "--leak" : o->wakeups ? "--wakeups" : "--offcpu",
-		                      o->leak ? "each free with its allocation"
-		                              : "each switch-in with an earlier switch-out");
+		                      o->leak ? "free with an earlier allocation"
+		                              : "switch-in with an earlier switch-out");
 	p = fk_perf_begin(h, in, o, h->sink_threads(sink));
 	if (!p)
 		return FK_ERR_NOMEM;

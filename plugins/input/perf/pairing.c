@@ -32,9 +32,12 @@ enum { F_OK, F_MISSING, F_BAD };
 static int field_u64(const char *a, size_t n, const char *key, uint64_t *v)
 {
 	size_t kl = strlen(key);
-	const char *p = a, *end = a + n;
+	const char *p = a, *end;
 
-	while (a && (p = perf_memmem(p, (size_t)(end - p), key, kl)) != NULL) {
+	if (!a)
+		return F_MISSING; /* a record without arguments */
+	end = a + n;
+	while ((p = perf_memmem(p, (size_t)(end - p), key, kl)) != NULL) {
 		const char *q = p + kl;
 		if ((p == a || is_ws((unsigned char)p[-1])) && q < end && *q == '=') {
 			uint64_t x = 0;
