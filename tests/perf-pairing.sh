@@ -214,6 +214,10 @@ chmod +x "$TMP/fakeperf"
 printf 'PERFILE2' > "$TMP/x.data"
 FAKE_LOG=$TMP/fake.log
 export FAKE_LOG
+run "$FLAMEKIT" collapse -v --threads 3 --format perf-data --perf "$TMP/fakeperf" --leak "$TMP/x.data"
+case $err in *"one perf script process: --leak pairs allocations with frees across the whole capture"*) r=0;; *) r=1;; esac
+ok $r "perf-data --leak: -v says why there is one process"
+: > "$FAKE_LOG"
 "$FLAMEKIT" collapse --threads 3 --format perf-data --perf "$TMP/fakeperf" --wakeups --tid "$TMP/x.data" > /dev/null 2>&1
 "$FLAMEKIT" collapse --threads 3 --format perf-data --perf "$TMP/fakeperf" --leak "$TMP/x.data" > /dev/null 2>&1
 is "$(cat "$FAKE_LOG")" "script -i $TMP/x.data -F trace:comm,tid,time,event,trace,ip,sym,dso -F +pid

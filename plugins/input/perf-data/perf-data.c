@@ -154,8 +154,10 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 
 	if (want <= 1)
 		return 1;
-	if (o->offcpu || o->wakeups)
-		why = "--offcpu and --wakeups pair switch-outs with switch-ins across the whole capture";
+	if (o->offcpu)
+		why = "--offcpu pairs switch-outs with switch-ins across the whole capture";
+	else if (o->wakeups)
+		why = "--wakeups pairs switch-outs with wakeups and switch-ins across the whole capture";
 	else if (o->leak)
 		why = "--leak pairs allocations with frees across the whole capture";
 	else if (fd < 0 || pd_header_read(fd, &hd, &why) < 0)
