@@ -162,7 +162,8 @@ same_everywhere "leak, uprobes" --format perf --leak $UP "$U"
 
 # hostile: a free before any allocation, a size that is not a number, an
 # allocation without arguments (once UB: fuzz-perf with FK_FUZZ_OPTS=leak), a
-# second allocation of a live address, kfree(NULL), pages by pfn and order
+# second allocation of a live address, kfree(NULL), a record out of time
+# order, pages by pfn and order
 H=$D/hostile-leak.txt
 run "$FLAMEKIT" collapse --format perf --leak "$H"
 is "$rc:$out" "0:app;main;cache_grow;kmem_cache_alloc 64
@@ -170,7 +171,8 @@ app;main;grow;__kmalloc 128
 app;pages;__alloc_pages 8192" "hostile leak: what is never freed, pages as 4096 << order"
 is "$err" "flamekit: warning: [input:perf] $H: --leak ignored 1 free of an address never seen allocated (allocated before the capture began, or its allocation was not recorded)
 flamekit: warning: [input:perf] $H: 1 allocation was of an address still allocated (its free was not recorded); the earlier allocation is counted as never freed
-flamekit: warning: [input:perf] $H: --leak skipped 2 allocation or free records whose address or size field is missing or not a number (see --leak-ptr, --leak-bytes)" \
+flamekit: warning: [input:perf] $H: --leak skipped 2 allocation or free records whose address or size field is missing or not a number (see --leak-ptr, --leak-bytes)
+flamekit: warning: [input:perf] $H: 1 record was out of time order (earlier than the record before); pairs are taken in input order" \
 	"hostile leak: one counted warning for each kind"
 same_everywhere "hostile leak" --format perf --leak "$H"
 run "$FLAMEKIT" collapse --format perf --leak --leak-page-size 16384 "$H"
