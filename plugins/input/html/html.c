@@ -455,7 +455,7 @@ static int push_runs(struct rd *r, struct fk_sink *sink, const struct names *nm,
 			for (; qe < r->end && *qe != '"'; qe++)
 				if (*qe == '\\')
 					qe++;
-			if (*q != '"' || qe >= r->end || (size_t)(qe - q) >= sizeof comm || (l = jstring(r, &q, comm)) < 0 || *q != ']')
+			if (*q != '"' || qe >= r->end || (size_t)(qe - q) >= sizeof comm || (l = jstring(r, &q, comm, sizeof comm)) < 0 || *q != ']')
 				return 1;
 			comm_len = (size_t)l;
 			e = (char *)q;
