@@ -45,20 +45,26 @@ obj="$bld/fuzz/obj"
 mkdir -p "$obj/engine" "$bld/fuzz/bin"
 headers="$src/include/flamekit/plugin.h $src/engine/fk.h"
 
-# compile SRC OBJ [FLAGS...]: only when SRC or a shared header is newer.
+# compile SRC OBJ [FLAGS...]: only when SRC or a header it included (the
+# compiler's list, OBJ.d) is newer or gone.  The shared headers alone were
+# not enough: perf.h gaining options left perf.o's option table stale.
 compile() {
 	c=$1 o=$2
 	shift 2
-	if [ -f "$o" ]; then
+	if [ -f "$o" ] && [ -f "${o%.o}.d" ]; then
 		stale=no
-		for f in "$c" $headers; do
-			[ "$f" -nt "$o" ] && stale=yes
+		# shellcheck disable=SC2013
+		for f in "$c" $headers $(sed -e 's/^[^:]*://' -e 's/\\$//' "${o%.o}.d"); do
+			if [ ! -e "$f" ] || [ "$f" -nt "$o" ]; then
+				stale=yes
+				break
+			fi
 		done
 		[ "$stale" = no ] && return 0
 	fi
 	echo "  CC       ${o#"$bld"/}"
 	# shellcheck disable=SC2086
-	"$CC" $COMMON -fsanitize=fuzzer-no-link "$@" -c "$c" -o "$o"
+	"$CC" $COMMON -fsanitize=fuzzer-no-link "$@" -MMD -MF "${o%.o}.d" -c "$c" -o "$o"
 }
 
 # the engine, with the folded grammar it links (lib/folded)

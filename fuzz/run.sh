@@ -102,6 +102,11 @@ seed() {
 	return 0
 }
 
+# failures: how many crash-, leak-, timeout- and oom- inputs $crashes holds
+failures() {
+	ls "$crashes" | grep -cv '^slow-unit-'
+}
+
 status=0
 summary=""
 for name in "$@"; do
@@ -142,18 +147,24 @@ $(printf '%-12s REGRESSION (see %s)' "$name" "$log")"
 
 	dict=
 	[ -f "$src/fuzz/$name.dict" ] && dict=$src/fuzz/$name.dict
-	before=$(ls "$crashes" | wc -l)
+	before=$(failures)
 	echo "fuzz: $name: replayed $nreg regression input(s); fuzzing for ${secs}s"
-	"$bin" -max_total_time="$secs" -max_len=$MAXLEN -timeout=10 -rss_limit_mb=2048 \
+	"$bin" -max_total_time="$secs" -max_len=$MAXLEN -timeout=10 -report_slow_units=2 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$crashes/" ${dict:+"-dict=$dict"} \
 		"$corpus" "$seeds" ${regdir:+"$regdir"} > "$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
 	cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
-	after=$(ls "$crashes" | wc -l)
-	line=$(printf '%-12s %10s execs %7s/s  cov %6s  corpus %5s  crashes %s' "$name" \
-		"${execs:-?}" "${rate:-?}" "${cov:-?}" "$(ls "$corpus" | wc -l)" "$((after - before))")
+	# An input of 2 s or more (libFuzzer keeps it as slow-unit-*, which
+	# is no failure) is a quadratic path that a slower or busier machine
+	# would take past the timeout: say so before CI fails on it.
+	slow=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log" | tail -1)
+	[ "${slow:-0}" -ge 2 ] && [ $rc -eq 0 ] &&
+		echo "fuzz: $name: an input took ${slow}s (the timeout is 10s): $crashes/slow-unit-*" >&2
+	after=$(failures)
+	line=$(printf '%-12s %10s execs %7s/s  cov %6s  corpus %5s  slowest %3ss  crashes %s' "$name" \
+		"${execs:-?}" "${rate:-?}" "${cov:-?}" "$(ls "$corpus" | wc -l)" "${slow:-?}" "$((after - before))")
 	summary="$summary
 $line"
 	if [ $rc -ne 0 ] || [ "$after" -gt "$before" ]; then

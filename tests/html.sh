@@ -122,6 +122,23 @@ sed 's/"tree":"0/"tree":"~/' "$TMP/h.html" > "$TMP/bad.html"
 run "$FLAMEKIT" collapse "$TMP/bad.html"
 is "$rc:$err" "1:flamekit: $TMP/bad.html: the report's stack tree is damaged at node 0" \
 	"a damaged tree: one error naming the file"
+# weights that are not JSON numbers (strtod took them: "a nan" came out)
+for w in nan -inf 1e999 0x10; do
+	printf '<meta name="generator" content="flamekit-html 1">\n<script type="application/json" id="fk-data">{"v":1,"names":["a","b"],"tree":"001011","fw":[%s,2]}</script>\n' \
+		"$w" > "$TMP/fw.html"
+	run "$FLAMEKIT" collapse "$TMP/fw.html"
+	is "$rc:$out:$err" "1::flamekit: $TMP/fw.html: the report's weights are damaged at node 0" \
+		"a weight $w in \"fw\": one error, no output"
+done
+# A unit whose first quote is escaped: its end was guessed at that quote,
+# and the decoder wrote the 3,000 bytes after it into a 64-byte buffer
+# (a segfault; fuzz-html's stack-buffer-overflow, fuzz/regress/html/).
+# A unit that long is ignored, as one without an escape always was.
+"$PYTHON3" -c 'import sys; sys.stdout.write("<meta name=\"generator\" content=\"flamekit-html 1\">\n<script type=\"application/json\" id=\"fk-data\">{\"v\":1,\"unit\":\"\\\"" + "x" * 3000 + "\",\"names\":[\"a\",\"b\"],\"tree\":\"002013\"}</script>\n")' \
+	> "$TMP/unit.html"
+run "$FLAMEKIT" collapse "$TMP/unit.html"
+is "$rc:$out:$err" "0:a 1
+a;b 2:" "a 3,000-byte unit after an escaped quote: ignored, the stacks read"
 head -c "$(($(grep -b -o '"tree":"' "$TMP/h.html" | cut -d: -f1) + 20))" "$TMP/h.html" > "$TMP/cut.html"
 run "$FLAMEKIT" collapse "$TMP/cut.html"
 is "$rc:$err" "1:flamekit: $TMP/cut.html: the report's data has no end (</script>): the file is cut short" \

@@ -288,6 +288,11 @@ is "$err" "flamekit: $TMP/ref.pb: not a valid pprof profile: sample 1 names loca
 printf '\012\004\010\000\020\011\062\000' > "$TMP/str.pb"
 hostile "$TMP/str.pb" pprof "flamekit: $TMP/str.pb: not a valid pprof profile: a sample type names string 9 of a table of 1" \
 	"pprof: a string index out of the table"
+# a location of 1,500 lines named 400 times in each of 20 samples: 12 million
+# frames from 14 KB (17 s in fuzz-pprof; fuzz/regress/pprof/)
+R="$FK_SRCDIR/fuzz/regress/pprof/location-lines-named-too-often.pb"
+hostile "$R" pprof "flamekit: $R: not a usable pprof profile: at sample 1 its stacks hold more than 262144 frames, over 16 per byte of the profile: it names locations of many lines too often to be a real profile" \
+	"pprof: stacks expanding 800 times the file"
 head -c 1000 "$NODE" > "$TMP/cut.cpuprofile"
 hostile "$TMP/cut.cpuprofile" v8 "flamekit: $TMP/cut.cpuprofile:1: not a V8 profile: the JSON does not parse (column 1000: truncated, malformed, nested over 1000 deep or out of memory)" \
 	"v8: truncated"

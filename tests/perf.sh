@@ -100,6 +100,21 @@ PY
 else
 	skip "offcpu on the waits-off capture" "no $DATA/waits-off.perf.txt.gz or python3"
 fi
+# A wait whose switch-out and switch-in fall in two chunks is charged when
+# the chunks are joined; the buffer that push grew leaked (fuzz-perf with
+# FK_FUZZ_OPTS=offcpu, two threads and 97-byte chunks; the ASan suite sees it).
+cat > "$TMP/span.txt" <<'EOF'
+app 100/102 [000] 10.000000: sched:sched_switch: prev_comm=app prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+	ffffffff82265ec8 __schedule+0x628 ([kernel.kallsyms])
+	            5000 do_io+0x1 (/app)
+	            4000 worker+0x1 (/app)
+
+swapper 0/0 [000] 10.001500: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid=102 next_prio=120
+	ffffffff82265ec8 __schedule+0x628 ([kernel.kallsyms])
+
+EOF
+FLAMEKIT_CHUNK_BYTES=97 run "$FLAMEKIT" collapse --format perf --offcpu --threads 2 "$TMP/span.txt"
+is "$rc:$out:$err" "0:app;worker;do_io;__schedule 1500:" "offcpu: a wait across two chunks, charged when they are joined"
 
 # --- off-CPU: the header of a thread perf can no longer name ---
 # exiting.txt: `perf record -a -e sched:sched_switch -g` of exiting.c, cut

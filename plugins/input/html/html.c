@@ -6,6 +6,7 @@
  * --time-resolution), so the report can be drawn again as a flame chart or
  * per thread.  The format is described in plugins/lib/report/report.h.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,9 +65,10 @@ static int hexval(const char *p, unsigned *v)
 	return 0;
 }
 
-/* Decode the JSON string at *pp (at its opening quote) into out (at least
- * as long as the source); returns its length or -1. */
-static long jstring(const struct rd *r, const char **pp, char *out)
+/* Decode the JSON string at *pp (at its opening quote) into out, which
+ * holds cap bytes; returns its length, or -1 when it is malformed or does
+ * not fit (the caller's guess of its end may stop at an escaped quote). */
+static long jstring(const struct rd *r, const char **pp, char *out, size_t cap)
 {
 	const char *p = *pp;
 	size_t n = 0;
@@ -75,6 +77,8 @@ static long jstring(const struct rd *r, const char **pp, char *out)
 		return -1;
 	for (p++; p < r->end && *p != '"'; p++) {
 		unsigned v;
+		if (n == cap)
+			return -1;
 		if (*p != '\\') {
 			out[n++] = *p;
 			continue;
@@ -91,6 +95,8 @@ static long jstring(const struct rd *r, const char **pp, char *out)
 			if (r->end - p < 5 || hexval(p + 1, &v) < 0 || (v >= 0xd800 && v <= 0xdfff))
 				return -1;
 			p += 4;
+			if (v > 0xff && cap - n < 3)
+				return -1;
 			if (v < 0x80 || (v >= 0x80 && v <= 0xff)) { /* 0x80..0xff: a raw byte */
 				out[n++] = (char)v;
 			} else if (v < 0x800) {
@@ -149,7 +155,7 @@ static int read_names(struct rd *r, struct names *nm)
 			nm->len = nl;
 			nm->cap = nc;
 		}
-		l = jstring(r, &p, s);
+		l = jstring(r, &p, s, (size_t)(q - p) + 1);
 		nm->v[nm->n] = s;
 		nm->len[nm->n++] = l < 0 ? 0 : (size_t)l;
 		if (l < 0)
@@ -181,16 +187,21 @@ static int64_t next_num(const struct rd *r, const char **pp)
 	return v;
 }
 
-/* The next of the "fw" numbers. */
+/* The next of the "fw" numbers: a JSON number, so never NaN, infinite or
+ * hex (strtod alone takes "nan", "inf", 1e999 and 0x10, which the writer
+ * never writes, and no graph can draw the first three). */
 static int next_fw(const char **pp, const char *end, double *v)
 {
 	char *e;
 	const char *p = skip_ws(*pp, end);
 	if (p < end && *p == ',')
-		p++;
+		p = skip_ws(p + 1, end);
 	*v = strtod(p, &e);
-	if (e == p || e > end)
+	if (e == p || e > end || !isfinite(*v))
 		return -1;
+	for (const char *q = p; q < e; q++)
+		if (!strchr("+-.0123456789eE", *q))
+			return -1; /* hex, "infinity" */
 	*pp = e;
 	return 0;
 }
@@ -444,7 +455,7 @@ static int push_runs(struct rd *r, struct fk_sink *sink, const struct names *nm,
 			for (; qe < r->end && *qe != '"'; qe++)
 				if (*qe == '\\')
 					qe++;
-			if (*q != '"' || qe >= r->end || (size_t)(qe - q) >= sizeof comm || (l = jstring(r, &q, comm)) < 0 || *q != ']')
+			if (*q != '"' || qe >= r->end || (size_t)(qe - q) >= sizeof comm || (l = jstring(r, &q, comm, sizeof comm)) < 0 || *q != ']')
 				return 1;
 			comm_len = (size_t)l;
 			e = (char *)q;
@@ -620,7 +631,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	u = find_key(&r, "unit");
 	if (u && *(u = skip_ws(u, r.end)) == '"' && strchr(u + 1, '"') &&
 	    (size_t)(strchr(u + 1, '"') - u) < sizeof unit) {
-		long l = jstring(&r, &u, unit);
+		long l = jstring(&r, &u, unit, sizeof unit - 1);
 		if (l > 0 && h->sink_set_unit) {
 			unit[l] = 0;
 			h->sink_set_unit(sink, unit);
