@@ -26,7 +26,8 @@
  * One process is run, whatever the thread count, when:
  *   - --offcpu: a switch-out and its switch-in may fall in two slices, and
  *     each slice's parse would then lose that interval;
- *   - the file has several sampling events and no --event-filter: the perf
+ *   - the file has several sampling events and neither --event-filter nor
+ *     --series-by-event (which name what to keep): the perf
  *     plugin keeps the first event type of its input, which a later slice
  *     would choose again from its own first record;
  *   - the header gives no usable time range (a file written to a pipe, or
@@ -56,6 +57,7 @@ struct pd_opts {
 	int pid, tid, kernel, jit, all, addrs, offcpu;
 	const char *event_filter;
 	const char *perf, *symfs, *kallsyms;
+	const char *weight_field, *series_by_event;
 };
 
 /* One `perf script` process and the input reading its standard output. */
@@ -68,8 +70,8 @@ struct child {
 
 /* The perf plugin's options we pass on, by name (flags: value NULL). */
 struct passed {
-	const char *names[8];
-	const char *values[8];
+	const char *names[12];
+	const char *values[12];
 	size_t n;
 };
 
@@ -90,6 +92,14 @@ static void pass_on(const struct pd_opts *o, struct passed *p)
 	if (o->event_filter) {
 		p->names[p->n] = "event-filter";
 		p->values[p->n++] = o->event_filter;
+	}
+	if (o->weight_field) {
+		p->names[p->n] = "weight-field";
+		p->values[p->n++] = o->weight_field;
+	}
+	if (o->series_by_event) {
+		p->names[p->n] = "series-by-event";
+		p->values[p->n++] = o->series_by_event;
 	}
 }
 
@@ -122,7 +132,7 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 		why = "--offcpu pairs switch-outs with switch-ins across the whole capture";
 	else if (fd < 0 || pd_header_read(fd, &hd, &why) < 0)
 		why = why ? why : "it cannot be opened here (perf will say why)";
-	else if (hd.nevents > 1 && !o->event_filter)
+	else if (hd.nevents > 1 && !o->event_filter && !o->series_by_event)
 		why = "it holds several events and the first one kept depends on the whole stream "
 		      "(give --event-filter NAME to slice it)";
 	else if (hd.untimed)
@@ -172,9 +182,15 @@ static int start(const struct fk_host *h, const char *path, const struct pd_opts
 	argv[n++] = "script";
 	argv[n++] = "-i";
 	argv[n++] = path;
-	if (o->pid || o->tid) { /* the header then shows PID/TID */
+	/* The header must show PID/TID for --pid/--tid, and the event name and
+	 * period of every record for --series-by-event, whatever the file's
+	 * events.  A tracepoint's fields (--weight-field) are in perf script's
+	 * default output; asking for "+trace" would only warn about the other
+	 * events, which have none. */
+	if (o->pid || o->tid || o->series_by_event) {
 		argv[n++] = "-F";
-		argv[n++] = "+pid";
+		argv[n++] = o->series_by_event ? (o->pid || o->tid ? "+pid,+event,+period" : "+event,+period")
+		                               : "+pid";
 	}
 	if (o->symfs) {
 		argv[n++] = "--symfs";
@@ -341,6 +357,13 @@ static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_FLAG, "offcpu", "0", struct pd_opts, offcpu,
 	          "sched:sched_switch events as off-CPU time in microseconds (one perf script "
 	          "process, whatever --threads)"),
+	FK_OPTION(FK_OPT_STRING, "weight-field", NULL, struct pd_opts, weight_field,
+	          "weigh each kept record by this numeric tracepoint field (bytes_alloc, len, "
+	          "nr_sector) instead of its period; records without it are skipped"),
+	FK_OPTION(FK_OPT_STRING, "series-by-event", NULL, struct pd_opts, series_by_event,
+	          "A,B: keep two events as the two series of one profile (two-column folded, "
+	          "differential graph); asks perf script for -F +event,+period; time slices "
+	          "allowed"),
 	FK_OPTION(FK_OPT_STRING, "perf", NULL, struct pd_opts, perf,
 	          "the perf program to run (default: perf, found in PATH)"),
 	FK_OPTION(FK_OPT_STRING, "symfs", NULL, struct pd_opts, symfs,

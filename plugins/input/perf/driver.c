@@ -39,6 +39,7 @@ struct fk_perf {
 	struct kept_event *chosen;   /* --event-filter, fk_perf_set_event or the file's first */
 	struct kept_event found;     /* what boundary() found */
 	struct kept_event *published; /* &found once set (atomic) */
+	struct kept_event series[2]; /* --series-by-event's, when given */
 };
 
 struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
@@ -57,6 +58,14 @@ struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
 	p->cfg.tidy.addrs = o->addrs;
 	p->cfg.tidy.kernel = o->kernel || o->all;
 	p->cfg.tidy.jit = o->jit || o->all;
+	if (o->series_by_event) {
+		if (perf_series_parse(o->series_by_event, p->series) < 0) {
+			fk_perf_free(p);
+			h->input_error(in, 0, "--series-by-event takes two event names: A,B");
+			return NULL;
+		}
+		p->cfg.series = p->series;
+	}
 	p->nworkers = workers ? workers : 1;
 	if (!(p->workers = h->alloc(p->nworkers * sizeof *p->workers)))
 		goto nomem;
@@ -154,7 +163,11 @@ static void set_unit(struct fk_perf *p, struct fk_sink *sink, int unit_kind,
 {
 	const struct fk_host *h = p->h;
 
-	if (p->cfg.o->offcpu)
+	if (p->cfg.series)
+		ev = &p->series[0];
+	if (p->cfg.o->weight_field && unit_kind)
+		h->sink_set_unit(sink, perf_weight_unit(p->cfg.o->weight_field));
+	else if (p->cfg.o->offcpu)
 		h->sink_set_unit(sink, "us");
 	else if (unit_kind == 1)
 		h->sink_set_unit(sink, "samples");
@@ -175,7 +188,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	struct offcpu_run *run = NULL;
 	struct pusher push = { .h = h, .sink = sink };
 	const char *dropped_ev = NULL;
-	uint64_t dropped = 0;
+	uint64_t dropped = 0, wf_missing = 0, wf_bad = 0;
 	size_t n = 0;
 	int unit_kind = 0, rc = 0;
 
@@ -194,7 +207,9 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	for (size_t i = 0; i < n; i++) {
 		struct seg_result *r = all[i];
 		if (!unit_kind)
-			unit_kind = r->unit_kind;
+			unit_kind = r->unit_kind[0];
+		wf_missing += r->wf_missing;
+		wf_bad += r->wf_bad;
 		if (!ev)
 			ev = r->event;
 		if (r->dropped && !dropped_ev)
@@ -204,7 +219,12 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 			goto out;
 	}
 	set_unit(p, sink, unit_kind, ev);
-	if (dropped && ev)
+	if (dropped && p->cfg.series)
+		h->log(FK_LOG_WARN, "%s: kept only \"%s\" and \"%s\" events (--series-by-event); "
+		       "dropped %llu record%s of other events, the first being \"%s\"",
+		       h->input_name(p->in), p->series[0].name, p->series[1].name,
+		       (unsigned long long)dropped, dropped == 1 ? "" : "s", dropped_ev);
+	else if (dropped && ev)
 		h->log(FK_LOG_WARN, "%s: kept only \"%s\" events (%s); dropped %llu record%s of "
 		       "other events, the first being \"%s\" (choose with --event-filter NAME)",
 		       h->input_name(p->in), ev->name,
@@ -212,6 +232,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 		       (unsigned long long)dropped, dropped == 1 ? "" : "s", dropped_ev);
 	if (run)
 		perf_offcpu_report(h, p->in, run);
+	perf_weights_report(h, p->in, p->cfg.o, wf_missing, wf_bad);
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(p->in, 0, "out of memory");
@@ -230,7 +251,7 @@ static size_t boundary(void *ctx, const char *b, size_t n)
 {
 	struct fk_perf *p = ctx;
 
-	if (!p->chosen && !p->cfg.o->offcpu && !__atomic_load_n(&p->published, __ATOMIC_ACQUIRE)) {
+	if (!p->chosen && !p->cfg.o->offcpu && !p->cfg.series && !__atomic_load_n(&p->published, __ATOMIC_ACQUIRE)) {
 		const char *ev;
 		size_t len;
 		if (perf_first_event(b, n, &ev, &len) && len < sizeof p->found.name) {
@@ -307,6 +328,8 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 	struct fk_perf *p;
 	int rc;
 
+	if ((rc = fk_perf_check(h, o, NULL)) < 0)
+		return rc;
 	if (fk_perf_input_start(h, in) > 0 && o->offcpu)
 		return h->input_error(in, 0, "--offcpu pairs each switch-in with an earlier "
 		                      "switch-out, so it cannot read a shard; collapse the whole file");
@@ -314,7 +337,7 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 	if (!p)
 		return FK_ERR_NOMEM;
 	rc = 0;
-	if (fk_perf_input_start(h, in) > 0 && !p->chosen &&
+	if (fk_perf_input_start(h, in) > 0 && !p->chosen && !p->cfg.series &&
 	    FK_HOST_HAS(h, input_head) &&
 	    (rc = shard_event(p)) < 0)
 		goto out;

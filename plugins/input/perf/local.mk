@@ -11,6 +11,7 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/scan.c \
 	plugins/input/perf/driver.c \
 	plugins/input/perf/probe.c \
+	plugins/input/perf/weights.c \
 	plugins/input/common/probe.h
 
 pkglib_LTLIBRARIES += plugins/input-perf.la
