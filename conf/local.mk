@@ -11,6 +11,7 @@ dist_conf_DATA = \
 	conf/hotcold.yaml
 # Source tree only: they read examples/profiles/, which is not installed.
 EXTRA_DIST += conf/perf.yaml conf/demo.yaml conf/hotcold-perf.yaml
+EXTRA_DIST += conf/mmap-bytes.yaml conf/series.yaml
 confdatadir = $(pkgdatadir)/conf/data
 dist_confdata_DATA = \
 	conf/data/app.folded \

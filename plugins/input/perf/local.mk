@@ -24,6 +24,11 @@ EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/names.txt tests/data/perf/events.txt \
 	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt \
 	tests/data/perf/exiting.txt tests/data/perf/exiting.c
+# --weight-field and --series-by-event (weights.c)
+TESTS += tests/perf-weights.sh
+EXTRA_DIST += tests/perf-weights.sh tests/data/perf/weights.c \
+	tests/data/perf/weights-series.txt tests/data/perf/weights-kmalloc.txt \
+	tests/data/perf/weights-mmap.txt
 EXTRA_DIST += examples/profiles/README.md examples/profiles/demo.c \
 	examples/profiles/demo.perf.txt.gz examples/profiles/blocking.c \
 	examples/profiles/blocking-cpu.perf.txt.gz examples/profiles/blocking-off.perf.txt.gz
