@@ -100,6 +100,15 @@ ok "$(grep -q '<title>all (70,400 allocs, 100%)</title>' k2.svg; echo $?)" "unit
 "$FLAMEKIT" graph --format perf "$D/weights-kmalloc.txt" > k3.svg 2> /dev/null
 ok "$(grep -q '<title>all (24 samples, 100%)</title>' k3.svg; echo $?)" "units: periods keep flamegraph.pl's 'samples'"
 
+if "$FLAMEKIT" plugins | grep -q '^output  *pprof '; then
+	printf 'inputs:\n  - {path: %s, format: perf, options: {weight-field: bytes_alloc}}\noutputs:\n  - {plugin: pprof, path: k.pb}\n' \
+		"$D/weights-kmalloc.txt" > pprof.yaml
+	"$FLAMEKIT" run pprof.yaml
+	ok "$(gzip -dc k.pb | grep -aq 'space.*bytes'; echo $?)" "units: the pprof output's sample type is space/bytes"
+else
+	skip "units: pprof" "no pprof output"
+fi
+
 # ---- hostile records -------------------------------------------------------
 printf '%s\n' \
 	'pp 1 [000] 1.000001: kmem:kmalloc: ptr=0x1 bytes_req=8 bytes_alloc=8' '	1 a (/x)' '' \
