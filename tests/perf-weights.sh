@@ -84,11 +84,12 @@ is "$out${NL}$err" "weights;__libc_start_call_main;main;touch 3072 0
 flamekit: warning: [input:perf] $D/weights-series.txt: kept only \"page-faults\" and \"nosuch\" events (--series-by-event); dropped 40 records of other events, the first being \"cpu-clock\"" \
 	"series: the other events are dropped and counted"
 
-# graph: the red/blue differential of B against A, as from the folded pair
+# graph: the red/blue differential of B against A, as from the folded pair;
+# the tooltips count B's unit, the event's name
 "$FLAMEKIT" graph --format perf --series-by-event cpu-clock,page-faults "$D/weights-series.txt" > series.svg
-"$FLAMEKIT" graph --format folded series.folded > want.svg
+"$FLAMEKIT" graph --format folded --countname page-faults series.folded > want.svg
 same_file want.svg series.svg "series: graph draws the differential of its two-column folded stacks"
-ok "$(grep -q '<title>touch (3,072 samples, 100.00%; -' series.svg; echo $?)" \
+ok "$(grep -q '<title>touch (3,072 page-faults, 100.00%; -' series.svg; echo $?)" \
 	"series: frames are as wide as B (page-faults), coloured by B - A as they are (not normalised)"
 
 # units: bytes in the SVG's tooltips (unless --countname) and pprof's sample type
@@ -105,6 +106,11 @@ if "$FLAMEKIT" plugins | grep -q '^output  *pprof '; then
 		"$D/weights-kmalloc.txt" > pprof.yaml
 	"$FLAMEKIT" run pprof.yaml
 	ok "$(gzip -dc k.pb | grep -aq 'space.*bytes'; echo $?)" "units: the pprof output's sample type is space/bytes"
+	printf 'inputs:\n  - {path: %s, format: perf, options: {series-by-event: "cpu-clock,page-faults"}}\noutputs:\n  - {plugin: pprof, path: s.pb}\n' \
+		"$D/weights-series.txt" > pprof.yaml
+	"$FLAMEKIT" run pprof.yaml
+	ok "$(gzip -dc s.pb | grep -aq 'cpu.*nanoseconds.*page-faults.*count'; echo $?)" \
+		"units: a series profile's pprof sample types are cpu/nanoseconds and page-faults/count"
 else
 	skip "units: pprof" "no pprof output"
 fi

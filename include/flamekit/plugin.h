@@ -61,7 +61,8 @@
  *        produces, e.g. perf-data piping `perf script` into perf), then
  *        input_head(); a chunk's input_start() is its offset in the
  *        input.  FK_HOST_HAS(); option types FK_OPT_PATH and FK_OPT_VALUE, with
- *        struct fk_host's value_* accessors for the latter; host->frames();
+ *        struct fk_host's value_* accessors for the latter; host->frames(),
+ *        then host->sink_set_series_unit();
  *        every descriptor gains an optional check() callback, run on the
  *        options before any input is read.  FK_OPTION and the
  *        FLAMEKIT_REGISTER_* macros check types at compile time (GCC and
@@ -543,6 +544,13 @@ struct fk_host {
 	/* The number of frame ids of a profile: ids are 0 .. frames-1, so an
 	 * output can keep per-frame data in an array. */
 	size_t (*frames)(const struct fk_profile *p);
+
+	/* --- also 1.2 (check with FK_HOST_HAS) --- */
+	/* sink_set_unit for one series (0 .. FK_SERIES_MAX-1), for an input
+	 * that pushes every series itself (FK_SAMPLE_SERIES) in units of their
+	 * own: perf --series-by-event cpu-clock,page-faults gives ns and
+	 * page-faults.  The unit is copied; the first one given stays. */
+	void (*sink_set_series_unit)(struct fk_sink *s, int series, const char *unit);
 };
 
 /* Common head of every descriptor. */

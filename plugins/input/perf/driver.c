@@ -158,26 +158,36 @@ static int by_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void set_unit(struct fk_perf *p, struct fk_sink *sink, int unit_kind,
+/* The unit of weights of event ev (unit_kind as in seg_result), NULL for
+ * none.  A series of --series-by-event counting events is named after its
+ * event, so that the two series' labels (pprof's sample types) differ. */
+static const char *unit_of(const struct fk_perf *p, int unit_kind, const struct kept_event *ev)
+{
+	if (p->cfg.o->weight_field && unit_kind)
+		return perf_weight_unit(p->cfg.o->weight_field);
+	if (p->cfg.o->offcpu)
+		return "us";
+	if (unit_kind == 1)
+		return "samples";
+	if (unit_kind != 2 || !ev)
+		return NULL;
+	if (perf_event_matches(ev->name, ev->len, "cpu-clock", 9) ||
+	    perf_event_matches(ev->name, ev->len, "task-clock", 10))
+		return "ns";
+	return p->cfg.series ? ev->name : "events";
+}
+
+static void set_unit(struct fk_perf *p, struct fk_sink *sink, const int *unit_kind,
                      const struct kept_event *ev)
 {
 	const struct fk_host *h = p->h;
+	const char *u = unit_of(p, unit_kind[0], p->cfg.series ? &p->series[0] : ev);
 
-	if (p->cfg.series)
-		ev = &p->series[0];
-	if (p->cfg.o->weight_field && unit_kind)
-		h->sink_set_unit(sink, perf_weight_unit(p->cfg.o->weight_field));
-	else if (p->cfg.o->offcpu)
-		h->sink_set_unit(sink, "us");
-	else if (unit_kind == 1)
-		h->sink_set_unit(sink, "samples");
-	else if (unit_kind == 2 && ev) {
-		if (perf_event_matches(ev->name, ev->len, "cpu-clock", 9) ||
-		    perf_event_matches(ev->name, ev->len, "task-clock", 10))
-			h->sink_set_unit(sink, "ns");
-		else
-			h->sink_set_unit(sink, "events");
-	}
+	if (u)
+		h->sink_set_unit(sink, u);
+	if (p->cfg.series && FK_HOST_HAS(h, sink_set_series_unit) &&
+	    (u = unit_of(p, unit_kind[1], &p->series[1])))
+		h->sink_set_series_unit(sink, 1, u);
 }
 
 int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
@@ -190,7 +200,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	const char *dropped_ev = NULL;
 	uint64_t dropped = 0, wf_missing = 0, wf_bad = 0;
 	size_t n = 0;
-	int unit_kind = 0, rc = 0;
+	int unit_kind[FK_SERIES_MAX] = { 0 }, rc = 0;
 
 	for (unsigned i = 0; i < p->nworkers; i++)
 		n += p->res[i].n;
@@ -206,8 +216,9 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	qsort(all, n, sizeof *all, by_seq);
 	for (size_t i = 0; i < n; i++) {
 		struct seg_result *r = all[i];
-		if (!unit_kind)
-			unit_kind = r->unit_kind[0];
+		for (int k = 0; k < FK_SERIES_MAX; k++)
+			if (!unit_kind[k])
+				unit_kind[k] = r->unit_kind[k];
 		wf_missing += r->wf_missing;
 		wf_bad += r->wf_bad;
 		if (!ev)
