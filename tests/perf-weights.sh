@@ -139,6 +139,25 @@ is "$rc:$out" "0:pp;a 8 0
 pp;d 32 0
 pp;g 0 16" "hostile: --weight-field with --series-by-event weighs both events by the field"
 
+# the block events print their fields by position (lines of a real capture)
+printf '%s\n' \
+	'dd 24142 [001] 20201.305395:   block:block_bio_queue: 254,0 RM 20377144 + 8 [dd]' '	1 submit_bio (/k)' '' \
+	'dd 24142 [001] 20201.305431:    block:block_rq_issue: 254,0 WS 65536 () 20377144 + 128 0x2,0,4 [dd]' '	1 blk_mq_start_request (/k)' '' \
+	'dd 24142 [001] 20201.305559: block:block_rq_complete: 254,0 WS () 20377144 + 128 0x2,0,4 [0]' '	1 blk_mq_end_request (/k)' '' \
+	'dd 24142 [001] 20201.305560: block:block_rq_complete: 254,0 WS () 20377144 + x8 0x2,0,4 [0]' '	1 blk_mq_end_request (/k)' '' \
+	> block.txt
+collapse --series-by-event block:block_bio_queue,block:block_rq_complete --weight-field nr_sector block.txt
+is "$rc:$out${NL}$err" "0:dd;blk_mq_end_request 0 128
+dd;submit_bio 8 0
+flamekit: warning: [input:perf] block.txt: kept only \"block:block_bio_queue\" and \"block:block_rq_complete\" events (--series-by-event); dropped 1 record of other events, the first being \"block:block_rq_issue\"
+flamekit: warning: [input:perf] block.txt: --weight-field nr_sector: skipped 1 kept record: 0 without the field, 1 whose value is not a number" \
+	"block events: nr_sector after the '+', by position"
+collapse --event-filter block:block_rq_issue --weight-field bytes block.txt
+is "$rc:$out" "0:dd;blk_mq_start_request 65536" "block events: block_rq_issue's bytes, by position"
+collapse --event-filter block:block_rq_complete --weight-field bytes block.txt
+is "$rc:$out:$(echo "$err" | tail -1)" "0::flamekit: warning: [input:perf] block.txt: --weight-field bytes: skipped 2 kept records: 2 without the field, 0 whose value is not a number" \
+	"block events: block_rq_complete prints no bytes"
+
 # ---- usage errors ------------------------------------------------------------
 collapse --series-by-event cycles "$D/weights-series.txt"
 is "$rc:$out:$err" "2::flamekit: [input:perf] --series-by-event takes two different event names separated by a comma (cycles,instructions), not \"cycles\"" \

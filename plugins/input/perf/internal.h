@@ -184,9 +184,11 @@ int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *
 int perf_series_parse(const char *spec, struct kept_event ev[2]);
 enum { WF_OK, WF_MISSING, WF_BAD };
 /* The number in tracepoint field `name` (name=VALUE or name: VALUE,
- * decimal or 0x hex) among the arguments a[0..n): WF_OK with it in *w,
- * WF_MISSING, or WF_BAD when the value is not a non-negative integer. */
-int perf_field_weight(const char *a, size_t n, const char *name, size_t nlen, double *w);
+ * decimal or 0x hex; by position for the block:* events ev) among the
+ * arguments a[0..n): WF_OK with it in *w, WF_MISSING, or WF_BAD when the
+ * value is not a non-negative integer. */
+int perf_field_weight(const char *ev, size_t evlen, const char *a, size_t n, const char *name,
+                      size_t nlen, double *w);
 /* The unit of a field's weights: "bytes" for byte counts, else the name
  * (a static string or `field` itself). */
 const char *perf_weight_unit(const char *field);

@@ -392,7 +392,7 @@ static bool record_weight(struct seg *s, const struct header *hd, double *w)
 	*w = hd->period > 0 ? hd->period : 1;
 	if (!f)
 		return true;
-	switch (perf_field_weight(hd->args, hd->args_len, f, strlen(f), w)) {
+	switch (perf_field_weight(hd->event, hd->event_len, hd->args, hd->args_len, f, strlen(f), w)) {
 	case WF_OK:
 		return true;
 	case WF_MISSING:

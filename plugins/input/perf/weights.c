@@ -13,7 +13,7 @@
  * perf script prints a tracepoint's fields after its event name in one of
  * two forms, by the tracepoint's print format: "bytes_alloc=4096" (most
  * tracepoints) or "len: 0x00002000," (the syscalls); numbers in decimal or
- * in hex with 0x.  A record whose field is missing or not a number is
+ * in hex with 0x.  The block events print theirs by position (block_field).  A record whose field is missing or not a number is
  * skipped and counted (scan.c), never given a guessed weight.
  */
 #include <stdio.h>
@@ -78,12 +78,50 @@ static bool field_number(const char *v, size_t n, double *out)
 	return true;
 }
 
-int perf_field_weight(const char *a, size_t n, const char *name, size_t nlen, double *w)
+/*
+ * The block layer's tracepoints print their fields by position, not by name:
+ *   block_rq_issue:  254,0 W 4096 () 20377144 + 8 0x2,0,4 [dd]
+ *   block_bio_queue: 254,0 RA 12654536 + 8 [dd]
+ * nr_sector is the number after the "+", and bytes (block_rq_issue,
+ * _insert) the third token when the fourth is the command in parentheses.
+ * Other names are missing: the rest are positions and flags, not weights.
+ */
+static int block_field(const char *a, size_t n, const char *name, size_t nlen, double *w)
+{
+	const char *t[8], *end = a + n;
+	size_t tl[8], k = 0;
+
+	for (const char *p = a; p < end && k < 8;) {
+		while (p < end && is_ws((unsigned char)*p))
+			p++;
+		if (p == end)
+			break;
+		t[k] = p;
+		while (p < end && !is_ws((unsigned char)*p))
+			p++;
+		tl[k] = (size_t)(p - t[k]);
+		k++;
+	}
+	if (nlen == 5 && memcmp(name, "bytes", 5) == 0)
+		return k >= 4 && t[3][0] == '(' ? (field_number(t[2], tl[2], w) ? WF_OK : WF_BAD)
+		                                 : WF_MISSING;
+	if (nlen != 9 || memcmp(name, "nr_sector", 9) != 0)
+		return WF_MISSING;
+	for (size_t i = 1; i + 1 < k; i++)
+		if (tl[i] == 1 && t[i][0] == '+')
+			return field_number(t[i + 1], tl[i + 1], w) ? WF_OK : WF_BAD;
+	return WF_MISSING;
+}
+
+int perf_field_weight(const char *ev, size_t evlen, const char *a, size_t n, const char *name,
+                      size_t nlen, double *w)
 {
 	const char *p = a, *end = a + n;
 
 	if (!a || nlen == 0)
 		return WF_MISSING;
+	if (ev && evlen > 6 && memcmp(ev, "block:", 6) == 0)
+		return block_field(a, n, name, nlen, w);
 	while ((p = perf_memmem(p, (size_t)(end - p), name, nlen)) != NULL) {
 		const char *q = p + nlen, *v;
 		/* the name must be a whole field name: at the start of a token */
@@ -111,6 +149,8 @@ const char *perf_weight_unit(const char *field)
 	for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++)
 		if (strcmp(field, bytes[i]) == 0)
 			return "bytes";
+	if (strcmp(field, "nr_sector") == 0)
+		return "sectors";
 	return field;
 }
 
