@@ -198,6 +198,9 @@ else
 		same_file want.folded got.folded "perf-data: --series-by-event, $t thread(s): the pipeline's bytes"
 	done
 	ok "$(awk 'NF < 3 { exit 1 }' got.folded; echo $?)" "perf-data: --series-by-event gives two columns"
+	run "$FLAMEKIT" collapse --threads 3 --series-by-event cycles s.data
+	is "$rc:$out:$err" "2::flamekit: [input:perf] --series-by-event takes two different event names separated by a comma (cycles,instructions), not \"cycles\"" \
+		"perf-data: a bad --series-by-event is refused once, not once per time slice"
 fi
 if command -v perf > /dev/null 2>&1 &&
    perf record -q -e kmem:kmalloc -g -o k.data -- sh -c 'ls / > /dev/null; cat /dev/null' > /dev/null 2>&1; then
