@@ -139,6 +139,12 @@ is "$rc:$out" "0:pp;a 8 0
 pp;d 32 0
 pp;g 0 16" "hostile: --weight-field with --series-by-event weighs both events by the field"
 
+printf 'pp 1 [000] 1.000001:\n\t1 a (/x)\n\npp 1 [000] 1.000002: 5 cpu-clock:\n\t1 b (/x)\n\n' > noname.txt
+collapse --series-by-event cpu-clock,page-faults noname.txt
+is "$rc:$out${NL}$err" "0:pp;b 5 0
+flamekit: warning: [input:perf] noname.txt: kept only \"cpu-clock\" and \"page-faults\" events (--series-by-event); dropped 1 record of other events, the first being \"(no event name)\"" \
+	"series: a record without an event name is dropped and counted"
+
 # the block events print their fields by position (lines of a real capture)
 printf '%s\n' \
 	'dd 24142 [001] 20201.305395:   block:block_bio_queue: 254,0 RM 20377144 + 8 [dd]' '	1 submit_bio (/k)' '' \

@@ -333,10 +333,11 @@ static int record_end(struct seg *s)
 /* A record of an event not kept: counted, the first one named. */
 static bool drop_event(struct seg_result *res, const struct header *hd)
 {
-	if (!res->dropped_ev[0])
+	if (!res->dropped_ev[0] && hd->event)
 		snprintf(res->dropped_ev, sizeof res->dropped_ev, "%.*s",
-		         hd->event ? (int)(hd->event_len > 100 ? 100 : hd->event_len) : 8,
-		         hd->event ? hd->event : "(no name)");
+		         (int)(hd->event_len > 100 ? 100 : hd->event_len), hd->event);
+	else if (!res->dropped_ev[0])
+		snprintf(res->dropped_ev, sizeof res->dropped_ev, "(no event name)");
 	res->dropped++;
 	return false;
 }

@@ -116,10 +116,11 @@ static int block_field(const char *a, size_t n, const char *name, size_t nlen, d
 int perf_field_weight(const char *ev, size_t evlen, const char *a, size_t n, const char *name,
                       size_t nlen, double *w)
 {
-	const char *p = a, *end = a + n;
+	const char *p = a, *end;
 
 	if (!a || nlen == 0)
 		return WF_MISSING;
+	end = a + n;
 	if (ev && evlen > 6 && memcmp(ev, "block:", 6) == 0)
 		return block_field(a, n, name, nlen, w);
 	while ((p = perf_memmem(p, (size_t)(end - p), name, nlen)) != NULL) {
