@@ -84,6 +84,15 @@ is "$out${NL}$err" "weights;__libc_start_call_main;main;touch 3072 0
 flamekit: warning: [input:perf] $D/weights-series.txt: kept only \"page-faults\" and \"nosuch\" events (--series-by-event); dropped 40 records of other events, the first being \"cpu-clock\"" \
 	"series: the other events are dropped and counted"
 
+# the CPI pair, on synthetic records (no hardware counters here)
+collapse --series-by-event cycles,instructions "$FK_SRCDIR/tests/data/perf/events.txt"
+is "$rc:$out:$err" "0:prog;a 0 200
+prog;b 50 0
+prog;c 70 0:" "series: cycles,instructions, each weighed by its own period"
+"$FLAMEKIT" graph --format perf --series-by-event instructions,cycles --negate "$D/events.txt" > cpi.svg
+ok "$(grep -q '<title>b (50 samples, [0-9.]*%; -[0-9.]*%)</title><rect[^>]*fill="rgb([0-9]*,[0-9]*,255)"' cpi.svg; echo $?)" \
+	"series: the CPI graph is as wide as the cycles and, with --negate, draws stalls blue"
+
 # graph: the red/blue differential of B against A, as from the folded pair;
 # the tooltips count B's unit, the event's name
 "$FLAMEKIT" graph --format perf --series-by-event cpu-clock,page-faults "$D/weights-series.txt" > series.svg
