@@ -219,6 +219,10 @@ static int retire(struct fk_input *parent, struct job *j, uint64_t *base)
 	if (rc < 0 && j->in.err_msg) {
 		parent->chunk = false;
 		fk_input_error(parent, j->in.err_line ? *base + j->in.err_line : 0, "%s", j->in.err_msg);
+	} else if (rc < 0 && j->in.err_lost && !parent->error) {
+		/* the chunk's message did not fit in memory either (as parts.c) */
+		fk_log(FK_LOG_ERROR, "%s: out of memory", parent->name);
+		parent->error = FK_ERR_NOMEM;
 	} else if (rc < 0 && !parent->error) {
 		parent->error = rc;
 	}
