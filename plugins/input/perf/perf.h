@@ -60,7 +60,8 @@ struct fk_perf_opts {
 	          "len, nr_sector) instead of its period; records without it are skipped"), \
 	FK_OPTION(FK_OPT_STRING, "series-by-event", NULL, st, m.series_by_event,       \
 	          "A,B: keep two events as the two series of one profile (two-column "  \
-	          "folded, differential graph); cycles,instructions gives a CPI graph")
+	          "folded, differential graph); cycles,instructions for CPI, see "     \
+	          "flamekit-formats(5)")
 
 /* Parse all of `in` into `sink`.  0 or a negative status (reported). */
 int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
