@@ -202,6 +202,18 @@ else
 	skip "conf/mmap-bytes.yaml and conf/series.yaml" "no svg output"
 fi
 
+# ---- perf-data: what it asks perf script for (a fake perf logs its arguments) ----
+printf '#!/bin/sh\necho "$*" >> "%s/args.log"\nprintf "prog 1 [000] 1.000000: 7 a:\\n\\t1 f (/x)\\n\\nprog 1 [000] 1.000001: 9 b:\\n\\t1 g (/x)\\n\\n"\n' "$TMP" > fakeperf
+chmod +x fakeperf
+printf 'PERFILE2' > fake.data
+run "$FLAMEKIT" collapse --format perf-data --perf ./fakeperf --series-by-event a,b fake.data
+series_out=$out
+"$FLAMEKIT" collapse --format perf-data --perf ./fakeperf --pid --series-by-event a,b --weight-field x fake.data > /dev/null 2>&1
+is "$rc:$series_out:$(cat args.log)" "0:prog;f 7 0
+prog;g 0 9:script -i fake.data -F +event,+period
+script -i fake.data -F +pid,+event,+period" \
+	"perf-data: --series-by-event asks perf script for -F +event,+period (with +pid for --pid)"
+
 # ---- perf-data, on captures recorded here and now -----------------------------
 if ! command -v perf > /dev/null 2>&1 ||
    ! perf record -q -e cpu-clock -e page-faults -F 2000 -g -o s.data -- \
@@ -215,6 +227,10 @@ else
 		same_file want.folded got.folded "perf-data: --series-by-event, $t thread(s): the pipeline's bytes"
 	done
 	ok "$(awk 'NF < 3 { exit 1 }' got.folded; echo $?)" "perf-data: --series-by-event gives two columns"
+	perf script -i s.data -F +pid,+event,+period 2> /dev/null |
+		"$FLAMEKIT" collapse --format perf --tid --series-by-event cpu-clock,page-faults > want.folded
+	"$FLAMEKIT" collapse --threads 3 --tid --series-by-event cpu-clock,page-faults s.data > got.folded
+	same_file want.folded got.folded "perf-data: --tid --series-by-event, 3 threads: the pipeline's bytes"
 	run "$FLAMEKIT" collapse --threads 3 --series-by-event cycles s.data
 	is "$rc:$out:$err" "2::flamekit: [input:perf] --series-by-event takes two different event names separated by a comma (cycles,instructions), not \"cycles\"" \
 		"perf-data: a bad --series-by-event is refused once, not once per time slice"
