@@ -244,11 +244,6 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	if (run)
 		perf_offcpu_report(h, p->in, run);
 	perf_weights_report(h, p->in, p->cfg.o, wf_missing, wf_bad);
-	/* a misspelt event gives a column of zeros: say which */
-	for (int k = 0; p->cfg.series && k < 2; k++)
-		if (!unit_kind[k])
-			h->log(FK_LOG_WARN, "%s: --series-by-event: no record of \"%s\" was kept, so "
-			       "series %d is all zeros", h->input_name(p->in), p->series[k].name, k + 1);
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(p->in, 0, "out of memory");
