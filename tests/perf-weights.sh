@@ -187,6 +187,11 @@ collapse --offcpu --weight-field len "$D/weights-series.txt"
 is "$rc:$err" "2:flamekit: [input:perf] --offcpu weighs records by blocked time; it cannot be used with --weight-field" \
 	"usage: --offcpu with --weight-field"
 
+printf 'inputs:\n  - path: x.txt\n    format: perf\n    options: {weight-field: ""}\noutputs:\n  - {plugin: folded, path: o.folded}\n' > bad.yaml
+run "$FLAMEKIT" run bad.yaml
+is "$rc:$err:$(ls o.folded 2> /dev/null)" "2:flamekit: [input:perf] bad.yaml:2:5: --weight-field needs a field name (bytes_alloc, len, ...):" \
+	"usage: an empty weight-field in a job, with the job's line and column, before any input is read"
+
 # ---- the example jobs --------------------------------------------------------
 if "$FLAMEKIT" plugins | grep -q '^output  *svg '; then
 	run "$FLAMEKIT" run "$C/mmap-bytes.yaml" --set output-dir="$TMP"

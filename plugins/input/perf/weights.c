@@ -13,7 +13,8 @@
  * perf script prints a tracepoint's fields after its event name in one of
  * two forms, by the tracepoint's print format: "bytes_alloc=4096" (most
  * tracepoints) or "len: 0x00002000," (the syscalls); numbers in decimal or
- * in hex with 0x.  The block events print theirs by position (block_field).  A record whose field is missing or not a number is
+ * in hex with 0x.  The block events print theirs by position
+ * (block_field).  A record whose field is missing or not a number is
  * skipped and counted (scan.c), never given a guessed weight.
  */
 #include <stdio.h>
