@@ -29,6 +29,11 @@ TESTS += tests/perf-weights.sh
 EXTRA_DIST += tests/perf-weights.sh tests/data/perf/weights.c \
 	tests/data/perf/weights-series.txt tests/data/perf/weights-kmalloc.txt \
 	tests/data/perf/weights-mmap.txt
+check_PROGRAMS += tests/unit/perf-weights.t
+TESTS += tests/unit/perf-weights.t
+tests_unit_perf_weights_t_SOURCES = tests/unit/perf-weights.c tests/unit/testlib.h
+tests_unit_perf_weights_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_perf_weights_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
 EXTRA_DIST += examples/profiles/README.md examples/profiles/demo.c \
 	examples/profiles/demo.perf.txt.gz examples/profiles/blocking.c \
 	examples/profiles/blocking-cpu.perf.txt.gz examples/profiles/blocking-off.perf.txt.gz
