@@ -32,5 +32,7 @@ const struct fk_logged_sample *fk_se_meta(const struct fk_sample_edit *e);
 const char *fk_se_comm(const struct fk_sample_edit *e, size_t *len);
 fk_frame_t fk_se_frame_id(const struct fk_sample_edit *e, size_t i);
 void fk_se_remove_range(struct fk_sample_edit *e, size_t i, size_t n);
+const char *fk_se_attr(const struct fk_sample_edit *e, const char *key, size_t key_len, size_t *len);
+size_t fk_se_attrs(const struct fk_sample_edit *e, const struct fk_attr **attrs);
 
 #endif

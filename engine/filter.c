@@ -33,6 +33,8 @@ struct fk_sample_edit {
 	const struct fk_logged_sample *meta;
 	const char *comm;
 	size_t comm_len;
+	const struct fk_attr *attrs; /* as the input pushed them (1.3) */
+	size_t nattrs;
 	bool drop;
 	int status;
 };
@@ -172,7 +174,8 @@ out:
 
 int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
                       fk_frame_t **ids, size_t *n, size_t *cap, double *w,
-                      const struct fk_logged_sample *meta, const char *comm, size_t comm_len)
+                      const struct fk_logged_sample *meta, const char *comm, size_t comm_len,
+                      const struct fk_attr *attrs, size_t nattrs)
 {
 	for (size_t k = 0; k < fc->n; k++) {
 		struct fk_filter_inst *fi = &fc->v[k];
@@ -189,7 +192,8 @@ int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
 			*n = o;
 		}
 		if (fi->uses & FK_FILTER_USES_SAMPLE) {
-			struct fk_sample_edit e = { p, ids, n, cap, w, meta, comm, comm_len, false, 0 };
+			struct fk_sample_edit e = { p, ids, n, cap, w, meta, comm, comm_len,
+			                            attrs, nattrs, false, 0 };
 			int rc;
 			const char *outer = fk_log_set_prefix(fi->plugin->prefix);
 			rc = fi->plugin->d.filter.sample(fi->state, &e);
@@ -404,4 +408,15 @@ const char *fk_se_comm(const struct fk_sample_edit *e, size_t *len)
 {
 	*len = e->comm_len;
 	return e->comm;
+}
+
+const char *fk_se_attr(const struct fk_sample_edit *e, const char *key, size_t key_len, size_t *len)
+{
+	return fk_attrs_find(e->attrs, e->nattrs, key, key_len, len);
+}
+
+size_t fk_se_attrs(const struct fk_sample_edit *e, const struct fk_attr **attrs)
+{
+	*attrs = e->nattrs ? e->attrs : NULL;
+	return e->nattrs;
 }

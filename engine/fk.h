@@ -192,9 +192,46 @@ int fk_tree_finish(struct fk_tree *t, const struct fk_intern *in);
 /* Frames of node n, root first, into *out (grown as needed). */
 int fk_tree_path(const struct fk_tree *t, fk_node_t n, fk_frame_t **out, size_t *cap, size_t *len);
 
+/* ---- sample attributes (attrs.c) -----------------------------------------
+ * Keys, values and thread names interned once (strs), each distinct
+ * attribute list once (attrs[start[i] .. start[i+1]), pointers into strs);
+ * list 0 is the empty list.  Set up on first use.  Returned pointers stay
+ * valid until fk_attrtab_free.
+ */
+#define FK_ATTRS_NONE UINT32_MAX
+struct fk_attrtab {
+	bool ready;
+	struct fk_intern strs;
+	struct fk_attr *attrs;
+	size_t nattrs, capattrs;
+	uint32_t *start;     /* nlists + 1 entries (room for caplists + 1) */
+	uint32_t nlists, caplists;
+	uint32_t *slots;     /* list id, 0 = empty (list 0 is never hashed) */
+	uint32_t mask;
+};
+void fk_attrtab_free(struct fk_attrtab *t);
+/* The id of list a[0..n) (0 for an empty one), FK_ATTRS_NONE when out of
+ * memory.  The strings are copied. */
+uint32_t fk_attrs_intern(struct fk_attrtab *t, const struct fk_attr *a, size_t n);
+/* List `id` into *out; its length. */
+size_t fk_attrs_get(const struct fk_attrtab *t, uint32_t id, const struct fk_attr **out);
+/* A thread name's id (FK_FRAME_NONE when out of memory), and back. */
+fk_frame_t fk_attrs_string(struct fk_attrtab *t, const char *s, size_t n);
+const char *fk_attrs_string_text(const struct fk_attrtab *t, fk_frame_t id, size_t *len);
+/* The value of the first attribute of a[0..n) named key, NULL if none. */
+const char *fk_attrs_find(const struct fk_attr *a, size_t n, const char *key, size_t key_len,
+                          size_t *len);
+
 /* ---- sample log ---------------------------------------------------------- */
+/* What the log keeps of a sample beside struct fk_logged_sample (which is
+ * frozen in the ABI): ids into the profile's attribute table. */
+struct fk_logged_extra {
+	uint32_t attrs;      /* attribute list id, 0 for none */
+	fk_frame_t comm;     /* thread name id, FK_FRAME_NONE for none */
+};
 struct fk_samplelog {
 	struct fk_logged_sample *v;
+	struct fk_logged_extra *x; /* parallel to v */
 	size_t n, cap;
 };
 
@@ -226,6 +263,7 @@ struct fk_profile {
 	struct fk_intern in;
 	struct fk_tree tree;
 	struct fk_samplelog log;
+	struct fk_attrtab attrs; /* the log's attribute lists and thread names */
 	bool keep_samples;
 	unsigned series_mask;
 	char *unit[FK_SERIES_MAX];
@@ -267,6 +305,9 @@ int fk_sink_init(struct fk_sink *s, struct fk_profile *p, int series, unsigned t
 void fk_sink_fini(struct fk_sink *s);
 int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *node);
 int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp);
+/* host->push_ext: push (known FK_NODE_NONE) or push_node, with attributes. */
+int fk_sink_push_ext(struct fk_sink *s, fk_node_t known, const struct fk_sample *smp,
+                     const struct fk_sample_ext *ext, fk_node_t *out);
 
 /* ---- input streams (input.c) --------------------------------------------- */
 struct fk_input {
@@ -481,7 +522,8 @@ int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile 
  * 1 to keep, 0 to drop, negative on error. */
 int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
                       fk_frame_t **ids, size_t *n, size_t *cap, double *w,
-                      const struct fk_logged_sample *meta, const char *comm, size_t comm_len);
+                      const struct fk_logged_sample *meta, const char *comm, size_t comm_len,
+                      const struct fk_attr *attrs, size_t nattrs);
 
 /* ---- pipeline (pipeline.c) ----------------------------------------------------
  * What `collapse`, `graph` and `run` share: read inputs into a profile,

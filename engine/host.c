@@ -222,6 +222,24 @@ static int h_printf(struct fk_writer *w, const char *fmt, ...)
 
 static size_t h_frames(const struct fk_profile *p) { return p->in.nframes; }
 
+static size_t h_sample_attrs(const struct fk_profile *p, size_t i, const struct fk_attr **attrs)
+{
+	if (i >= p->log.n) {
+		*attrs = NULL;
+		return 0;
+	}
+	return fk_attrs_get(&p->attrs, p->log.x[i].attrs, attrs);
+}
+
+static const char *h_sample_comm(const struct fk_profile *p, size_t i, size_t *len)
+{
+	if (i >= p->log.n || p->log.x[i].comm == FK_FRAME_NONE) {
+		*len = 0;
+		return NULL;
+	}
+	return fk_attrs_string_text(&p->attrs, p->log.x[i].comm, len);
+}
+
 static const char *h_writer_name(const struct fk_writer *w) { return w->path ? w->path : "<stdout>"; }
 
 const struct fk_host fk_host = {
@@ -299,5 +317,10 @@ const struct fk_host fk_host = {
 	.value_count = fk_value_count,
 	.value_item = fk_value_item,
 	.frames = h_frames,
+	.push_ext = fk_sink_push_ext,
+	.se_attr = fk_se_attr,
+	.se_attrs = fk_se_attrs,
+	.sample_attrs = h_sample_attrs,
+	.sample_comm = h_sample_comm,
 	.sink_set_series_unit = h_sink_set_series_unit,
 };

@@ -29,23 +29,49 @@ void fk_profile_free(struct fk_profile *p)
 	fk_intern_free(&p->in);
 	fk_tree_free(&p->tree);
 	fk_free(p->log.v);
+	fk_free(p->log.x);
+	fk_attrtab_free(&p->attrs);
 	for (int s = 0; s < FK_SERIES_MAX; s++)
 		fk_free(p->unit[s]);
 	fk_free(p->declared);
 	fk_free(p);
 }
 
-static int log_append(struct fk_profile *p, const struct fk_logged_sample *ls)
+static int log_append(struct fk_profile *p, const struct fk_logged_sample *ls,
+                      struct fk_logged_extra x)
 {
 	if (p->log.n == p->log.cap) {
 		size_t cap = p->log.cap ? p->log.cap * 2 : 4096;
 		struct fk_logged_sample *v = fk_realloc(p->log.v, cap * sizeof *v);
+		struct fk_logged_extra *e;
 		if (!v)
 			return FK_ERR_NOMEM;
 		p->log.v = v;
+		if (!(e = fk_realloc(p->log.x, cap * sizeof *e)))
+			return FK_ERR_NOMEM;
+		p->log.x = e;
 		p->log.cap = cap;
 	}
+	p->log.x[p->log.n] = x;
 	p->log.v[p->log.n++] = *ls;
+	return 0;
+}
+
+/* src's attribute list or thread name in dst's table. */
+static int merge_extra(struct fk_profile *dst, const struct fk_profile *src,
+                       struct fk_logged_extra *x)
+{
+	const struct fk_attr *a;
+	size_t n = fk_attrs_get(&src->attrs, x->attrs, &a), len;
+	const char *c;
+
+	if (n && (x->attrs = fk_attrs_intern(&dst->attrs, a, n)) == FK_ATTRS_NONE)
+		return FK_ERR_NOMEM;
+	if (x->comm != FK_FRAME_NONE) {
+		c = fk_attrs_string_text(&src->attrs, x->comm, &len);
+		if ((x->comm = fk_attrs_string(&dst->attrs, c, len)) == FK_FRAME_NONE)
+			return FK_ERR_NOMEM;
+	}
 	return 0;
 }
 
@@ -113,8 +139,9 @@ int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 			goto out;
 	for (size_t k = 0; k < src->log.n; k++) {
 		struct fk_logged_sample ls = src->log.v[k];
+		struct fk_logged_extra x = src->log.x[k];
 		ls.leaf = nmap[ls.leaf];
-		if (log_append(dst, &ls) < 0)
+		if (merge_extra(dst, src, &x) < 0 || log_append(dst, &ls, x) < 0)
 			goto out;
 	}
 	dst->series_mask |= src->series_mask;
@@ -149,13 +176,16 @@ int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src)
 	struct fk_intern in = dst->in;
 	struct fk_tree tree = dst->tree;
 	struct fk_samplelog log = dst->log;
+	struct fk_attrtab attrs = dst->attrs;
 
 	dst->in = src->in;
 	dst->tree = src->tree;
 	dst->log = src->log;
+	dst->attrs = src->attrs;
 	src->in = in;
 	src->tree = tree;
 	src->log = log;
+	src->attrs = attrs;
 	dst->series_mask |= src->series_mask;
 	dst->samples_pushed += src->samples_pushed;
 	src->samples_pushed = 0;
@@ -370,11 +400,32 @@ static void sample_weights(const struct fk_sink *s, const struct fk_sample *smp,
 }
 
 /* Filters, tree insertion and the log: shared by push and push_node. */
+/* The attributes a push_ext caller gave (none for push and push_node). */
+struct push_attrs {
+	const struct fk_attr *v;
+	size_t n;
+};
+
+/* What the log keeps of a sample's attributes and thread name: interned. */
+static int log_extra(struct fk_profile *p, const struct fk_sample *smp,
+                     const struct push_attrs *pa, struct fk_logged_extra *x)
+{
+	x->attrs = 0;
+	x->comm = FK_FRAME_NONE;
+	if (pa->n && (x->attrs = fk_attrs_intern(&p->attrs, pa->v, pa->n)) == FK_ATTRS_NONE)
+		return FK_ERR_NOMEM;
+	if ((smp->flags & FK_SAMPLE_COMM) && smp->comm &&
+	    (x->comm = fk_attrs_string(&p->attrs, smp->comm, smp->comm_len)) == FK_FRAME_NONE)
+		return FK_ERR_NOMEM;
+	return 0;
+}
+
 static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_sample *smp,
-                       fk_node_t known, fk_node_t *out)
+                       const struct push_attrs *pa, fk_node_t known, fk_node_t *out)
 {
 	struct fk_profile *p = s->p;
 	struct fk_logged_sample ls;
+	struct fk_logged_extra x;
 	fk_node_t node = known;
 
 	memset(&ls, 0, sizeof ls);
@@ -387,7 +438,8 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 		memcpy(ls.weight, w, sizeof ls.weight);
 		keep = fk_filter_samples(s->filters, p, &s->ids, &n, &s->idcap, w, &ls,
 		                         (smp->flags & FK_SAMPLE_COMM) ? smp->comm : NULL,
-		                         (smp->flags & FK_SAMPLE_COMM) ? smp->comm_len : 0);
+		                         (smp->flags & FK_SAMPLE_COMM) ? smp->comm_len : 0,
+		                         pa->v, pa->n);
 		if (keep < 0)
 			return keep;
 		if (keep == 0) {
@@ -414,7 +466,7 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 	if (p->keep_samples) {
 		ls.leaf = node;
 		memcpy(ls.weight, w, sizeof ls.weight);
-		if (log_append(p, &ls) < 0)
+		if (log_extra(p, smp, pa, &x) < 0 || log_append(p, &ls, x) < 0)
 			return FK_ERR_NOMEM;
 	}
 	if (out)
@@ -466,7 +518,8 @@ static fk_frame_t intern_frame(struct fk_profile *p, const struct fk_frameref *f
 	return id;
 }
 
-int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *out)
+static int push_frames(struct fk_sink *s, const struct fk_sample *smp,
+                       const struct push_attrs *pa, fk_node_t *out)
 {
 	struct fk_profile *p = s->p;
 	double w[FK_SERIES_MAX];
@@ -497,10 +550,11 @@ int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *out)
 			return FK_ERR_NOMEM;
 	}
 	sample_weights(s, smp, w);
-	return finish_push(s, n, w, smp, FK_NODE_NONE, out);
+	return finish_push(s, n, w, smp, pa, FK_NODE_NONE, out);
 }
 
-int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp)
+static int push_known(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp,
+                      const struct push_attrs *pa)
 {
 	double w[FK_SERIES_MAX];
 	size_t n = 0;
@@ -512,7 +566,37 @@ int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample 
 		if (grow_ids(s, s->p->tree.nodes[node].depth + 1) < 0 ||
 		    fk_tree_path(&s->p->tree, node, &s->ids, &s->idcap, &n) < 0)
 			return FK_ERR_NOMEM;
-		return finish_push(s, n, w, smp, FK_NODE_NONE, NULL);
+		return finish_push(s, n, w, smp, pa, FK_NODE_NONE, NULL);
 	}
-	return finish_push(s, 0, w, smp, node, NULL);
+	return finish_push(s, 0, w, smp, pa, node, NULL);
+}
+
+int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *out)
+{
+	struct push_attrs none = { NULL, 0 };
+	return push_frames(s, smp, &none, out);
+}
+
+int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp)
+{
+	struct push_attrs none = { NULL, 0 };
+	return push_known(s, node, smp, &none);
+}
+
+int fk_sink_push_ext(struct fk_sink *s, fk_node_t known, const struct fk_sample *smp,
+                     const struct fk_sample_ext *ext, fk_node_t *out)
+{
+	struct push_attrs pa = { NULL, 0 };
+
+	/* a field counts only when the plugin's struct_size covers it */
+	if (ext && ext->struct_size >= offsetof(struct fk_sample_ext, nattrs) + sizeof ext->nattrs &&
+	    ext->nattrs) {
+		pa.v = ext->attrs;
+		pa.n = ext->nattrs;
+		if (!pa.v)
+			return FK_ERR_USAGE;
+	}
+	if (known == FK_NODE_NONE)
+		return push_frames(s, smp, &pa, out);
+	return push_known(s, known, smp, &pa);
 }

@@ -107,6 +107,7 @@ walk "collapse pprof (heap, gzip)" "out.folded" collapse -o out.folded "$D/pprof
 walk "collapse v8" "out.folded" collapse -o out.folded "$D/v8/node.cpuprofile"
 walk "graph to pprof, with samples" "g.pb.gz" graph --format perf --output-plugin pprof -o g.pb.gz "$D/perf/names.txt"
 walk "graph to speedscope, with samples" "g.json" graph --format perf --output-plugin speedscope -o g.json "$D/perf/names.txt"
+walk "pprof labels to pprof (sample attributes)" "g.pb.gz" graph --output-plugin pprof -o g.pb.gz "$D/pprof/labels.pb.gz"
 
 # A job: two filters (one Lua), three outputs; all of them or none.
 cat > "$TMP/job.yaml" <<EOF

@@ -81,4 +81,5 @@ EXTRA_DIST += tests/input.sh tests/detect.sh \
 TESTS += tests/interop.sh
 EXTRA_DIST += tests/interop.sh tests/interop.py \
 	tests/data/pprof/gen.go tests/data/pprof/cpu.pb.gz tests/data/pprof/heap.pb.gz \
+	tests/data/pprof/labels.pb.gz \
 	tests/data/v8/gen.js tests/data/v8/node.cpuprofile

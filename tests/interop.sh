@@ -3,7 +3,7 @@
 # against oracles that are not flamekit: `go tool pprof -raw`/`-traces`
 # (golang-go) for pprof, the file's own node tree (tests/interop.py) for
 # V8, and the speedscope file read back by tests/interop.py.  Fixtures:
-# tests/data/pprof/{cpu,heap}.pb.gz (gen.go) and tests/data/v8/
+# tests/data/pprof/{cpu,heap,labels}.pb.gz (gen.go) and tests/data/v8/
 # node.cpuprofile (gen.js), real captures.  Then round trips, jobs,
 # detection, and hostile or truncated files of each format.
 . "$FK_SRCDIR/tests/lib.sh"
@@ -14,6 +14,7 @@ CPU="$D/pprof/cpu.pb.gz"
 HEAP="$D/pprof/heap.pb.gz"
 NODE="$D/v8/node.cpuprofile"
 PERF="$FK_SRCDIR/examples/profiles/demo.perf.txt.gz"
+NAMES="$D/perf/names.txt"  # four threads, three thread names
 # go keeps a build cache and wants a home; neither may be the real one
 GOCACHE="$TMP/gocache" HOME="$TMP" PPROF_TMPDIR="$TMP"
 export GOCACHE HOME PPROF_TMPDIR
@@ -95,6 +96,64 @@ is "$(echo "$out" | grep -c '"weights":\[1,1,1,1,1\]')" 1 "v8: each sample count
 is "$(echo "$out" | grep -o '"type":"sampled","name":"[^"]*"')" '"type":"sampled","name":"all samples"' \
 	"v8 -> speedscope: timed samples without threads are one profile, all samples"
 
+# --- pprof labels: sample attributes (ABI 1.3) ------------------------------
+# labels.pb.gz (gen.go labels): worker=a runs busyA, worker=b (and
+# kind=batch) busyB, main runs worker unlabelled
+LABELS="$D/pprof/labels.pb.gz"
+lua_job() { # SCRIPT-TEXT INPUT [OUTPUT-PLUGIN OUTPUT-PATH]
+	printf '%s\n' "$1" > "$TMP/l.lua"
+	cat > "$TMP/l.yaml" <<EOF
+inputs:
+  - path: $2
+filters:
+  - plugin: lua
+    script: l.lua
+outputs:
+  - plugin: ${3:-folded}
+    path: "${4:--}"
+EOF
+	run "$FLAMEKIT" run "$TMP/l.yaml"
+}
+lua_job 'function sample(s)
+  local t = {}
+  for k, v in pairs(s.labels) do t[#t + 1] = k .. "=" .. v end
+  table.sort(t)
+  s:insert(1, "[" .. table.concat(t, ",") .. "]")
+end' "$LABELS"
+is "$out" "[];runtime.main;main.main;main.labelled;main.worker;main.hashLoop;main.small;main.spin 270000000
+[kind=batch,worker=b];runtime/pprof.Do;main.labelled.func2;main.busyB;main.hashLoop;main.small;main.spin 260000000
+[kind=batch,worker=b];runtime/pprof.Do;main.labelled.func2;main.busyB;main.hashLoop;main.small;main.spin;runtime.asyncPreempt 10000000
+[worker=a];runtime/pprof.Do;main.labelled.func1;main.busyA;main.hashLoop;main.small;main.spin 260000000" \
+	"pprof goroutine labels are the samples' s.labels in a Lua filter"
+lua_job 'function sample(s) if s:label("nope") ~= nil or s.labels.nope ~= nil then error("a label no sample has") end end' "$LABELS"
+is "$rc" 0 "s:label and s.labels of a key no sample has: nil"
+lua_job 'function sample(s) if s:label("worker") ~= "a" then s:drop() end end' "$LABELS"
+is "$out" "runtime/pprof.Do;main.labelled.func1;main.busyA;main.hashLoop;main.small;main.spin 260000000" \
+	"a Lua filter keeping s:label(\"worker\") == \"a\" keeps worker a's samples"
+if [ $have_go = yes ]; then
+	is "$out" "$(go tool pprof -raw -tagfocus worker=a "$LABELS" 2> /dev/null | "$PY" "$ORACLE" raw 1)" \
+		"... which are go tool pprof -tagfocus worker=a's stacks and values"
+	"$FLAMEKIT" graph --output-plugin pprof -o "$TMP/labels2.pb.gz" "$LABELS"
+	is "$(go tool pprof -tags "$TMP/labels2.pb.gz" 2> /dev/null)" "$(go tool pprof -tags "$LABELS" 2> /dev/null)" \
+		"pprof -> flamekit -> pprof keeps the labels (go tool pprof -tags)"
+	for f in worker=b kind=batch; do
+		is "$(go tool pprof -traces -tagfocus $f "$TMP/labels2.pb.gz" 2> /dev/null | "$PY" "$ORACLE" traces)" \
+			"$(go tool pprof -traces -tagfocus $f "$LABELS" 2> /dev/null | "$PY" "$ORACLE" traces)" \
+			"pprof -> flamekit -> pprof: go tool pprof -tagfocus $f gives the same stacks"
+	done
+	lua_job 'function sample(s) if s:label("worker") ~= "b" then s:drop() end end' "$LABELS" \
+		pprof "$TMP/labels3.pb.gz"
+	is "$(go tool pprof -tags "$TMP/labels3.pb.gz" 2> /dev/null | tr -s ' ')" " kind: Total 270.0ms
+ 270.0ms ( 100%): batch
+
+ worker: Total 270.0ms
+ 270.0ms ( 100%): b" "a Lua filter on worker=b, then pprof: only worker b's labels and time are left"
+else
+	for t in tagfocus tags tagfocus-b tagfocus-kind filtered; do
+		skip "pprof labels against go tool pprof ($t)" "go tool pprof is not installed (Debian: golang-go)"
+	done
+fi
+
 # --- pprof out -------------------------------------------------------------
 "$FLAMEKIT" collapse --format perf "$PERF" > "$TMP/perf.folded"
 run "$FLAMEKIT" graph --format perf --output-plugin pprof -o "$TMP/perf.pb.gz" "$PERF"
@@ -110,6 +169,19 @@ if [ $have_go = yes ]; then
 	ok $? "perf -> pprof: thread ids and timestamps are labels"
 	go tool pprof -top "$TMP/perf.pb.gz" > /dev/null 2>&1
 	ok $? "perf -> pprof: go tool pprof -top reads it"
+	"$FLAMEKIT" graph --format perf --output-plugin pprof -o "$TMP/names.pb.gz" "$NAMES"
+	is "$(go tool pprof -tags "$TMP/names.pb.gz" 2> /dev/null | sed -n '/^ comm:/,/^$/p' | tr -s ' ')" \
+		" comm: Total 1.2ms
+ 750.0us (60.00%): main
+ 250.0us (20.00%): V8_WorkerThread
+ 250.0us (20.00%): perf" "perf -> pprof: thread names are the string label comm (go tool pprof -tags)"
+	printf 'function sample(s) s:insert(1, s.comm .. "/" .. s.tid) end\n' > "$TMP/c.lua"
+	printf 'inputs:\n  - path: %s\nfilters:\n  - plugin: lua\n    script: c.lua\noutputs:\n  - plugin: folded\n    path: "-"\n' "$TMP/names.pb.gz" > "$TMP/c.yaml"
+	run "$FLAMEKIT" run "$TMP/c.yaml"
+	is "$(echo "$out" | cut -d';' -f1)" "V8_WorkerThread/25610
+main/43
+main/44
+perf/1234" "perf -> pprof -> flamekit: comm and tid come back as the samples' comm and tid"
 	"$FLAMEKIT" graph --format pprof --output-plugin pprof -o "$TMP/cpu2.pb.gz" "$CPU"
 	is "$(pprof_raw "$TMP/cpu2.pb.gz" 0)" "$(pprof_raw "$CPU" 1)" \
 		"pprof -> flamekit -> pprof: go tool pprof sees the same stacks and values"
@@ -124,7 +196,7 @@ a;c 0" "two series: the second type holds the second column"
 	cmp -s "$TMP/cpu2.pb.gz" "$TMP/cpu3.pb.gz"
 	ok $? "pprof -> pprof -> pprof: the same bytes (a fixed point)"
 else
-	for t in raw type traces labels top roundtrip unit series series2 fixed; do
+	for t in raw type traces labels top comm comm-back roundtrip unit series series2 fixed; do
 		skip "pprof output against go tool pprof ($t)" "go tool pprof is not installed (Debian: golang-go)"
 	done
 fi
@@ -139,7 +211,13 @@ is "$rc" 0 "perf -> speedscope: exit status"
 "$PY" "$ORACLE" speedscope "$TMP/perf.json" > "$TMP/ss.folded"
 same_file "$TMP/perf.folded" "$TMP/ss.folded" "perf -> speedscope: the collapse's stacks and weights"
 is "$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["profiles"]), d["profiles"][0]["name"], d["profiles"][0]["unit"])' "$TMP/perf.json")" \
-	"3 tid 2920 nanoseconds" "perf -> speedscope: a sampled profile per thread (3), weights in nanoseconds"
+	"3 demo tid 2920 nanoseconds" "perf -> speedscope: a sampled profile per thread (3), named after the thread, weights in nanoseconds"
+run "$FLAMEKIT" graph --format perf --output-plugin speedscope "$NAMES"
+is "$(echo "$out" | grep -o '"type":"sampled","name":"[^"]*"')" '"type":"sampled","name":"main tid 43 (pid 42)"
+"type":"sampled","name":"main tid 44 (pid 42)"
+"type":"sampled","name":"perf tid 1234 (pid 1234)"
+"type":"sampled","name":"V8_WorkerThread tid 25610 (pid 25607)"' \
+	"perf -> speedscope: each thread's profile is named comm tid T (pid P)"
 run "$FLAMEKIT" graph --format pprof --output-plugin speedscope "$CPU"
 is "$out" '{"$schema":"https://www.speedscope.app/file-format-schema.json",
 "shared":{"frames":[

@@ -27,7 +27,7 @@
  * reordering, resizing or retyping a field; changing a callback's
  * signature or meaning; changing the value of a constant; adding a field
  * to a struct that has no struct_size (struct fk_plugin_header,
- * fk_option, fk_frameref, fk_sample, fk_logged_sample), since plugins and
+ * fk_option, fk_frameref, fk_sample, fk_logged_sample, fk_attr), since plugins and
  * the engine build arrays of those or read them by sizeof.
  *
  * How the loader treats a plugin built against ABI P.p when the engine
@@ -61,12 +61,17 @@
  *        produces, e.g. perf-data piping `perf script` into perf), then
  *        input_head(); a chunk's input_start() is its offset in the
  *        input.  FK_HOST_HAS(); option types FK_OPT_PATH and FK_OPT_VALUE, with
- *        struct fk_host's value_* accessors for the latter; host->frames(),
- *        then host->sink_set_series_unit();
+ *        struct fk_host's value_* accessors for the latter; host->frames();
  *        every descriptor gains an optional check() callback, run on the
  *        options before any input is read.  FK_OPTION and the
  *        FLAMEKIT_REGISTER_* macros check types at compile time (GCC and
  *        Clang), and the loader validates option tables at load time.
+ *   1.3  sample attributes: struct fk_attr and struct fk_sample_ext (which
+ *        carries its own struct_size), pushed with host->push_ext; filters
+ *        read them with se_attr()/se_attrs(), outputs with sample_attrs(),
+ *        and sample_comm() gives a logged sample's thread name; then
+ *        sink_set_series_unit(), a unit for each series of an input that
+ *        pushes both (perf --series-by-event).
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -119,7 +124,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 2
+#define FK_ABI_MINOR 3
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -283,6 +288,33 @@ struct fk_sample {
 	const char *comm;
 	size_t comm_len;
 };
+
+/* 1.3: one attribute of a sample, a key and a value, both text of any
+ * bytes (not NUL-terminated: the lengths count).  pprof labels ("worker" =
+ * "a"), goroutine labels, anything an input knows about a sample that
+ * struct fk_sample has no field for.  A sample may carry one key several
+ * times (pprof allows it); order is kept.  Frozen: arrays of it are built
+ * by plugins and by the engine. */
+struct fk_attr {
+	const char *key;
+	size_t key_len;
+	const char *value;
+	size_t value_len;
+};
+
+/* 1.3: what a sample carries beyond struct fk_sample, handed to
+ * host->push_ext.  It starts with its own size, so a later minor appends
+ * fields here instead of to struct fk_sample (which has no struct_size):
+ * the engine reads a field only when struct_size covers it.  Fill it with
+ * FK_SAMPLE_EXT_INIT, then set what you have.  The engine copies what it
+ * keeps (interned: one copy of each distinct attribute list, not one per
+ * sample); the plugin may reuse the arrays when the call returns. */
+struct fk_sample_ext {
+	uint32_t struct_size;         /* sizeof(struct fk_sample_ext) */
+	const struct fk_attr *attrs;  /* attrs[0 .. nattrs) */
+	size_t nattrs;
+};
+#define FK_SAMPLE_EXT_INIT { (uint32_t)sizeof(struct fk_sample_ext), NULL, 0 }
 
 /* A node handle in the merged stack tree.  0 is the root (no frame). */
 typedef uint32_t fk_node_t;
@@ -545,7 +577,29 @@ struct fk_host {
 	 * output can keep per-frame data in an array. */
 	size_t (*frames)(const struct fk_profile *p);
 
-	/* --- also 1.2 (check with FK_HOST_HAS) --- */
+	/* --- appended in ABI 1.3: check with FK_HOST_HAS before use --- */
+	/* push_ext: push with attributes.  `known` FK_NODE_NONE pushes
+	 * smp's frames as push() does, and *node (when not NULL) receives the
+	 * leaf; a node push() or push_ext() returned before repeats that
+	 * stack as push_node() does (smp->frames ignored, *node untouched).
+	 * ext may be NULL (no attributes). */
+	int (*push_ext)(struct fk_sink *s, fk_node_t known, const struct fk_sample *smp,
+	                const struct fk_sample_ext *ext, fk_node_t *node);
+	/* The attributes of the sample a filter sees.  se_attr: the value of
+	 * the first attribute named key[0..key_len), NULL when it has none
+	 * (*len set otherwise).  se_attrs: all of them into *attrs, returning
+	 * the count (0 and NULL for none).  Valid inside the callback only. */
+	const char *(*se_attr)(const struct fk_sample_edit *e, const char *key, size_t key_len,
+	                       size_t *len);
+	size_t (*se_attrs)(const struct fk_sample_edit *e, const struct fk_attr **attrs);
+	/* The attributes of logged sample i (see samples), as se_attrs; and
+	 * its thread name (comm), NULL when the input gave none.  The engine
+	 * keeps one copy of each distinct list: samples with the same
+	 * attributes return the same pointer.  Valid until render returns. */
+	size_t (*sample_attrs)(const struct fk_profile *p, size_t i, const struct fk_attr **attrs);
+	const char *(*sample_comm)(const struct fk_profile *p, size_t i, size_t *len);
+
+	/* --- also 1.3 (check with FK_HOST_HAS) --- */
 	/* sink_set_unit for one series (0 .. FK_SERIES_MAX-1), for an input
 	 * that pushes every series itself (FK_SAMPLE_SERIES) in units of their
 	 * own: perf --series-by-event cpu-clock,page-faults gives ns and

@@ -102,6 +102,34 @@ SNIP
 } > "$TMP/snippet.c"
 compiles 1 "FK_OPTION(FK_OPT_STRING, ...) on a double member does not compile"
 
+# 7. ABI 1.3's attributes, as a plugin that must also run on 1.2 uses them:
+# FK_SAMPLE_EXT_INIT sets struct_size, FK_HOST_HAS guards push_ext.
+{ cat <<'SNIP'
+#include <flamekit/plugin.h>
+_Static_assert(sizeof(struct fk_attr) == 4 * sizeof(void *), "struct fk_attr is frozen");
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
+{
+	struct fk_frameref fr = { "main", 4, FK_ANNOT_NONE, NULL, 0 };
+	struct fk_attr a = { "worker", 6, "a", 1 };
+	struct fk_sample_ext ext = FK_SAMPLE_EXT_INIT;
+	struct fk_sample smp = { &fr, 1, { 1, 0 }, 0, 0, 0, 0, NULL, 0 };
+	(void)in;
+	(void)o;
+	ext.attrs = &a;
+	ext.nattrs = 1;
+	if (ext.struct_size != sizeof ext)
+		return FK_ERR_INTERNAL;
+	if (FK_HOST_HAS(h, push_ext))
+		return h->push_ext(s, FK_NODE_NONE, &smp, &ext, NULL);
+	return h->push(s, &smp, NULL);
+}
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
+FLAMEKIT_REGISTER_INPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
+ok $? "ABI 1.3: FK_SAMPLE_EXT_INIT, push_ext behind FK_HOST_HAS and a frozen struct fk_attr compile"
+
 # --- check() before any input is read ------------------------------------
 TOPDIR="$FK_BUILDDIR/tests/modules/check"
 printf 'a;b 1\n' > "$TMP/a.folded"

@@ -266,6 +266,69 @@ static void test_push_separators(void **state)
 	fk_profile_free(p);
 }
 
+/* Attributes (ABI 1.3): interned once per distinct list, kept per logged
+ * sample, carried through a merge into a profile whose table differs. */
+static void test_sample_attrs(void **state)
+{
+	struct fk_profile *p = fk_profile_new(), *q = fk_profile_new();
+	struct fk_sink s;
+	struct fk_frameref fr[1] = { { "a", 1, 0, NULL, 0 } };
+	struct fk_attr wa[2] = { { "worker", 6, "a", 1 }, { "kind", 4, "x", 1 } };
+	struct fk_attr wb[1] = { { "worker", 6, "b", 1 } };
+	struct fk_sample_ext ext = FK_SAMPLE_EXT_INIT;
+	struct fk_sample smp;
+	const struct fk_attr *a0, *a1, *a2;
+	fk_node_t node;
+	size_t len;
+
+	(void)state;
+	p->keep_samples = q->keep_samples = true;
+	memset(&smp, 0, sizeof smp);
+	smp.frames = fr;
+	smp.nframes = 1;
+	smp.weight[0] = 1;
+	fk_sink_init(&s, p, 0, 1, NULL);
+	ext.attrs = wa;
+	ext.nattrs = 2;
+	assert_int_equal(fk_sink_push_ext(&s, FK_NODE_NONE, &smp, &ext, &node), 0);
+	smp.flags = FK_SAMPLE_COMM;
+	smp.comm = "java";
+	smp.comm_len = 4;
+	assert_int_equal(fk_sink_push_ext(&s, node, &smp, &ext, NULL), 0);
+	ext.attrs = wb;
+	ext.nattrs = 1;
+	assert_int_equal(fk_sink_push_ext(&s, node, &smp, &ext, NULL), 0);
+	assert_int_equal(fk_sink_push(&s, &smp, NULL), 0);
+	fk_sink_fini(&s);
+	assert_int_equal(p->log.n, 4);
+	assert_int_equal(fk_host.sample_attrs(p, 0, &a0), 2);
+	assert_int_equal(fk_host.sample_attrs(p, 1, &a1), 2);
+	assert_ptr_equal(a0, a1); /* one copy of a list, whatever the samples */
+	assert_int_equal(fk_host.sample_attrs(p, 2, &a2), 1);
+	assert_memory_equal(a2[0].value, "b", 2);
+	assert_int_equal(fk_host.sample_attrs(p, 3, &a2), 0);
+	assert_null(a2);
+	assert_null(fk_host.sample_comm(p, 0, &len));
+	assert_string_equal(fk_host.sample_comm(p, 3, &len), "java");
+	/* q interns other strings first: the merge maps p's ids into q's */
+	ext.attrs = wb;
+	fk_sink_init(&s, q, 0, 1, NULL);
+	assert_int_equal(fk_sink_push_ext(&s, FK_NODE_NONE, &smp, &ext, NULL), 0);
+	fk_sink_fini(&s);
+	assert_int_equal(fk_profile_merge(q, p), 0);
+	assert_int_equal(q->log.n, 5);
+	assert_int_equal(fk_host.sample_attrs(q, 1, &a0), 2);
+	assert_memory_equal(a0[1].key, "kind", 5);
+	assert_memory_equal(a0[1].value, "x", 2);
+	assert_int_equal(fk_host.sample_attrs(q, 0, &a1), 1);
+	assert_int_equal(fk_host.sample_attrs(q, 3, &a2), 1);
+	assert_ptr_equal(a1, a2);
+	assert_string_equal(fk_host.sample_comm(q, 4, &len), "java");
+	assert_int_equal(len, 4);
+	fk_profile_free(p);
+	fk_profile_free(q);
+}
+
 static void test_sample_log(void **state)
 {
 	struct fk_profile *p = fk_profile_new(), *r;
@@ -549,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_writer_atomic),
 		cmocka_unit_test(test_writer_disk_full),
 		cmocka_unit_test(test_alloc_failure),
+		cmocka_unit_test(test_sample_attrs),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, NULL);
 }

@@ -251,6 +251,39 @@ static int s_len(lua_State *L)
 	return 1;
 }
 
+/* s:label(key): the value of the sample's first attribute called key
+ * (a pprof label), nil when it has none or the engine predates 1.3. */
+static int s_label(lua_State *L)
+{
+	const struct fk_host *h = state_of(L)->h;
+	struct fk_sample_edit *e = sample_check(L);
+	size_t klen, n;
+	const char *k = luaL_checklstring(L, 2, &klen), *v;
+
+	v = FK_HOST_HAS(h, se_attr) ? h->se_attr(e, k, klen, &n) : NULL;
+	if (v)
+		lua_pushlstring(L, v, n);
+	else
+		lua_pushnil(L);
+	return 1;
+}
+
+/* s.labels: a new table of the sample's attributes, key -> value (the
+ * first value of a key given twice), empty when it has none. */
+static void push_labels(lua_State *L, const struct fk_host *h, struct fk_sample_edit *e)
+{
+	const struct fk_attr *a = NULL;
+	size_t n = FK_HOST_HAS(h, se_attrs) ? h->se_attrs(e, &a) : 0;
+
+	lua_createtable(L, 0, (int)(n < 64 ? n : 64));
+	for (size_t i = n; i-- > 0;) {
+		/* backwards, so the first of a repeated key is the one kept */
+		lua_pushlstring(L, a[i].key, a[i].key_len);
+		lua_pushlstring(L, a[i].value, a[i].value_len);
+		lua_rawset(L, -3);
+	}
+}
+
 static int s_index(lua_State *L)
 {
 	const struct fk_host *h = state_of(L)->h;
@@ -296,12 +329,14 @@ static int s_index(lua_State *L)
 			lua_pushlstring(L, v, n);
 		else
 			lua_pushnil(L);
+	} else if (strcmp(k, "labels") == 0) {
+		push_labels(L, h, e);
 	} else {
 		static const struct { const char *name; lua_CFunction fn; } methods[] = {
 			{ "module", s_module }, { "kind", s_kind }, { "rename", s_rename },
 			{ "colour", s_colour }, { "color", s_colour }, { "insert", s_insert },
 			{ "remove", s_remove }, { "cut", s_cut }, { "drop", s_drop },
-			{ "find", s_find },
+			{ "find", s_find }, { "label", s_label },
 		};
 		for (size_t i = 0; i < sizeof methods / sizeof *methods; i++)
 			if (strcmp(k, methods[i].name) == 0) {
@@ -309,7 +344,8 @@ static int s_index(lua_State *L)
 				return 1;
 			}
 		return luaL_error(L, "a sample has no field '%s' (it has weight, pid, tid, comm, time, "
-		                  "module, kind, rename, colour, insert, remove, cut, drop, find)", k);
+		                  "labels, module, kind, rename, colour, insert, remove, cut, drop, find, "
+		                  "label)", k);
 	}
 	return 1;
 }

@@ -19,9 +19,12 @@
  * A sample whose values are all zero is dropped, as pprof's merge drops it.
  * Labels fill what a flamekit sample can hold: numeric "pid" and
  * "tid"/"thread_id" labels the pid and tid, a string "thread"/"thread_name"
- * label the thread name, and a numeric "timestamp"/"timestamp_ns" label
- * (nanoseconds) the time; other labels (goroutine labels) have no place in
- * a sample of ABI 1.1 and are dropped.
+ * label (or "comm", as the pprof output writes it) the thread name, and a
+ * numeric "timestamp"/"timestamp_ns" label (nanoseconds) the time.  Every other label (goroutine labels set with
+ * pprof.Do, async-profiler's) becomes a sample attribute (ABI 1.3,
+ * host->push_ext) in the profile's order: a string label's value as it is,
+ * a numeric one's as decimal text (its unit dropped).  An engine older
+ * than 1.3 gets the samples without them.
  *
  * A profile is one message, so the whole input is read into memory first.
  */
@@ -87,6 +90,11 @@ struct ctx {
 	struct seen *cache;
 	size_t cache_mask, cache_used;
 	int all, addresses;
+	/* a sample's other labels as attributes; nums[i] holds label i's
+	 * number as text (cap_attrs of each) */
+	struct fk_attr *attrs;
+	char (*nums)[24];
+	size_t cap_attrs;
 };
 
 static int cmp_idx(const void *a, const void *b)
@@ -235,15 +243,19 @@ static int check_refs(struct ctx *c)
 	return 0;
 }
 
-/* Labels into the sample's pid, tid, thread name and time. */
-static void apply_labels(const fk_pprof_profile *p, const Perftools__Profiles__Sample *s,
-                         struct fk_sample *smp)
+/* Labels into the sample's pid, tid, thread name and time; the others
+ * into c->attrs (*nattrs of them). */
+static void apply_labels(struct ctx *c, const Perftools__Profiles__Sample *s,
+                         struct fk_sample *smp, size_t *nattrs)
 {
+	const fk_pprof_profile *p = c->pf;
+
+	*nattrs = 0;
 	for (size_t k = 0; k < s->n_label; k++) {
 		const Perftools__Profiles__Label *lb = s->label[k];
 		const char *key = p->string_table[lb->key], *sv = p->string_table[lb->str];
 		if (lb->str > 0 && (!strcmp(key, "thread") || !strcmp(key, "thread_name") ||
-		                    !strcmp(key, "thread name"))) {
+		                    !strcmp(key, "thread name") || !strcmp(key, "comm"))) {
 			smp->comm = sv;
 			smp->comm_len = strlen(sv);
 			smp->flags |= FK_SAMPLE_COMM;
@@ -257,8 +269,56 @@ static void apply_labels(const fk_pprof_profile *p, const Perftools__Profiles__S
 		} else if (lb->str == 0 && (!strcmp(key, "timestamp") || !strcmp(key, "timestamp_ns"))) {
 			smp->time_ns = lb->num;
 			smp->flags |= FK_SAMPLE_TIME;
+		} else if (c->attrs) {
+			struct fk_attr *a = &c->attrs[(*nattrs)++];
+			a->key = key;
+			a->key_len = strlen(key);
+			if (lb->str > 0) {
+				a->value = sv;
+			} else {
+				snprintf(c->nums[k], sizeof c->nums[k], "%" PRId64, lb->num);
+				a->value = c->nums[k];
+			}
+			a->value_len = strlen(a->value);
 		}
 	}
+}
+
+/* Room for the labels of the sample with the most, when the engine takes
+ * attributes. */
+static int attr_space(struct ctx *c)
+{
+	size_t most = 0;
+
+	if (!FK_HOST_HAS(c->h, push_ext))
+		return 0;
+	for (size_t i = 0; i < c->pf->n_sample; i++)
+		if (c->pf->sample[i]->n_label > most)
+			most = c->pf->sample[i]->n_label;
+	if (most == 0)
+		return 0;
+	c->attrs = c->h->alloc(most * sizeof *c->attrs);
+	c->nums = c->h->alloc(most * sizeof *c->nums);
+	if (!c->attrs || !c->nums)
+		return FK_ERR_NOMEM;
+	c->cap_attrs = most;
+	return 0;
+}
+
+/* Push one sample, by its cached node when known, with its attributes
+ * when there are any. */
+static int push_one(struct ctx *c, struct fk_sink *sink, const struct fk_sample *smp,
+                    size_t nattrs, fk_node_t known, fk_node_t *node)
+{
+	if (nattrs) {
+		struct fk_sample_ext ext = FK_SAMPLE_EXT_INIT;
+		ext.attrs = c->attrs;
+		ext.nattrs = nattrs;
+		return c->h->push_ext(sink, known, smp, &ext, node);
+	}
+	if (known != FK_NODE_NONE)
+		return c->h->push_node(sink, known, smp);
+	return c->h->push(sink, smp, node);
 }
 
 /* The frame of a location without lines: as go tool pprof -traces names
@@ -445,12 +505,14 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 		c->cache_mask = cap - 1;
 	}
 
+	if (attr_space(c) < 0)
+		return FK_ERR_NOMEM;
 	for (size_t i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		struct fk_sample smp;
 		struct seen *e;
 		fk_node_t node = FK_NODE_NONE;
-		size_t n, nz = 0;
+		size_t n, nz = 0, nattrs;
 		int rc;
 
 		/* pprof drops a sample whose values are all zero (its merge does,
@@ -461,11 +523,11 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 			continue;
 		memset(&smp, 0, sizeof smp);
 		smp.weight[0] = (double)s->value[vi];
-		apply_labels(p, s, &smp);
+		apply_labels(c, s, &smp, &nattrs);
 		/* a stack seen before is pushed by its node: no names to intern */
 		e = c->cache ? cache_slot(c, i) : NULL;
 		if (e && e->smp) {
-			if ((rc = c->h->push_node(sink, e->node, &smp)) < 0)
+			if ((rc = push_one(c, sink, &smp, nattrs, e->node, NULL)) < 0)
 				return rc;
 			continue;
 		}
@@ -473,7 +535,7 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 			return rc;
 		smp.frames = c->refs;
 		smp.nframes = n;
-		if ((rc = c->h->push(sink, &smp, &node)) < 0)
+		if ((rc = push_one(c, sink, &smp, nattrs, FK_NODE_NONE, &node)) < 0)
 			return rc;
 		/* keep the table at most half full */
 		if (e && node != FK_NODE_NONE && c->cache_used < (c->cache_mask + 1) / 2) {
@@ -549,6 +611,8 @@ out:
 	h->free(c.addrs);
 	h->free(c.refs);
 	h->free(c.cache);
+	h->free(c.attrs);
+	h->free(c.nums);
 	return rc;
 }
 

@@ -1,6 +1,6 @@
-# v8: Chrome and Node .cpuprofile JSON, parsed with cJSON.
+# v8: Chrome and Node .cpuprofile JSON, streamed through yajl.
 pkglib_LTLIBRARIES += plugins/input-v8.la
-plugins_input_v8_la_SOURCES = plugins/input/v8/v8.c
-plugins_input_v8_la_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+plugins_input_v8_la_SOURCES = plugins/input/v8/v8.c plugins/input/v8/json.c plugins/input/v8/v8.h
+plugins_input_v8_la_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 plugins_input_v8_la_LDFLAGS = $(PLUGIN_LDFLAGS)
-plugins_input_v8_la_LIBADD = $(CJSON_LIBS) $(LIBM)
+plugins_input_v8_la_LIBADD = $(YAJL_LIBS) $(LIBM)

@@ -16,14 +16,12 @@
  * name their parent ("parent", as Chrome's trace events do) instead of
  * their children.
  *
- * The JSON library is cJSON (Debian's libcjson-dev): of the C libraries
- * Debian 12 packages (it has no yyjson; simdjson is C++), it parsed a
- * 109 MB .cpuprofile (300,000 nodes, 4 million samples) in 1.6 s, against
- * 3.4 s for json-c and 4.5 s for jansson, with 1.1 GB resident (jansson
- * 0.93 GB, json-c 1.4 GB); measured on this project's build machine, see
- * doc/pending-interop.md.  Its nesting limit (1,000) keeps hostile input
- * from exhausting the stack.  cJSON allocates with malloc: its hooks are
- * process-wide, so this plugin leaves them alone.
+ * The JSON is streamed through yajl (Debian's libyajl-dev, json.c), which
+ * keeps only the node table and the sample arrays: the document-tree
+ * libraries Debian 12 has (cJSON, json-c, jansson) hold the whole file as
+ * a tree, 1.2 GB for a 109 MB profile, and yajl parses it faster too
+ * (doc/BENCHMARKS.md has the figures).  This file turns the nodes into
+ * stacks and pushes the samples.
  */
 #define _GNU_SOURCE /* memmem */
 #include <inttypes.h>
@@ -32,18 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
-#include <flamekit/plugin.h>
-
-struct node {
-	double id;
-	size_t parent;        /* index, or SIZE_MAX for none */
-	size_t name_off, name_len;
-	int is_root;          /* the "(root)" node: not a frame */
-	fk_node_t leaf;       /* cached push result, FK_NODE_NONE until known */
-	double hits;
-};
+#include "v8.h"
 
 struct idx {
 	double id;
@@ -53,16 +40,13 @@ struct idx {
 struct ctx {
 	const struct fk_host *h;
 	struct fk_input *in;
-	struct node *v;
-	size_t n;
+	struct v8_prof p;
 	struct idx *ids;
-	char *text;
-	size_t tlen, tcap;
+	size_t *dense;        /* dense[id] = index + 1 (0: none) when ids are small */
+	size_t ndense;
 	struct fk_frameref *refs;
 	size_t cap_refs;
 };
-
-#define NONE ((size_t)-1)
 
 static int cmp_idx(const void *a, const void *b)
 {
@@ -70,11 +54,16 @@ static int cmp_idx(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The index of the node called id (V8_NONE for none; NAN is never found). */
 static size_t find(const struct ctx *c, double id)
 {
 	struct idx key = { id, 0 };
-	const struct idx *r = bsearch(&key, c->ids, c->n, sizeof *c->ids, cmp_idx);
-	return r ? r->i : NONE;
+	const struct idx *r;
+
+	if (c->dense) /* V8 numbers its nodes 1..n: a table, not a search */
+		return id >= 0 && id < (double)c->ndense && id == floor(id) ? c->dense[(size_t)id] - 1 : V8_NONE;
+	r = id == id ? bsearch(&key, c->ids, c->p.n, sizeof *c->ids, cmp_idx) : NULL;
+	return r ? r->i : V8_NONE;
 }
 
 static int bad(struct ctx *c, const char *fmt, const char *what, double num)
@@ -82,112 +71,53 @@ static int bad(struct ctx *c, const char *fmt, const char *what, double num)
 	return c->h->input_error(c->in, 0, fmt, what, num);
 }
 
-static int add_text(struct ctx *c, const char *s, size_t n)
+/* Ids sorted for find, then every node's parent from its own "parent" or
+ * its parent's "children". */
+static int link_nodes(struct ctx *c)
 {
-	if (c->tlen + n > c->tcap) {
-		size_t nc = c->tcap ? c->tcap : 65536;
-		char *nt;
-		while (nc < c->tlen + n)
-			nc *= 2;
-		nt = c->h->realloc(c->text, nc);
-		if (!nt)
-			return FK_ERR_NOMEM;
-		c->text = nt;
-		c->tcap = nc;
-	}
-	memcpy(c->text + c->tlen, s, n);
-	c->tlen += n;
-	return 0;
-}
+	struct v8_node *v = c->p.v;
+	size_t n = c->p.n;
 
-static const char *str_member(const cJSON *o, const char *key)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(m) ? m->valuestring : NULL;
-}
-
-/* Node k's frame name, "FUNCTION URL:LINE", into the text buffer. */
-static int node_name(struct ctx *c, size_t k, const cJSON *cf)
-{
-	const char *fn = str_member(cf, "functionName"), *url = str_member(cf, "url");
-	const cJSON *ln = cJSON_GetObjectItemCaseSensitive(cf, "lineNumber");
-	size_t off = c->tlen;
-	int rc;
-
-	if (!fn || !url)
-		return bad(c, "not a V8 profile: node %s%.0f has a callFrame without functionName or url",
-		           "", c->v[k].id);
-	c->v[k].is_root = strcmp(fn, "(root)") == 0 && !*url;
-	rc = add_text(c, *fn ? fn : "(anonymous)", *fn ? strlen(fn) : 11);
-	if (rc == 0 && *url) {
-		char num[32] = "";
-		if (cJSON_IsNumber(ln) && ln->valuedouble >= 0 && ln->valuedouble < 1e15)
-			snprintf(num, sizeof num, ":%.0f", ln->valuedouble + 1);
-		rc = add_text(c, " ", 1);
-		if (rc == 0)
-			rc = add_text(c, url, strlen(url));
-		if (rc == 0)
-			rc = add_text(c, num, strlen(num));
-	}
-	c->v[k].name_off = off;
-	c->v[k].name_len = c->tlen - off;
-	return rc;
-}
-
-/* Read "nodes": ids, names, then parents from children (or parent). */
-static int read_nodes(struct ctx *c, const cJSON *nodes)
-{
-	const cJSON *nd;
-	size_t k = 0;
-	int rc;
-
-	c->n = (size_t)cJSON_GetArraySize(nodes);
-	c->v = c->h->alloc((c->n ? c->n : 1) * sizeof *c->v);
-	c->ids = c->h->alloc((c->n ? c->n : 1) * sizeof *c->ids);
-	if (!c->v || !c->ids)
+	if (!(c->ids = c->h->alloc((n ? n : 1) * sizeof *c->ids)))
 		return FK_ERR_NOMEM;
-	cJSON_ArrayForEach(nd, nodes) {
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(nd, "id");
-		const cJSON *cf = cJSON_GetObjectItemCaseSensitive(nd, "callFrame");
-		const cJSON *hc = cJSON_GetObjectItemCaseSensitive(nd, "hitCount");
-		if (!cJSON_IsNumber(id) || !cJSON_IsObject(cf))
-			return bad(c, "not a V8 profile: node %s%.0f of \"nodes\" has no numeric id or no callFrame",
-			           "number ", (double)k + 1);
-		c->v[k].id = id->valuedouble;
-		c->v[k].parent = NONE;
-		c->v[k].leaf = FK_NODE_NONE;
-		c->v[k].hits = cJSON_IsNumber(hc) ? hc->valuedouble : 0;
-		c->ids[k].id = id->valuedouble;
+	for (size_t k = 0; k < n; k++) {
+		c->ids[k].id = v[k].id;
 		c->ids[k].i = k;
-		if ((rc = node_name(c, k, cf)) < 0)
-			return rc;
-		k++;
 	}
-	qsort(c->ids, c->n, sizeof *c->ids, cmp_idx);
-	for (size_t i = 1; i < c->n; i++)
+	qsort(c->ids, n, sizeof *c->ids, cmp_idx);
+	for (size_t i = 1; i < n; i++)
 		if (c->ids[i].id == c->ids[i - 1].id)
 			return bad(c, "not a V8 profile: node id %s%.0f is used twice", "", c->ids[i].id);
-	k = 0;
-	cJSON_ArrayForEach(nd, nodes) {
-		const cJSON *kids = cJSON_GetObjectItemCaseSensitive(nd, "children"), *kid;
-		const cJSON *par = cJSON_GetObjectItemCaseSensitive(nd, "parent");
-		if (cJSON_IsNumber(par)) {
-			size_t p = find(c, par->valuedouble);
-			if (p == NONE)
-				return bad(c, "not a V8 profile: node %s%.0f names a parent that is not a node", "", c->v[k].id);
-			c->v[k].parent = p;
+	if (n > 0 && c->ids[0].id >= 0 && c->ids[n - 1].id < 2.0 * (double)n + 16 &&
+	    (c->dense = c->h->alloc(((size_t)c->ids[n - 1].id + 1) * sizeof *c->dense)) != NULL) {
+		size_t nd = (size_t)c->ids[n - 1].id + 1;
+		int whole = 1;
+		memset(c->dense, 0, nd * sizeof *c->dense);
+		for (size_t i = 0; i < n && whole; i++) {
+			whole = c->ids[i].id == floor(c->ids[i].id);
+			c->dense[(size_t)c->ids[i].id] = c->ids[i].i + 1;
 		}
-		if (!cJSON_IsArray(kids))
-			kids = NULL;
-		cJSON_ArrayForEach(kid, kids) {
-			size_t ch = cJSON_IsNumber(kid) ? find(c, kid->valuedouble) : NONE;
-			if (ch == NONE)
-				return bad(c, "not a V8 profile: node %s%.0f has a child that is not a node", "", c->v[k].id);
-			if (c->v[ch].parent != NONE && c->v[ch].parent != k)
-				return bad(c, "not a V8 profile: node %s%.0f has two parents", "", c->v[ch].id);
-			c->v[ch].parent = k;
+		c->ndense = nd;
+		if (!whole) { /* fractional ids: search instead */
+			c->h->free(c->dense);
+			c->dense = NULL;
 		}
-		k++;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (v[k].parent_id == v[k].parent_id) {
+			size_t p = find(c, v[k].parent_id);
+			if (p == V8_NONE)
+				return bad(c, "not a V8 profile: node %s%.0f names a parent that is not a node", "", v[k].id);
+			v[k].parent = p;
+		}
+		for (size_t j = v[k].kid_start; j < v[k].kid_end; j++) {
+			size_t ch = find(c, c->p.kids[j]);
+			if (ch == V8_NONE)
+				return bad(c, "not a V8 profile: node %s%.0f has a child that is not a node", "", v[k].id);
+			if (v[ch].parent != V8_NONE && v[ch].parent != k)
+				return bad(c, "not a V8 profile: node %s%.0f has two parents", "", v[ch].id);
+			v[ch].parent = k;
+		}
 	}
 	return 0;
 }
@@ -195,14 +125,15 @@ static int read_nodes(struct ctx *c, const cJSON *nodes)
 /* Node k's stack, root first, into c->refs. */
 static int stack_of(struct ctx *c, size_t k, size_t *n)
 {
+	const struct v8_node *v = c->p.v;
 	size_t m = 0, steps = 0;
 
 	/* steps, not m, bounds the walk: a "(root)" node adds no frame, so
 	   a cycle through one would never make m grow */
-	for (size_t j = k; j != NONE; j = c->v[j].parent) {
-		if (++steps > c->n)
-			return bad(c, "not a V8 profile: the parents of node %s%.0f form a cycle", "", c->v[k].id);
-		m += !c->v[j].is_root;
+	for (size_t j = k; j != V8_NONE; j = v[j].parent) {
+		if (++steps > c->p.n)
+			return bad(c, "not a V8 profile: the parents of node %s%.0f form a cycle", "", v[k].id);
+		m += !v[j].is_root;
 	}
 	if (m > c->cap_refs) {
 		struct fk_frameref *r = c->h->realloc(c->refs, m * sizeof *r);
@@ -212,14 +143,14 @@ static int stack_of(struct ctx *c, size_t k, size_t *n)
 		c->cap_refs = m;
 	}
 	*n = m;
-	for (size_t j = k; j != NONE; j = c->v[j].parent) {
+	for (size_t j = k; j != V8_NONE; j = v[j].parent) {
 		struct fk_frameref *r;
-		if (c->v[j].is_root)
+		if (v[j].is_root)
 			continue;
 		r = &c->refs[--m];
 		memset(r, 0, sizeof *r);
-		r->name = c->text + c->v[j].name_off;
-		r->len = c->v[j].name_len;
+		r->name = c->p.text + v[j].name_off;
+		r->len = v[j].name_len;
 	}
 	return 0;
 }
@@ -237,138 +168,64 @@ static int push(struct ctx *c, struct fk_sink *sink, size_t k, double w, int tim
 		smp.flags = FK_SAMPLE_TIME;
 		smp.time_ns = (int64_t)llround(t_us * 1000);
 	}
-	if (c->v[k].leaf != FK_NODE_NONE)
-		return c->h->push_node(sink, c->v[k].leaf, &smp);
+	if (c->p.v[k].leaf != FK_NODE_NONE)
+		return c->h->push_node(sink, c->p.v[k].leaf, &smp);
 	if ((rc = stack_of(c, k, &n)) < 0)
 		return rc;
 	smp.frames = c->refs;
 	smp.nframes = n;
-	return c->h->push(sink, &smp, &c->v[k].leaf);
+	return c->h->push(sink, &smp, &c->p.v[k].leaf);
 }
 
-static int read_samples(struct ctx *c, struct fk_sink *sink, const cJSON *root)
+static int read_samples(struct ctx *c, struct fk_sink *sink)
 {
-	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(root, "samples");
-	const cJSON *deltas = cJSON_GetObjectItemCaseSensitive(root, "timeDeltas");
-	const cJSON *start = cJSON_GetObjectItemCaseSensitive(root, "startTime");
-	const cJSON *s, *d;
-	double t = cJSON_IsNumber(start) ? start->valuedouble : 0;
-	size_t i = 0;
+	const struct v8_prof *p = &c->p;
+	double t = p->start;
 	int timed, rc;
 
-	if (!cJSON_IsArray(samples)) {
+	if (!p->has_samples) {
 		/* no sample list: each node's hitCount, without times */
-		for (size_t k = 0; k < c->n; k++)
-			if (c->v[k].hits > 0 && (rc = push(c, sink, k, c->v[k].hits, 0, 0)) < 0)
+		for (size_t k = 0; k < p->n; k++)
+			if (p->v[k].hits > 0 && (rc = push(c, sink, k, p->v[k].hits, 0, 0)) < 0)
 				return rc;
 		return 0;
 	}
-	timed = cJSON_IsArray(deltas) && cJSON_GetArraySize(deltas) == cJSON_GetArraySize(samples);
-	d = timed ? deltas->child : NULL;
-	cJSON_ArrayForEach(s, samples) {
-		size_t k = cJSON_IsNumber(s) ? find(c, s->valuedouble) : NONE;
-		i++;
-		if (k == NONE)
-			return bad(c, "not a V8 profile: sample %s%.0f is not the id of a node", "number ", (double)i);
+	timed = p->has_deltas && p->ndeltas == p->nsamples;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		size_t k = find(c, p->samples[i]);
+		if (k == V8_NONE)
+			return bad(c, "not a V8 profile: sample %s%.0f is not the id of a node", "number ", (double)i + 1);
 		if (timed) {
-			if (!cJSON_IsNumber(d))
-				return bad(c, "not a V8 profile: time delta %s%.0f is not a number", "number ", (double)i);
-			t += d->valuedouble;
-			d = d->next;
+			if (p->deltas[i] != p->deltas[i])
+				return bad(c, "not a V8 profile: time delta %s%.0f is not a number", "number ", (double)i + 1);
+			t += p->deltas[i];
 		}
 		if ((rc = push(c, sink, k, 1, timed, t)) < 0)
 			return rc;
 	}
-	if (cJSON_IsArray(deltas) && !timed)
-		c->h->log(FK_LOG_WARN, "%s: \"timeDeltas\" has %d entries for %d samples; samples have no times",
-		          c->h->input_name(c->in), cJSON_GetArraySize(deltas), cJSON_GetArraySize(samples));
+	if (p->has_deltas && !timed)
+		c->h->log(FK_LOG_WARN, "%s: \"timeDeltas\" has %zu entries for %zu samples; samples have no times",
+		          c->h->input_name(c->in), p->ndeltas, p->nsamples);
 	return 0;
-}
-
-/* The whole input: JSON is parsed in one piece. */
-static int slurp(const struct fk_host *h, struct fk_input *in, char **out, size_t *outlen)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t r;
-
-	for (;;) {
-		if (cap - len < 65536) {
-			size_t nc = cap ? cap * 2 : 262144;
-			char *nb = h->realloc(buf, nc);
-			if (!nb) {
-				h->free(buf);
-				return FK_ERR_NOMEM;
-			}
-			buf = nb;
-			cap = nc;
-		}
-		r = h->read(in, buf + len, cap - len);
-		if (r < 0) {
-			h->free(buf);
-			return (int)r;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	*out = buf;
-	*outlen = len;
-	return 0;
-}
-
-/* Line and column of byte `off` of buf, for JSON syntax errors. */
-static void where(const char *buf, size_t off, uint64_t *line, uint64_t *col)
-{
-	const char *nl;
-	*line = 1;
-	*col = off + 1;
-	for (const char *p = buf; (nl = memchr(p, '\n', off - (size_t)(p - buf))) != NULL; p = nl + 1) {
-		(*line)++;
-		*col = off - (size_t)(nl + 1 - buf) + 1;
-	}
 }
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct ctx c = { .h = h, .in = in };
-	cJSON *root = NULL;
-	const cJSON *nodes;
-	char *buf = NULL;
-	size_t len = 0;
 	int rc;
 
 	(void)op;
-	if ((rc = slurp(h, in, &buf, &len)) < 0)
-		goto out;
-	root = cJSON_ParseWithLength(buf, len);
-	if (!root) {
-		const char *e = cJSON_GetErrorPtr();
-		uint64_t line = 0, col = 0;
-		if (e && e >= buf && e <= buf + len)
-			where(buf, (size_t)(e - buf), &line, &col);
-		rc = len == 0 ? h->input_error(in, 0, "not a V8 profile: the input is empty") :
-		     h->input_error(in, line, "not a V8 profile: the JSON does not parse (column %" PRIu64
-		                    ": truncated, malformed, nested over 1000 deep or out of memory)", col);
-		goto out;
-	}
-	nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
-	if (!cJSON_IsArray(nodes)) {
-		rc = h->input_error(in, 0, "not a V8 profile: no \"nodes\" array at the top level");
-		goto out;
-	}
-	if ((rc = read_nodes(&c, nodes)) < 0 || (rc = read_samples(&c, sink, root)) < 0)
+	if ((rc = v8_read(h, in, &c.p)) < 0 || (rc = link_nodes(&c)) < 0 ||
+	    (rc = read_samples(&c, sink)) < 0)
 		goto out;
 	if (h->sink_set_unit)
 		h->sink_set_unit(sink, "samples");
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, 0, "out of memory");
-	cJSON_Delete(root);
-	h->free(buf);
-	h->free(c.v);
+	v8_prof_free(h, &c.p);
 	h->free(c.ids);
-	h->free(c.text);
+	h->free(c.dense);
 	h->free(c.refs);
 	return rc;
 }

@@ -8,9 +8,12 @@
  * cpu/nanoseconds, offcpu/microseconds, space/bytes, ...).  When the inputs
  * gave timed or per-thread samples, each becomes a pprof sample with
  * numeric labels "pid", "tid" and "timestamp_ns" (what the pprof input
- * plugin reads back), and time_nanos/duration_nanos span them; otherwise
- * each stack is one sample with its total.  Weights are rounded to integers
- * (pprof's values are int64).
+ * plugin reads back), a string label "comm" with its thread name, and a
+ * string label for each of its attributes (ABI 1.3: a pprof input's
+ * goroutine labels come back as they were, numeric ones as text); and
+ * time_nanos/duration_nanos span them.  Otherwise each stack is one sample
+ * with its total.  Weights are rounded to integers (pprof's values are
+ * int64).
  *
  * Memory stays with the distinct frames: the functions, locations and
  * strings are one message, and the samples follow in batches, each packed
@@ -73,6 +76,17 @@ static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	}
 }
 
+/* The strings of the samples' labels (attribute keys and values, thread
+ * names), each once, NUL-terminated copies, numbered from `base` in the
+ * string table after the frames.  Found by content: an open-addressing
+ * table of index + 1. */
+struct labstr {
+	char **v;
+	size_t n, cap;
+	size_t *slots, mask;
+	size_t base;
+};
+
 /* Everything about the profile but its samples. */
 struct head {
 	fk_pprof_profile pf;
@@ -85,10 +99,91 @@ struct head {
 	Perftools__Profiles__Line *ln, **lnp;
 	char **strs;
 	char *arena;                   /* frame names, NUL-terminated */
+	struct labstr lab;             /* label strings, after the frames */
 	char name2[FK_SERIES_MAX][64];
 };
 
-enum { S_EMPTY, S_PID, S_TID, S_TIME, S_NS, S_FIXED };
+enum { S_EMPTY, S_PID, S_TID, S_TIME, S_NS, S_COMM, S_FIXED };
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The string-table index of s[0..n), added when new (add); -1 when out of
+ * memory or (not add) unknown. */
+static int64_t labstr_find(const struct fk_host *h, struct labstr *t, const char *s, size_t n,
+                           int add)
+{
+	size_t j, k;
+
+	if (t->mask == 0 || (add && (t->n + 1) * 2 > t->mask + 1)) {
+		size_t nm = t->mask ? t->mask * 2 + 1 : 255;
+		size_t *ns = h->alloc((nm + 1) * sizeof *ns);
+		if (!ns)
+			return -1;
+		memset(ns, 0, (nm + 1) * sizeof *ns);
+		for (size_t i = 0; i < t->n; i++) {
+			for (j = hash_bytes(t->v[i], strlen(t->v[i])) & nm; ns[j]; j = (j + 1) & nm)
+				;
+			ns[j] = i + 1;
+		}
+		h->free(t->slots);
+		t->slots = ns;
+		t->mask = nm;
+	}
+	for (j = hash_bytes(s, n) & t->mask; (k = t->slots[j]) != 0; j = (j + 1) & t->mask)
+		if (strncmp(t->v[k - 1], s, n) == 0 && t->v[k - 1][n] == '\0')
+			return (int64_t)(t->base + k - 1);
+	if (!add)
+		return -1;
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 64;
+		char **nv = h->realloc(t->v, nc * sizeof *nv);
+		if (!nv)
+			return -1;
+		t->v = nv;
+		t->cap = nc;
+	}
+	if (!(t->v[t->n] = h->alloc(n + 1)))
+		return -1;
+	/* a NUL inside would cut the string: protobuf-c's are C strings */
+	memcpy(t->v[t->n], s, n);
+	t->v[t->n][n] = '\0';
+	t->slots[j] = ++t->n;
+	return (int64_t)(t->base + t->n - 1);
+}
+
+static void labstr_free(const struct fk_host *h, struct labstr *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		h->free(t->v[i]);
+	h->free(t->v);
+	h->free(t->slots);
+}
+
+/* Every label string of the logged samples into t (an engine before 1.3
+ * keeps no attributes: nothing to do). */
+static int collect_labels(const struct fk_host *h, const struct fk_profile *p, struct labstr *t)
+{
+	if (!FK_HOST_HAS(h, sample_attrs) || !FK_HOST_HAS(h, sample_comm))
+		return 0;
+	for (size_t i = 0, ns = h->samples(p); i < ns; i++) {
+		const struct fk_attr *a;
+		size_t na = h->sample_attrs(p, i, &a), len;
+		const char *comm = h->sample_comm(p, i, &len);
+		if (comm && labstr_find(h, t, comm, len, 1) < 0)
+			return FK_ERR_NOMEM;
+		for (size_t k = 0; k < na; k++)
+			if (labstr_find(h, t, a[k].key, a[k].key_len, 1) < 0 ||
+			    labstr_find(h, t, a[k].value, a[k].value_len, 1) < 0)
+				return FK_ERR_NOMEM;
+	}
+	return 0;
+}
 
 static int build_head(const struct fk_host *h, const struct fk_profile *p, struct head *hd)
 {
@@ -116,7 +211,10 @@ static int build_head(const struct fk_host *h, const struct fk_profile *p, struc
 		if (!hd->loc[f])
 			hd->loc[f] = (uint32_t)++used;
 	}
-	nstr = S_FIXED + 2 * hd->nseries + used;
+	hd->lab.base = S_FIXED + 2 * hd->nseries + used;
+	if (collect_labels(h, p, &hd->lab) < 0)
+		return FK_ERR_NOMEM;
+	nstr = hd->lab.base + hd->lab.n;
 	hd->strs = h->alloc(nstr * sizeof *hd->strs);
 	hd->fn = h->alloc((used ? used : 1) * sizeof *hd->fn);
 	hd->fnp = h->alloc((used ? used : 1) * sizeof *hd->fnp);
@@ -131,6 +229,9 @@ static int build_head(const struct fk_host *h, const struct fk_profile *p, struc
 	hd->strs[S_TID] = (char *)"tid";
 	hd->strs[S_TIME] = (char *)"timestamp_ns";
 	hd->strs[S_NS] = (char *)"nanoseconds";
+	hd->strs[S_COMM] = (char *)"comm";
+	for (size_t i = 0; i < hd->lab.n; i++)
+		hd->strs[hd->lab.base + i] = hd->lab.v[i];
 	for (size_t i = 0; i < hd->nseries; i++) {
 		const char *t, *u;
 		fk_pprof_unit_out(h->series_unit(p, hd->series[i]), &t, &u);
@@ -199,15 +300,18 @@ static void free_head(const struct fk_host *h, struct head *hd)
 	h->free(hd->lcp);
 	h->free(hd->ln);
 	h->free(hd->lnp);
+	labstr_free(h, &hd->lab);
 }
 
 /* Batches of samples, each packed as a Profile holding only them. */
 struct batch {
 	pb_sample smp[BATCH], *smpp[BATCH];
-	pb_label lab[BATCH][3], *labp[BATCH][3];
 	int64_t val[BATCH][FK_SERIES_MAX];
 	uint64_t *ids;     /* location ids of all the batch's samples */
 	size_t nids, capids, n;
+	pb_label *labs;    /* labels of all the batch's samples */
+	pb_label **labps;  /* pointers to them, set at flush */
+	size_t nlabs, caplabs;
 };
 
 static int64_t to_int(double v)
@@ -228,22 +332,94 @@ static void flush(struct batch *b, struct gzout *g)
 
 	if (b->n == 0)
 		return;
-	for (size_t i = 0; i < b->n; i++) {
-		/* ids were appended while the array could move: point now */
+	for (size_t i = 0, lat = 0; i < b->n; i++) {
+		/* ids and labels were appended while the arrays could move:
+		 * point now */
 		b->smp[i].location_id = b->ids + at;
 		at += b->smp[i].n_location_id;
+		b->smp[i].label = b->labps + lat;
+		for (size_t k = 0; k < b->smp[i].n_label; k++, lat++)
+			b->labps[lat] = &b->labs[lat];
 	}
 	perftools__profiles__profile__init(&part);
 	part.n_sample = b->n;
 	part.sample = b->smpp;
 	perftools__profiles__profile__pack_to_buffer(&part, &g->base);
-	b->n = b->nids = 0;
+	b->n = b->nids = b->nlabs = 0;
 }
 
-/* Add one sample: the stack of `leaf`, weights w, labels from ls (or NULL). */
+/* A new label of the batch's current sample, NULL when out of memory. */
+static pb_label *new_label(const struct fk_host *h, struct batch *b)
+{
+	pb_label *l;
+
+	if (b->nlabs == b->caplabs) {
+		size_t nc = b->caplabs ? b->caplabs * 2 : 4 * BATCH;
+		pb_label *nl = h->realloc(b->labs, nc * sizeof *nl);
+		pb_label **np;
+		if (!nl)
+			return NULL;
+		b->labs = nl;
+		if (!(np = h->realloc(b->labps, nc * sizeof *np)))
+			return NULL;
+		b->labps = np;
+		b->caplabs = nc;
+	}
+	l = &b->labs[b->nlabs++];
+	perftools__profiles__label__init(l);
+	return l;
+}
+
+/* Logged sample i's labels: pid, tid, time, thread name, attributes. */
+static int add_labels(const struct fk_host *h, const struct fk_profile *p, const struct head *hd,
+                      struct batch *b, size_t i, size_t *nl)
+{
+	static const struct { unsigned flag; int key; } keys[] = {
+		{ FK_SAMPLE_PID, S_PID }, { FK_SAMPLE_TID, S_TID }, { FK_SAMPLE_TIME, S_TIME },
+	};
+	const struct fk_logged_sample *ls = h->sample(p, i);
+	struct labstr *t = (struct labstr *)&hd->lab;
+	const struct fk_attr *a = NULL;
+	const char *comm = NULL;
+	size_t na = 0, len = 0;
+	pb_label *l;
+
+	for (size_t k = 0; k < 3; k++) {
+		if (!(ls->flags & keys[k].flag))
+			continue;
+		if (!(l = new_label(h, b)))
+			return FK_ERR_NOMEM;
+		l->key = keys[k].key;
+		l->num = keys[k].key == S_PID ? ls->pid : keys[k].key == S_TID ? ls->tid : ls->time_ns;
+		if (keys[k].key == S_TIME)
+			l->num_unit = S_NS;
+		++*nl;
+	}
+	if (FK_HOST_HAS(h, sample_attrs) && FK_HOST_HAS(h, sample_comm)) {
+		comm = h->sample_comm(p, i, &len);
+		na = h->sample_attrs(p, i, &a);
+	}
+	if (comm) {
+		if (!(l = new_label(h, b)))
+			return FK_ERR_NOMEM;
+		l->key = S_COMM;
+		l->str = labstr_find(h, t, comm, len, 0);
+		++*nl;
+	}
+	for (size_t k = 0; k < na; k++) {
+		if (!(l = new_label(h, b)))
+			return FK_ERR_NOMEM;
+		l->key = labstr_find(h, t, a[k].key, a[k].key_len, 0);
+		l->str = labstr_find(h, t, a[k].value, a[k].value_len, 0);
+		++*nl;
+	}
+	return 0;
+}
+
+/* Add one sample: the stack of `leaf`, weights w, labels from logged
+ * sample `li` (or none when li is (size_t)-1). */
 static int add(const struct fk_host *h, const struct fk_profile *p, const struct head *hd,
-               struct batch *b, struct gzout *g, fk_node_t leaf, const double *w,
-               const struct fk_logged_sample *ls)
+               struct batch *b, struct gzout *g, fk_node_t leaf, const double *w, size_t li)
 {
 	size_t depth = h->node_depth(p, leaf), k = b->n, nl = 0;
 	pb_sample *s = &b->smp[k];
@@ -268,24 +444,9 @@ static int add(const struct fk_host *h, const struct fk_profile *p, const struct
 		b->val[k][i] = to_int(w[hd->series[i]]);
 	s->n_value = hd->nseries;
 	s->value = b->val[k];
-	if (ls) {
-		static const struct { unsigned flag; int key; } keys[] = {
-			{ FK_SAMPLE_PID, S_PID }, { FK_SAMPLE_TID, S_TID }, { FK_SAMPLE_TIME, S_TIME },
-		};
-		for (size_t i = 0; i < 3; i++) {
-			pb_label *l = &b->lab[k][nl];
-			if (!(ls->flags & keys[i].flag))
-				continue;
-			perftools__profiles__label__init(l);
-			l->key = keys[i].key;
-			l->num = keys[i].key == S_PID ? ls->pid : keys[i].key == S_TID ? ls->tid : ls->time_ns;
-			if (keys[i].key == S_TIME)
-				l->num_unit = S_NS;
-			b->labp[k][nl++] = l;
-		}
-	}
+	if (li != (size_t)-1 && add_labels(h, p, hd, b, li, &nl) < 0)
+		return FK_ERR_NOMEM;
 	s->n_label = nl;
-	s->label = b->labp[k];
 	b->smpp[k] = s;
 	if (++b->n == BATCH)
 		flush(b, g);
@@ -300,7 +461,7 @@ static int write_samples(const struct fk_host *h, const struct fk_profile *p, co
 
 	for (size_t i = 0; i < ns && rc == 0; i++) {
 		const struct fk_logged_sample *ls = h->sample(p, i);
-		rc = add(h, p, hd, b, g, ls->leaf, ls->weight, ls);
+		rc = add(h, p, hd, b, g, ls->leaf, ls->weight, i);
 	}
 	for (size_t n = 1; ns == 0 && n < nodes && rc == 0; n++) {
 		double w[FK_SERIES_MAX];
@@ -308,7 +469,7 @@ static int write_samples(const struct fk_host *h, const struct fk_profile *p, co
 			continue;
 		for (int s = 0; s < FK_SERIES_MAX; s++)
 			w[s] = h->node_self(p, (fk_node_t)n, s);
-		rc = add(h, p, hd, b, g, (fk_node_t)n, w, NULL);
+		rc = add(h, p, hd, b, g, (fk_node_t)n, w, (size_t)-1);
 	}
 	if (rc == 0)
 		flush(b, g);
@@ -380,8 +541,11 @@ out:
 		h->log(FK_LOG_ERROR, "zlib failed compressing the pprof profile");
 	if (zinit)
 		deflateEnd(&g->z);
-	if (b)
+	if (b) {
 		h->free(b->ids);
+		h->free(b->labs);
+		h->free(b->labps);
+	}
 	h->free(b);
 	h->free(g);
 	free_head(h, &hd);

@@ -8,7 +8,9 @@
  * are of type "sampled", weights in the series' unit ("none" for samples,
  * "nanoseconds", "microseconds", "milliseconds", "seconds", "bytes"):
  *   - when samples carry a thread id, one profile per thread (by tid, then
- *     pid), its samples in time order, one entry per sample;
+ *     pid), its samples in time order, one entry per sample, named
+ *     "COMM tid T (pid P)" after the thread name (comm) of its first sample
+ *     when the input gave one (ABI 1.3's sample_comm), else "tid T (pid P)";
  *   - otherwise, when they carry times, one profile of every sample in
  *     time order;
  *   - otherwise one profile with one entry per distinct stack and its total,
@@ -202,22 +204,49 @@ static int put_stack(struct ctx *c, fk_node_t leaf)
 
 /* One sampled profile: entries v[0..n) (sample indices, or nodes when
  * agg), weights of series s. */
+/* The profile's name: the thread name (comm[0..comm_len), NULL for none),
+ * name, and the series when there are two; escaped by put_str. */
+static int put_label(struct ctx *c, const char *comm, size_t comm_len, const char *name, int s,
+                     int two)
+{
+	const struct fk_host *h = c->h;
+	const char *unit = h->series_unit(c->p, s);
+	char tail[128], *label;
+	size_t tl;
+	int rc;
+
+	snprintf(tail, sizeof tail, "%s%s%s%s", name, two ? " (" : "",
+	         two ? (unit ? unit : s ? "series 2" : "series 1") : "", two ? ")" : "");
+	if (!comm)
+		return put_str(c, tail, strlen(tail));
+	tl = strlen(tail);
+	if (!(label = h->alloc(comm_len + 1 + tl)))
+		return FK_ERR_NOMEM;
+	memcpy(label, comm, comm_len);
+	label[comm_len] = ' ';
+	memcpy(label + comm_len + 1, tail, tl);
+	rc = put_str(c, label, comm_len + 1 + tl);
+	h->free(label);
+	return rc;
+}
+
 static int put_profile(struct ctx *c, const struct ent *v, size_t n, int agg, int s, int two,
                        const char *name, int first)
 {
 	const struct fk_host *h = c->h;
+	const char *comm = NULL;
+	size_t comm_len = 0;
 	double total = 0;
-	char label[128];
 	int rc;
 
 	for (size_t i = 0; i < n; i++)
 		total += agg ? h->node_self(c->p, (fk_node_t)v[i].i, s) : h->sample(c->p, v[i].i)->weight[s];
-	snprintf(label, sizeof label, "%s%s%s%s", name, two ? " (" : "",
-	         two ? (h->series_unit(c->p, s) ? h->series_unit(c->p, s) : s ? "series 2" : "series 1") : "",
-	         two ? ")" : "");
+	/* a thread's profile is named after its thread name, when known */
+	if (!agg && n && v[0].tid >= 0 && FK_HOST_HAS(h, sample_comm))
+		comm = h->sample_comm(c->p, v[0].i, &comm_len);
 	rc = h->printf(c->w, "%s\n{\"type\":\"sampled\",\"name\":", first ? "" : ",");
 	if (rc == 0)
-		rc = put_str(c, label, strlen(label));
+		rc = put_label(c, comm, comm_len, name, s, two);
 	if (rc == 0)
 		rc = h->printf(c->w, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":",
 		               unit_of(h->series_unit(c->p, s)));

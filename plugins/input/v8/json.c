@@ -1,0 +1,436 @@
+/*
+ * The .cpuprofile reader: yajl's streaming parser (Debian's libyajl-dev)
+ * fed 1 MiB at a time, with callbacks that keep the node table and the
+ * "samples" and "timeDeltas" arrays and drop everything else as it
+ * passes.  Memory follows the nodes and samples, not the file: a 109 MB
+ * profile is read in 0.1 GB instead of cJSON's 1.2 GB document tree (see
+ * doc/BENCHMARKS.md).
+ *
+ * Semantics are those of a document walk: the first of a repeated key
+ * counts, members of the wrong type count as absent, and an error about
+ * the content (a node without an id) is only reported once the whole text
+ * has parsed, so a syntax error later in the file wins, as it did when the
+ * document was parsed first.  Nesting deeper than 1,000 is refused (yajl
+ * has no limit of its own).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "v8.h"
+
+#define MAX_DEPTH 1000
+#define CHUNK (1u << 20)
+
+/* What an open container is; K_SKIP for anything the plugin ignores. */
+enum kind { K_SKIP, K_TOP, K_NODES, K_NODE, K_CF, K_KIDS, K_SAMPLES, K_DELTAS };
+/* The keys that matter, one bit each (first one wins). */
+enum key { Y_OTHER, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_START, Y_ID, Y_CF, Y_HITS, Y_KIDS,
+           Y_PARENT, Y_FN, Y_URL, Y_LINE };
+
+struct str {
+	char *s;
+	size_t len, cap;
+	int set;
+};
+
+struct rd {
+	const struct fk_host *h;
+	struct v8_prof *p;
+	unsigned char kind[MAX_DEPTH + 1];
+	unsigned char key[MAX_DEPTH + 1]; /* the key whose value comes next */
+	unsigned depth;
+	unsigned seen[3];     /* keys met in the top object, the node, its callFrame */
+	/* the node being read */
+	int has_id, has_cf, has_line;
+	double id, hits, parent, line;
+	size_t kid_start, kid_end;
+	struct str fn, url;
+	int nomem, too_deep;
+	char err[192];        /* the first content error, reported after the parse */
+};
+
+static const struct { unsigned char kind; const char *name; unsigned char key; } keys[] = {
+	{ K_TOP, "nodes", Y_NODES }, { K_TOP, "samples", Y_SAMPLES },
+	{ K_TOP, "timeDeltas", Y_DELTAS }, { K_TOP, "startTime", Y_START },
+	{ K_NODE, "id", Y_ID }, { K_NODE, "callFrame", Y_CF }, { K_NODE, "hitCount", Y_HITS },
+	{ K_NODE, "children", Y_KIDS }, { K_NODE, "parent", Y_PARENT },
+	{ K_CF, "functionName", Y_FN }, { K_CF, "url", Y_URL }, { K_CF, "lineNumber", Y_LINE },
+};
+
+static int fail(struct rd *r, const char *fmt, double num)
+{
+	if (!r->err[0])
+		snprintf(r->err, sizeof r->err, fmt, num);
+	return 1; /* parse on: a syntax error further on is reported instead */
+}
+
+/* Append x to *v (n of cap), growing it; 0 or -1 when out of memory. */
+static int push_num(struct rd *r, double **v, size_t *n, size_t *cap, double x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4096;
+		double *nv = r->h->realloc(*v, nc * sizeof *nv);
+		if (!nv) {
+			r->nomem = 1;
+			return -1;
+		}
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+static int add_text(struct rd *r, const char *s, size_t n)
+{
+	struct v8_prof *p = r->p;
+
+	if (p->tlen + n > p->tcap) {
+		size_t nc = p->tcap ? p->tcap : 65536;
+		char *nt;
+		while (nc < p->tlen + n)
+			nc *= 2;
+		if (!(nt = r->h->realloc(p->text, nc))) {
+			r->nomem = 1;
+			return -1;
+		}
+		p->text = nt;
+		p->tcap = nc;
+	}
+	memcpy(p->text + p->tlen, s, n);
+	p->tlen += n;
+	return 0;
+}
+
+static int set_str(struct rd *r, struct str *d, const unsigned char *s, size_t n)
+{
+	if (n + 1 > d->cap) {
+		char *ns = r->h->realloc(d->s, n + 1);
+		if (!ns) {
+			r->nomem = 1;
+			return -1;
+		}
+		d->s = ns;
+		d->cap = n + 1;
+	}
+	memcpy(d->s, s, n);
+	d->len = n;
+	d->set = 1;
+	return 0;
+}
+
+static void begin_node(struct rd *r)
+{
+	r->seen[1] = r->seen[2] = 0;
+	r->has_id = r->has_cf = r->has_line = 0;
+	r->hits = 0;
+	r->parent = NAN;
+	r->kid_start = r->kid_end = 0;
+	r->fn.set = r->url.set = 0;
+}
+
+/* A node is complete: its checks, its name "FUNCTION URL:LINE", its entry. */
+static int end_node(struct rd *r)
+{
+	struct v8_prof *p = r->p;
+	struct v8_node *nd;
+	size_t off = p->tlen;
+
+	if (!r->has_id || !r->has_cf)
+		return fail(r, "not a V8 profile: node number %.0f of \"nodes\" has no numeric id or no "
+		            "callFrame", (double)p->n + 1);
+	if (!r->fn.set || !r->url.set)
+		return fail(r, "not a V8 profile: node %.0f has a callFrame without functionName or url", r->id);
+	if (p->n == p->capv) {
+		size_t nc = p->capv ? p->capv * 2 : 1024;
+		struct v8_node *nv = r->h->realloc(p->v, nc * sizeof *nv);
+		if (!nv)
+			return r->nomem = 1, 0;
+		p->v = nv;
+		p->capv = nc;
+	}
+	if (add_text(r, r->fn.len ? r->fn.s : "(anonymous)", r->fn.len ? r->fn.len : 11) < 0)
+		return 0;
+	if (r->url.len) {
+		char num[32] = "";
+		if (r->has_line && r->line >= 0 && r->line < 1e15)
+			snprintf(num, sizeof num, ":%.0f", r->line + 1);
+		if (add_text(r, " ", 1) < 0 || add_text(r, r->url.s, r->url.len) < 0 ||
+		    add_text(r, num, strlen(num)) < 0)
+			return 0;
+	}
+	nd = &p->v[p->n++];
+	memset(nd, 0, sizeof *nd);
+	nd->id = r->id;
+	nd->parent_id = r->parent;
+	nd->kid_start = r->kid_start;
+	nd->kid_end = r->kid_end;
+	nd->name_off = off;
+	nd->name_len = p->tlen - off;
+	nd->is_root = r->fn.len == 6 && memcmp(r->fn.s, "(root)", 6) == 0 && r->url.len == 0;
+	nd->hits = r->hits;
+	nd->parent = V8_NONE;
+	nd->leaf = FK_NODE_NONE;
+	return 1;
+}
+
+/* A number, string or other scalar (null, true, false) in the open container. */
+static int scalar(struct rd *r, int isnum, double num, const unsigned char *s, size_t len, int isstr)
+{
+	struct v8_prof *p = r->p;
+	unsigned k = r->depth ? r->kind[r->depth] : K_SKIP, key = r->key[r->depth];
+	double x = isnum ? num : NAN;
+
+	if (r->err[0])
+		return 1;
+	switch (k) {
+	case K_NODES:
+		return fail(r, "not a V8 profile: node number %.0f of \"nodes\" has no numeric id or no "
+		            "callFrame", (double)p->n + 1);
+	case K_KIDS:
+		return push_num(r, &p->kids, &p->nkids, &p->capkids, x) == 0;
+	case K_SAMPLES:
+		return push_num(r, &p->samples, &p->nsamples, &p->capsamples, x) == 0;
+	case K_DELTAS:
+		return push_num(r, &p->deltas, &p->ndeltas, &p->capdeltas, x) == 0;
+	case K_TOP:
+		if (key == Y_START && isnum)
+			p->start = num;
+		return 1;
+	case K_NODE:
+		if (key == Y_ID && isnum) {
+			r->has_id = 1;
+			r->id = num;
+		} else if (key == Y_HITS && isnum) {
+			r->hits = num;
+		} else if (key == Y_PARENT && isnum) {
+			r->parent = num;
+		}
+		return 1;
+	case K_CF:
+		if (key == Y_FN && isstr)
+			return set_str(r, &r->fn, s, len) == 0;
+		if (key == Y_URL && isstr)
+			return set_str(r, &r->url, s, len) == 0;
+		if (key == Y_LINE && isnum) {
+			r->has_line = 1;
+			r->line = num;
+		}
+		return 1;
+	}
+	return 1;
+}
+
+static int on_null(void *ctx) { return scalar(ctx, 0, 0, NULL, 0, 0); }
+static int on_bool(void *ctx, int b) { (void)b; return scalar(ctx, 0, 0, NULL, 0, 0); }
+static int on_string(void *ctx, const unsigned char *s, size_t len) { return scalar(ctx, 0, 0, s, len, 1); }
+
+static int on_number(void *ctx, const char *s, size_t len)
+{
+	char buf[64];
+	double v = 0;
+	size_t i = s[0] == '-';
+
+	/* the common case, a short integer, without strtod */
+	while (i < len && i < 16 && s[i] >= '0' && s[i] <= '9')
+		v = v * 10 + (s[i++] - '0');
+	if (i < len) {
+		if (len >= sizeof buf)
+			len = sizeof buf - 1;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		v = strtod(buf, NULL);
+	} else if (s[0] == '-') {
+		v = -v;
+	}
+	return scalar(ctx, 1, v, NULL, 0, 0);
+}
+
+static int on_key(void *ctx, const unsigned char *s, size_t len)
+{
+	struct rd *r = ctx;
+	unsigned k = r->kind[r->depth], level = k == K_TOP ? 0 : k == K_NODE ? 1 : 2;
+
+	r->key[r->depth] = Y_OTHER;
+	if (k != K_TOP && k != K_NODE && k != K_CF)
+		return 1;
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (keys[i].kind == k && strlen(keys[i].name) == len && !memcmp(keys[i].name, s, len)) {
+			if (!(r->seen[level] & (1u << keys[i].key)))
+				r->key[r->depth] = keys[i].key;
+			r->seen[level] |= 1u << keys[i].key;
+			break;
+		}
+	return 1;
+}
+
+static int open_container(struct rd *r, int is_map)
+{
+	struct v8_prof *p = r->p;
+	unsigned parent = r->depth ? r->kind[r->depth] : K_SKIP, key = r->key[r->depth];
+	unsigned nk = K_SKIP;
+
+	if (r->depth >= MAX_DEPTH) {
+		r->too_deep = 1;
+		return 0;
+	}
+	if (r->depth == 0 && is_map)
+		nk = K_TOP;
+	else if (!r->err[0] && parent == K_TOP && !is_map && key == Y_NODES)
+		nk = K_NODES, p->has_nodes = 1;
+	else if (!r->err[0] && parent == K_TOP && !is_map && key == Y_SAMPLES)
+		nk = K_SAMPLES, p->has_samples = 1;
+	else if (!r->err[0] && parent == K_TOP && !is_map && key == Y_DELTAS)
+		nk = K_DELTAS, p->has_deltas = 1;
+	else if (!r->err[0] && parent == K_NODES && is_map)
+		nk = K_NODE, begin_node(r);
+	else if (!r->err[0] && parent == K_NODE && is_map && key == Y_CF)
+		nk = K_CF, r->has_cf = 1;
+	else if (!r->err[0] && parent == K_NODE && !is_map && key == Y_KIDS)
+		nk = K_KIDS, r->kid_start = r->kid_end = p->nkids;
+	else if (parent != K_SKIP && !scalar(r, 0, 0, NULL, 0, 0)) /* an array or object where a value was due */
+		return 0;
+	r->kind[++r->depth] = (unsigned char)nk;
+	r->key[r->depth] = Y_OTHER;
+	return 1;
+}
+
+static int on_start_map(void *ctx) { return open_container(ctx, 1); }
+static int on_start_array(void *ctx) { return open_container(ctx, 0); }
+
+static int on_end(void *ctx)
+{
+	struct rd *r = ctx;
+	unsigned k = r->kind[r->depth];
+	int rc = 1;
+
+	if (k == K_NODE && !r->err[0])
+		rc = end_node(r);
+	else if (k == K_KIDS)
+		r->kid_end = r->p->nkids;
+	r->depth--;
+	return rc && !r->nomem;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = on_null,
+	.yajl_boolean = on_bool,
+	.yajl_number = on_number,
+	.yajl_string = on_string,
+	.yajl_start_map = on_start_map,
+	.yajl_map_key = on_key,
+	.yajl_end_map = on_end,
+	.yajl_start_array = on_start_array,
+	.yajl_end_array = on_end,
+};
+
+/* The syntax error at byte `at` (0-based) of the input, as FILE:LINE and
+ * column; nl lines ended before it, the last at byte lastnl (-1: none). */
+static int syntax_error(const struct fk_host *h, struct fk_input *in, uint64_t at, uint64_t nl,
+                        int64_t lastnl)
+{
+	return h->input_error(in, nl + 1, "not a V8 profile: the JSON does not parse (column %" PRIu64
+	                      ": truncated, malformed, nested over 1000 deep or out of memory)",
+	                      (uint64_t)((int64_t)at - lastnl));
+}
+
+/* Count the newlines of b[0..n) into *nl, the offsets of the last two
+ * into nlpos[1] and nlpos[0]. */
+static void count_lines(const unsigned char *b, size_t n, uint64_t base, uint64_t *nl,
+                        int64_t nlpos[2])
+{
+	const unsigned char *q = b, *e = b + n;
+
+	while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
+		(*nl)++;
+		nlpos[0] = nlpos[1];
+		nlpos[1] = (int64_t)(base + (uint64_t)(q - b));
+		q++;
+	}
+}
+
+int v8_read(const struct fk_host *h, struct fk_input *in, struct v8_prof *p)
+{
+	struct rd *r = h->alloc(sizeof *r);
+	unsigned char *buf = h->alloc(CHUNK);
+	yajl_handle y = NULL;
+	yajl_status st = yajl_status_ok;
+	uint64_t total = 0, nl = 0;
+	int64_t nlpos[2] = { -1, -1 };
+	ssize_t got = 0;
+	int rc = 0;
+
+	/* yajl gets libc's malloc, not the host's: yajl 2.1 does not check
+	 * the allocations of its lexer and stacks (yajl_alloc dereferences a
+	 * failed one), so an injected failure there would crash it.  What it
+	 * holds is small: the longest string or number token and a byte per
+	 * nesting level (at most 1,000).  cJSON was left on malloc likewise. */
+	if (!r || !buf || (memset(r, 0, sizeof *r), r->h = h, r->p = p,
+	                   !(y = yajl_alloc(&callbacks, NULL, r)))) {
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
+	/* as the document parser was: any bytes in strings, text after the value ignored */
+	yajl_config(y, yajl_dont_validate_strings, 1);
+	yajl_config(y, yajl_allow_trailing_garbage, 1);
+	while (st == yajl_status_ok && (got = h->read(in, buf, CHUNK)) > 0) {
+		st = yajl_parse(y, buf, (size_t)got);
+		if (st != yajl_status_ok) {
+			size_t used = yajl_get_bytes_consumed(y);
+			count_lines(buf, used ? used - 1 : 0, total, &nl, nlpos);
+			total += used ? used - 1 : 0;
+			break;
+		}
+		count_lines(buf, (size_t)got, total, &nl, nlpos);
+		total += (size_t)got;
+	}
+	if (got < 0) {
+		rc = (int)got;
+		goto out;
+	}
+	if (st == yajl_status_ok && total == 0) {
+		rc = h->input_error(in, 0, "not a V8 profile: the input is empty");
+		goto out;
+	}
+	if (st == yajl_status_ok && (st = yajl_complete_parse(y)) != yajl_status_ok) {
+		/* cut short: the error is at the last byte, on the line it ends */
+		total = total ? total - 1 : 0;
+		if (nlpos[1] == (int64_t)total) {
+			nl--;
+			nlpos[1] = nlpos[0];
+		}
+	}
+	if (r->nomem) {
+		rc = FK_ERR_NOMEM;
+	} else if (st != yajl_status_ok) {
+		rc = syntax_error(h, in, total, nl, nlpos[1]);
+	} else if (r->err[0]) {
+		rc = h->input_error(in, 0, "%s", r->err);
+	} else if (!p->has_nodes) {
+		rc = h->input_error(in, 0, "not a V8 profile: no \"nodes\" array at the top level");
+	}
+out:
+	if (y)
+		yajl_free(y);
+	if (r) {
+		h->free(r->fn.s);
+		h->free(r->url.s);
+	}
+	h->free(r);
+	h->free(buf);
+	return rc;
+}
+
+void v8_prof_free(const struct fk_host *h, struct v8_prof *p)
+{
+	h->free(p->v);
+	h->free(p->kids);
+	h->free(p->text);
+	h->free(p->samples);
+	h->free(p->deltas);
+}
