@@ -19,6 +19,20 @@ awk -v f="$fs" -v h="$hs" -v a="$t0" -v b="$t1" 'BEGIN {
 	printf "folded text:   %6.2f MB\n", f / 1e6
 	printf "html report:   %6.2f MB = %.2fx the folded text (target <= 1)\n", h / 1e6, h / f
 	printf "write report:  %6.2f s\n", b - a }'
+# a real capture with a per-sample timeline (15,394 samples, 5 threads):
+# the report and its timeline alone (the report minus a --timeline=0 one),
+# each next to the folded text
+ST="$FK_SRCDIR/../shared/data/stairs.perf.txt.gz"
+if [ -f "$ST" ]; then
+	"$FLAMEKIT" collapse --format perf "$ST" > "$FK_BENCH_DATA/stairs.folded" 2> /dev/null
+	"$FLAMEKIT" graph --format perf --output-plugin html -o "$FK_BENCH_DATA/stairs.html" "$ST" 2> /dev/null
+	"$FLAMEKIT" graph --format perf --output-plugin html --timeline=0 -o "$FK_BENCH_DATA/stairs0.html" "$ST" 2> /dev/null
+	"$FLAMEKIT" graph --format perf --output-plugin html --time-resolution=0.001 -o "$FK_BENCH_DATA/stairsu.html" "$ST" 2> /dev/null
+	awk -v f="$(wc -c < "$FK_BENCH_DATA/stairs.folded")" -v h="$(wc -c < "$FK_BENCH_DATA/stairs.html")" \
+	    -v n="$(wc -c < "$FK_BENCH_DATA/stairs0.html")" -v u="$(wc -c < "$FK_BENCH_DATA/stairsu.html")" 'BEGIN {
+		printf "stairs report: %6.1f KB = %.2fx the folded text (%.1f KB); its timeline (1 ms) %.1f KB = %.2fx; at 1 us %.1f KB = %.2fx\n",
+			h / 1e3, h / f, f / 1e3, (h - n) / 1e3, (h - n) / f, (u - n) / 1e3, (u - n) / f }'
+fi
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
 	echo "chromium not installed: no browser figures"

@@ -25,7 +25,7 @@ fuzz-run: fuzz
 		'$(abs_top_srcdir)' '$(abs_top_builddir)' '$(FUZZ_SECONDS)' $(FUZZ_TARGETS)
 
 fuzz-clean:
-	-rm -rf fuzz/bin fuzz/obj fuzz/seed-inputs fuzz/seeds fuzz/crashes fuzz/*.log
+	-rm -rf fuzz/bin fuzz/obj fuzz/seed-inputs fuzz/crashes fuzz/*.log
 
 .PHONY: fuzz fuzz-run fuzz-clean
 

@@ -42,6 +42,23 @@ grep -q '\\u003c/script\\u003e' "$TMP/h.html"
 ok $? "'<' in names is written as \\u003c"
 grep -Eiq '(src|href)=|https?:|@import|url\(' "$TMP/h.html"
 ok $((1 - $?)) "no reference to anything outside the file"
+if [ -n "$PYTHON3" ]; then # the page's code, deflated in the report, is page.html's
+	"$PYTHON3" - "$TMP/h.html" "$FK_SRCDIR/plugins/output/html/page.html" > "$TMP/code.js" <<'PY'
+import re, zlib, base64, sys
+h = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+z = re.search(r'\}\)\("([A-Za-z0-9+/=]+)"\);\n</script>', h).group(1)
+code = zlib.decompress(base64.b64decode(z), -15).decode()
+page = open(sys.argv[2]).read()
+src = page[page.index("<script>\n", page.index("@@DATA@@")) + 9:page.rindex("</script>")]
+sys.stdout.write(code if code == src else "differs from page.html\n")
+PY
+	grep -q '^function weigh()' "$TMP/code.js"
+	ok $? "the report's deflated code is page.html's script"
+	grep -Eiq '(src|href)=|https?:|@import|url\(|fetch\(|XMLHttpRequest|import\(' "$TMP/code.js"
+	ok $((1 - $?)) "and it refers to nothing outside the file"
+else
+	skip "the page's code" "no python3"
+fi
 grep -q "default-src 'none'" "$TMP/h.html"
 ok $? "a Content-Security-Policy forbids every request"
 
@@ -58,6 +75,25 @@ roundtrip "fractional weights" "$TMP/float.txt"
 STAIRS="$FK_SRCDIR/../shared/data/stairs.perf.txt.gz"
 if [ -f "$STAIRS" ]; then
 	roundtrip "perf capture" "$STAIRS" --format perf 2> /dev/null
+	# times and threads come back: at --time-resolution=0.001 (perf's
+	# microseconds) the flame chart of the report is the capture's, byte for
+	# byte; at the default 1 ms it has the same threads.
+	"$FLAMEKIT" graph --format perf --output-plugin flamechart -o "$TMP/want.svg" "$STAIRS" 2> /dev/null
+	"$FLAMEKIT" graph --format perf --output-plugin html --time-resolution=0.001 -o "$TMP/us.html" "$STAIRS" 2> /dev/null
+	"$FLAMEKIT" graph --output-plugin flamechart -o "$TMP/got.svg" "$TMP/us.html"
+	same_file "$TMP/want.svg" "$TMP/got.svg" "perf -> html (1 us) -> flame chart = perf -> flame chart"
+	"$FLAMEKIT" graph --output-plugin flamechart -o "$TMP/got1.svg" "$TMP/r.html"
+	is "$(grep -o '>thread [0-9]*<' "$TMP/got1.svg" | sort -u | tr -d '<>' | tr '\n' ,)" \
+		"$(grep -o '>thread [0-9]*<' "$TMP/want.svg" | sort -u | tr -d '<>' | tr '\n' ,)" \
+		"perf -> html (1 ms) -> flame chart: the capture's threads"
+	cmp -s "$TMP/want.svg" "$TMP/got1.svg"
+	ok $((1 - $?)) "at 1 ms the flame chart's times are cut (the test can tell)"
+	is "$(grep -c '"timed":1,"t0ns":"' "$TMP/r.html")" 1 "the report keeps the first sample's time in ns"
+	"$FLAMEKIT" graph --format perf --output-plugin html --timeline=0 -o "$TMP/nt.html" "$STAIRS" 2> /dev/null
+	tl=$(($(wc -c < "$TMP/r.html") - $(wc -c < "$TMP/nt.html")))
+	fs=$(wc -c < "$TMP/want")
+	[ "$tl" -le "$fs" ]
+	ok $? "15,394 samples' timeline at 1 ms: $tl bytes <= the folded text's $fs"
 else
 	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
 fi
@@ -65,7 +101,7 @@ fi
 # --timeline=0 leaves the per-sample data out.
 "$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/t1.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null
 "$FLAMEKIT" graph --format perf --output-plugin html --timeline=0 -o "$TMP/t0.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null
-is "$(grep -c '"samples":"' "$TMP/t1.html") $(grep -c '"samples":"' "$TMP/t0.html")" "1 0" \
+is "$(grep -c '"timeline":"' "$TMP/t1.html") $(grep -c '"timeline":"' "$TMP/t0.html")" "1 0" \
 	"perf samples' times are kept, and left out with --timeline=0"
 "$FLAMEKIT" collapse "$TMP/t1.html" > "$TMP/t1.f"
 "$FLAMEKIT" collapse "$TMP/t0.html" > "$TMP/t0.f"
@@ -95,6 +131,49 @@ printf '<!DOCTYPE html>\n<html><head><meta name="generator" content="flamekit-ht
 run "$FLAMEKIT" collapse "$TMP/empty.html"
 is "$rc:$err" "1:flamekit: $TMP/empty.html: not a flamekit HTML report: no <script type=\"application/json\" id=\"fk-data\"> ... </script> element" \
 	"no data element: one error"
+sed 's/"timeline":"./"timeline":"*/' "$TMP/r.html" > "$TMP/badtl.html"
+if [ -f "$STAIRS" ]; then
+	run "$FLAMEKIT" collapse "$TMP/badtl.html"
+	is "$rc:$err" "1:flamekit: $TMP/badtl.html: the report's timeline is damaged (not deflated base64)" \
+		"a damaged timeline: one error naming the file"
+fi
+# Threads come back with their names (comm): speedscope names each thread's
+# profile "COMM tid T (pid P)" from the capture and from its report alike.
+NAMES="$FK_SRCDIR/tests/data/perf/names.txt"
+"$FLAMEKIT" graph --format perf --output-plugin speedscope -o "$TMP/want.json" "$NAMES" 2> /dev/null
+"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/names.html" "$NAMES" 2> /dev/null
+"$FLAMEKIT" graph --output-plugin speedscope -o "$TMP/got.json" "$TMP/names.html"
+tnames() { grep -o '"name":"[^"]* tid [0-9]* (pid [0-9]*)"' "$1" | sort | tr '\n' ' '; }
+is "$(tnames "$TMP/got.json")" "$(tnames "$TMP/want.json")" "thread names (comm) come back from the report"
+[ -n "$(tnames "$TMP/want.json")" ]
+ok $? "and there are some"
+
+# A timeline that inflates but lies (a run heavier than its stack, a cut
+# stream, a time past 2^63 ns): one error each, never a hang.
+"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/n.html" "$FK_SRCDIR/tests/data/perf/names.txt" 2> /dev/null
+if [ -n "$PYTHON3" ]; then
+	"$PYTHON3" - "$TMP" <<'PY'
+import re, zlib, base64, sys
+d = sys.argv[1]
+h = open(d + "/n.html").read()
+m = re.search(r'"timeline":"([^"]*)"', h)
+raw = zlib.decompress(base64.b64decode(m.group(1)), -15).decode()
+def enc(s):
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return base64.b64encode(c.compress(s.encode()) + c.flush()).decode()
+for name, mod in (("heavy", raw[:-1] + "~~~~~~~1"), ("cut", raw[:len(raw) // 2]), ("late", "~~~~~~~~~~~~~1" + raw)):
+    open("%s/%s.html" % (d, name), "w").write(h.replace(m.group(1), enc(mod)))
+PY
+	for n in heavy cut late; do
+		run timeout 20 "$FLAMEKIT" collapse "$TMP/$n.html"
+		is "$rc:$err" "1:flamekit: $TMP/$n.html: the report's timeline is damaged" "a lying timeline ($n): one error"
+	done
+else
+	skip "lying timelines" "no python3"
+fi
+run "$FLAMEKIT" graph --output-plugin html --time-resolution=0 -o "$TMP/x.html" "$FK_SRCDIR/tests/data/svg/small.txt"
+is "$rc:$err" "2:flamekit: [output:html] --time-resolution must be between 0.000001 and 1000000 ms" \
+	"--time-resolution=0: one error"
 run "$FLAMEKIT" graph --output-plugin html --colors nosuch -o "$TMP/x.html" "$FK_SRCDIR/tests/data/svg/small.txt"
 is "$rc:$err" "2:flamekit: [output:html] unknown palette 'nosuch' for --colors (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange)" \
 	"an unknown palette: one error"

@@ -167,15 +167,74 @@ D2=$(awk '$1 ~ /^app;main(;|$)/ { s += $3 } { t += $3 } END { printf "%d samples
 is "$(ans diff)" "Zoomed: main ($D2)" "differential: widths are the second column"
 HCMS=$(awk '{ ms = $2 * 1000 / 99 + $3 / 1000; t += ms } $1 ~ /^app;main(;|$)/ { s += ms }
 	END { v = sprintf("%.3f", s); sub(/0+$/, "", v); sub(/\.$/, "", v); printf "%s ms, %.2f%%", v, 100 * s / t }' "$HC")
-is "$(ans hc)" "Zoomed: main ($HCMS)" "hot/cold: on-CPU samples at 99 Hz plus off-CPU us, in ms"
+HCON=$(awk '$1 ~ /^app;main(;|$)/ { s += $2 * 1000 / 99 } END { v = sprintf("%.3f", s); sub(/0+$/, "", v); sub(/\.$/, "", v); print v }' "$HC")
+HCOFF=$(awk '$1 ~ /^app;main(;|$)/ { s += $3 / 1000 } END { print s }' "$HC")
+is "$(ans hc)" "Zoomed: main ($HCMS; on-CPU $HCON ms, off-CPU $HCOFF ms)" \
+	"hot/cold: on-CPU samples at 99 Hz plus off-CPU us, in ms, and both parts"
+# One picture as the hotcold plugin draws it: app's on-CPU part (left, in
+# the palette) and its off-CPU part (after every on-CPU stack, in blues),
+# each in the SVG's colour; hovering either names both parts.
+PART='(function (fx) { var c = document.getElementById("cv"), r = c.getBoundingClientRect(),
+	x = r.left + c.clientWidth * fx, y = r.top + c.clientHeight - 4 - 1.5 * 16;
+	c.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
+	var p = c.getContext("2d").getImageData(Math.round((x - r.left) * devicePixelRatio),
+		Math.round((y - r.top) * devicePixelRatio), 1, 1).data;
+	return document.getElementById("details").textContent + " rgb(" + p[0] + "," + p[1] + "," + p[2] + ")"; })'
+"$FLAMEKIT" graph --output-plugin hotcold -o "$TMP/hc.svg" "$HC"
+HOT=$(grep -A1 '<title>app (' "$TMP/hc.svg" | sed -n 's/.*fill="\(rgb([0-9,]*)\)".*/\1/p' | sed -n 1p)
+COLD=$(grep -A1 '<title>app (' "$TMP/hc.svg" | sed -n 's/.*fill="\(rgb([0-9,]*)\)".*/\1/p' | sed -n 2p)
+APP=$(awk '$1 ~ /^app;/ { on += $2 * 1000 / 99; off += $3 / 1000 } { t += $2 * 1000 / 99 + $3 / 1000 }
+	END { v = sprintf("%.3f", on + off); sub(/0+$/, "", v); w = sprintf("%.3f", on); sub(/0+$/, "", w)
+		printf "Function: app (%s ms, %.2f%%; on-CPU %s ms, off-CPU %s ms)", v, 100 * (on + off) / t, w, off }' "$HC")
+page "$TMP/hc.html" '#two=hotcold' "on=$PART(0.3)" "off=$PART(0.9)"
+clean "hot/cold picture"
+is "$(ans on)" "$APP $HOT" "hot/cold: app's on-CPU part in the hotcold SVG's colour"
+is "$(ans off)" "$APP $COLD" "hot/cold: app's off-CPU part, after all on-CPU stacks, in the SVG's blue"
 
 # --- hostile names never reach markup ----------------------------------
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/hostile.html" "$FK_SRCDIR/tests/data/html/hostile.txt"
 page "$TMP/hostile.html" '#search=script' "n=document.querySelectorAll('script').length" \
 	"m=$MAT.dataset.samples" "t=document.title"
 clean "hostile names"
-is "$(ans n)" 2 "no name added a script element"
+is "$(ans n)" 3 "no name added a script element (the page's: data, loader, the code it inflates)"
 is "$(ans m)" "$(matched 'script' "$FK_SRCDIR/tests/data/html/hostile.txt")" "search over hostile names"
+# Each hostile name zoomed to (a link's zoom=): #details shows it as text,
+# byte for byte; bytes that are not UTF-8 as the characters U+0080..U+00FF
+# the report keeps them as.  Expected texts and encoded links from python.
+HOS="$FK_SRCDIR/tests/data/html/hostile.txt"
+"$PYTHON3" - "$HOS" > "$TMP/hos" <<'PY'
+import sys, urllib.parse
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+tot = sum(float(l.rsplit(b" ", 1)[1]) for l in lines if l.strip())
+for l in lines:
+    if not l.startswith(b"main;") or l.count(b";") != 1:
+        continue
+    stack, w = l.rsplit(b" ", 1)
+    name = stack[5:]
+    if name not in (b"<script>alert(1)</script>", b"]]></script><script>alert(2)</script>",
+                    b"\"quoted\" & 'single'", b"line\xe2\x80\xa8sep\xe2\x80\xa9para", b"bad\xff\xfeutf8\xc3"):
+        continue
+    try:
+        shown = name.decode("utf-8")
+    except UnicodeDecodeError:
+        shown = name.decode("latin-1")
+    link = urllib.parse.quote("main;" + shown, safe="")
+    print("%s\tZoomed: %s (%d samples, %.2f%%)" % (link, shown, float(w), 100 * float(w) / tot))
+PY
+is "$(wc -l < "$TMP/hos")" 5 "five hostile names to zoom to"
+page "$TMP/hostile.html" \
+	"#zoom=$(sed -n 1p "$TMP/hos" | cut -f1)" "z1=$DET.textContent" "k1=$DET.children.length + document.getElementById('crumbs').getElementsByTagName('script').length" \
+	"#zoom=$(sed -n 2p "$TMP/hos" | cut -f1)" "z2=$DET.textContent" \
+	"#zoom=$(sed -n 3p "$TMP/hos" | cut -f1)" "z3=$DET.textContent" \
+	"#zoom=$(sed -n 4p "$TMP/hos" | cut -f1)" "z4=$DET.textContent" "h4=$DET.innerHTML.indexOf('<') < 0" \
+	"#zoom=$(sed -n 5p "$TMP/hos" | cut -f1)" "z5=$DET.textContent" \
+	"n=document.querySelectorAll('script').length"
+clean "hostile names zoomed"
+for k in 1 2 3 4 5; do
+	want=$(sed -n "${k}p" "$TMP/hos" | cut -f2-)
+	is "$(ans z$k)" "$want" "hostile name $k shown as text in #details"
+done
+is "$(ans k1):$(ans h4):$(ans n)" "0:true:3" "no element made from a name, no markup in #details, no script added"
 
 # --- a real perf capture: threads and time ranges ----------------------
 STAIRS="$FK_SRCDIR/../shared/data/stairs.perf.txt.gz"
@@ -186,19 +245,22 @@ if [ -f "$STAIRS" ]; then
 	ALL=$(awk '{ s += $3 } END { printf "%.0f\n", s }' "$TMP/samples")
 	TID=$(awk '{ n[$1]++ } END { for (t in n) if (n[t] > b) { b = n[t]; k = t } print k }' "$TMP/samples")
 	TT=$(awk -v t="$TID" '$1 == t { s += $3 } END { printf "%.0f\n", s }' "$TMP/samples")
-	# range 2.0-3.5 s after the first sample, in whole microseconds as the report keeps them
+	# range 2.0-3.5 s after the first sample, times cut to the report's 1 ms
 	RT=$(awk 'NR == 1 || $2 < t0 { t0 = $2 } { t[NR] = $2; w[NR] = $3 }
-		END { for (i = 1; i <= NR; i++) { us = int((t[i] - t0) * 1e6 + 0.5);
-			if (us >= 2000000 && us < 3500000) s += w[i] } printf "%.0f\n", s }' "$TMP/samples")
+		END { for (i = 1; i <= NR; i++) { ms = int(int((t[i] - t0) * 1e6 + 0.5) / 1000);
+			if (ms >= 2000 && ms < 3500) s += w[i] } printf "%.0f\n", s }' "$TMP/samples")
+
 	page "$TMP/stairs.html" '#' "all=$DET.textContent" \
 		"#thread=$TID" "th=$DET.textContent" \
 		'#range=2-3.5' "r=$DET.textContent" \
+		"#view=chart&thread=$TID&range=1-1.2" "cr=location.hash + ' ' + document.getElementById('rangeinfo').textContent" \
 		'#view=heatmap' "hm=document.getElementById('cv').width > 0" \
 		"#view=chart&thread=$TID" "chart=document.documentElement.dataset.drawMs !== undefined" \
 		'#search=clear_page' "m=$MAT.dataset.samples"
 	clean "perf capture"
 	is "$(ans th)" "Shown: $TT ns ($(pct2 "$TT" "$ALL")% of all)" "thread=$TID: that thread's total"
 	is "$(ans r)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "range=2-3.5: that range's total"
+	is "$(ans cr)" "#view=chart&thread=$TID&range=1-1.2 Range: 1 - 1.2 s" "a flame chart of a range of one thread: the hash kept"
 	"$FLAMEKIT" collapse "$STAIRS" > "$TMP/stairs.folded" 2> /dev/null
 	is "$(ans m)" "$(matched 'clear_page' "$TMP/stairs.folded")" "search on the capture"
 	# the same range chosen on the heat map: a click on the cell at 2.00 s,
@@ -211,9 +273,56 @@ if [ -f "$STAIRS" ]; then
 	clean "heat map"
 	is "$(ans c2)" "#range=2-3.5" "two clicks on the heat map select 2.00-3.50 s and show its flame graph"
 	is "$(ans hr)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "the heat map's range: its total"
+	# hovering a cell names its time and what it holds: 2.50-2.52 s, all
+	# threads, and thread $TID alone
+	HM='(function (c, r) { var e = document.getElementById("cv"), b = e.getBoundingClientRect(),
+		wh = e.dataset.cell.split("x");
+		e.dispatchEvent(new MouseEvent("mousemove", { clientX: b.left + (c + 0.5) * wh[0],
+			clientY: b.top + (r + 0.5) * wh[1], bubbles: true })); return document.getElementById("details").textContent; })'
+	cell() { awk -v tid="$1" 'NR == 1 || $2 < t0 { t0 = $2 } { t[NR] = $2; w[NR] = $3; id[NR] = $1 }
+		END { for (i = 1; i <= NR; i++) { ms = int(int((t[i] - t0) * 1e6 + 0.5) / 1000);
+			if (ms >= 2500 && ms < 2520 && (tid == "" || id[i] == tid)) s += w[i] } printf "%.0f\n", s }' "$TMP/samples"; }
+	page "$TMP/stairs.html" '#view=heatmap' "all=$HM(2, 25)" "#view=heatmap&thread=$TID" "one=$HM(2, 25)"
+	clean "heat map hover"
+	is "$(ans all)" "Time: 2.50 s, $(cell) ns" "heat map cell 2.50 s: its samples' weight"
+	is "$(ans one)" "Time: 2.50 s, $(cell "$TID") ns" "heat map cell 2.50 s of thread $TID"
 else
 	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
 fi
+
+# --- processes and threads: thread=pPID and thread=TID ----------------------
+awk 'BEGIN { for (i = 0; i < 30; i++) { p = i % 3 == 2 ? 200 : 100; t = i % 3 == 1 ? 101 : p
+	printf "prog %d/%d [000] %d.%03d: %d cpu-clock:\n\t1 f%d+0x1 (/bin/prog)\n\t2 main+0x2 (/bin/prog)\n\n", p, t, 10, i * 10, 1000 + i, i % 4 } }' \
+	> "$TMP/procs.txt"
+"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/procs.html" "$TMP/procs.txt" 2> /dev/null
+sum() { awk -v want="$1" 'BEGIN { for (i = 0; i < 30; i++) { p = i % 3 == 2 ? 200 : 100; t = i % 3 == 1 ? 101 : p
+	if (want == "p" p || want == t) s += 1000 + i; a += 1000 + i } printf "%d ns (%.2f%% of all)", s, 100 * s / a }'; }
+page "$TMP/procs.html" '#thread=p100' "p=$DET.textContent" '#thread=101' "t=$DET.textContent" \
+	"opts=Array.prototype.map.call(document.getElementById('thread').options, function (o) { return o.value; }).join(',')"
+clean "processes"
+is "$(ans p)" "Shown: $(sum p100)" "thread=p100: both of process 100's threads"
+is "$(ans t)" "Shown: $(sum 101)" "thread=101: that thread alone"
+is "$(ans opts)" ",p100,100,101,p200,200" "the selector lists processes and their threads"
+
+# --- a 2,000-deep stack draws whole ---------------------------------------
+awk 'BEGIN { s = "r"; for (i = 0; i < 2000; i++) s = s ";f" i; print s " 10"; print "r;x 10" }' > "$TMP/deep.txt"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/deep.html" "$TMP/deep.txt"
+# the deepest frame's row (2,001 above "all"), at 25% of the width
+TOP='(function (row) { var c = document.getElementById("cv"), r = c.getBoundingClientRect(), fh = +c.dataset.row,
+	x = r.left + c.clientWidth * 0.25, y = r.top + c.clientHeight - 4 - (row + 0.5) * fh;
+	c.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
+	var p = c.getContext("2d").getImageData(Math.round((x - r.left) * devicePixelRatio),
+		Math.round((y - r.top) * devicePixelRatio), 1, 1).data;
+	return document.getElementById("details").textContent + (p[3] && (p[0] + p[1] + p[2] < 765) ? " drawn" : " blank"); })'
+page "$TMP/deep.html" '#' "top=$TOP(2001)" "above=$TOP(2002)" "h=document.getElementById('cv').height <= 32767" \
+	'#view=icicle' "itop=(function () { var c = document.getElementById('cv'), r = c.getBoundingClientRect(), fh = +c.dataset.row;
+		c.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + c.clientWidth * 0.25, clientY: r.top + 4 + 2001.5 * fh, bubbles: true }));
+		return document.getElementById('details').textContent; })()"
+clean "2,000-deep stack"
+is "$(ans top)" "Function: f1999 (10 samples, 50.00%) drawn" "the 2,001st row above all is drawn: f1999"
+is "$(ans above)" "  blank" "nothing above it"
+is "$(ans h)" true "within a canvas' size limit"
+is "$(ans itop)" "Function: f1999 (10 samples, 50.00%)" "icicle: the deepest frame at the bottom"
 
 # --- a large generated profile -----------------------------------------
 awk 'BEGIN{srand(3); for (i=0;i<30000;i++){ s="root"; d=5+int(rand()*20); for(j=0;j<d;j++) s=s ";fn_" int(rand()*2000) "_" j; printf "%s %d\n", s, 1+int(rand()*100)}}' \

@@ -1,15 +1,19 @@
 /*
  * Input plugin "html": reads back the profile a flamekit HTML report (the
  * `html` output plugin) embeds, so a report can be re-rendered or diffed
- * later.  The stacks and weights come back exactly; per-sample times and
- * threads do not (the report keeps them for its own views only).  The
- * format is described in plugins/lib/report/report.h.
+ * later.  The stacks and weights come back exactly; where the report has a
+ * timeline, so do each sample's thread and its time (to the report's
+ * --time-resolution), so the report can be drawn again as a flame chart or
+ * per thread.  The format is described in plugins/lib/report/report.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <flamekit/plugin.h>
 
+#include <zlib.h>
+
+#include "../../lib/report/b64.h"
 #include "../../lib/report/report.h"
 
 struct names {
@@ -191,6 +195,47 @@ static int next_fw(const char **pp, const char *end, double *v)
 	return 0;
 }
 
+/* Raw inflate of n bytes into a buffer from h->alloc (*out, *outn bytes). */
+static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t n, char **out, size_t *outn)
+{
+	z_stream z;
+	size_t cap = n * 4 + 1024;
+	int zr = Z_OK, rc = -1;
+
+	memset(&z, 0, sizeof z);
+	*out = NULL;
+	if (inflateInit2(&z, -15) != Z_OK)
+		return -1;
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)n;
+	while (zr != Z_STREAM_END) {
+		char *nb = h->realloc(*out, cap);
+		if (!nb)
+			goto out;
+		*out = nb;
+		z.next_out = (Bytef *)*out + z.total_out;
+		z.avail_out = (uInt)(cap - z.total_out);
+		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END)
+			goto out;
+		if (zr == Z_OK && z.avail_out)
+			goto out; /* input ended before the stream did */
+		cap *= 2;
+	}
+	if (z.total_out == cap) {
+		char *nb = h->realloc(*out, cap + 1);
+		if (!nb)
+			goto out;
+		*out = nb;
+	}
+	(*out)[z.total_out] = 0; /* next_num stops at a NUL */
+	*outn = z.total_out;
+	rc = 0;
+out:
+	inflateEnd(&z);
+	return rc;
+}
+
 static int grow_path(const struct fk_host *h, struct fk_frameref **fr, size_t *cap, size_t need)
 {
 	size_t nc;
@@ -209,14 +254,66 @@ static int grow_path(const struct fk_host *h, struct fk_frameref **fr, size_t *c
 	return 0;
 }
 
-static int push_tree(struct rd *r, struct fk_sink *sink, const struct names *nm)
+/* The stack tree decoded: node k (preorder, 0-based) has parent par[k]
+ * (-1: a child of the root), frame frm[k] and, when a stack ends there
+ * (end[k]), weights w0[k] and w1[k]. */
+struct tree {
+	int32_t *par;
+	uint32_t *frm, *depth;
+	double *w0, *w1, *used;
+	unsigned char *end;
+	size_t n, cap;
+};
+
+static void tree_free(const struct fk_host *h, struct tree *t)
+{
+	h->free(t->par);
+	h->free(t->frm);
+	h->free(t->depth);
+	h->free(t->w0);
+	h->free(t->w1);
+	h->free(t->used);
+	h->free(t->end);
+}
+
+static int tree_grow(const struct fk_host *h, struct tree *t)
+{
+	size_t nc = t->cap ? t->cap * 2 : 1024;
+#define GROW(f) do { void *np = h->realloc(t->f, nc * sizeof *t->f); if (!np) return FK_ERR_NOMEM; t->f = np; } while (0)
+	GROW(par); GROW(frm); GROW(depth); GROW(w0); GROW(w1); GROW(used); GROW(end);
+#undef GROW
+	t->cap = nc;
+	return 0;
+}
+
+/* One node's weights: from "tree2" or "fw" when the report has them. */
+static int node_weights(struct rd *r, int two, const char **t2, const char **fw, int64_t w, double *w0, double *w1,
+                        unsigned char *end)
+{
+	*w0 = *w1 = 0;
+	*end = w != 0;
+	if (two && *t2 && !*fw) {
+		int64_t v = next_num(r, t2);
+		if (v < 0)
+			return -2;
+		*w0 = w ? (double)(w - 1) : 0;
+		*w1 = v ? (double)(v - 1) : 0;
+		*end = w || v;
+	} else if (w && *fw) {
+		if (next_fw(fw, r->end, w0) < 0 || (two && next_fw(fw, r->end, w1) < 0))
+			return -1;
+	} else if (w) {
+		*w0 = (double)(w - 1);
+	}
+	return 0;
+}
+
+static int read_tree(struct rd *r, const struct names *nm, struct tree *tr, int two)
 {
 	const struct fk_host *h = r->h;
 	const char *t = find_key(r, "tree"), *t2 = find_key(r, "tree2"), *fw = find_key(r, "fw");
-	const char *ser = find_key(r, "series");
-	int two = ser && *skip_ws(ser, r->end) == '2';
-	struct fk_frameref *fr = NULL;
-	size_t cap = 0, depth = 0, node = 0;
+	int32_t *path = NULL;
+	size_t depth = 0, pcap = 0;
 	int rc = 0;
 
 	if (!t || *t != '"')
@@ -230,53 +327,243 @@ static int push_tree(struct rd *r, struct fk_sink *sink, const struct names *nm)
 		fw = skip_ws(fw, r->end) + 1;
 	while (*t != '"') {
 		int64_t up = next_num(r, &t), f = up < 0 ? -1 : next_num(r, &t), w = f < 0 ? -1 : next_num(r, &t);
-		struct fk_sample smp;
+		size_t k = tr->n;
 		if (w < 0 || (uint64_t)up > depth || (uint64_t)f >= nm->n) {
-			rc = h->input_error(r->in, 0, "the report's stack tree is damaged at node %zu", node);
+			rc = h->input_error(r->in, 0, "the report's stack tree is damaged at node %zu", k);
 			goto out;
 		}
 		depth = depth + 1 - (size_t)up;
-		if (grow_path(h, &fr, &cap, depth) < 0) {
-			rc = h->input_error(r->in, 0, "out of memory");
+		if (depth > pcap) {
+			size_t nc = pcap ? pcap * 2 : 64;
+			int32_t *np = h->realloc(path, nc * sizeof *np);
+			if (!np)
+				goto oom;
+			path = np;
+			pcap = nc;
+		}
+		if (k == tr->cap && tree_grow(h, tr) < 0)
+			goto oom;
+		path[depth - 1] = (int32_t)k;
+		tr->par[k] = depth > 1 ? path[depth - 2] : -1;
+		tr->frm[k] = (uint32_t)f;
+		tr->depth[k] = (uint32_t)depth;
+		tr->used[k] = 0;
+		switch (node_weights(r, two, &t2, &fw, w, &tr->w0[k], &tr->w1[k], &tr->end[k])) {
+		case -2:
+			rc = h->input_error(r->in, 0, "the report's second series is damaged at node %zu", k);
+			goto out;
+		case -1:
+			rc = h->input_error(r->in, 0, "the report's weights are damaged at node %zu", k);
 			goto out;
 		}
-		fr[depth - 1].name = nm->v[f];
-		fr[depth - 1].len = nm->len[f];
-		memset(&smp, 0, sizeof smp);
-		if (two && t2 && !fw) {
-			int64_t w2 = next_num(r, &t2);
-			if (w2 < 0) {
-				rc = h->input_error(r->in, 0, "the report's second series is damaged at node %zu", node);
-				goto out;
-			}
-			if (w || w2) {
-				smp.flags = FK_SAMPLE_SERIES;
-				smp.weight[0] = w ? (double)(w - 1) : 0;
-				smp.weight[1] = w2 ? (double)(w2 - 1) : 0;
-				w = 1;
-			}
-		} else if (w && fw) {
-			if (next_fw(&fw, r->end, &smp.weight[0]) < 0 ||
-			    (two && next_fw(&fw, r->end, &smp.weight[1]) < 0)) {
-				rc = h->input_error(r->in, 0, "the report's weights are damaged at node %zu", node);
-				goto out;
-			}
-			if (two)
-				smp.flags = FK_SAMPLE_SERIES;
-		} else if (w) {
-			smp.weight[0] = (double)(w - 1);
-		}
-		if (w) {
-			smp.frames = fr;
-			smp.nframes = depth;
-			rc = h->push(sink, &smp, NULL);
-			if (rc < 0)
-				goto out;
-		}
-		node++;
+		tr->n++;
 	}
+	goto out;
+oom:
+	rc = h->input_error(r->in, 0, "out of memory");
 out:
+	h->free(path);
+	return rc;
+}
+
+/* Push one stack: node k's path, root first. */
+static int push_node(struct rd *r, struct fk_sink *sink, const struct names *nm, const struct tree *tr, size_t k,
+                     struct fk_sample *smp, struct fk_frameref **fr, size_t *cap)
+{
+	size_t d = tr->depth[k];
+	if (grow_path(r->h, fr, cap, d) < 0)
+		return r->h->input_error(r->in, 0, "out of memory");
+	for (int32_t n = (int32_t)k; n >= 0; n = tr->par[n]) {
+		d--;
+		(*fr)[d].name = nm->v[tr->frm[n]];
+		(*fr)[d].len = nm->len[tr->frm[n]];
+	}
+	smp->frames = *fr;
+	smp->nframes = tr->depth[k];
+	return r->h->push(sink, smp, NULL);
+}
+
+/* The timeline's columns (see report.h) as samples, thread by thread. */
+struct cols {
+	const char *nrec, *db, *leaf, *cnt, *w;
+};
+
+/* Find where each column starts: count the numbers of the one before. */
+static int columns(struct rd *r, const char *dig, size_t nth, int same, struct cols *c)
+{
+	const char *p = dig;
+	int64_t total = 0, v;
+
+	c->nrec = p;
+	for (size_t k = 0; k < nth; k++) {
+		if ((v = next_num(r, &p)) < 0)
+			return -1;
+		total += v;
+	}
+	const char **col[] = { &c->db, &c->leaf, &c->cnt, &c->w };
+	for (int i = 0; i < 4; i++) {
+		*col[i] = p;
+		if (i == 3 && same)
+			break;
+		for (int64_t k = 0; k < total; k++)
+			if (next_num(r, &p) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+static int push_runs(struct rd *r, struct fk_sink *sink, const struct names *nm, struct tree *tr,
+                     const size_t *ends, size_t nends, const char *dig, const char *th, double sweight, int timed,
+                     int64_t t0, int64_t quantum, struct fk_frameref **fr, size_t *cap)
+{
+	struct cols c;
+	size_t nth = 0, comm_len;
+	char comm[256];
+	int rc;
+
+	for (const char *p = th + 1; p < r->end && *p != ']'; p++) /* th: at the list's '[' */
+		if (*p == '[' && (p = memchr(p, ']', (size_t)(r->end - p))) != NULL)
+			nth++;
+		else if (!p)
+			return 1;
+	if (columns(r, dig, nth, sweight >= 0, &c) < 0)
+		return 1; /* damaged: the caller says so */
+	for (th++; nth--;) {
+		long pid, tid;
+		char *e;
+		int64_t nrec = next_num(r, &c.nrec), b = 0;
+		th = skip_ws(th, r->end);
+		if (*th == ',')
+			th = skip_ws(th + 1, r->end);
+		if (*th != '[' || (pid = strtol(th + 1, &e, 10), *e != ',') || (tid = strtol(e + 1, &e, 10), *e != ']' && *e != ','))
+			return 1;
+		comm_len = 0;
+		if (*e == ',') { /* the thread's name */
+			const char *q = skip_ws(e + 1, r->end), *qe = q + 1;
+			long l;
+			for (; qe < r->end && *qe != '"'; qe++)
+				if (*qe == '\\')
+					qe++;
+			if (*q != '"' || qe >= r->end || (size_t)(qe - q) >= sizeof comm || (l = jstring(r, &q, comm)) < 0 || *q != ']')
+				return 1;
+			comm_len = (size_t)l;
+			e = (char *)q;
+		}
+		th = e + 1;
+		while (nrec--) {
+			int64_t db = next_num(r, &c.db), leaf = next_num(r, &c.leaf), cnt = next_num(r, &c.cnt);
+			int64_t w = sweight >= 0 ? 0 : next_num(r, &c.w);
+			struct fk_sample smp;
+			if (db < 0 || w < 0 || (uint64_t)leaf > nends || cnt < 1 || db > (INT64_MAX - t0) / quantum - b)
+				return 1;
+			b += db; /* t0 + b * quantum cannot overflow: checked above */
+			if (!leaf)
+				continue;
+			memset(&smp, 0, sizeof smp);
+			smp.weight[0] = sweight >= 0 ? sweight : (double)w;
+			/* a run weighs no more than its stack in the tree (and a damaged
+			 * count of weightless samples cannot keep us pushing for ever) */
+			if (tr->used[ends[leaf - 1]] + smp.weight[0] * (double)cnt > tr->w0[ends[leaf - 1]] ||
+			    (smp.weight[0] == 0 && cnt > (1 << 20)))
+				return 1;
+			smp.flags = (timed ? FK_SAMPLE_TIME : 0) | (pid >= 0 ? FK_SAMPLE_PID : 0) | (tid >= 0 ? FK_SAMPLE_TID : 0);
+			if (comm_len) {
+				smp.flags |= FK_SAMPLE_COMM;
+				smp.comm = comm;
+				smp.comm_len = comm_len;
+			}
+			smp.time_ns = t0 + b * quantum;
+			smp.pid = (int32_t)pid;
+			smp.tid = (int32_t)tid;
+			tr->used[ends[leaf - 1]] += smp.weight[0] * (double)cnt;
+			while (cnt--)
+				if ((rc = push_node(r, sink, nm, tr, ends[leaf - 1], &smp, fr, cap)) < 0)
+					return rc;
+		}
+	}
+	return 0;
+}
+
+/* The timeline's runs, pushed as samples with their thread and time (to
+ * the report's quantum), in the timeline's order: thread by thread, in time
+ * order.  What a node's runs weigh is added to tr->used. */
+static int push_timeline(struct rd *r, struct fk_sink *sink, const struct names *nm, struct tree *tr,
+                         struct fk_frameref **fr, size_t *cap)
+{
+	const struct fk_host *h = r->h;
+	const char *tl = find_key(r, "timeline"), *th = find_key(r, "threads"), *q;
+	const char *sw = find_key(r, "sweight"), *t0s = find_key(r, "t0ns"), *qs = find_key(r, "quantum");
+	const char *tim = find_key(r, "timed");
+	int timed = tim && *skip_ws(tim, r->end) == '1';
+	unsigned char *raw = NULL;
+	char *dig = NULL;
+	size_t *ends = NULL, nends = 0; /* leaf id -> node */
+	long rawn;
+	size_t dn = 0, tlen; /* dn: the inflated length (the digits end at a NUL) */
+	int64_t t0 = t0s ? strtoll(skip_ws(t0s, r->end) + 1, NULL, 10) : 0;
+	int64_t quantum = qs ? strtoll(skip_ws(qs, r->end), NULL, 10) : 0;
+	double sweight = sw ? strtod(skip_ws(sw, r->end), NULL) : -1;
+	int rc = 0;
+
+	if (!tl)
+		return 0;
+	if (!th || *(th = skip_ws(th, r->end)) != '[' || *(tl = skip_ws(tl, r->end)) != '"' ||
+	    !(q = memchr(tl + 1, '"', (size_t)(r->end - tl - 1))) || quantum < 1 || t0 < 0)
+		return h->input_error(r->in, 0, "the report's timeline is damaged");
+	tlen = (size_t)(q - tl - 1);
+	ends = h->alloc((tr->n + 1) * sizeof *ends);
+	if (!ends)
+		return h->input_error(r->in, 0, "out of memory");
+	for (size_t k = 0; k < tr->n; k++)
+		if (tr->end[k])
+			ends[nends++] = k;
+	raw = h->alloc(tlen / 4 * 3 + 3);
+	if (!raw)
+		return h->input_error(r->in, 0, "out of memory");
+	rawn = fk_b64_decode(tl + 1, tlen, raw);
+	if (rawn < 0 || inflate_all(h, raw, (size_t)rawn, &dig, &dn) < 0) {
+		rc = h->input_error(r->in, 0, "the report's timeline is damaged (not deflated base64)");
+		goto out;
+	}
+	rc = push_runs(r, sink, nm, tr, ends, nends, dig, th, sweight, timed, t0, quantum, fr, cap);
+	if (rc == 1)
+		goto damaged;
+	goto out;
+damaged:
+	rc = h->input_error(r->in, 0, "the report's timeline is damaged");
+out:
+	h->free(ends);
+	h->free(raw);
+	h->free(dig);
+	return rc;
+}
+
+/* The stacks: the timeline's samples, then what the tree holds beyond them
+ * (all of it in a report without a timeline). */
+static int push_tree(struct rd *r, struct fk_sink *sink, const struct names *nm)
+{
+	const struct fk_host *h = r->h;
+	const char *ser = find_key(r, "series");
+	int two = ser && *skip_ws(ser, r->end) == '2';
+	struct tree tr = { 0 };
+	struct fk_frameref *fr = NULL;
+	size_t cap = 0;
+	int rc = read_tree(r, nm, &tr, two);
+
+	if (rc == 0 && !two)
+		rc = push_timeline(r, sink, nm, &tr, &fr, &cap);
+	for (size_t k = 0; rc == 0 && k < tr.n; k++) {
+		struct fk_sample smp;
+		if (!tr.end[k] || (tr.used[k] > 0 && tr.w0[k] - tr.used[k] <= 0))
+			continue;
+		memset(&smp, 0, sizeof smp);
+		smp.weight[0] = tr.w0[k] - tr.used[k];
+		smp.weight[1] = tr.w1[k];
+		smp.flags = two ? FK_SAMPLE_SERIES : 0;
+		rc = push_node(r, sink, nm, &tr, k, &smp, &fr, &cap);
+	}
 	h->free(fr);
+	tree_free(h, &tr);
 	return rc;
 }
 

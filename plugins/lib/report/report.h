@@ -1,13 +1,13 @@
 /*
  * The data a flamekit HTML report embeds, shared by the `html` output plugin
  * (which writes it) and the `html` input plugin (which reads a report back).
- * The page's script (plugins/output/html/page.js) decodes the same format.
+ * The page's script (plugins/output/html/page.html) decodes the same format.
  *
  * The data is one JSON object in <script type="application/json"
  * id="fk-data">, written with every '<', '>', '&', U+2028 and U+2029 as a
  * \uXXXX escape, so no frame name can close the element or break a script.
  * Keys:
- *   "v": 1               format version
+ *   "v": 2               format version (1: per-sample "samples", never read back)
  *   "title", "unit"      strings; "units": [series 0 unit, series 1 unit]
  *   "palette"            the --colors palette; "inverted": 1 opens on the icicle
  *   "names": [...]       the frame-name table (full names, _[k] suffix kept).
@@ -28,14 +28,29 @@
  *                        2^53: then every weight code is 0 or 1 (a stack
  *                        ends here) and the weights, in node order (series 0
  *                        then series 1 for each), are these numbers.
- *   "threads": [[pid,tid],...], "samples": "..."  when samples carry a tid
- *                        or a time: per sample in input order, its leaf's
- *                        preorder index, its time minus the previous sample's
- *                        in microseconds (zigzag coded), its thread index and
- *                        its weight (an integer; samples are left out when
- *                        their weights are not).  "sweight": W instead when
- *                        every sample weighs W (a fixed sampling period).
- *   "t0": seconds        the first sample's time
+ *   "threads": [[pid,tid(,"comm")],...]  when samples carry a tid or a
+ *                        time: the distinct threads, sorted (-1: not given),
+ *                        with the thread's name at its first sample when the
+ *                        engine has one (bytes outside printable ASCII as
+ *                        \u00XX, read back as those bytes)
+ *   "timed": 0 or 1      whether the samples carry times
+ *   "t0ns": "N"          the first sample's time in ns (a string: more than
+ *                        2^53)
+ *   "quantum": Q         the timeline's precision in ns (--time-resolution):
+ *                        a sample's time is t0ns + Q * floor((t - t0ns) / Q)
+ *   "sweight": W         every sample weighs W (a fixed sampling period)
+ *   "timeline": "..."    base64 of a raw deflate stream (RFC 1951) of digits:
+ *                        each thread's samples in time order, consecutive
+ *                        samples with the same quantum, stack and weight
+ *                        merged into one run.  Column by column: the number
+ *                        of runs of each thread (in "threads" order); then
+ *                        every run's quantum delta from the thread's previous
+ *                        run (the first: from 0); its leaf (0: the empty
+ *                        stack, k: the k-th node in preorder whose weight
+ *                        code is not 0); its count of samples; and, without
+ *                        "sweight", its samples' weight (integers: no
+ *                        timeline is written when weights are not).  Left
+ *                        out with two series and with --timeline=0.
  * Numbers in the strings use REPORT_BASE digits, most significant first:
  * digit d is REPORT_ALPHA[d + REPORT_BASE] when more digits follow and
  * REPORT_ALPHA[d] for the last one.  The alphabet has no '"', '\\', '<',

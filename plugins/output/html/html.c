@@ -17,12 +17,14 @@
 
 #include "../../lib/report/report.h"
 #include "page.h"
+#include "timeline.h"
 
 struct html_opts {
 	const char *title;
 	const char *colors;
 	int inverted;
 	long long timeline;
+	double resolution;
 };
 
 static const struct fk_option options[] = {
@@ -35,6 +37,9 @@ static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_INT, "timeline", "1", struct html_opts, timeline,
 	          "1: keep each sample's time and thread (heat map, flame chart, thread views); "
 	          "0: leave them out for a smaller report"),
+	FK_OPTION(FK_OPT_DOUBLE, "time-resolution", "1", struct html_opts, resolution,
+	          "the timeline's precision in ms: sample times are cut to it (the heat map's cells are 20 ms; "
+	          "0.001 keeps perf's microseconds exactly, in a bigger report)"),
 	FK_OPTION_END,
 };
 
@@ -273,89 +278,52 @@ static void put_tree(struct out *o, const struct fk_profile *p, const struct wal
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The timeline names a stack by its leaf's rank among the nodes where
+ * stacks end, in preorder: small numbers, and the tree already says which
+ * nodes those are.  wk->index is rewritten in place: node -> rank. */
+static void leaf_ids(const struct fk_host *h, const struct fk_profile *p, struct walk *wk)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	uint32_t rank = 0;
+
+	for (size_t i = 0; i < wk->n; i++)
+		wk->index[wk->pre[i]] = h->node_is_leaf(p, wk->pre[i]) ? rank++ : UINT32_MAX;
 }
 
-/* Per-sample times and threads, when the inputs gave them. */
-static int put_samples(struct out *o, const struct fk_profile *p, const struct walk *wk, int series)
+/* The tail of the page, its script deflated: the page's code (~36 KB) is
+ * most of the report of a small profile, and a third of it deflated.  A
+ * few lines of loader inflate it (DecompressionStream) and run it as an
+ * inline script, which the page's Content-Security-Policy allows. */
+static int put_tail(struct out *o)
 {
-	const struct fk_host *h = o->h;
-	size_t ns = h->samples(p), nt = 0;
-	uint64_t *thr = NULL;
-	int64_t t0 = INT64_MAX, prev;
-	unsigned any = 0;
-	int same = 1; /* every sample weighs the same (one period): written once */
+	static const char open_tag[] = "<script>\n", close_tag[] = "</script>";
+	const char *t = fk_html_tail, *a = strstr(t, open_tag), *b = a ? strstr(a, close_tag) : NULL;
+	char *z;
+	size_t zn;
 
-	for (size_t i = 0; i < ns; i++) {
-		const struct fk_logged_sample *s = h->sample(p, i);
-		any |= s->flags;
-		if (!int_weight(s->weight[series]))
-			return 0;
-		if (s->weight[series] != h->sample(p, 0)->weight[series])
-			same = 0;
-		if ((s->flags & FK_SAMPLE_TIME) && s->time_ns < t0)
-			t0 = s->time_ns;
-	}
-	if (!ns || !(any & (FK_SAMPLE_TIME | FK_SAMPLE_TID)))
+	if (!a || !b) { /* page.html without its script: nothing to pack */
+		put(o, t, strlen(t));
 		return 0;
-	if (t0 == INT64_MAX)
-		t0 = 0;
-	thr = h->alloc(ns * sizeof *thr);
-	if (!thr)
+	}
+	a += sizeof open_tag - 1;
+	if (fk_html_deflate64(o->h, a, (size_t)(b - a), &z, &zn) < 0) {
+		o->h->log(FK_LOG_ERROR, "out of memory writing the report");
 		return FK_ERR_NOMEM;
-	/* threads: distinct (tid, pid), sorted; -1 when not given */
-	for (size_t i = 0; i < ns; i++) {
-		const struct fk_logged_sample *s = h->sample(p, i);
-		int32_t tid = s->flags & FK_SAMPLE_TID ? s->tid : -1, pid = s->flags & FK_SAMPLE_PID ? s->pid : -1;
-		thr[i] = ((uint64_t)(uint32_t)tid << 32) | (uint32_t)pid;
 	}
-	qsort(thr, ns, sizeof *thr, cmp_u64);
-	for (size_t i = 0; i < ns; i++)
-		if (i == 0 || thr[i] != thr[nt - 1])
-			thr[nt++] = thr[i];
-	puts_(o, ",\"threads\":[");
-	for (size_t i = 0; i < nt; i++) {
-		char b[48];
-		snprintf(b, sizeof b, "%s[%d,%d]", i ? "," : "", (int32_t)(uint32_t)thr[i],
-		         (int32_t)(uint32_t)(thr[i] >> 32));
-		puts_(o, b);
-	}
-	{
-		char b[48];
-		snprintf(b, sizeof b, "],\"timed\":%d,\"t0\":%.6f,", !!(any & FK_SAMPLE_TIME), (double)t0 / 1e9);
-		puts_(o, b);
-		if (same) {
-			snprintf(b, sizeof b, "\"sweight\":%.0f,", h->sample(p, 0)->weight[series]);
-			puts_(o, b);
-		}
-		puts_(o, "\"samples\":\"");
-	}
-	prev = 0;
-	for (size_t i = 0; i < ns; i++) {
-		const struct fk_logged_sample *s = h->sample(p, i);
-		int32_t tid = s->flags & FK_SAMPLE_TID ? s->tid : -1, pid = s->flags & FK_SAMPLE_PID ? s->pid : -1;
-		uint64_t key = ((uint64_t)(uint32_t)tid << 32) | (uint32_t)pid;
-		int64_t t = s->flags & FK_SAMPLE_TIME ? (s->time_ns - t0 + 500) / 1000 : 0, d = t - prev;
-		size_t lo = 0, hi = nt;
-		while (lo + 1 < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (thr[mid] <= key)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		num(o, s->leaf == FK_NODE_ROOT ? 0 : (uint64_t)wk->index[s->leaf] + 1);
-		num(o, d >= 0 ? (uint64_t)d << 1 : ((uint64_t)(-d) << 1) - 1);
-		num(o, lo);
-		if (!same)
-			num(o, (uint64_t)s->weight[series]);
-		prev = t;
-	}
-	put(o, "\"", 1);
-	h->free(thr);
+	put(o, t, (size_t)(a - t));
+	puts_(o, "/* the page's code (page.html in flamekit's source), deflated */\n"
+	      "(function (z) {\n"
+	      "\tvar b = atob(z), u = new Uint8Array(b.length);\n"
+	      "\tfor (var i = 0; i < b.length; i++) u[i] = b.charCodeAt(i);\n"
+	      "\tnew Response(new Blob([u]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"))).text().then(function (c) {\n"
+	      "\t\tvar s = document.createElement(\"script\");\n"
+	      "\t\ts.textContent = c;\n"
+	      "\t\tdocument.body.appendChild(s);\n"
+	      "\t}, function (e) { document.getElementById(\"details\").textContent = \"error: \" + e.message; });\n"
+	      "})(\"");
+	put(o, z, zn);
+	puts_(o, "\");\n");
+	put(o, b, strlen(b));
+	o->h->free(z);
 	return 0;
 }
 
@@ -385,6 +353,11 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		h->free(o);
 		return FK_ERR_USAGE;
 	}
+	if (!(op->resolution * 1e6 >= 1 && op->resolution <= 1e6)) {
+		h->log(FK_LOG_ERROR, "--time-resolution must be between 0.000001 and 1000000 ms");
+		h->free(o);
+		return FK_ERR_USAGE;
+	}
 	if (!o) {
 		h->log(FK_LOG_ERROR, "out of memory writing the report");
 		return FK_ERR_NOMEM;
@@ -401,7 +374,7 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 			if ((s == series || two) && !int_weight(h->node_self(p, wk.pre[i], s)))
 				fl = 1;
 	put(o, fk_html_head, sizeof fk_html_head - 1);
-	puts_(o, "{\"v\":1,\"title\":");
+	puts_(o, "{\"v\":2,\"title\":");
 	jstr(o, op->title, strlen(op->title));
 	puts_(o, ",\"palette\":");
 	jstr(o, op->colors, strlen(op->colors));
@@ -437,14 +410,19 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 	put(o, "]", 1);
 	put_tree(o, p, &wk, two, series, fl);
 	if (!two && op->timeline) {
-		rc = put_samples(o, p, &wk, series);
-		if (rc < 0) {
-			h->log(FK_LOG_ERROR, "out of memory writing the report's samples");
+		char *tl;
+		size_t tlen;
+		leaf_ids(h, p, &wk);
+		rc = fk_html_timeline(h, p, wk.index, series, (int64_t)llround(op->resolution * 1e6), &tl, &tlen);
+		if (rc < 0)
 			goto out;
-		}
+		put(o, tl, tlen);
+		h->free(tl);
 	}
 	put(o, "}", 1);
-	put(o, fk_html_tail, sizeof fk_html_tail - 1);
+	rc = put_tail(o);
+	if (rc < 0)
+		goto out;
 	flush(o);
 	rc = o->rc;
 out:
