@@ -15,9 +15,14 @@ row "wc -l"
 best 3 "$FLAMEKIT" graph -o "$FK_BENCH_DATA/r100k.svg" "$F"
 row "flamekit graph (svg)"
 fk_s=$SECS fk_kb=$KB
-best 3 "$FLAMEKIT" graph --threads 1 -o "$FK_BENCH_DATA/r100k.svg" "$F"
+best 3 "$FLAMEKIT" graph --threads 1 -o "$FK_BENCH_DATA/r100k-1.svg" "$F"
 row "flamekit graph --threads 1"
 fk1_s=$SECS
+cmp -s "$FK_BENCH_DATA/r100k.svg" "$FK_BENCH_DATA/r100k-1.svg" && same=yes || same=NO
+echo "  same bytes as with the default threads: $same"
+"$FLAMEKIT" graph -o "$FK_BENCH_DATA/r100k-pipe.svg" < "$F"
+cmp -s "$FK_BENCH_DATA/r100k.svg" "$FK_BENCH_DATA/r100k-pipe.svg" && same=yes || same=NO
+echo "  same bytes as from stdin (the whole stack tree): $same"
 best 3 "$FLAMEKIT" graph --output-plugin icicle -o "$FK_BENCH_DATA/r100k-icicle.svg" "$F"
 row "flamekit graph (icicle)"
 best 3 "$FLAMEKIT" graph --flamechart -o "$FK_BENCH_DATA/r100k-chart.svg" "$F"

@@ -23,8 +23,13 @@ for t in 1 2; do
 		       a / (b > 0 ? b : 0.01), kb * 1024 / sz }'
 done
 for t in 1 2; do
-	best 3 "$FLAMEKIT" graph --threads $t -o "$FK_BENCH_DATA/d400k.svg" "$F"
+	best 3 "$FLAMEKIT" graph --threads $t -o "$FK_BENCH_DATA/d400k-$t.svg" "$F"
 	row "flamekit graph --threads $t"
 	awk -v a="$SECS" -v kb="$KB" -v sz="$size" 'BEGIN {
 		printf "  target <= 1.5 s; peak RSS %.2fx the input (target <= 2)\n", kb * 1024 / sz }'
 done
+cmp -s "$FK_BENCH_DATA/d400k-1.svg" "$FK_BENCH_DATA/d400k-2.svg" && same=yes || same=NO
+echo "graph: same bytes on one thread and two: $same"
+"$FLAMEKIT" graph -o "$FK_BENCH_DATA/d400k-pipe.svg" < "$F"
+cmp -s "$FK_BENCH_DATA/d400k-1.svg" "$FK_BENCH_DATA/d400k-pipe.svg" && same=yes || same=NO
+echo "graph: same bytes as from stdin (the whole stack tree): $same"

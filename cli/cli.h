@@ -115,6 +115,12 @@ const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *i
                                         size_t nfiles);
 int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, size_t nfiles,
                 const char *outpath, bool detected);
+/* graphsum.c: graph of folded files drawn from a tree of only the frames
+ * wide enough to draw, the same bytes as the pipeline.  false when it does
+ * not apply (nothing reported, nothing written: run the pipeline), else
+ * true with the exit status in *status. */
+bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
+                  void *out_opts, const char *outpath, int *status);
 int cmd_run(struct cli *c, int argc, char **argv);
 
 #endif

@@ -140,7 +140,8 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 		rc = cli_exit(rc);
 		goto out;
 	}
-	rc = cli_inputs_run(c, &in, d.pl, d.opts, outpath);
+	if (!graphsum_run(c, &in, d.pl, d.opts, outpath, &rc))
+		rc = cli_inputs_run(c, &in, d.pl, d.opts, outpath);
 out:
 	cli_inputs_free(&in);
 	fk_options_free(d.pl, d.opts);

@@ -20,26 +20,11 @@
 
 #include "cli.h"
 #include "folded/fkfolded.h"
+#include "foldsum.h"
 
 #define ARENA_CHUNK ((size_t)1 << 20)
 
-struct stack {
-	const char *key;     /* in the arena, not NUL-terminated */
-	size_t len;
-	double w[2];
-};
-
-struct foldsum {
-	struct stack *v;     /* entries, in first-seen order */
-	size_t n, cap;
-	uint64_t *slots;     /* hash << 32 | entry index + 1; 0 = empty */
-	size_t mask;
-	char **chunks;       /* arena: the stacks' text */
-	size_t nchunks, used, chunk_cap;
-	bool two;            /* some line had two counts */
-};
-
-static void fs_free(struct foldsum *s)
+void foldsum_free(struct foldsum *s)
 {
 	for (size_t i = 0; i < s->nchunks; i++)
 		fk_free(s->chunks[i]);
@@ -69,7 +54,7 @@ static char *arena_copy(struct foldsum *s, const char *p, size_t n)
 	return d;
 }
 
-static int grow_slots(struct foldsum *s)
+int foldsum_grow(struct foldsum *s)
 {
 	size_t nmask = s->mask ? s->mask * 2 + 1 : 4095;
 	uint64_t *ns = fk_calloc(nmask + 1, sizeof *ns);
@@ -97,9 +82,9 @@ static int fs_add(struct foldsum *s, const char *key, size_t n, const double *w)
 	uint32_t h = (uint32_t)fk_hash(key, n);
 	size_t j;
 	uint64_t e;
-	struct stack *st;
+	struct fs_stack *st;
 
-	if ((s->n + 1) * 4 > (s->mask + 1) * 3 && grow_slots(s) < 0)
+	if ((s->n + 1) * 4 > (s->mask + 1) * 3 && foldsum_grow(s) < 0)
 		return FK_ERR_NOMEM;
 	for (j = h & s->mask; (e = s->slots[j]) != 0; j = (j + 1) & s->mask) {
 		if ((uint32_t)(e >> 32) != h)
@@ -113,7 +98,7 @@ static int fs_add(struct foldsum *s, const char *key, size_t n, const double *w)
 	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 4096;
-		struct stack *v = fk_realloc(s->v, cap * sizeof *v);
+		struct fs_stack *v = fk_realloc(s->v, cap * sizeof *v);
 		if (!v)
 			return FK_ERR_NOMEM;
 		s->v = v;
@@ -134,7 +119,7 @@ static int fs_add(struct foldsum *s, const char *key, size_t n, const double *w)
 }
 
 /* One input, read as the folded input plugin reads it. */
-static int fs_read(struct foldsum *s, struct fk_input *in)
+int foldsum_read(struct foldsum *s, struct fk_input *in)
 {
 	const char *line;
 	size_t len;
@@ -153,8 +138,14 @@ static int fs_read(struct foldsum *s, struct fk_input *in)
 		}
 		s->two |= two;
 		k = fk_folded_trim(line, (size_t)sl);
-		if (k == 0)
-			continue; /* an empty stack: only its columns count */
+		if (k == 0) {
+			/* an empty stack: only its columns count (the root's own
+			 * weight, for graphsum.c) */
+			s->nempty++;
+			s->empty[0] += w[0];
+			s->empty[1] += w[1];
+			continue;
+		}
 		r = fs_add(s, line, k, w);
 		if (r < 0)
 			return fk_input_error(in, in->lineno, "%s", fk_strerror(r));
@@ -164,7 +155,7 @@ static int fs_read(struct foldsum *s, struct fk_input *in)
 
 static int cmp_stacks(const void *a, const void *b)
 {
-	const struct stack *x = *(const struct stack *const *)a, *y = *(const struct stack *const *)b;
+	const struct fs_stack *x = *(const struct fs_stack *const *)a, *y = *(const struct fs_stack *const *)b;
 	size_t m = x->len < y->len ? x->len : y->len;
 	int r = memcmp(x->key, y->key, m);
 
@@ -176,7 +167,7 @@ static int cmp_stacks(const void *a, const void *b)
 /* The stacks in byte order, as the folded output plugin writes them. */
 static int fs_write(struct foldsum *s, struct fk_writer *w)
 {
-	struct stack **order = fk_malloc((s->n ? s->n : 1) * sizeof *order);
+	struct fs_stack **order = fk_malloc((s->n ? s->n : 1) * sizeof *order);
 	int rc = 0;
 
 	if (!order) {
@@ -218,7 +209,7 @@ static int fs_input(struct cli *c, struct foldsum *s, const struct fk_plugin *pl
 	if (detected)
 		fk_log(FK_LOG_INFO, "%s: detected format %s", in.name, pl->d.h.name);
 	fk_log_set_prefix(pl->prefix);
-	rc = fs_read(s, &in);
+	rc = foldsum_read(s, &in);
 	fk_log_set_prefix(NULL);
 	if (rc == 0 && in.error)
 		rc = in.error;
@@ -241,7 +232,7 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, s
 	/* the output first: an unwritable one fails before a long read */
 	if ((rc = fk_writer_open(&w, outpath)) < 0)
 		return rc;
-	if ((rc = grow_slots(&s)) < 0)
+	if ((rc = foldsum_grow(&s)) < 0)
 		fk_log(FK_LOG_ERROR, "out of memory");
 	for (size_t k = 0; k < nfiles && rc == 0; k++)
 		rc = fs_input(c, &s, pl, files[k], detected);
@@ -261,7 +252,7 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, s
 		rc = fk_writer_commit(&w);
 	else
 		fk_writer_abort(&w);
-	fs_free(&s);
+	foldsum_free(&s);
 	return rc;
 }
 

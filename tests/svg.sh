@@ -163,6 +163,40 @@ done
 "$FLAMEKIT" graph --random --seed 7 "$D/small.txt" > "$TMP/s7b.svg"
 same_file "$TMP/s7.svg" "$TMP/s7b.svg" "--random --seed 7 is reproducible"
 
+# ---- folded files drawn without the whole tree (cli/graphsum.c) ----------------
+# graph of regular folded files builds only the frames wide enough to draw;
+# stdin takes the pipeline and its whole tree.  The bytes must be the same.
+# A narrow "foo" with children sorts after its kept sibling "foo.cold" ('.'
+# is below ';'); as a bare leaf it would sort first and move "foo.cold".
+printf 'P;foo;x 1\nP;foo.cold 100\nP;zz 100\nP;zz;a 1\nP;zz 3\nQ 50\n' > "$TMP/cut.folded"
+"$FLAMEKIT" graph --width 100 --minwidth 2 "$TMP/cut.folded" > "$TMP/cut1.svg"
+"$FLAMEKIT" graph --width 100 --minwidth 2 < "$TMP/cut.folded" > "$TMP/cut2.svg"
+same_file "$TMP/cut1.svg" "$TMP/cut2.svg" "a narrow frame with children keeps its place among wider siblings"
+# Many distinct stacks, names that extend each other, empty frames, lines
+# with an empty stack (the root's own weight), cut at several depths.
+awk 'BEGIN { srand(5); for (i = 0; i < 20000; i++) { s = "root"; d = 1 + int(rand() * 12)
+	for (j = 0; j < d; j++) s = s ";f" substr("abcdefgh", 1, 1 + int(rand() * 3)) (rand() < 0.3 ? ".c" : rand() < 0.1 ? " x" : "")
+	if (rand() < 0.02) s = s ";;e"; printf "%s %d\n", s, int(rand() * 100); if (rand() < 0.01) print " 7" } }' > "$TMP/many.folded"
+for opts in "" "--width 300" "--minwidth 0" "--minwidth 1%" "--inverted" "--total 5000000" \
+	"--output-plugin icicle --width 200" "--colors=chain --hash"; do
+	# shellcheck disable=SC2086
+	"$FLAMEKIT" graph $opts "$TMP/many.folded" "$TMP/cut.folded" > "$TMP/m1.svg"
+	# shellcheck disable=SC2086
+	cat "$TMP/many.folded" "$TMP/cut.folded" | "$FLAMEKIT" graph $opts > "$TMP/m2.svg"
+	same_file "$TMP/m1.svg" "$TMP/m2.svg" "files and stdin give the same graph (${opts:-default})"
+done
+# The flame chart keeps input order: sorted lines merge deep runs of frames.
+LC_ALL=C sort "$TMP/many.folded" > "$TMP/sorted.folded"
+for opts in "" "--width 300" "--minwidth 2%" "--inverted --minwidth 0.5"; do
+	for f in many sorted; do
+		# shellcheck disable=SC2086
+		"$FLAMEKIT" graph --flamechart $opts "$TMP/$f.folded" > "$TMP/c1.svg"
+		# shellcheck disable=SC2086
+		"$FLAMEKIT" graph --flamechart $opts < "$TMP/$f.folded" > "$TMP/c2.svg"
+		same_file "$TMP/c1.svg" "$TMP/c2.svg" "flame chart: file and stdin give the same bytes ($f ${opts:-default})"
+	done
+done
+
 # ---- errors ------------------------------------------------------------------------
 run "$FLAMEKIT" graph --colors=nope "$D/small.txt"
 is "$rc:$err" '2:flamekit: [output:svg] unknown palette "nope" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange)' \

@@ -1,0 +1,621 @@
+/*
+ * `graph` of folded files without the whole stack tree.
+ *
+ * A flame graph draws only the frames at least --minwidth wide, and with
+ * many distinct stacks almost every node of the stack tree is narrower:
+ * 400,000 distinct stacks 5-25 frames deep make 5.7 million nodes, of which
+ * a 1200-pixel graph draws a few thousand.  Here the stacks are summed whole
+ * (foldsum.c, memory about their text), sorted so that the stacks under any
+ * one frame are adjacent (';' sorts below every other byte), and one pass
+ * over them closes each frame with its exact total, as flamegraph.pl's
+ * flow() does.  Then only what the layout can see goes into the stack tree:
+ * each stack down to its deepest frame wide enough to draw, then the first
+ * frame too narrow (it holds the whole weight below it, so the widths and
+ * positions of its wider siblings stay exact), then one more frame, so that
+ * it still sorts among its siblings as a frame with children does (layout
+ * order: a frame's own samples sort by its bare name, its children by
+ * "name;").  The svg and icicle outputs then draw that small tree: the
+ * frames they write, their order and every width are those of the whole
+ * tree, so the bytes are the same.
+ *
+ * Taken only where that holds for sure: svg or icicle output without
+ * --reverse or --flamechart, regular folded files (read again by the
+ * pipeline when this path gives up), one count a line, every stack's sum a
+ * whole number (then totals do not depend on the order of additions), no
+ * line skipped or in error (the pipeline reports those itself).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "foldsum.h"
+#include "folded/fkfolded.h"
+
+/* Frames narrower than this share of the minimum width are cut: a margin
+ * against rounding, since a frame kept too many costs only a node. */
+#define MARGIN 0.5
+
+/* A value of pl's options by name, or NULL when pl has no such option of
+ * that type. */
+static const void *opt(const struct fk_plugin *pl, const void *opts, const char *name, int type)
+{
+	const struct fk_option *o = fk_option_find(pl, name);
+
+	return o && o->type == type ? (const char *)opts + o->offset : NULL;
+}
+
+/* The svg plugin's minimum width in samples for a graph of `total`
+ * (svg_minwidth_time with default xpad, read through the option table), or
+ * a negative value when it cannot tell. */
+static double min_width(const struct fk_plugin *pl, const void *opts, double total)
+{
+	const long long *width = opt(pl, opts, "width", FK_OPT_INT);
+	const char *const *minwidth = opt(pl, opts, "minwidth", FK_OPT_STRING);
+	const double *given = opt(pl, opts, "total", FK_OPT_DOUBLE);
+	double v, timemax;
+	char *end;
+
+	if (!width || !minwidth || !*minwidth || !given || *width <= 20)
+		return -1;
+	timemax = *given > total ? *given : total;
+	v = strtod(*minwidth, &end);
+	if (end == *minwidth || !(v >= 0) || !isfinite(v) || timemax <= 0)
+		return -1;
+	if (*end == '%')
+		return timemax * v / 100;
+	return *end ? -1 : v / (((double)*width - 20) / timemax);
+}
+
+/* Only svg, icicle and flamechart, without the options that need more than
+ * the frames wide enough to draw. */
+static bool output_fits(const struct fk_plugin *pl, const void *opts)
+{
+	const int *reverse = opt(pl, opts, "reverse", FK_OPT_FLAG);
+	const int *chart = opt(pl, opts, "flamechart", FK_OPT_FLAG);
+	int verbosity = fk_verbosity, rc;
+
+	if (strcmp(pl->d.h.name, "svg") != 0 && strcmp(pl->d.h.name, "icicle") != 0 &&
+	    strcmp(pl->d.h.name, "flamechart") != 0)
+		return false;
+	if (!reverse || *reverse || (chart && *chart && strcmp(pl->d.h.name, "flamechart") != 0))
+		return false;
+	fk_verbosity = -1; /* the pipeline reports bad options itself */
+	rc = fk_options_check(pl, opts, NULL);
+	fk_verbosity = verbosity;
+	return rc == 0;
+}
+
+static inline int rank(unsigned char c)
+{
+	return c == ';' ? -1 : c;
+}
+
+/* The first byte where a and b differ, or the shorter length. */
+static size_t common(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t m = na < nb ? na : nb, i = 0;
+
+	for (; i + 8 <= m; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+	}
+	while (i < m && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static int cmp_grouped(const struct fs_stack *a, const struct fs_stack *b)
+{
+	size_t i = common(a->key, a->len, b->key, b->len);
+
+	if (i < a->len && i < b->len)
+		return rank((unsigned char)a->key[i]) < rank((unsigned char)b->key[i]) ? -1 : 1;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* A stack with 8 of its bytes in the same order as a number, so that most
+ * comparisons of the sort do not read the stacks' text (each one a cache
+ * miss): ';' as 0, bytes below it one up, the end as 0 (a tie that the
+ * text decides). */
+struct sortkey {
+	uint64_t k[2];
+	const struct fs_stack *s;
+};
+
+static int cmp_sortkey(const void *pa, const void *pb)
+{
+	const struct sortkey *a = pa, *b = pb;
+
+	if (a->k[0] != b->k[0])
+		return a->k[0] < b->k[0] ? -1 : 1;
+	if (a->k[1] != b->k[1])
+		return a->k[1] < b->k[1] ? -1 : 1;
+	return cmp_grouped(a->s, b->s);
+}
+
+/* The stacks in grouped order.  The 16 bytes are taken after the prefix all
+ * stacks share (often "root;" or a thread name). */
+static struct fs_stack **sort_grouped(struct foldsum *s)
+{
+	struct sortkey *v = fk_malloc((s->n ? s->n : 1) * sizeof *v);
+	struct fs_stack **order;
+	size_t pre = s->n ? s->v[0].len : 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 1; i < s->n; i++) {
+		size_t c = common(s->v[0].key, pre, s->v[i].key, s->v[i].len);
+		if (c < pre)
+			pre = c;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct fs_stack *st = &s->v[i];
+		for (size_t h = 0; h < 2; h++) {
+			uint64_t k = 0;
+			for (size_t j = pre + 8 * h; j < pre + 8 * h + 8; j++) {
+				unsigned c = j < st->len ? (unsigned char)st->key[j] : ';';
+				k = k << 8 | (c == ';' ? 0 : c < ';' ? c + 1 : c);
+			}
+			v[i].k[h] = k;
+		}
+		v[i].s = st;
+	}
+	qsort(v, s->n, sizeof *v, cmp_sortkey);
+	/* the pointers, in place: entry i is read before slot i is written */
+	_Static_assert(sizeof *v >= sizeof *order, "pointers fit in the sort keys");
+	order = (struct fs_stack **)v;
+	for (size_t i = 0; i < s->n; i++)
+		order[i] = (struct fs_stack *)v[i].s;
+	/* the keys' memory goes to the tree (a failed shrink keeps it all) */
+	if (s->n && (order = fk_realloc(v, s->n * sizeof *order)) == NULL)
+		order = (struct fs_stack **)v;
+	return order;
+}
+
+struct open_frame {
+	size_t start;        /* the first stack (in sorted order) under it */
+	size_t end;          /* where the frame's name ends in that stack */
+	double total;
+};
+
+/* What the tree needs of each stack (in sorted order): its first `keep`
+ * frames are at least thr wide; the next one is cut there, and has a frame
+ * below it when `child` (then the frame sorts as "name;" among its siblings,
+ * as it does in the whole tree, which matters only when a sibling's name
+ * starts with its name). */
+struct cut {
+	uint32_t keep, child;
+};
+
+/* Close frames depth.. *nopen of the flow at stack i: a frame at least thr
+ * wide keeps its depth + 1 frames in every stack under it.  A narrower one
+ * whose name is a prefix of the next stack's frame there (a sibling's
+ * name): its child is pushed.  Frames close deepest first, so a stack's
+ * shallowest narrow frame, the one cut, writes `child` last. */
+static void close_frames(struct fs_stack **order, size_t n, struct open_frame *of, size_t *nopen,
+                         size_t depth, size_t i, double thr, struct cut *cut)
+{
+	while (*nopen > depth) {
+		size_t d = --*nopen;
+		const struct fs_stack *s = order[of[d].start];
+		if (d > 0)
+			of[d - 1].total += of[d].total;
+		if (of[d].total >= thr) {
+			for (size_t j = of[d].start; j < i; j++)
+				if (cut[j].keep < d + 1)
+					cut[j].keep = (uint32_t)(d + 1);
+		} else if (i < n && common(s->key, s->len, order[i]->key, order[i]->len) >= of[d].end) {
+			for (size_t j = of[d].start; j < i; j++)
+				cut[j].child = (uint32_t)(d + 1);
+		}
+	}
+}
+
+/* The cut of every stack: frames closed with their totals, in order. */
+static int flow(struct fs_stack **order, size_t n, double thr, struct cut *cut)
+{
+	struct open_frame *of = NULL;
+	size_t nopen = 0, cap = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fs_stack *s = order[i];
+		size_t c = 0, p = 0, from = 0;
+		/* sorted order is random order in memory: fetch ahead */
+		if (i + 8 < n)
+			__builtin_prefetch(order[i + 8]);
+		if (i + 4 < n)
+			__builtin_prefetch(order[i + 4]->key);
+		cut[i].keep = cut[i].child = 0;
+		if (i > 0) {
+			const struct fs_stack *q = order[i - 1];
+			p = common(q->key, q->len, s->key, s->len);
+			/* the frames the previous stack shares, and where the rest start */
+			for (size_t k = 0; k < p; k++)
+				if (s->key[k] == ';') {
+					c++;
+					from = k + 1;
+				}
+			if (p == (q->len < s->len ? q->len : s->len) &&
+			    (p == s->len || s->key[p] == ';') && (p == q->len || q->key[p] == ';')) {
+				c++;
+				from = p + 1;
+			}
+		}
+		close_frames(order, n, of, &nopen, c, i, thr, cut);
+		for (size_t k = from, nf = c; k <= s->len; k++) {
+			if (k < s->len && s->key[k] != ';')
+				continue;
+			if (nf == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct open_frame *v = fk_realloc(of, nc * sizeof *v);
+				if (!v) {
+					fk_free(of);
+					return FK_ERR_NOMEM;
+				}
+				of = v;
+				cap = nc;
+			}
+			of[nf].start = i;
+			of[nf].end = k;
+			of[nf].total = 0;
+			nopen = ++nf;
+		}
+		of[nopen - 1].total += s->w[0];
+	}
+	close_frames(order, n, of, &nopen, 0, n, thr, cut);
+	fk_free(of);
+	return 0;
+}
+
+/* Push stack s cut after `want` frames (all of them when it has fewer). */
+static int push_cut(struct fk_sink *sink, const struct fs_stack *s, size_t want,
+                    struct fk_frameref **fr, size_t *frcap)
+{
+	struct fk_sample smp;
+	size_t nf = 0;
+	fk_node_t node;
+
+	for (const char *k = s->key, *e = s->key + s->len, *semi; k <= e && nf < want; k = semi + 1) {
+		if (!(semi = memchr(k, ';', (size_t)(e - k))))
+			semi = e;
+		if (nf == *frcap) {
+			size_t cap = *frcap ? *frcap * 2 : 64;
+			struct fk_frameref *v = fk_realloc(*fr, cap * sizeof *v);
+			if (!v)
+				return FK_ERR_NOMEM;
+			*fr = v;
+			*frcap = cap;
+		}
+		memset(&(*fr)[nf], 0, sizeof (*fr)[nf]);
+		(*fr)[nf].name = k;
+		(*fr)[nf].len = (size_t)(semi - k);
+		nf++;
+	}
+	memset(&smp, 0, sizeof smp);
+	smp.weight[0] = s->w[0];
+	smp.frames = *fr;
+	smp.nframes = nf;
+	return fk_sink_push(sink, &smp, &node);
+}
+
+/* The tree of what a graph at least thr wide per frame draws, into p. */
+static int build(struct foldsum *s, double thr, struct fk_profile *p)
+{
+	struct fs_stack **order = sort_grouped(s);
+	struct cut *cut = fk_malloc((s->n ? s->n : 1) * sizeof *cut);
+	struct fk_frameref *fr = NULL;
+	size_t frcap = 0;
+	struct fk_sink sink;
+	int rc = FK_ERR_NOMEM;
+
+	fk_sink_init(&sink, p, 0, 1, NULL);
+	if (!order || !cut)
+		goto out;
+	if ((rc = flow(order, s->n, thr, cut)) < 0)
+		goto out;
+	if (s->nempty) {
+		struct fs_stack root = { "", 0, { s->empty[0], 0 } };
+		if ((rc = push_cut(&sink, &root, 0, &fr, &frcap)) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < s->n && rc == 0; i++) {
+		if (i + 8 < s->n)
+			__builtin_prefetch(order[i + 8]);
+		if (i + 4 < s->n)
+			__builtin_prefetch(order[i + 4]->key);
+		rc = push_cut(&sink, order[i], (size_t)cut[i].keep + 1 + (cut[i].child == cut[i].keep + 1),
+		              &fr, &frcap);
+	}
+out:
+	fk_sink_fini(&sink);
+	fk_free(fr);
+	fk_free(cut);
+	fk_free(order);
+	return rc;
+}
+
+/* Read every file silently; false when the pipeline must read them (an
+ * error, a skipped line, two counts, a fractional sum). */
+static bool read_all(const char **files, size_t nfiles, struct foldsum *s, double *total)
+{
+	int verbosity = fk_verbosity, rc = foldsum_grow(s);
+
+	fk_verbosity = -1;
+	for (size_t k = 0; k < nfiles && rc == 0; k++) {
+		struct fk_input_params prm = { .no_mmap = true };
+		struct fk_input in;
+		/* read(), not a mapping: the text is copied once into the table,
+		 * and a mapping's window would add its size to the peak */
+		if ((rc = fk_input_open_with(&in, files[k], &prm)) < 0)
+			break;
+		rc = foldsum_read(s, &in);
+		if (rc == 0 && (in.error || in.skipped))
+			rc = FK_ERR_DATA;
+		fk_input_close(&in);
+	}
+	fk_verbosity = verbosity;
+	/* the lookup table is not needed any more: its memory goes to the tree */
+	fk_free(s->slots);
+	s->slots = NULL;
+	if (rc < 0 || s->two)
+		return false;
+	if (s->n && s->n < s->cap) { /* the table's spare room goes to the tree */
+		struct fs_stack *v = fk_realloc(s->v, s->n * sizeof *v);
+		if (v) {
+			s->v = v;
+			s->cap = s->n;
+		}
+	}
+	*total = s->empty[0];
+	if (s->empty[0] != floor(s->empty[0]))
+		return false;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i].w[0] != floor(s->v[i].w[0]))
+			return false;
+		*total += s->v[i].w[0];
+	}
+	return *total < 9007199254740992.0; /* 2^53: sums exact in any order */
+}
+
+/*
+ * The flame chart (the flamechart output) lays the lines out in input
+ * order, merging a frame only with the same frame of the line before.
+ * Three passes over the files, each reading them as the folded plugin
+ * does: the total (so the minimum width), the width of every run of a
+ * frame (lines [start, i) while it stays open), and then the sample log,
+ * each line cut before its first frame too narrow to draw.  A run of a
+ * frame ends where a line does not share it, which only frames above it
+ * decide: the frames wide enough close in the same order, at the same
+ * times, so the chart writes the same frames (narrower ones it skips).
+ */
+struct chart {
+	uint32_t *keep;      /* a line's frames wider than the threshold */
+	size_t n, cap;       /* lines with a stack (or an empty one) so far */
+	struct open_frame *of;
+	size_t nopen, ofcap;
+	char *prev;          /* the line before */
+	size_t prevlen, prevcap, prevnf;
+	double total, thr;
+};
+
+/* One line of a pass (below). */
+static int chart_line(struct chart *ch, int pass, const char *line, size_t len, double w,
+                      struct fk_sink *sink, struct fk_frameref **fr, size_t *frcap);
+
+/* One pass over every file: pass 0 sums, 1 measures, 2 pushes into sink;
+ * false when the pipeline must read them (as read_all). */
+static bool chart_pass(struct chart *ch, int pass, const char **files, size_t nfiles,
+                       struct fk_sink *sink, int *status)
+{
+	struct fk_frameref *fr = NULL;
+	size_t frcap = 0;
+	int verbosity = fk_verbosity, rc = 0;
+	bool two = false;
+
+	fk_verbosity = -1; /* the pipeline reports what goes wrong */
+	for (size_t k = 0; k < nfiles && rc == 0; k++) {
+		struct fk_input_params prm = { .no_mmap = true };
+		struct fk_input in;
+		const char *line;
+		size_t len;
+		if ((rc = fk_input_open_with(&in, files[k], &prm)) < 0)
+			break;
+		while (rc == 0 && (rc = fk_input_getline(&in, &line, &len)) > 0) {
+			double w[2];
+			int t;
+			long sl = fk_folded_line(line, len, w, &t);
+			rc = 0;
+			if (sl < 0) {
+				if (len > 0)
+					rc = FK_ERR_DATA; /* skipped: the pipeline says so */
+				continue;
+			}
+			two |= t;
+			rc = chart_line(ch, pass, line, fk_folded_trim(line, (size_t)sl), w[0], sink, &fr, &frcap);
+		}
+		if (rc == 0 && in.error)
+			rc = in.error;
+		fk_input_close(&in);
+	}
+	fk_verbosity = verbosity;
+	fk_free(fr);
+	*status = rc;
+	return rc == 0 && !two;
+}
+
+static int chart_line(struct chart *ch, int pass, const char *line, size_t len, double w,
+                      struct fk_sink *sink, struct fk_frameref **fr, size_t *frcap)
+{
+	size_t i = ch->n++, c = 0, p = 0, from = 0, nf;
+
+	if (pass == 0) {
+		ch->total += w;
+		return 0;
+	}
+	if (pass == 2) {
+		struct fs_stack st = { line, len, { w, 0 } };
+		return push_cut(sink, &st, ch->keep[i], fr, frcap);
+	}
+	if (ch->n > ch->cap) {
+		size_t cap = ch->cap ? ch->cap * 2 : 4096;
+		uint32_t *v = fk_realloc(ch->keep, cap * sizeof *v);
+		if (!v)
+			return FK_ERR_NOMEM;
+		ch->keep = v;
+		ch->cap = cap;
+	}
+	ch->keep[i] = 0;
+	if (ch->prevnf && len) {
+		p = common(ch->prev, ch->prevlen, line, len);
+		for (size_t k = 0; k < p; k++)
+			if (line[k] == ';') {
+				c++;
+				from = k + 1;
+			}
+		if (p == (ch->prevlen < len ? ch->prevlen : len) && (p == len || line[p] == ';') &&
+		    (p == ch->prevlen || ch->prev[p] == ';')) {
+			c++;
+			from = p + 1;
+		}
+	}
+	/* close what this line does not share (no extension check: a chart
+	 * keeps input order, not name order) */
+	while (ch->nopen > c) {
+		size_t d = --ch->nopen;
+		if (d > 0)
+			ch->of[d - 1].total += ch->of[d].total;
+		if (ch->of[d].total >= ch->thr)
+			for (size_t j = ch->of[d].start; j < i; j++)
+				if (ch->keep[j] < d + 1)
+					ch->keep[j] = (uint32_t)(d + 1);
+	}
+	for (size_t k = from; len && k <= len; k++) {
+		if (k < len && line[k] != ';')
+			continue;
+		if (ch->nopen == ch->ofcap) {
+			size_t cap = ch->ofcap ? ch->ofcap * 2 : 64;
+			struct open_frame *v = fk_realloc(ch->of, cap * sizeof *v);
+			if (!v)
+				return FK_ERR_NOMEM;
+			ch->of = v;
+			ch->ofcap = cap;
+		}
+		ch->of[ch->nopen].start = i;
+		ch->of[ch->nopen].total = 0;
+		ch->nopen++;
+	}
+	nf = ch->nopen;
+	if (nf)
+		ch->of[nf - 1].total += w;
+	if (len > ch->prevcap) {
+		char *v = fk_realloc(ch->prev, len * 2);
+		if (!v)
+			return FK_ERR_NOMEM;
+		ch->prev = v;
+		ch->prevcap = len * 2;
+	}
+	memcpy(ch->prev, line, len);
+	ch->prevlen = len;
+	ch->prevnf = nf;
+	return 0;
+}
+
+/* The flame chart's profile: the sample log of the cut lines, into p. */
+static bool chart_build(const char **files, size_t nfiles, const struct fk_plugin *out_pl,
+                        void *out_opts, struct fk_profile *p, int *status)
+{
+	struct chart ch;
+	struct fk_sink sink;
+	double minw;
+	bool ok = false;
+
+	memset(&ch, 0, sizeof ch);
+	*status = 0;
+	if (!chart_pass(&ch, 0, files, nfiles, NULL, status) ||
+	    (minw = min_width(out_pl, out_opts, ch.total)) < 0)
+		goto out;
+	ch.thr = minw * MARGIN;
+	ch.n = 0;
+	if (!chart_pass(&ch, 1, files, nfiles, NULL, status))
+		goto out;
+	/* close the last line's frames */
+	ch.prevnf = 0;
+	if ((*status = chart_line(&ch, 1, "", 0, 0, NULL, NULL, NULL)) < 0)
+		goto out;
+	ch.n = 0;
+	p->keep_samples = true;
+	fk_sink_init(&sink, p, 0, 1, NULL);
+	ok = chart_pass(&ch, 2, files, nfiles, &sink, status);
+	fk_sink_fini(&sink);
+out:
+	fk_free(ch.keep);
+	fk_free(ch.of);
+	fk_free(ch.prev);
+	return ok;
+}
+
+bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
+                  void *out_opts, const char *outpath, int *status)
+{
+	const struct fk_plugin *folded;
+	struct foldsum s;
+	struct fk_profile *p;
+	struct fk_output_spec out;
+	struct fk_pipeline pl;
+	double total, minw;
+	int rc;
+
+	if (in->pd.n || in->nfiles == 0 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
+	    !output_fits(out_pl, out_opts))
+		return false;
+	for (size_t k = 0; k < in->nfiles; k++) {
+		struct stat st;
+		if (strcmp(in->files[k], "-") == 0 || stat(in->files[k], &st) < 0 || !S_ISREG(st.st_mode))
+			return false;
+	}
+	if (!(folded = foldsum_applies(c, in->pl, in->files, in->nfiles)))
+		return false;
+	if (strcmp(out_pl->d.h.name, "flamechart") == 0) {
+		if (!(p = fk_profile_new()))
+			return false;
+		if (!chart_build(in->files, in->nfiles, out_pl, out_opts, p, &rc)) {
+			fk_profile_free(p);
+			return false;
+		}
+		goto render;
+	}
+	memset(&s, 0, sizeof s);
+	if (!read_all(in->files, in->nfiles, &s, &total) || (minw = min_width(out_pl, out_opts, total)) < 0 ||
+	    !(p = fk_profile_new())) {
+		foldsum_free(&s);
+		return false;
+	}
+	rc = build(&s, minw * MARGIN, p);
+	foldsum_free(&s);
+render:
+	for (size_t k = 0; !in->pl && k < in->nfiles; k++)
+		fk_log(FK_LOG_INFO, "%s: detected format %s", in->files[k], folded->d.h.name);
+	if (rc < 0) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+	} else {
+		memset(&out, 0, sizeof out);
+		out.plugin = out_pl;
+		out.opts = out_opts;
+		out.path = outpath;
+		memset(&pl, 0, sizeof pl);
+		pl.reg = &c->reg;
+		pl.outputs = &out;
+		pl.noutputs = 1;
+		pl.threads = cli_threads(c);
+		rc = fk_pipeline_render(&pl, p);
+	}
+	fk_profile_free(p);
+	*status = cli_exit(rc);
+	return true;
+}
