@@ -81,6 +81,14 @@ walk() {
 
 walk "collapse perf" "out.folded" collapse --format perf -o out.folded "$D/perf/names.txt"
 walk "collapse perf, off-CPU" "out.folded" collapse --format perf --offcpu -o out.folded "$D/perf/offcpu.txt"
+# --wakeups and --leak, their pairs spanning 200-byte chunks on 2 threads
+FLAMEKIT_CHUNK_BYTES=200
+export FLAMEKIT_CHUNK_BYTES
+walk "collapse perf, --wakeups, 200-byte chunks" "out.folded" collapse --format perf --wakeups \
+	--threads 2 -o out.folded "$D/perf/hostile-wakeups.txt"
+walk "collapse perf, --leak, 200-byte chunks" "out.folded" collapse --format perf --leak \
+	--threads 2 -o out.folded "$D/perf/hostile-leak.txt"
+unset FLAMEKIT_CHUNK_BYTES
 # perf-data: three `perf script` stand-ins on three time slices of a
 # header-only perf.data, parsed at once (host->parse_parts); a failure
 # stops and reaps them.

@@ -24,8 +24,10 @@
  * outputs see the slices in time order.
  *
  * One process is run, whatever the thread count, when:
- *   - --offcpu: a switch-out and its switch-in may fall in two slices, and
- *     each slice's parse would then lose that interval;
+ *   - --offcpu, --wakeups, --leak: a switch-out and its switch-in (or a
+ *     wakeup, or an allocation and its free) may fall in two slices, and
+ *     each slice, parsed on its own, would then lose that pair (the perf
+ *     plugin pairs across the chunks of one stream, not across streams);
  *   - the file has several sampling events and neither --event-filter nor
  *     --series-by-event (which name what to keep): the perf
  *     plugin keeps the first event type of its input, which a later slice
@@ -55,6 +57,9 @@ extern char **environ;
 
 struct pd_opts {
 	int pid, tid, kernel, jit, all, addrs, offcpu;
+	int wakeups, leak;
+	const char *leak_alloc, *leak_free, *leak_ptr, *leak_bytes;
+	long long leak_align, leak_page_size;
 	const char *event_filter;
 	const char *perf, *symfs, *kallsyms;
 	const char *weight_field, *series_by_event;
@@ -70,10 +75,40 @@ struct child {
 
 /* The perf plugin's options we pass on, by name (flags: value NULL). */
 struct passed {
-	const char *names[12];
-	const char *values[12];
+	const char *names[20];
+	const char *values[20];
 	size_t n;
+	char align[24], page[24]; /* --leak-align, --leak-page-size as text */
 };
+
+/* --wakeups, --leak and --leak's own options. */
+static void pass_pairing(const struct pd_opts *o, struct passed *p)
+{
+	const struct { const char *name, *value; } strs[] = {
+		{ "leak-alloc", o->leak_alloc }, { "leak-free", o->leak_free },
+		{ "leak-ptr", o->leak_ptr },     { "leak-bytes", o->leak_bytes },
+	};
+
+	if (o->wakeups) {
+		p->names[p->n] = "wakeups";
+		p->values[p->n++] = NULL;
+	}
+	if (!o->leak)
+		return;
+	p->names[p->n] = "leak";
+	p->values[p->n++] = NULL;
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+		if (strs[i].value) {
+			p->names[p->n] = strs[i].name;
+			p->values[p->n++] = strs[i].value;
+		}
+	snprintf(p->align, sizeof p->align, "%lld", o->leak_align);
+	snprintf(p->page, sizeof p->page, "%lld", o->leak_page_size);
+	p->names[p->n] = "leak-align";
+	p->values[p->n++] = p->align;
+	p->names[p->n] = "leak-page-size";
+	p->values[p->n++] = p->page;
+}
 
 static void pass_on(const struct pd_opts *o, struct passed *p)
 {
@@ -101,6 +136,7 @@ static void pass_on(const struct pd_opts *o, struct passed *p)
 		p->names[p->n] = "series-by-event";
 		p->values[p->n++] = o->series_by_event;
 	}
+	pass_pairing(o, p); /* at most 7 more */
 }
 
 /* "SEC.NSEC", the form perf script --time reads to the nanosecond. */
@@ -130,6 +166,10 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 		return 1;
 	if (o->offcpu)
 		why = "--offcpu pairs switch-outs with switch-ins across the whole capture";
+	else if (o->wakeups)
+		why = "--wakeups pairs switch-outs with wakeups and switch-ins across the whole capture";
+	else if (o->leak)
+		why = "--leak pairs allocations with frees across the whole capture";
 	else if (fd < 0 || pd_header_read(fd, &hd, &why) < 0)
 		why = why ? why : "it cannot be opened here (perf will say why)";
 	else if (hd.nevents > 1 && !o->event_filter && !o->series_by_event)
@@ -182,6 +222,12 @@ static int start(const struct fk_host *h, const char *path, const struct pd_opts
 	argv[n++] = "script";
 	argv[n++] = "-i";
 	argv[n++] = path;
+	if (o->wakeups || o->leak) {
+		/* the records paired are tracepoints (uprobes too): ask for all
+		 * that is read from them, whatever perf's defaults */
+		argv[n++] = "-F";
+		argv[n++] = "trace:comm,tid,time,event,trace,ip,sym,dso";
+	}
 	/* The header must show PID/TID for --pid/--tid, and the event name and
 	 * period of every record for --series-by-event, whatever the file's
 	 * events.  A tracepoint's fields (--weight-field) are in perf script's
@@ -364,6 +410,24 @@ static const struct fk_option options[] = {
 	          "A,B: keep two events as the two series of one profile (two-column folded, "
 	          "differential graph); asks perf script for -F +event,+period; time slices "
 	          "allowed"),
+	FK_OPTION(FK_OPT_FLAG, "wakeups", "0", struct pd_opts, wakeups,
+	          "chain graph as the perf plugin's --wakeups (one perf script process, asked "
+	          "for -F trace:comm,tid,time,event,trace,ip,sym,dso)"),
+	FK_OPTION(FK_OPT_FLAG, "leak", "0", struct pd_opts, leak,
+	          "memory growth as the perf plugin's --leak (one perf script process, asked "
+	          "for the same tracepoint fields as --wakeups)"),
+	FK_OPTION(FK_OPT_STRING, "leak-alloc", NULL, struct pd_opts, leak_alloc,
+	          "--leak: the allocation events, comma-separated (as the perf plugin's)"),
+	FK_OPTION(FK_OPT_STRING, "leak-free", NULL, struct pd_opts, leak_free,
+	          "--leak: the free events, comma-separated"),
+	FK_OPTION(FK_OPT_STRING, "leak-ptr", NULL, struct pd_opts, leak_ptr,
+	          "--leak: the field holding the address (default ptr)"),
+	FK_OPTION(FK_OPT_STRING, "leak-bytes", NULL, struct pd_opts, leak_bytes,
+	          "--leak: the field holding the size (default bytes_alloc)"),
+	FK_OPTION(FK_OPT_INT, "leak-align", "1", struct pd_opts, leak_align,
+	          "--leak: round each size down to a multiple of this"),
+	FK_OPTION(FK_OPT_INT, "leak-page-size", "4096", struct pd_opts, leak_page_size,
+	          "--leak: bytes per page for kmem:mm_page_alloc"),
 	FK_OPTION(FK_OPT_STRING, "perf", NULL, struct pd_opts, perf,
 	          "the perf program to run (default: perf, found in PATH)"),
 	FK_OPTION(FK_OPT_STRING, "symfs", NULL, struct pd_opts, symfs,

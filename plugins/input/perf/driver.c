@@ -6,8 +6,8 @@
  * keeps line numbers, skipped lines and errors in input order.  A chunk's
  * host->input_start is its offset in the input, which orders the
  * segments' results; fk_perf_end folds them in that order: the unit of the
- * first kept record, the dropped-event summary, and the off-CPU waits that
- * span chunks.  The output is the same bytes whatever the thread count.
+ * first kept record, the dropped-event summary, and the pairs that span
+ * chunks (off-CPU waits and their wakeups, allocations and their frees).  The output is the same bytes whatever the thread count.
  *
  * The first event type (kept when --event-filter is not given) is decided
  * before any chunk that could hold it is parsed: boundary() runs on the
@@ -76,6 +76,12 @@ struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
 	for (unsigned i = 0; i < p->nworkers; i++)
 		if (!(p->workers[i] = perf_worker_new(&p->cfg)))
 			goto nomem;
+	if (o->leak && (o->offcpu || o->wakeups)) {
+		fk_perf_free(p);
+		h->input_error(in, 0, "--leak cannot be combined with --offcpu or --wakeups: "
+		               "collapse the capture once for each");
+		return NULL;
+	}
 	if (o->event_filter && o->event_filter[0] &&
 	    fk_perf_set_event(p, o->event_filter, strlen(o->event_filter)) < 0)
 		goto nomem;
@@ -116,6 +122,7 @@ void fk_perf_free(struct fk_perf *p)
 	for (unsigned i = 0; p->res && i < p->nworkers; i++) {
 		for (size_t k = 0; k < p->res[i].n; k++) {
 			perf_offcpu_seg_free(h, p->res[i].v[k].off);
+			perf_leak_seg_free(h, p->res[i].v[k].leak);
 			if (p->res[i].v[k].event_owned)
 				h->free((void *)p->res[i].v[k].event);
 		}
@@ -142,7 +149,8 @@ int fk_perf_segment(struct fk_perf *p, unsigned worker, uint64_t seq, struct fk_
 	res = &rs->v[rs->n++];
 	memset(res, 0, sizeof *res);
 	res->seq = seq;
-	if (p->cfg.o->offcpu && !(res->off = perf_offcpu_seg_new(h))) {
+	if (((p->cfg.o->offcpu || p->cfg.o->wakeups) && !(res->off = perf_offcpu_seg_new(h))) ||
+	    (p->cfg.o->leak && !(res->leak = perf_leak_seg_new(h)))) {
 		h->input_error(seg, 0, "out of memory");
 		return FK_ERR_NOMEM;
 	}
@@ -163,10 +171,12 @@ static int by_seq(const void *a, const void *b)
  * event, so that the two series' labels (pprof's sample types) differ. */
 static const char *unit_of(const struct fk_perf *p, int unit_kind, const struct kept_event *ev)
 {
+	if (p->cfg.o->leak)
+		return "bytes";
+	if (p->cfg.o->offcpu || p->cfg.o->wakeups)
+		return "us";
 	if (p->cfg.o->weight_field && unit_kind)
 		return perf_weight_unit(p->cfg.o->weight_field);
-	if (p->cfg.o->offcpu)
-		return "us";
 	if (unit_kind == 1)
 		return "samples";
 	if (unit_kind != 2 || !ev)
@@ -196,6 +206,8 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	struct seg_result **all = NULL;
 	const struct kept_event *ev = p->chosen;
 	struct offcpu_run *run = NULL;
+	struct leak_run *lrun = NULL;
+	struct tcheck order = { 0 };
 	struct pusher push = { .h = h, .sink = sink };
 	const char *dropped_ev = NULL;
 	uint64_t dropped = 0, wf_missing = 0, wf_bad = 0;
@@ -205,7 +217,8 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	for (unsigned i = 0; i < p->nworkers; i++)
 		n += p->res[i].n;
 	all = h->alloc((n + 1) * sizeof *all);
-	if (!all || (p->cfg.o->offcpu && !(run = perf_offcpu_run_new(h)))) {
+	if (!all || ((p->cfg.o->offcpu || p->cfg.o->wakeups) && !(run = perf_offcpu_run_new(h))) ||
+	    (p->cfg.o->leak && !(lrun = perf_leak_run_new(h)))) {
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}
@@ -228,7 +241,12 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 		dropped += r->dropped;
 		if (run && (rc = perf_offcpu_settle(run, r->off, &push)) < 0)
 			goto out;
+		if (lrun && (rc = perf_leak_settle(lrun, r->leak, &push)) < 0)
+			goto out;
+		perf_tcheck_join(&order, &r->order);
 	}
+	if (lrun && (rc = perf_leak_end(lrun, &push, p->in)) < 0)
+		goto out;
 	set_unit(p, sink, unit_kind, ev);
 	if (dropped && p->cfg.series)
 		h->log(FK_LOG_WARN, "%s: kept only \"%s\" and \"%s\" events (--series-by-event); "
@@ -242,7 +260,8 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 		       ev->defaulted ? "the first event type in the input" : "--event-filter",
 		       (unsigned long long)dropped, dropped == 1 ? "" : "s", dropped_ev);
 	if (run)
-		perf_offcpu_report(h, p->in, run);
+		perf_offcpu_report(h, p->in, run, p->cfg.o->wakeups);
+	perf_pair_report(h, p->in, &order);
 	perf_weights_report(h, p->in, p->cfg.o, wf_missing, wf_bad);
 out:
 	if (rc == FK_ERR_NOMEM)
@@ -250,6 +269,8 @@ out:
 	else if (rc < 0)
 		h->input_error(p->in, 0, "could not add a sample");
 	perf_offcpu_run_free(h, run);
+	perf_leak_run_free(h, lrun);
+	h->free(push.refs);
 	h->free(all);
 	return rc;
 }
@@ -262,7 +283,8 @@ static size_t boundary(void *ctx, const char *b, size_t n)
 {
 	struct fk_perf *p = ctx;
 
-	if (!p->chosen && !p->cfg.o->offcpu && !p->cfg.series && !__atomic_load_n(&p->published, __ATOMIC_ACQUIRE)) {
+	if (!p->chosen && !perf_pairing(p->cfg.o) && !p->cfg.series &&
+	    !__atomic_load_n(&p->published, __ATOMIC_ACQUIRE)) {
 		const char *ev;
 		size_t len;
 		if (perf_first_event(b, n, &ev, &len) && len < sizeof p->found.name) {
@@ -341,9 +363,12 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 
 	if ((rc = fk_perf_check(h, o, NULL)) < 0)
 		return rc;
-	if (fk_perf_input_start(h, in) > 0 && o->offcpu)
-		return h->input_error(in, 0, "--offcpu pairs each switch-in with an earlier "
-		                      "switch-out, so it cannot read a shard; collapse the whole file");
+	if (fk_perf_input_start(h, in) > 0 && perf_pairing(o))
+		return h->input_error(in, 0, "%s pairs each %s, so it cannot read a shard; "
+		                      "collapse the whole file",
+		                      o->leak ? "--leak" : o->wakeups ? "--wakeups" : "--offcpu",
+		                      o->leak ? "free with an earlier allocation"
+		                              : "switch-in with an earlier switch-out");
 	p = fk_perf_begin(h, in, o, h->sink_threads(sink));
 	if (!p)
 		return FK_ERR_NOMEM;

@@ -5,7 +5,11 @@
  *   header.c  header lines: comm, pid/tid, time, period, event, arguments
  *   frames.c  frame lines: the oracle's tidying, annotations, modules
  *   cache.c   hashing and the record caches (text -> stack node)
- *   offcpu.c  sched_switch pairing, within a segment and across segments
+ *   offcpu.c  sched_switch pairing, within a segment and across segments,
+ *             with the last wakeup of each wait for --wakeups
+ *   pairing.c the records --offcpu, --wakeups and --leak keep, and their fields
+ *   wakeups.c the chain stack of --wakeups
+ *   leak.c    --leak: allocations paired with frees by address
  *   scan.c    one segment: records, the fast path, pushing
  *   driver.c  the session: segments through host->parse_chunks, in order
  *   probe.c   detection and the shard boundary
@@ -123,19 +127,36 @@ struct offcpu_seg;   /* one segment's pairing state and loose ends */
 struct offcpu_run;   /* the loose ends of the segments settled so far */
 struct pusher;       /* scan.c: pushes a saved stack */
 
+/* Records out of time order, per segment and for the run: a record whose
+ * time is earlier than the one before it is counted. */
+struct tcheck {
+	bool any;
+	int64_t first, last;
+	uint64_t back;
+};
+void perf_tcheck_note(struct tcheck *t, int64_t ns);
+/* seg follows what run has seen so far. */
+void perf_tcheck_join(struct tcheck *run, const struct tcheck *seg);
+
 struct offcpu_seg *perf_offcpu_seg_new(const struct fk_host *h);
 void perf_offcpu_seg_free(const struct fk_host *h, struct offcpu_seg *s);
 /* A sched_switch record: switch-in of next_tid, then switch-out of
  * prev_tid with the record's stack (prev_tid <= 0: none). */
 int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_tid,
                        long long prev_tid, const struct fk_sample *meta, const struct stack *st);
+/* A sched_wakeup (or sched_waking) of `wakee` by the record's thread,
+ * whose stack st is (--wakeups): kept as the waker of wakee's wait. */
+int perf_offcpu_wakeup(struct offcpu_seg *s, long long wakee, const struct stack *st);
 void perf_offcpu_note_other(struct offcpu_seg *s);
+/* A record perf_pair_keep could not read (a field missing or not a number). */
+void perf_offcpu_note_bad(struct offcpu_seg *s);
 struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h);
 void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r);
 /* Settle segment s (segments in order) against what came before. */
 int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher *p);
-/* Log the summaries (unmatched switch-outs, other records). */
-void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r);
+/* Log the summaries (unmatched switch-outs, stray wakeups, other records). */
+void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r,
+                        bool wakeups);
 
 /* ---- scan.c ---- */
 /* Per worker: caches and scratch kept across the segments it parses. */
@@ -155,6 +176,8 @@ struct seg_result {
 	bool event_owned;       /* event was allocated for this result */
 	struct offcpu_seg *off;
 	uint64_t wf_missing, wf_bad; /* records skipped by --weight-field */
+	struct leak_seg *leak;  /* --leak's pairing state and loose ends */
+	struct tcheck order;    /* the times of the records paired */
 };
 struct scan_cfg {
 	const struct fk_host *h;
@@ -195,5 +218,53 @@ const char *perf_weight_unit(const char *field);
 /* The one warning about records --weight-field skipped. */
 void perf_weights_report(const struct fk_host *h, struct fk_input *in, const struct fk_perf_opts *o,
                          uint64_t missing, uint64_t bad);
+/* ---- pairing.c ---- */
+enum pair_kind { PK_OTHER, PK_SWITCH, PK_WAKEUP, PK_ALLOC, PK_FREE };
+/* What a kept record of a pairing mode says, read from its header. */
+struct pair_rec {
+	int kind;
+	long long prev_tid, next_tid; /* PK_SWITCH; -1 when absent */
+	long long wakee;              /* PK_WAKEUP */
+	int space;                    /* PK_ALLOC, PK_FREE: 0 addresses, 1 page frames */
+	uint64_t key, bytes;          /* the address (or pfn); bytes of an allocation */
+};
+static inline bool perf_pairing(const struct fk_perf_opts *o)
+{
+	return o->offcpu || o->wakeups || o->leak;
+}
+/* Whether the record with this header is kept in a pairing mode, with
+ * what it says in *pr; records dropped are counted in res. */
+bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const struct header *hd,
+                    struct pair_rec *pr);
+/* A kept record and its stack (frame 0 the comm frame) to its pairing. */
+int perf_pair_record(struct seg_result *res, struct pusher *p, const struct pair_rec *pr,
+                     const struct fk_sample *meta, const struct stack *st);
+/* Warn about the records out of time order. */
+void perf_pair_report(const struct fk_host *h, struct fk_input *in, const struct tcheck *t);
+
+/* ---- wakeups.c ---- */
+/* out = the chain of a wait: the blocked stack `target` (comm frame
+ * first, then leaf first as struct stack holds it) whose root ends up at
+ * the bottom, "--", then the waker's stack leaf first, its comm frame on
+ * top.  out is reused: its buffers stay the caller's. */
+int perf_chain_build(const struct fk_host *h, struct stack *out, const struct stack *target,
+                     const struct stack *waker);
+
+/* ---- leak.c ---- */
+struct leak_seg;
+struct leak_run;
+struct leak_seg *perf_leak_seg_new(const struct fk_host *h);
+void perf_leak_seg_free(const struct fk_host *h, struct leak_seg *s);
+int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec *pr,
+                    const struct fk_sample *meta, const struct stack *st);
+int perf_leak_free(struct leak_seg *s, const struct pair_rec *pr);
+void perf_leak_note_bad(struct leak_seg *s);
+void perf_leak_note_other(struct leak_seg *s);
+struct leak_run *perf_leak_run_new(const struct fk_host *h);
+void perf_leak_run_free(const struct fk_host *h, struct leak_run *r);
+/* Settle segment s (segments in order) against what came before. */
+int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p);
+/* Push the allocations never freed (in time order) and log the summaries. */
+int perf_leak_end(struct leak_run *r, struct pusher *p, struct fk_input *in);
 
 #endif

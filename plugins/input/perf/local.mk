@@ -8,6 +8,9 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/frames.c \
 	plugins/input/perf/cache.c \
 	plugins/input/perf/offcpu.c \
+	plugins/input/perf/pairing.c \
+	plugins/input/perf/wakeups.c \
+	plugins/input/perf/leak.c \
 	plugins/input/perf/scan.c \
 	plugins/input/perf/driver.c \
 	plugins/input/perf/probe.c \
@@ -34,6 +37,12 @@ TESTS += tests/unit/perf-weights.t
 tests_unit_perf_weights_t_SOURCES = tests/unit/perf-weights.c tests/unit/testlib.h
 tests_unit_perf_weights_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_perf_weights_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
+# --wakeups and --leak (pairing.c, wakeups.c, leak.c)
+TESTS += tests/perf-pairing.sh
+EXTRA_DIST += tests/perf-pairing.sh tests/data/perf/pipepair.c tests/data/perf/kmalloc.c \
+	tests/data/perf/mallocs.c tests/data/perf/wakeups.txt tests/data/perf/wakeups.folded \
+	tests/data/perf/leak.txt tests/data/perf/leak.folded tests/data/perf/leak-uprobe.txt \
+	tests/data/perf/hostile-wakeups.txt tests/data/perf/hostile-leak.txt
 EXTRA_DIST += examples/profiles/README.md examples/profiles/demo.c \
 	examples/profiles/demo.perf.txt.gz examples/profiles/blocking.c \
 	examples/profiles/blocking-cpu.perf.txt.gz examples/profiles/blocking-off.perf.txt.gz

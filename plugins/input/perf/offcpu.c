@@ -14,8 +14,13 @@
  * input order and joins the loose ends, so the totals are those of one
  * pass over the whole input, whatever the cut.
  *
- * The table is keyed by thread id; pairings keyed otherwise (wakeups by
- * wakee, allocations by address) can follow the same shape beside it.
+ * --wakeups adds the wakeups: a sched_wakeup of a thread during its wait
+ * keeps the waker's stack (the last one wins) and the wait is charged to
+ * the chain of both (wakeups.c).  In a segment, the wakeups of a thread
+ * before its first switch there are a loose end too: settling hands the
+ * last of them to the wait left open before, if any.  A wakeup of a
+ * thread not waiting (never switched out, or running) chains nothing and
+ * is counted.  Allocations (leak.c) follow the same shape, by address.
  */
 #include "internal.h"
 
@@ -27,6 +32,10 @@ struct tstate {
 	int64_t t_out;
 	struct fk_sample meta;
 	struct stack st;
+	bool has_wk;     /* a wakeup came during the wait: wk is the waker's stack */
+	struct stack wk;
+	uint64_t npre;   /* wakeups before the thread's first switch in the segment */
+	struct stack pwk; /* the last of those */
 };
 
 /* A thread's first switch in a segment: a switch-in at t, or a switch-out. */
@@ -41,18 +50,26 @@ struct table {
 	size_t mask, n;
 };
 
+/* What both kinds count; stray: wakeups of threads not waiting; bad:
+ * records without a readable thread; back: waits ending before they began. */
+struct counts {
+	uint64_t unmatched, other, stray, bad, back;
+};
+
 struct offcpu_seg {
 	const struct fk_host *h;
 	struct table t;
 	struct first *first;
 	size_t nfirst, firstcap;
-	uint64_t unmatched, other;
+	struct counts c;
+	struct stack chain;  /* scratch for the chained stacks */
 };
 
 struct offcpu_run {
 	const struct fk_host *h;
 	struct table t;
-	uint64_t unmatched, other;
+	struct counts c;
+	struct stack chain;
 };
 
 static size_t slot_of(long long tid, size_t mask)
@@ -63,8 +80,11 @@ static size_t slot_of(long long tid, size_t mask)
 
 static void table_free(const struct fk_host *h, struct table *t)
 {
-	for (size_t i = 0; t->v && i <= t->mask; i++)
+	for (size_t i = 0; t->v && i <= t->mask; i++) {
 		perf_stack_free(h, &t->v[i].st);
+		perf_stack_free(h, &t->v[i].wk);
+		perf_stack_free(h, &t->v[i].pwk);
+	}
 	h->free(t->v);
 	memset(t, 0, sizeof *t);
 }
@@ -111,18 +131,36 @@ static struct tstate *table_find(const struct table *t, long long tid)
 	return NULL;
 }
 
-/* Push the wait of s, which ends at t_in. */
-static int charge(struct pusher *p, struct tstate *s, int64_t t_in)
+/* Push the wait of s, which ends at t_in, to its stack, or to its chain
+ * with the waker (--wakeups).  A wait ending before it began (records out
+ * of time order) is counted, not charged. */
+static int charge(struct pusher *p, struct tstate *s, int64_t t_in, struct stack *chain,
+                  struct counts *c)
 {
 	struct fk_sample smp = s->meta;
+	const struct stack *st = &s->st;
 	int64_t d = t_in - s->t_out;
 
 	s->pending = false;
-	if (d < 0)
-		d = 0;
+	if (d < 0) {
+		c->back++;
+		return 0;
+	}
+	if (s->has_wk) {
+		if (perf_chain_build(p->h, chain, &s->st, &s->wk) < 0)
+			return FK_ERR_NOMEM;
+		st = chain;
+	}
 	smp.weight[0] = d % 1000 == 0 ? (double)(d / 1000) : (double)d / 1000.0;
-	smp.comm = s->st.names; /* the comm frame comes first */
-	return perf_push_stack(p, &s->st, &smp, NULL);
+	smp.comm = st->names; /* the comm frame comes first */
+	return perf_push_stack(p, st, &smp, NULL);
+}
+
+static void stack_swap(struct stack *a, struct stack *b)
+{
+	struct stack tmp = *a;
+	*a = *b;
+	*b = tmp;
 }
 
 struct offcpu_seg *perf_offcpu_seg_new(const struct fk_host *h)
@@ -140,6 +178,7 @@ void perf_offcpu_seg_free(const struct fk_host *h, struct offcpu_seg *s)
 	if (!s)
 		return;
 	table_free(h, &s->t);
+	perf_stack_free(h, &s->chain);
 	h->free(s->first);
 	h->free(s);
 }
@@ -167,7 +206,7 @@ int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_ti
 		if (!(ts = table_get(h, &s->t, next_tid)))
 			return FK_ERR_NOMEM;
 		if (ts->pending)
-			rc = charge(p, ts, meta->time_ns);
+			rc = charge(p, ts, meta->time_ns, &s->chain, &s->c);
 		else
 			rc = note_first(s, ts, true, meta->time_ns);
 		if (rc < 0)
@@ -177,10 +216,11 @@ int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_ti
 		if (!(ts = table_get(h, &s->t, prev_tid)))
 			return FK_ERR_NOMEM;
 		if (ts->pending)
-			s->unmatched++; /* two switch-outs, no switch-in between: keep the later */
+			s->c.unmatched++; /* two switch-outs, no switch-in between: keep the later */
 		else if ((rc = note_first(s, ts, false, 0)) < 0)
 			return rc;
 		ts->pending = true;
+		ts->has_wk = false;
 		ts->t_out = meta->time_ns;
 		ts->meta = *meta;
 		ts->meta.comm = NULL; /* set from the copied names when charged */
@@ -192,9 +232,37 @@ int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_ti
 	return 0;
 }
 
+int perf_offcpu_wakeup(struct offcpu_seg *s, long long wakee, const struct stack *st)
+{
+	struct tstate *ts;
+
+	if (wakee <= 0) {
+		s->c.stray++; /* the idle task, or no thread at all */
+		return 0;
+	}
+	if (!(ts = table_get(s->h, &s->t, wakee)))
+		return FK_ERR_NOMEM;
+	if (ts->pending) {
+		ts->has_wk = true;
+		return perf_stack_copy(s->h, &ts->wk, st);
+	}
+	if (ts->seen) {
+		s->c.stray++; /* running, or between its switch-in and switch-out */
+		return 0;
+	}
+	/* before its first switch here: whether it waits is settled later */
+	ts->npre++;
+	return perf_stack_copy(s->h, &ts->pwk, st);
+}
+
 void perf_offcpu_note_other(struct offcpu_seg *s)
 {
-	s->other++;
+	s->c.other++;
+}
+
+void perf_offcpu_note_bad(struct offcpu_seg *s)
+{
+	s->c.bad++;
 }
 
 struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h)
@@ -212,6 +280,7 @@ void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r)
 	if (!r)
 		return;
 	table_free(h, &r->t);
+	perf_stack_free(h, &r->chain);
 	h->free(r);
 }
 
@@ -220,23 +289,36 @@ int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher
 	const struct fk_host *h = r->h;
 	int rc;
 
+	/* the wakeups before a thread's first switch here wake the wait left
+	 * open before, if any: they come before that switch */
+	for (size_t i = 0; s->t.v && i <= s->t.mask; i++) {
+		struct tstate *ts = &s->t.v[i], *g;
+		if (!ts->used || !ts->npre)
+			continue;
+		g = table_find(&r->t, ts->tid);
+		if (!g || !g->pending) {
+			r->c.stray += ts->npre;
+			continue;
+		}
+		g->has_wk = true;
+		stack_swap(&g->wk, &ts->pwk);
+	}
 	/* each thread's first switch here meets the wait left open before */
 	for (size_t i = 0; i < s->nfirst; i++) {
 		struct tstate *g = table_find(&r->t, s->first[i].tid);
 		if (!g || !g->pending)
 			continue;
 		if (s->first[i].in) {
-			if ((rc = charge(p, g, s->first[i].t)) < 0)
+			if ((rc = charge(p, g, s->first[i].t, &r->chain, &r->c)) < 0)
 				return rc;
 		} else {
 			g->pending = false;
-			r->unmatched++;
+			r->c.unmatched++;
 		}
 	}
 	/* the waits still open at the end of this segment carry on */
 	for (size_t i = 0; s->t.v && i <= s->t.mask; i++) {
 		struct tstate *ts = &s->t.v[i], *g;
-		struct stack tmp;
 		if (!ts->used || !ts->pending)
 			continue;
 		if (!(g = table_get(h, &r->t, ts->tid)))
@@ -244,29 +326,49 @@ int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher
 		g->pending = true;
 		g->t_out = ts->t_out;
 		g->meta = ts->meta;
-		tmp = g->st; /* swap: no copy */
-		g->st = ts->st;
-		ts->st = tmp;
+		stack_swap(&g->st, &ts->st); /* no copy */
+		g->has_wk = ts->has_wk;
+		if (ts->has_wk)
+			stack_swap(&g->wk, &ts->wk);
 		ts->pending = false;
 	}
-	r->unmatched += s->unmatched;
-	r->other += s->other;
+	r->c.unmatched += s->c.unmatched;
+	r->c.other += s->c.other;
+	r->c.stray += s->c.stray;
+	r->c.bad += s->c.bad;
+	r->c.back += s->c.back;
 	return 0;
 }
 
-void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r)
+void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r,
+                        bool wakeups)
 {
-	uint64_t unmatched = r->unmatched;
+	const struct counts *c = &r->c;
+	const char *name = h->input_name(in);
+	uint64_t unmatched = c->unmatched;
 
 	for (size_t i = 0; r->t.v && i <= r->t.mask; i++)
 		unmatched += r->t.v[i].used && r->t.v[i].pending;
 	if (unmatched)
 		h->log(FK_LOG_WARN, "%s: %llu switch-out%s had no later switch-in of the same "
 		       "thread (still off CPU when the capture ended, or exited); that time is "
-		       "not counted", h->input_name(in), (unsigned long long)unmatched,
+		       "not counted", name, (unsigned long long)unmatched,
 		       unmatched == 1 ? "" : "s");
-	if (r->other)
-		h->log(FK_LOG_INFO, "%s: --offcpu ignored %llu record%s that are not "
-		       "sched:sched_switch events", h->input_name(in),
-		       (unsigned long long)r->other, r->other == 1 ? "" : "s");
+	if (c->back)
+		h->log(FK_LOG_WARN, "%s: %llu wait%s ended before %s began (records out of time "
+		       "order); not counted", name, (unsigned long long)c->back,
+		       c->back == 1 ? "" : "s", c->back == 1 ? "it" : "they");
+	if (c->stray)
+		h->log(FK_LOG_WARN, "%s: %llu wakeup%s of a thread not known to be blocked (never "
+		       "switched out before, or running); %s nothing", name,
+		       (unsigned long long)c->stray, c->stray == 1 ? " was" : "s were",
+		       c->stray == 1 ? "it chains" : "they chain");
+	if (c->bad)
+		h->log(FK_LOG_WARN, "%s: %llu sched_wakeup record%s had no pid=NUMBER field; "
+		       "skipped", name, (unsigned long long)c->bad, c->bad == 1 ? "" : "s");
+	if (c->other)
+		h->log(FK_LOG_INFO, "%s: %s ignored %llu record%s that are not sched:sched_switch%s "
+		       "events", name, wakeups ? "--wakeups" : "--offcpu",
+		       (unsigned long long)c->other, c->other == 1 ? "" : "s",
+		       wakeups ? " or sched_wakeup" : "");
 }

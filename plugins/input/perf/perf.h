@@ -30,6 +30,10 @@
 /* The perf plugin's options (and the shared part of perf-data's). */
 struct fk_perf_opts {
 	int pid, tid, kernel, jit, all, addrs, offcpu;
+	/* pairing.c, wakeups.c, leak.c: --wakeups, --leak and its event pairs */
+	int wakeups, leak;
+	const char *leak_alloc, *leak_free, *leak_ptr, *leak_bytes;
+	long long leak_align, leak_page_size;
 	const char *event_filter;
 	/* weights.c: --weight-field, --series-by-event */
 	const char *weight_field, *series_by_event;
@@ -52,6 +56,29 @@ struct fk_perf_opts {
 	          "keep the address of unknown frames: [module <addr>]"),              \
 	FK_OPTION(FK_OPT_STRING, "event-filter", NULL, st, m.event_filter,             \
 	          "keep only this event (default: the first event in the input)"),     \
+	FK_OPTION(FK_OPT_FLAG, "wakeups", "0", st, m.wakeups,                          \
+	          "chain graph: each off-CPU interval (as --offcpu) charged in "       \
+	          "microseconds to BLOCKED-STACK;--;WAKER-STACK, from sched_switch "   \
+	          "and sched_wakeup (or sched_waking) records"),                       \
+	FK_OPTION(FK_OPT_FLAG, "leak", "0", st, m.leak,                                \
+	          "memory growth: the bytes of each allocation not freed later in "    \
+	          "the capture, charged to its allocating stack (default events: "     \
+	          "kmem:kmalloc, kmalloc_node, kmem_cache_alloc, kfree, "               \
+	          "kmem_cache_free, mm_page_alloc, mm_page_free)"),                    \
+	FK_OPTION(FK_OPT_STRING, "leak-alloc", NULL, st, m.leak_alloc,                 \
+	          "--leak: the allocation events, comma-separated (replaces the "      \
+	          "kmem defaults; e.g. probe_libc:malloc__return)"),                   \
+	FK_OPTION(FK_OPT_STRING, "leak-free", NULL, st, m.leak_free,                   \
+	          "--leak: the free events, comma-separated (with --leak-alloc)"),     \
+	FK_OPTION(FK_OPT_STRING, "leak-ptr", "ptr", st, m.leak_ptr,                    \
+	          "--leak: the field holding the address, in both kinds of event"),    \
+	FK_OPTION(FK_OPT_STRING, "leak-bytes", "bytes_alloc", st, m.leak_bytes,        \
+	          "--leak: the allocation events' field holding the size in bytes"),  \
+	FK_OPTION(FK_OPT_INT, "leak-align", "1", st, m.leak_align,                     \
+	          "--leak: round each size down to a multiple of this (8 clears the "  \
+	          "flag bits of glibc's chunk size)"),                                 \
+	FK_OPTION(FK_OPT_INT, "leak-page-size", "4096", st, m.leak_page_size,          \
+	          "--leak: bytes per page for kmem:mm_page_alloc (pages << order)"),   \
 	FK_OPTION(FK_OPT_FLAG, "offcpu", "0", st, m.offcpu,                            \
 	          "sched:sched_switch events as off-CPU time in microseconds, each "   \
 	          "thread's switch-out to its next switch-in"),                       \

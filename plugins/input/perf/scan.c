@@ -9,8 +9,9 @@
  * seen is pushed frame by frame (the engine interns it).
  *
  * A body whose lines did not all parse is never kept, so its skipped
- * lines are counted every time it occurs.  Off-CPU records are parsed
- * every time: their stacks are kept for the switch-in (offcpu.c).
+ * lines are counted every time it occurs.  The records of the pairing
+ * modes (--offcpu, --wakeups, --leak) are parsed every time: their stacks
+ * are kept for the record that closes the pair (offcpu.c, leak.c).
  */
 #include <stdio.h>
 
@@ -49,7 +50,7 @@ struct record {
 	size_t pname_len;    /* st.names[0 .. pname_len) is the comm frame */
 	bool java;
 	uint64_t body_line;  /* the number of the line after the header */
-	long long prev_pid, next_pid;
+	struct pair_rec pair;  /* what a pairing mode read from the header */
 };
 
 /* One segment's parse. */
@@ -314,16 +315,10 @@ static int record_end(struct seg *s)
 
 	if (r->st == R_KEEP) {
 		smp = r->meta;
-		if (!w->cfg.o->offcpu) {
+		if (!perf_pairing(w->cfg.o))
 			rc = end_sample(s, &smp);
-		} else if (r->meta.flags & FK_SAMPLE_TIME) {
-			rc = parse_body(s, &skipped);
-			if (rc == 0)
-				rc = perf_offcpu_switch(s->res->off, &w->push, r->next_pid, r->prev_pid,
-				                        &r->meta, &w->st);
-		} else {
-			rc = parse_body(s, &skipped);
-		}
+		else if ((rc = parse_body(s, &skipped)) == 0)
+			rc = perf_pair_record(s->res, &w->push, &r->pair, &r->meta, &w->st);
 	}
 	r->st = R_IDLE;
 	w->body_len = 0;
@@ -359,12 +354,8 @@ static bool keep_event(struct seg *s, const struct header *hd, int *series)
 			}
 		return drop_event(res, hd);
 	}
-	if (o->offcpu) {
-		if (hd->event && perf_memmem(hd->event, hd->event_len, "sched_switch", 12))
-			return true;
-		perf_offcpu_note_other(res->off);
-		return false;
-	}
+	if (perf_pairing(o))
+		return perf_pair_keep(res, o, hd, &s->r.pair);
 	if (!hd->event)
 		return true;
 	if (!s->ev) {
@@ -436,7 +427,6 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
                         struct header *hd, uint64_t lineno)
 {
 	struct record *r = &s->r;
-	const struct fk_perf_opts *o = s->w->cfg.o;
 	double weight;
 	int series;
 
@@ -446,13 +436,6 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
 	if (!keep_event(s, hd, &series) || !record_weight(s, hd, &weight)) {
 		r->st = R_DROP;
 		return 0;
-	}
-	r->prev_pid = r->next_pid = -1;
-	if (o->offcpu && hd->args) {
-		if (!perf_arg_ll(hd->args, hd->args_len, "prev_pid=", &r->prev_pid))
-			r->prev_pid = -1;
-		if (!perf_arg_ll(hd->args, hd->args_len, "next_pid=", &r->next_pid))
-			r->next_pid = -1;
 	}
 	r->st = R_KEEP;
 	memset(&r->meta, 0, sizeof r->meta);

@@ -180,9 +180,11 @@ int fk_perf_check(const struct fk_host *h, const void *opts, const char *where)
 		h->log(FK_LOG_ERROR, "--weight-field needs a field name (bytes_alloc, len, ...)");
 		return FK_ERR_USAGE;
 	}
-	if (o->offcpu && (o->series_by_event || o->weight_field)) {
-		h->log(FK_LOG_ERROR, "--offcpu weighs records by blocked time; it cannot be used "
-		       "with --%s", o->series_by_event ? "series-by-event" : "weight-field");
+	if (perf_pairing(o) && (o->series_by_event || o->weight_field)) {
+		h->log(FK_LOG_ERROR, "--%s weighs records by %s; it cannot be used with --%s",
+		       o->leak ? "leak" : o->wakeups ? "wakeups" : "offcpu",
+		       o->leak ? "the bytes never freed" : "blocked time",
+		       o->series_by_event ? "series-by-event" : "weight-field");
 		return FK_ERR_USAGE;
 	}
 	return 0;

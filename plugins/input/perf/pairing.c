@@ -1,0 +1,226 @@
+/*
+ * The records the pairing modes keep and what they read from them:
+ * --offcpu and --wakeups keep sched:sched_switch (and, for --wakeups,
+ * sched_wakeup or sched_waking) records for offcpu.c; --leak keeps
+ * allocation and free events for leak.c.  The fields are read here, once,
+ * from the header's tracepoint arguments; a record whose field is missing
+ * or not a number is dropped and counted by the pairing it was meant for.
+ */
+#include "internal.h"
+
+/* --leak's default event pairs: kmalloc and the slab caches by address,
+ * pages by page frame number (bytes: pages << order). */
+static const struct {
+	const char *ev;
+	int kind, space;
+} kmem[] = {
+	{ "kmem:kmalloc", PK_ALLOC, 0 },
+	{ "kmem:kmalloc_node", PK_ALLOC, 0 },
+	{ "kmem:kmem_cache_alloc", PK_ALLOC, 0 },
+	{ "kmem:kmem_cache_alloc_node", PK_ALLOC, 0 },
+	{ "kmem:kfree", PK_FREE, 0 },
+	{ "kmem:kmem_cache_free", PK_FREE, 0 },
+	{ "kmem:mm_page_alloc", PK_ALLOC, 1 },
+	{ "kmem:mm_page_free", PK_FREE, 1 },
+};
+
+enum { F_OK, F_MISSING, F_BAD };
+
+/* KEY=VALUE among tracepoint arguments a[0..n), VALUE decimal or 0x hex
+ * (or "(nil)", how the kernel prints a null pointer: 0), up to the next
+ * blank or ','. */
+static int field_u64(const char *a, size_t n, const char *key, uint64_t *v)
+{
+	size_t kl = strlen(key);
+	const char *p = a, *end;
+
+	if (!a)
+		return F_MISSING; /* a record without arguments */
+	end = a + n;
+	while ((p = perf_memmem(p, (size_t)(end - p), key, kl)) != NULL) {
+		const char *q = p + kl;
+		if ((p == a || is_ws((unsigned char)p[-1])) && q < end && *q == '=') {
+			uint64_t x = 0;
+			int base = 10, digits = 0;
+			q++;
+			if (end - q >= 5 && memcmp(q, "(nil)", 5) == 0 &&
+			    (end - q == 5 || is_ws((unsigned char)q[5]) || q[5] == ',')) {
+				*v = 0;
+				return F_OK;
+			}
+			if (end - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+				base = 16, q += 2;
+			for (; q < end && !is_ws((unsigned char)*q) && *q != ','; q++, digits++) {
+				unsigned c = (unsigned char)*q, d;
+				if (is_digit(c))
+					d = c - '0';
+				else if (base == 16 && ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'))
+					d = (c | 0x20) - 'a' + 10;
+				else
+					return F_BAD;
+				if (x > (UINT64_MAX - d) / (unsigned)base)
+					return F_BAD;
+				x = x * (unsigned)base + d;
+			}
+			if (!digits)
+				return F_BAD;
+			*v = x;
+			return F_OK;
+		}
+		p += kl;
+	}
+	return F_MISSING;
+}
+
+/* Whether ev is one of the comma-separated events of list. */
+static bool in_list(const char *list, const char *ev, size_t evlen)
+{
+	while (list && *list) {
+		const char *c = strchr(list, ',');
+		size_t n = c ? (size_t)(c - list) : strlen(list);
+		if (n && perf_event_matches(ev, evlen, list, n))
+			return true;
+		list = c ? c + 1 : NULL;
+	}
+	return false;
+}
+
+/* --leak: the record's kind, address and bytes; false when dropped. */
+static bool leak_keep(struct seg_result *res, const struct fk_perf_opts *o, const struct header *hd,
+                      struct pair_rec *pr)
+{
+	const char *ptr = o->leak_ptr && *o->leak_ptr ? o->leak_ptr : "ptr";
+	const char *bytes = o->leak_bytes && *o->leak_bytes ? o->leak_bytes : "bytes_alloc";
+	uint64_t order = 0;
+	int rc;
+
+	pr->kind = PK_OTHER;
+	pr->space = 0;
+	if (o->leak_alloc || o->leak_free) {
+		if (in_list(o->leak_alloc, hd->event, hd->event_len))
+			pr->kind = PK_ALLOC;
+		else if (in_list(o->leak_free, hd->event, hd->event_len))
+			pr->kind = PK_FREE;
+	} else {
+		for (size_t i = 0; i < sizeof kmem / sizeof kmem[0] && pr->kind == PK_OTHER; i++)
+			if (perf_event_matches(hd->event, hd->event_len, kmem[i].ev, strlen(kmem[i].ev))) {
+				pr->kind = kmem[i].kind;
+				pr->space = kmem[i].space;
+			}
+	}
+	if (pr->kind == PK_OTHER) {
+		perf_leak_note_other(res->leak);
+		return false;
+	}
+	if (pr->space == 1) {
+		rc = field_u64(hd->args, hd->args_len, "pfn", &pr->key);
+		if (rc == F_OK && pr->kind == PK_ALLOC)
+			rc = field_u64(hd->args, hd->args_len, "order", &order);
+		if (rc == F_OK && order >= 32)
+			rc = F_BAD;
+		pr->bytes = (uint64_t)(o->leak_page_size > 0 ? o->leak_page_size : 4096) << order;
+	} else {
+		rc = field_u64(hd->args, hd->args_len, ptr, &pr->key);
+		if (rc == F_OK && pr->key == 0)
+			return false; /* free(NULL) does nothing; a NULL allocation failed */
+		if (rc == F_OK && pr->kind == PK_ALLOC)
+			rc = field_u64(hd->args, hd->args_len, bytes, &pr->bytes);
+		if (rc == F_OK && pr->kind == PK_ALLOC && o->leak_align > 1)
+			pr->bytes -= pr->bytes % (uint64_t)o->leak_align;
+	}
+	if (rc != F_OK) {
+		perf_leak_note_bad(res->leak);
+		return false;
+	}
+	return true;
+}
+
+bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const struct header *hd,
+                    struct pair_rec *pr)
+{
+	uint64_t v;
+
+	memset(pr, 0, sizeof *pr);
+	pr->prev_tid = pr->next_tid = -1;
+	if (!hd->event)
+		goto other;
+	if (o->leak)
+		return leak_keep(res, o, hd, pr);
+	if (perf_memmem(hd->event, hd->event_len, "sched_switch", 12)) {
+		long long t;
+		pr->kind = PK_SWITCH;
+		if (hd->args && perf_arg_ll(hd->args, hd->args_len, "prev_pid=", &t))
+			pr->prev_tid = t;
+		if (hd->args && perf_arg_ll(hd->args, hd->args_len, "next_pid=", &t))
+			pr->next_tid = t;
+		return true;
+	}
+	if (o->wakeups && (perf_event_matches(hd->event, hd->event_len, "sched:sched_wakeup", 18) ||
+	                   perf_event_matches(hd->event, hd->event_len, "sched:sched_waking", 18))) {
+		if (field_u64(hd->args, hd->args_len, "pid", &v) != F_OK || v > INT32_MAX) {
+			perf_offcpu_note_bad(res->off);
+			return false;
+		}
+		pr->kind = PK_WAKEUP;
+		pr->wakee = (long long)v;
+		return true;
+	}
+other:
+	if (res->off)
+		perf_offcpu_note_other(res->off);
+	return false;
+}
+
+int perf_pair_record(struct seg_result *res, struct pusher *p, const struct pair_rec *pr,
+                     const struct fk_sample *meta, const struct stack *st)
+{
+	bool timed = meta->flags & FK_SAMPLE_TIME;
+
+	if (timed)
+		perf_tcheck_note(&res->order, meta->time_ns);
+	switch (pr->kind) {
+	case PK_SWITCH:
+		/* a wait needs both ends' times */
+		return timed ? perf_offcpu_switch(res->off, p, pr->next_tid, pr->prev_tid, meta, st) : 0;
+	case PK_WAKEUP:
+		return perf_offcpu_wakeup(res->off, pr->wakee, st);
+	case PK_ALLOC:
+		return perf_leak_alloc(res->leak, p, pr, meta, st);
+	case PK_FREE:
+		return perf_leak_free(res->leak, pr);
+	default:
+		return 0;
+	}
+}
+
+void perf_tcheck_note(struct tcheck *t, int64_t ns)
+{
+	if (!t->any) {
+		t->any = true;
+		t->first = ns;
+	} else if (ns < t->last) {
+		t->back++;
+	}
+	t->last = ns;
+}
+
+void perf_tcheck_join(struct tcheck *run, const struct tcheck *seg)
+{
+	if (!seg->any)
+		return;
+	if (run->any && seg->first < run->last)
+		run->back++;
+	if (!run->any)
+		run->first = seg->first;
+	run->any = true;
+	run->last = seg->last;
+	run->back += seg->back;
+}
+
+void perf_pair_report(const struct fk_host *h, struct fk_input *in, const struct tcheck *t)
+{
+	if (t->back)
+		h->log(FK_LOG_WARN, "%s: %llu record%s out of time order (earlier than the "
+		       "record before); pairs are taken in input order", h->input_name(in),
+		       (unsigned long long)t->back, t->back == 1 ? " was" : "s were");
+}
