@@ -187,6 +187,9 @@ collapse --offcpu --weight-field len "$D/weights-series.txt"
 is "$rc:$err" "2:flamekit: [input:perf] --offcpu weighs records by blocked time; it cannot be used with --weight-field" \
 	"usage: --offcpu with --weight-field"
 
+collapse --leak --series-by-event a,b "$D/weights-series.txt"
+is "$rc:$err" "2:flamekit: [input:perf] --leak weighs records by the bytes never freed; it cannot be used with --series-by-event" \
+	"usage: --leak with --series-by-event"
 printf 'inputs:\n  - path: x.txt\n    format: perf\n    options: {weight-field: ""}\noutputs:\n  - {plugin: folded, path: o.folded}\n' > bad.yaml
 run "$FLAMEKIT" run bad.yaml
 is "$rc:$err:$(ls o.folded 2> /dev/null)" "2:flamekit: [input:perf] bad.yaml:2:5: --weight-field needs a field name (bytes_alloc, len, ...):" \
