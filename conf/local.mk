@@ -11,6 +11,7 @@ dist_conf_DATA = \
 	conf/hotcold.yaml
 # Source tree only: they read examples/profiles/, which is not installed.
 EXTRA_DIST += conf/perf.yaml conf/demo.yaml conf/hotcold-perf.yaml
+EXTRA_DIST += conf/mmap-bytes.yaml conf/series.yaml
 # perf --wakeups and --leak on the captures of tests/data/perf
 EXTRA_DIST += conf/chain-perf.yaml conf/leak-perf.yaml
 confdatadir = $(pkgdatadir)/conf/data

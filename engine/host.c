@@ -73,6 +73,18 @@ static void h_sink_set_unit(struct fk_sink *s, const char *unit)
 		*slot = fk_strdup(unit);
 }
 
+static void h_sink_set_series_unit(struct fk_sink *s, int series, const char *unit)
+{
+	if (series == s->series) {
+		h_sink_set_unit(s, unit);
+		return;
+	}
+	/* another series than the sink's: not what the mixed-units warning
+	 * compares (the sink's own), only the series' label */
+	if (unit && series >= 0 && series < FK_SERIES_MAX && !s->p->unit[series])
+		s->p->unit[series] = fk_strdup(unit);
+}
+
 static size_t h_nodes(const struct fk_profile *p) { return p->tree.nnodes; }
 static fk_node_t h_node_parent(const struct fk_profile *p, fk_node_t n) { return p->tree.nodes[n].parent; }
 static fk_frame_t h_node_frame(const struct fk_profile *p, fk_node_t n) { return p->tree.nodes[n].frame; }
@@ -310,4 +322,5 @@ const struct fk_host fk_host = {
 	.se_attrs = fk_se_attrs,
 	.sample_attrs = h_sample_attrs,
 	.sample_comm = h_sample_comm,
+	.sink_set_series_unit = h_sink_set_series_unit,
 };

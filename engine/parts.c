@@ -128,7 +128,10 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
 		       plugin);
 		return FK_ERR_PLUGIN;
 	}
-	if ((rc = build_opts(pl, optnames, optvalues, nopts, &opts)) < 0)
+	/* the plugin's check() too, as for the command line's options: once,
+	 * not once per part */
+	if ((rc = build_opts(pl, optnames, optvalues, nopts, &opts)) < 0 ||
+	    (rc = fk_options_check(pl, opts, NULL)) < 0)
 		goto out;
 	pts = fk_calloc(n, sizeof *pts);
 	if (!pts) {

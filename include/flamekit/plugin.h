@@ -69,7 +69,9 @@
  *   1.3  sample attributes: struct fk_attr and struct fk_sample_ext (which
  *        carries its own struct_size), pushed with host->push_ext; filters
  *        read them with se_attr()/se_attrs(), outputs with sample_attrs(),
- *        and sample_comm() gives a logged sample's thread name.
+ *        and sample_comm() gives a logged sample's thread name; then
+ *        sink_set_series_unit(), a unit for each series of an input that
+ *        pushes both (perf --series-by-event).
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -596,6 +598,13 @@ struct fk_host {
 	 * attributes return the same pointer.  Valid until render returns. */
 	size_t (*sample_attrs)(const struct fk_profile *p, size_t i, const struct fk_attr **attrs);
 	const char *(*sample_comm)(const struct fk_profile *p, size_t i, size_t *len);
+
+	/* --- also 1.3 (check with FK_HOST_HAS) --- */
+	/* sink_set_unit for one series (0 .. FK_SERIES_MAX-1), for an input
+	 * that pushes every series itself (FK_SAMPLE_SERIES) in units of their
+	 * own: perf --series-by-event cpu-clock,page-faults gives ns and
+	 * page-faults.  The unit is copied; the first one given stays. */
+	void (*sink_set_series_unit)(struct fk_sink *s, int series, const char *unit);
 };
 
 /* Common head of every descriptor. */

@@ -28,7 +28,8 @@
  *     wakeup, or an allocation and its free) may fall in two slices, and
  *     each slice, parsed on its own, would then lose that pair (the perf
  *     plugin pairs across the chunks of one stream, not across streams);
- *   - the file has several sampling events and no --event-filter: the perf
+ *   - the file has several sampling events and neither --event-filter nor
+ *     --series-by-event (which name what to keep): the perf
  *     plugin keeps the first event type of its input, which a later slice
  *     would choose again from its own first record;
  *   - the header gives no usable time range (a file written to a pipe, or
@@ -61,6 +62,7 @@ struct pd_opts {
 	long long leak_align, leak_page_size;
 	const char *event_filter;
 	const char *perf, *symfs, *kallsyms;
+	const char *weight_field, *series_by_event;
 };
 
 /* One `perf script` process and the input reading its standard output. */
@@ -73,8 +75,8 @@ struct child {
 
 /* The perf plugin's options we pass on, by name (flags: value NULL). */
 struct passed {
-	const char *names[16];
-	const char *values[16];
+	const char *names[20];
+	const char *values[20];
 	size_t n;
 	char align[24], page[24]; /* --leak-align, --leak-page-size as text */
 };
@@ -126,6 +128,14 @@ static void pass_on(const struct pd_opts *o, struct passed *p)
 		p->names[p->n] = "event-filter";
 		p->values[p->n++] = o->event_filter;
 	}
+	if (o->weight_field) {
+		p->names[p->n] = "weight-field";
+		p->values[p->n++] = o->weight_field;
+	}
+	if (o->series_by_event) {
+		p->names[p->n] = "series-by-event";
+		p->values[p->n++] = o->series_by_event;
+	}
 	pass_pairing(o, p); /* at most 7 more */
 }
 
@@ -162,7 +172,7 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 		why = "--leak pairs allocations with frees across the whole capture";
 	else if (fd < 0 || pd_header_read(fd, &hd, &why) < 0)
 		why = why ? why : "it cannot be opened here (perf will say why)";
-	else if (hd.nevents > 1 && !o->event_filter)
+	else if (hd.nevents > 1 && !o->event_filter && !o->series_by_event)
 		why = "it holds several events and the first one kept depends on the whole stream "
 		      "(give --event-filter NAME to slice it)";
 	else if (hd.untimed)
@@ -218,9 +228,15 @@ static int start(const struct fk_host *h, const char *path, const struct pd_opts
 		argv[n++] = "-F";
 		argv[n++] = "trace:comm,tid,time,event,trace,ip,sym,dso";
 	}
-	if (o->pid || o->tid) { /* the header then shows PID/TID */
+	/* The header must show PID/TID for --pid/--tid, and the event name and
+	 * period of every record for --series-by-event, whatever the file's
+	 * events.  A tracepoint's fields (--weight-field) are in perf script's
+	 * default output; asking for "+trace" would only warn about the other
+	 * events, which have none. */
+	if (o->pid || o->tid || o->series_by_event) {
 		argv[n++] = "-F";
-		argv[n++] = "+pid";
+		argv[n++] = o->series_by_event ? (o->pid || o->tid ? "+pid,+event,+period" : "+event,+period")
+		                               : "+pid";
 	}
 	if (o->symfs) {
 		argv[n++] = "--symfs";
@@ -387,6 +403,13 @@ static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_FLAG, "offcpu", "0", struct pd_opts, offcpu,
 	          "sched:sched_switch events as off-CPU time in microseconds (one perf script "
 	          "process, whatever --threads)"),
+	FK_OPTION(FK_OPT_STRING, "weight-field", NULL, struct pd_opts, weight_field,
+	          "weigh each kept record by this numeric tracepoint field (bytes_alloc, len, "
+	          "nr_sector) instead of its period; records without it are skipped"),
+	FK_OPTION(FK_OPT_STRING, "series-by-event", NULL, struct pd_opts, series_by_event,
+	          "A,B: keep two events as the two series of one profile (two-column folded, "
+	          "differential graph); asks perf script for -F +event,+period; time slices "
+	          "allowed"),
 	FK_OPTION(FK_OPT_FLAG, "wakeups", "0", struct pd_opts, wakeups,
 	          "chain graph as the perf plugin's --wakeups (one perf script process, asked "
 	          "for -F trace:comm,tid,time,event,trace,ip,sym,dso)"),

@@ -39,6 +39,7 @@ struct fk_perf {
 	struct kept_event *chosen;   /* --event-filter, fk_perf_set_event or the file's first */
 	struct kept_event found;     /* what boundary() found */
 	struct kept_event *published; /* &found once set (atomic) */
+	struct kept_event series[2]; /* --series-by-event's, when given */
 };
 
 struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
@@ -57,6 +58,14 @@ struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
 	p->cfg.tidy.addrs = o->addrs;
 	p->cfg.tidy.kernel = o->kernel || o->all;
 	p->cfg.tidy.jit = o->jit || o->all;
+	if (o->series_by_event) {
+		if (perf_series_parse(o->series_by_event, p->series) < 0) {
+			fk_perf_free(p);
+			h->input_error(in, 0, "--series-by-event takes two event names: A,B");
+			return NULL;
+		}
+		p->cfg.series = p->series;
+	}
 	p->nworkers = workers ? workers : 1;
 	if (!(p->workers = h->alloc(p->nworkers * sizeof *p->workers)))
 		goto nomem;
@@ -157,24 +166,38 @@ static int by_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void set_unit(struct fk_perf *p, struct fk_sink *sink, int unit_kind,
+/* The unit of weights of event ev (unit_kind as in seg_result), NULL for
+ * none.  A series of --series-by-event counting events is named after its
+ * event, so that the two series' labels (pprof's sample types) differ. */
+static const char *unit_of(const struct fk_perf *p, int unit_kind, const struct kept_event *ev)
+{
+	if (p->cfg.o->leak)
+		return "bytes";
+	if (p->cfg.o->offcpu || p->cfg.o->wakeups)
+		return "us";
+	if (p->cfg.o->weight_field && unit_kind)
+		return perf_weight_unit(p->cfg.o->weight_field);
+	if (unit_kind == 1)
+		return "samples";
+	if (unit_kind != 2 || !ev)
+		return NULL;
+	if (perf_event_matches(ev->name, ev->len, "cpu-clock", 9) ||
+	    perf_event_matches(ev->name, ev->len, "task-clock", 10))
+		return "ns";
+	return p->cfg.series ? ev->name : "events";
+}
+
+static void set_unit(struct fk_perf *p, struct fk_sink *sink, const int *unit_kind,
                      const struct kept_event *ev)
 {
 	const struct fk_host *h = p->h;
+	const char *u = unit_of(p, unit_kind[0], p->cfg.series ? &p->series[0] : ev);
 
-	if (p->cfg.o->leak)
-		h->sink_set_unit(sink, "bytes");
-	else if (p->cfg.o->offcpu || p->cfg.o->wakeups)
-		h->sink_set_unit(sink, "us");
-	else if (unit_kind == 1)
-		h->sink_set_unit(sink, "samples");
-	else if (unit_kind == 2 && ev) {
-		if (perf_event_matches(ev->name, ev->len, "cpu-clock", 9) ||
-		    perf_event_matches(ev->name, ev->len, "task-clock", 10))
-			h->sink_set_unit(sink, "ns");
-		else
-			h->sink_set_unit(sink, "events");
-	}
+	if (u)
+		h->sink_set_unit(sink, u);
+	if (p->cfg.series && FK_HOST_HAS(h, sink_set_series_unit) &&
+	    (u = unit_of(p, unit_kind[1], &p->series[1])))
+		h->sink_set_series_unit(sink, 1, u);
 }
 
 int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
@@ -187,9 +210,9 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	struct tcheck order = { 0 };
 	struct pusher push = { .h = h, .sink = sink };
 	const char *dropped_ev = NULL;
-	uint64_t dropped = 0;
+	uint64_t dropped = 0, wf_missing = 0, wf_bad = 0;
 	size_t n = 0;
-	int unit_kind = 0, rc = 0;
+	int unit_kind[FK_SERIES_MAX] = { 0 }, rc = 0;
 
 	for (unsigned i = 0; i < p->nworkers; i++)
 		n += p->res[i].n;
@@ -206,8 +229,11 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	qsort(all, n, sizeof *all, by_seq);
 	for (size_t i = 0; i < n; i++) {
 		struct seg_result *r = all[i];
-		if (!unit_kind)
-			unit_kind = r->unit_kind;
+		for (int k = 0; k < FK_SERIES_MAX; k++)
+			if (!unit_kind[k])
+				unit_kind[k] = r->unit_kind[k];
+		wf_missing += r->wf_missing;
+		wf_bad += r->wf_bad;
 		if (!ev)
 			ev = r->event;
 		if (r->dropped && !dropped_ev)
@@ -222,7 +248,12 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	if (lrun && (rc = perf_leak_end(lrun, &push, p->in)) < 0)
 		goto out;
 	set_unit(p, sink, unit_kind, ev);
-	if (dropped && ev)
+	if (dropped && p->cfg.series)
+		h->log(FK_LOG_WARN, "%s: kept only \"%s\" and \"%s\" events (--series-by-event); "
+		       "dropped %llu record%s of other events, the first being \"%s\"",
+		       h->input_name(p->in), p->series[0].name, p->series[1].name,
+		       (unsigned long long)dropped, dropped == 1 ? "" : "s", dropped_ev);
+	else if (dropped && ev)
 		h->log(FK_LOG_WARN, "%s: kept only \"%s\" events (%s); dropped %llu record%s of "
 		       "other events, the first being \"%s\" (choose with --event-filter NAME)",
 		       h->input_name(p->in), ev->name,
@@ -231,6 +262,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	if (run)
 		perf_offcpu_report(h, p->in, run, p->cfg.o->wakeups);
 	perf_pair_report(h, p->in, &order);
+	perf_weights_report(h, p->in, p->cfg.o, wf_missing, wf_bad);
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(p->in, 0, "out of memory");
@@ -251,7 +283,8 @@ static size_t boundary(void *ctx, const char *b, size_t n)
 {
 	struct fk_perf *p = ctx;
 
-	if (!p->chosen && !perf_pairing(p->cfg.o) && !__atomic_load_n(&p->published, __ATOMIC_ACQUIRE)) {
+	if (!p->chosen && !perf_pairing(p->cfg.o) && !p->cfg.series &&
+	    !__atomic_load_n(&p->published, __ATOMIC_ACQUIRE)) {
 		const char *ev;
 		size_t len;
 		if (perf_first_event(b, n, &ev, &len) && len < sizeof p->found.name) {
@@ -328,6 +361,8 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 	struct fk_perf *p;
 	int rc;
 
+	if ((rc = fk_perf_check(h, o, NULL)) < 0)
+		return rc;
 	if (fk_perf_input_start(h, in) > 0 && perf_pairing(o))
 		return h->input_error(in, 0, "%s pairs each %s, so it cannot read a shard; "
 		                      "collapse the whole file",
@@ -338,7 +373,7 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 	if (!p)
 		return FK_ERR_NOMEM;
 	rc = 0;
-	if (fk_perf_input_start(h, in) > 0 && !p->chosen &&
+	if (fk_perf_input_start(h, in) > 0 && !p->chosen && !p->cfg.series &&
 	    FK_HOST_HAS(h, input_head) &&
 	    (rc = shard_event(p)) < 0)
 		goto out;

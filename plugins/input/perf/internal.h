@@ -13,6 +13,7 @@
  *   scan.c    one segment: records, the fast path, pushing
  *   driver.c  the session: segments through host->parse_chunks, in order
  *   probe.c   detection and the shard boundary
+ *   weights.c --weight-field and --series-by-event
  *   perf.c    the plugin descriptor
  */
 #ifndef FK_PERF_INTERNAL_H
@@ -168,12 +169,13 @@ struct kept_event {
 /* What one segment found that must be combined in input order. */
 struct seg_result {
 	uint64_t seq;
-	int unit_kind;          /* 0 no kept record, 1 counts, 2 periods */
+	int unit_kind[FK_SERIES_MAX]; /* per series: 0 no kept record, 1 counts, 2 periods */
 	uint64_t dropped;
 	char dropped_ev[128];
 	const struct kept_event *event; /* the event this segment kept */
 	bool event_owned;       /* event was allocated for this result */
 	struct offcpu_seg *off;
+	uint64_t wf_missing, wf_bad; /* records skipped by --weight-field */
 	struct leak_seg *leak;  /* --leak's pairing state and loose ends */
 	struct tcheck order;    /* the times of the records paired */
 };
@@ -181,6 +183,7 @@ struct scan_cfg {
 	const struct fk_host *h;
 	const struct fk_perf_opts *o;
 	struct tidy tidy;
+	const struct kept_event *series; /* --series-by-event's two, or NULL */
 };
 struct worker *perf_worker_new(const struct scan_cfg *cfg);
 void perf_worker_free(struct worker *w);
@@ -198,6 +201,23 @@ struct pusher {
 int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp,
                     fk_node_t *node);
 
+/* ---- weights.c ---- */
+/* "A,B" into ev[0], ev[1]: 0, or FK_ERR_USAGE when it is not two
+ * different names. */
+int perf_series_parse(const char *spec, struct kept_event ev[2]);
+enum { WF_OK, WF_MISSING, WF_BAD };
+/* The number in tracepoint field `name` (name=VALUE or name: VALUE,
+ * decimal or 0x hex; by position for the block:* events ev) among the
+ * arguments a[0..n): WF_OK with it in *w, WF_MISSING, or WF_BAD when the
+ * value is not a non-negative integer. */
+int perf_field_weight(const char *ev, size_t evlen, const char *a, size_t n, const char *name,
+                      size_t nlen, double *w);
+/* The unit of a field's weights: "bytes" for byte counts, else the name
+ * (a static string or `field` itself). */
+const char *perf_weight_unit(const char *field);
+/* The one warning about records --weight-field skipped. */
+void perf_weights_report(const struct fk_host *h, struct fk_input *in, const struct fk_perf_opts *o,
+                         uint64_t missing, uint64_t bad);
 /* ---- pairing.c ---- */
 enum pair_kind { PK_OTHER, PK_SWITCH, PK_WAKEUP, PK_ALLOC, PK_FREE };
 /* What a kept record of a pairing mode says, read from its header. */

@@ -14,6 +14,7 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/scan.c \
 	plugins/input/perf/driver.c \
 	plugins/input/perf/probe.c \
+	plugins/input/perf/weights.c \
 	plugins/input/common/probe.h
 
 pkglib_LTLIBRARIES += plugins/input-perf.la
@@ -26,6 +27,16 @@ EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/names.txt tests/data/perf/events.txt \
 	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt \
 	tests/data/perf/exiting.txt tests/data/perf/exiting.c
+# --weight-field and --series-by-event (weights.c)
+TESTS += tests/perf-weights.sh
+EXTRA_DIST += tests/perf-weights.sh tests/data/perf/weights.c \
+	tests/data/perf/weights-series.txt tests/data/perf/weights-kmalloc.txt \
+	tests/data/perf/weights-mmap.txt
+check_PROGRAMS += tests/unit/perf-weights.t
+TESTS += tests/unit/perf-weights.t
+tests_unit_perf_weights_t_SOURCES = tests/unit/perf-weights.c tests/unit/testlib.h
+tests_unit_perf_weights_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_perf_weights_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
 # --wakeups and --leak (pairing.c, wakeups.c, leak.c)
 TESTS += tests/perf-pairing.sh
 EXTRA_DIST += tests/perf-pairing.sh tests/data/perf/pipepair.c tests/data/perf/kmalloc.c \

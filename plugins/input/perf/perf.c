@@ -40,6 +40,7 @@ static struct fk_input_plugin plugin = {
 	.probe = fk_perf_probe,
 	.sync = fk_perf_sync,
 	.parse = parse,
+	.check = fk_perf_check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

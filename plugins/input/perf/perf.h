@@ -35,6 +35,8 @@ struct fk_perf_opts {
 	const char *leak_alloc, *leak_free, *leak_ptr, *leak_bytes;
 	long long leak_align, leak_page_size;
 	const char *event_filter;
+	/* weights.c: --weight-field, --series-by-event */
+	const char *weight_field, *series_by_event;
 };
 
 /* The option table rows for a struct `st` holding fk_perf_opts as member
@@ -79,7 +81,14 @@ struct fk_perf_opts {
 	          "--leak: bytes per page for kmem:mm_page_alloc (pages << order)"),   \
 	FK_OPTION(FK_OPT_FLAG, "offcpu", "0", st, m.offcpu,                            \
 	          "sched:sched_switch events as off-CPU time in microseconds, each "   \
-	          "thread's switch-out to its next switch-in")
+	          "thread's switch-out to its next switch-in"),                       \
+	FK_OPTION(FK_OPT_STRING, "weight-field", NULL, st, m.weight_field,             \
+	          "weigh each kept record by this numeric tracepoint field (bytes_alloc, " \
+	          "len, nr_sector) instead of its period; records without it are skipped"), \
+	FK_OPTION(FK_OPT_STRING, "series-by-event", NULL, st, m.series_by_event,       \
+	          "A,B: keep two events as the two series of one profile (two-column "  \
+	          "folded, differential graph); cycles,instructions for CPI, see "     \
+	          "flamekit-formats(5)")
 
 /* Parse all of `in` into `sink`.  0 or a negative status (reported). */
 int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
@@ -110,6 +119,10 @@ int fk_perf_segment(struct fk_perf *p, unsigned worker, uint64_t seq, struct fk_
  * the unit and log the summaries.  0 or a negative status. */
 int fk_perf_end(struct fk_perf *p, struct fk_sink *sink);
 void fk_perf_free(struct fk_perf *p);
+
+/* The options' check (FK_CHECK_DOC): --series-by-event's two names, the
+ * options that exclude each other. */
+int fk_perf_check(const struct fk_host *h, const void *opts, const char *where);
 
 /* The probe and the shard boundary of perf script text. */
 int fk_perf_probe(const unsigned char *buf, size_t len);

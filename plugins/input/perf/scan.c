@@ -325,12 +325,35 @@ static int record_end(struct seg *s)
 	return rc;
 }
 
-/* Whether the record with this header is kept (the event test). */
-static bool keep_event(struct seg *s, const struct header *hd)
+/* A record of an event not kept: counted, the first one named. */
+static bool drop_event(struct seg_result *res, const struct header *hd)
+{
+	if (!res->dropped_ev[0] && hd->event)
+		snprintf(res->dropped_ev, sizeof res->dropped_ev, "%.*s",
+		         (int)(hd->event_len > 100 ? 100 : hd->event_len), hd->event);
+	else if (!res->dropped_ev[0])
+		snprintf(res->dropped_ev, sizeof res->dropped_ev, "(no event name)");
+	res->dropped++;
+	return false;
+}
+
+/* Whether the record with this header is kept (the event test); *series
+ * is the series its weight goes to. */
+static bool keep_event(struct seg *s, const struct header *hd, int *series)
 {
 	const struct fk_perf_opts *o = s->w->cfg.o;
+	const struct kept_event *two = s->w->cfg.series;
 	struct seg_result *res = s->res;
 
+	*series = 0;
+	if (two) {
+		for (int k = 0; k < 2 && hd->event; k++)
+			if (perf_event_matches(hd->event, hd->event_len, two[k].name, two[k].len)) {
+				*series = k;
+				return true;
+			}
+		return drop_event(res, hd);
+	}
 	if (perf_pairing(o))
 		return perf_pair_keep(res, o, hd, &s->r.pair);
 	if (!hd->event)
@@ -348,11 +371,29 @@ static bool keep_event(struct seg *s, const struct header *hd)
 	}
 	if (perf_event_matches(hd->event, hd->event_len, s->ev->name, s->ev->len))
 		return true;
-	if (!res->dropped_ev[0])
-		snprintf(res->dropped_ev, sizeof res->dropped_ev, "%.*s",
-		         (int)(hd->event_len > 100 ? 100 : hd->event_len), hd->event);
-	res->dropped++;
-	return false;
+	return drop_event(res, hd);
+}
+
+/* A kept record's weight: its period (1 when it has none), or the number
+ * in its --weight-field; false (the record skipped and counted) when that
+ * field is missing or not a number. */
+static bool record_weight(struct seg *s, const struct header *hd, double *w)
+{
+	const char *f = s->w->cfg.o->weight_field;
+
+	*w = hd->period > 0 ? hd->period : 1;
+	if (!f)
+		return true;
+	switch (perf_field_weight(hd->event, hd->event_len, hd->args, hd->args_len, f, strlen(f), w)) {
+	case WF_OK:
+		return true;
+	case WF_MISSING:
+		s->res->wf_missing++;
+		return false;
+	default:
+		s->res->wf_bad++;
+		return false;
+	}
 }
 
 /* The comm frame: spaces become '_', with -PID or -PID/TID. */
@@ -386,20 +427,24 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
                         struct header *hd, uint64_t lineno)
 {
 	struct record *r = &s->r;
+	double weight;
+	int series;
 
 	perf_match_event(line, n, after, hd);
 	r->body_line = lineno + 1;
 	s->w->body_len = 0;
-	if (!keep_event(s, hd)) {
+	if (!keep_event(s, hd, &series) || !record_weight(s, hd, &weight)) {
 		r->st = R_DROP;
 		return 0;
 	}
 	r->st = R_KEEP;
 	memset(&r->meta, 0, sizeof r->meta);
-	r->meta.weight[0] = hd->period > 0 ? hd->period : 1;
-	if (!s->res->unit_kind)
-		s->res->unit_kind = hd->period > 0 ? 2 : 1;
+	r->meta.weight[series] = weight;
+	if (!s->res->unit_kind[series])
+		s->res->unit_kind[series] = hd->period > 0 ? 2 : 1;
 	r->meta.flags = FK_SAMPLE_TID | FK_SAMPLE_COMM;
+	if (s->w->cfg.series)
+		r->meta.flags |= FK_SAMPLE_SERIES;
 	r->meta.tid = (int32_t)hd->tid;
 	if (hd->pid >= 0) {
 		r->meta.flags |= FK_SAMPLE_PID;

@@ -29,9 +29,31 @@ static const struct fk_option options[] = {
 	FK_OPTION_END,
 };
 
+/* A quantity the input declared (bytes, from perf --weight-field
+ * bytes_alloc, or a field's name) is what the tooltips count, unless
+ * --countname was given.  Sample counts, events and times keep
+ * flamegraph.pl's "samples", as they always have. */
+static const char *count_name(const struct fk_host *h, const struct fk_profile *p,
+                              const char *countname)
+{
+	static const char *const kept[] = { "samples", "events", "cycles", "ns", "us", "ms", "s" };
+	int diff, ws = svg_width_series(h, p, &diff);
+	const char *u = h->series_unit(p, ws);
+
+	if (strcmp(countname, "samples") != 0 || !u || !u[0])
+		return countname;
+	for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+		if (strcmp(u, kept[i]) == 0)
+			return countname;
+	return u;
+}
+
 static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *opts)
 {
-	const struct svg_opts *o = opts;
+	struct svg_opts copy = *(const struct svg_opts *)opts;
+	const struct svg_opts *o = &copy;
+
+	copy.countname = count_name(h, p, copy.countname);
 
 	if (o->flamechart) {
 		if (h->samples(p) == 0 && h->node_total(p, FK_NODE_ROOT, 0) + h->node_total(p, FK_NODE_ROOT, 1) > 0) {
