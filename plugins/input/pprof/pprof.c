@@ -530,7 +530,7 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 		struct fk_sample smp;
 		struct seen *e;
 		fk_node_t node = FK_NODE_NONE;
-		size_t n, nz = 0, nattrs;
+		size_t n = 0, nz = 0, nattrs;
 		int rc;
 
 		/* pprof drops a sample whose values are all zero (its merge does,
