@@ -1,10 +1,13 @@
 /*
  * `graph` of folded files without the whole stack tree.
  *
- * A flame graph draws only the frames at least --minwidth wide, and with
- * many distinct stacks almost every node of the stack tree is narrower:
- * 400,000 distinct stacks 5-25 frames deep make 5.7 million nodes, of which
- * a 1200-pixel graph draws a few thousand.  Here the stacks are summed whole
+ * A flame graph draws only the frames at least its minimum width wide, and
+ * with many distinct stacks almost every node of the stack tree is
+ * narrower: 400,000 distinct stacks 5-25 frames deep make 5.7 million
+ * nodes, of which a 1200-pixel graph draws a few thousand.  The output
+ * says how wide a frame must be through its min_weight() (ABI 1.3; its
+ * contract in <flamekit/plugin.h> is what this file relies on); this file
+ * knows no plugin, option or formula.  Here the stacks are summed whole
  * (foldsum.c, memory about their text), sorted so that the stacks under any
  * one frame are adjacent (';' sorts below every other byte), and one pass
  * over them closes each frame with its exact total, as flamegraph.pl's
@@ -14,15 +17,17 @@
  * positions of its wider siblings stay exact), then one more frame, so that
  * it still sorts among its siblings as a frame with children does (layout
  * order: a frame's own samples sort by its bare name, its children by
- * "name;").  The svg and icicle outputs then draw that small tree: the
- * frames they write, their order and every width are those of the whole
- * tree, so the bytes are the same.
+ * "name;").  The output then draws that small tree: the frames it writes,
+ * their order and every width are those of the whole tree, so the bytes
+ * are the same.  An output that needs the sample log
+ * (FK_OUTPUT_NEEDS_SAMPLES) gets one with each line cut instead (below).
  *
- * Taken only where that holds for sure: svg or icicle output without
- * --reverse or --flamechart, regular folded files (read again by the
- * pipeline when this path gives up), one count a line, every stack's sum a
- * whole number (then totals do not depend on the order of additions), no
- * line skipped or in error (the pipeline reports those itself).
+ * Taken only where that holds for sure: an output with min_weight() that
+ * accepts its options and returns a width (not negative), regular folded
+ * files (read again by the pipeline when this path gives up), one count a
+ * line, every stack's sum a whole number (then totals do not depend on the
+ * order of additions), no line skipped or in error (the pipeline reports
+ * those itself).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -38,49 +43,22 @@
  * against rounding, since a frame kept too many costs only a node. */
 #define MARGIN 0.5
 
-/* A value of pl's options by name, or NULL when pl has no such option of
- * that type. */
-static const void *opt(const struct fk_plugin *pl, const void *opts, const char *name, int type)
-{
-	const struct fk_option *o = fk_option_find(pl, name);
-
-	return o && o->type == type ? (const char *)opts + o->offset : NULL;
-}
-
-/* The svg plugin's minimum width in samples for a graph of `total`
- * (svg_minwidth_time with default xpad, read through the option table), or
- * a negative value when it cannot tell. */
+/* The output's smallest drawn weight for a profile of `total` (its
+ * min_weight(), <flamekit/plugin.h>), negative when every frame matters. */
 static double min_width(const struct fk_plugin *pl, const void *opts, double total)
 {
-	const long long *width = opt(pl, opts, "width", FK_OPT_INT);
-	const char *const *minwidth = opt(pl, opts, "minwidth", FK_OPT_STRING);
-	const double *given = opt(pl, opts, "total", FK_OPT_DOUBLE);
-	double v, timemax;
-	char *end;
+	double w = pl->d.out.min_weight(&fk_host, opts, total);
 
-	if (!width || !minwidth || !*minwidth || !given || *width <= 20)
-		return -1;
-	timemax = *given > total ? *given : total;
-	v = strtod(*minwidth, &end);
-	if (end == *minwidth || !(v >= 0) || !isfinite(v) || timemax <= 0)
-		return -1;
-	if (*end == '%')
-		return timemax * v / 100;
-	return *end ? -1 : v / (((double)*width - 20) / timemax);
+	return w >= 0 && isfinite(w) ? w : -1;
 }
 
-/* Only svg, icicle and flamechart, without the options that need more than
- * the frames wide enough to draw. */
+/* An output that tells what it cannot draw (min_weight, ABI 1.3; the loader
+ * reads it as NULL from an older plugin), with options it accepts. */
 static bool output_fits(const struct fk_plugin *pl, const void *opts)
 {
-	const int *reverse = opt(pl, opts, "reverse", FK_OPT_FLAG);
-	const int *chart = opt(pl, opts, "flamechart", FK_OPT_FLAG);
 	int verbosity = fk_verbosity, rc;
 
-	if (strcmp(pl->d.h.name, "svg") != 0 && strcmp(pl->d.h.name, "icicle") != 0 &&
-	    strcmp(pl->d.h.name, "flamechart") != 0)
-		return false;
-	if (!reverse || *reverse || (chart && *chart && strcmp(pl->d.h.name, "flamechart") != 0))
+	if (pl->d.h.kind != FK_PLUGIN_OUTPUT || !pl->d.out.min_weight)
 		return false;
 	fk_verbosity = -1; /* the pipeline reports bad options itself */
 	rc = fk_options_check(pl, opts, NULL);
@@ -384,8 +362,8 @@ static bool read_all(const char **files, size_t nfiles, struct foldsum *s, doubl
 }
 
 /*
- * The flame chart (the flamechart output) lays the lines out in input
- * order, merging a frame only with the same frame of the line before.
+ * A flame chart (an output that needs the sample log) lays the lines out
+ * in input order, merging a frame only with the same frame of the line before.
  * Three passes over the files, each reading them as the folded plugin
  * does: the total (so the minimum width), the width of every run of a
  * frame (lines [start, i) while it stays open), and then the sample log,
@@ -581,7 +559,7 @@ bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *
 	}
 	if (!(folded = foldsum_applies(c, in->pl, in->files, in->nfiles)))
 		return false;
-	if (strcmp(out_pl->d.h.name, "flamechart") == 0) {
+	if (out_pl->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES) {
 		if (!(p = fk_profile_new()))
 			return false;
 		if (!chart_build(in->files, in->nfiles, out_pl, out_opts, p, &rc)) {

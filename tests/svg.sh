@@ -197,6 +197,47 @@ for opts in "" "--width 300" "--minwidth 2%" "--inverted --minwidth 0.5"; do
 	done
 done
 
+# Any output can take that path through min_weight() (ABI 1.3), and one
+# without it gets the whole tree.  The test output "prune" returns --min and
+# writes the tree it is handed: with --min 5 (cut below 2.5), "b" (2) keeps
+# its total but not "c"; "foo" (1) keeps "x" because "foo.cold" sorts by it.
+mkdir "$TMP/mods"
+cp "$FK_BUILDDIR/tests/modules/.libs/prune.so" "$FK_BUILDDIR/tests/modules/.libs/dump.so" "$TMP/mods/"
+printf 'P;foo;x 1\nP;foo.cold 100\nP;zz 100\nP;zz;a 1\nP;zz;b;c 2\nP;zz 3\nQ 50\n' > "$TMP/hook.folded"
+is "$("$FLAMEKIT" graph --plugin-dir "$TMP/mods" --output-plugin prune --min 5 "$TMP/hook.folded" | LC_ALL=C sort)" \
+"P 207
+P;foo 1
+P;foo.cold 100
+P;foo;x 1
+P;zz 106
+P;zz;a 1
+P;zz;b 2
+Q 50" "an output's min_weight() cuts the tree a folded file builds for it"
+whole="P 207
+P;foo 1
+P;foo.cold 100
+P;foo;x 1
+P;zz 106
+P;zz;a 1
+P;zz;b 2
+P;zz;b;c 2
+Q 50"
+is "$("$FLAMEKIT" graph --plugin-dir "$TMP/mods" --output-plugin prune --min 5 < "$TMP/hook.folded" | LC_ALL=C sort)" \
+	"$whole" "the same output from stdin gets the whole tree"
+is "$("$FLAMEKIT" graph --plugin-dir "$TMP/mods" --output-plugin prune --min -1 "$TMP/hook.folded" | LC_ALL=C sort)" \
+	"$whole" "min_weight() negative: the whole tree"
+# "dump" has no min_weight (the loader reads it as NULL): every frame, even
+# "c" and "x", which no graph of this file draws.
+is "$("$FLAMEKIT" graph --plugin-dir "$TMP/mods" --output-plugin dump "$TMP/hook.folded")" "P module=- colour=-
+Q module=- colour=-
+a module=- colour=-
+b module=- colour=-
+c module=- colour=-
+foo module=- colour=-
+foo.cold module=- colour=-
+x module=- colour=-
+zz module=- colour=-" "an output without min_weight() gets the whole tree from a folded file"
+
 # ---- errors ------------------------------------------------------------------------
 run "$FLAMEKIT" graph --colors=nope "$D/small.txt"
 is "$rc:$err" '2:flamekit: [output:svg] unknown palette "nope" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange)' \

@@ -71,7 +71,11 @@
  *        read them with se_attr()/se_attrs(), outputs with sample_attrs(),
  *        and sample_comm() gives a logged sample's thread name; then
  *        sink_set_series_unit(), a unit for each series of an input that
- *        pushes both (perf --series-by-event).
+ *        pushes both (perf --series-by-event);
+ *        struct fk_output_plugin gains min_weight(), the weight below which
+ *        a frame cannot show, so that a host may hand render() a profile
+ *        without what it cannot draw.  A plugin without it gets the whole
+ *        profile, as before.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -715,6 +719,44 @@ struct fk_output_plugin {
 	/* --- appended in ABI 1.2 --- */
 	/* See FK_CHECK_DOC above.  May be NULL. */
 	int (*check)(const struct fk_host *host, const void *opts, const char *where);
+
+	/* --- appended in ABI 1.3 --- */
+	/* May be NULL (a plugin built before 1.3 reads as NULL): every frame
+	 * matters, and render() gets the whole profile.
+	 *
+	 * The smallest weight a frame must have for this output to draw
+	 * anything of it or of the frames above it, for a profile whose root
+	 * weighs `total` (series 0), with these options (check() has accepted
+	 * them); negative when every frame matters (--reverse, or any option
+	 * that needs the whole tree).  Called by a host that knows the total
+	 * before it builds the profile, and can then skip what cannot show
+	 * (`flamekit graph` of folded files: hundreds of thousands of distinct
+	 * stacks, of which a graph draws a few thousand frames).  It must not
+	 * log or keep state: the host may call it and then not cut.
+	 *
+	 * A value w >= 0 promises that render() writes the same bytes from a
+	 * profile cut as follows, for any t with 0 <= t <= w (the host keeps a
+	 * margin against rounding: it cuts below w / 2).  The host cuts only
+	 * a profile of one series, weights whole numbers below 2^53 (so every
+	 * total is exact whatever the order of additions), no attributes.
+	 *   - The tree: every frame whose total is at least t keeps its
+	 *     children, its total and its place among its siblings.  A frame
+	 *     narrower than t, whose parent is at least t, keeps its total
+	 *     (the weight of every frame above it becomes its own or its
+	 *     child's) and at most one child, below which there is nothing;
+	 *     it keeps one where it had children and a sibling's name starts
+	 *     with its name (a frame with children sorts as "name;", a leaf as
+	 *     "name"), so it keeps its place.  Nothing above a narrow frame,
+	 *     nor the names, self weights and depths of its remains, may change
+	 *     the output.
+	 *   - With FK_OUTPUT_NEEDS_SAMPLES, the sample log, when no sample has
+	 *     FK_SAMPLE_TIME: samples stay in input order with their weights,
+	 *     and a sample's stack may end before its first frame whose run
+	 *     (the adjacent samples sharing that frame and every frame below
+	 *     it) weighs less than t.
+	 * The svg, icicle and flamechart plugins point this at the svgdoc
+	 * library's svg_min_weight(). */
+	double (*min_weight)(const struct fk_host *host, const void *opts, double total);
 };
 
 /* The one exported entry point.  The macros fill the header so plugin

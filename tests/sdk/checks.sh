@@ -130,6 +130,34 @@ SNIP
 $CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
 ok $? "ABI 1.3: FK_SAMPLE_EXT_INIT, push_ext behind FK_HOST_HAS and a frozen struct fk_attr compile"
 
+# 8. ABI 1.3's min_weight(), appended to struct fk_output_plugin after
+# check(): an output sets it by name, and it is the descriptor's last member.
+{ cat <<'SNIP'
+#include <stddef.h>
+#include <flamekit/plugin.h>
+_Static_assert(offsetof(struct fk_output_plugin, min_weight) >=
+               offsetof(struct fk_output_plugin, check) + sizeof(void (*)(void)),
+               "min_weight comes after check");
+_Static_assert(sizeof(struct fk_output_plugin) ==
+               offsetof(struct fk_output_plugin, min_weight) + sizeof(void (*)(void)),
+               "min_weight is the last member");
+static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *o)
+{
+	(void)h; (void)p; (void)w; (void)o;
+	return 0;
+}
+static double min_weight(const struct fk_host *h, const void *o, double total)
+{
+	(void)h; (void)o;
+	return total / 1000;
+}
+static struct fk_output_plugin out = { .h = { .name = "x" }, .render = render, .min_weight = min_weight };
+FLAMEKIT_REGISTER_OUTPUT(out)
+SNIP
+} > "$TMP/snippet.c"
+$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
+ok $? "ABI 1.3: an output's min_weight() compiles, the last member of struct fk_output_plugin"
+
 # --- check() before any input is read ------------------------------------
 TOPDIR="$FK_BUILDDIR/tests/modules/check"
 printf 'a;b 1\n' > "$TMP/a.folded"

@@ -91,6 +91,59 @@ static void test_add_builtin(void **state)
 	fk_registry_free(&r);
 }
 
+static int nop_render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w,
+                      const void *opts)
+{
+	(void)h;
+	(void)p;
+	(void)w;
+	(void)opts;
+	return 0;
+}
+
+static double some_weight(const struct fk_host *h, const void *opts, double total)
+{
+	(void)h;
+	(void)opts;
+	return total / 2;
+}
+
+/* An output built before ABI 1.3 ends its descriptor at check(): the
+ * loader copies only its struct_size bytes, so min_weight() reads as NULL
+ * (here the bytes past it hold a pointer the loader must not take), and
+ * `flamekit graph` gives it the whole tree. */
+static void test_output_before_min_weight(void **state)
+{
+	static struct fk_output_plugin o = { .h = { .name = "old" }, .render = nop_render,
+	                                     .min_weight = some_weight };
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+
+	(void)state;
+	o.h.magic = FK_PLUGIN_MAGIC;
+	o.h.abi_major = FK_ABI_MAJOR;
+	o.h.abi_minor = 2;
+	o.h.struct_size = (uint32_t)offsetof(struct fk_output_plugin, min_weight);
+	o.h.kind = FK_PLUGIN_OUTPUT;
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_add_builtin(&r, &o.h, "(built in) old"), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_OUTPUT, "old");
+	assert_non_null(pl);
+	assert_ptr_equal(pl->d.out.render, nop_render);
+	assert_null(pl->d.out.min_weight);
+	fk_registry_free(&r);
+
+	o.h.name = "new";
+	o.h.abi_minor = FK_ABI_MINOR;
+	o.h.struct_size = (uint32_t)sizeof o;
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_add_builtin(&r, &o.h, "(built in) new"), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_OUTPUT, "new");
+	assert_non_null(pl);
+	assert_ptr_equal(pl->d.out.min_weight, some_weight);
+	fk_registry_free(&r);
+}
+
 static void expect_refused(const char *module, const char *message)
 {
 	struct fk_registry r;
@@ -353,6 +406,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_plugins),
 		cmocka_unit_test(test_add_builtin),
+		cmocka_unit_test(test_output_before_min_weight),
 		cmocka_unit_test(test_bad_magic),
 		cmocka_unit_test(test_wrong_abi),
 		cmocka_unit_test(test_no_entry),

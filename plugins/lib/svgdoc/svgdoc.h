@@ -133,6 +133,9 @@ int svg_check_opts(const struct fk_host *h, const struct svg_opts *o);
 int svg_check(const struct fk_host *h, const void *opts, const char *where);
 /* The minimum width in time units, from --minwidth. */
 double svg_minwidth_time(const struct svg_opts *o, double timemax);
+/* The descriptors' min_weight (<flamekit/plugin.h>): the minimum width in
+ * weight for a profile of `total`, or -1 when every frame matters. */
+double svg_min_weight(const struct fk_host *h, const void *opts, double total);
 /* Write the document: frames narrower than --minwidth are skipped. */
 int svg_write(const struct svg_doc *d, const struct svg_frame *v, size_t n);
 

@@ -115,3 +115,20 @@ double svg_minwidth_time(const struct svg_opts *o, double timemax)
 		return timemax * v / 100;
 	return v / (((double)o->width - 2 * SVG_XPAD) / timemax);
 }
+
+/* The descriptors' min_weight: svg_minwidth_time of the graph's total, the
+ * width layout_tree() skips frames below, so the one formula stays here.
+ * --flamechart is not refused: the flamechart output lays out the sample
+ * log with the same minimum width (its total is the log's, the same as the
+ * tree's), and the svg output, which keeps no log, fails the same way on a
+ * cut tree as on the whole one. */
+double svg_min_weight(const struct fk_host *h, const void *opts, double total)
+{
+	const struct svg_opts *o = opts;
+	double timemax = o->total > total ? o->total : total;
+
+	(void)h;
+	if (o->reverse || !(timemax > 0) || !isfinite(timemax))
+		return -1; /* reversed stacks merge from the leaves: every frame matters */
+	return svg_minwidth_time(o, timemax);
+}

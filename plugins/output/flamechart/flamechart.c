@@ -263,6 +263,7 @@ static struct fk_output_plugin plugin = {
 	.needs = FK_OUTPUT_NEEDS_SAMPLES,
 	.render = render,
 	.check = svg_check,
+	.min_weight = svg_min_weight,
 };
 
 FLAMEKIT_REGISTER_OUTPUT(plugin)

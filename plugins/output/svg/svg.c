@@ -76,6 +76,7 @@ static struct fk_output_plugin plugin = {
 	},
 	.render = render,
 	.check = svg_check,
+	.min_weight = svg_min_weight,
 };
 
 FLAMEKIT_REGISTER_OUTPUT(plugin)
