@@ -370,8 +370,12 @@ int v8_read(const struct fk_host *h, struct fk_input *in, struct v8_prof *p)
 	 * failed one), so an injected failure there would crash it.  What it
 	 * holds is small: the longest string or number token and a byte per
 	 * nesting level (at most 1,000).  cJSON was left on malloc likewise. */
-	if (!r || !buf || (memset(r, 0, sizeof *r), r->h = h, r->p = p,
-	                   !(y = yajl_alloc(&callbacks, NULL, r)))) {
+	if (r) { /* before anything can fail: out: frees its strings */
+		memset(r, 0, sizeof *r);
+		r->h = h;
+		r->p = p;
+	}
+	if (!r || !buf || !(y = yajl_alloc(&callbacks, NULL, r))) {
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}

@@ -61,6 +61,8 @@ static void flush(struct out *o)
 
 static void put(struct out *o, const void *p, size_t len)
 {
+	if (len == 0) /* p may be NULL then (an empty timeline) */
+		return;
 	if (len > sizeof o->buf - o->n)
 		flush(o);
 	if (len > sizeof o->buf) {
