@@ -59,10 +59,34 @@
 #ifndef FK_REPORT_H
 #define FK_REPORT_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #define REPORT_BASE 44
 #define REPORT_ALPHA \
 	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH" \
 	"IJKLMNOPQRSTUVWXYZ!#$%()*+,-./:;=?@[]^_`{|}~"
+/* Longest number: 44^12 > 2^64. */
+#define REPORT_NUM_MAX 16
+
+/* v in REPORT_BASE digits, most significant first, into out; returns how
+ * many.  The one encoder of the writer (tree strings and timeline). */
+static inline size_t report_number(uint64_t v, char out[REPORT_NUM_MAX])
+{
+	char d[REPORT_NUM_MAX];
+	size_t n = 0, k = 0;
+
+	d[n++] = REPORT_ALPHA[v % REPORT_BASE];
+	v /= REPORT_BASE;
+	while (v) {
+		d[n++] = REPORT_ALPHA[v % REPORT_BASE + REPORT_BASE];
+		v /= REPORT_BASE;
+	}
+	while (n)
+		out[k++] = d[--n];
+	return k;
+}
+
 #define REPORT_MAGIC "<meta name=\"generator\" content=\"flamekit-html 1\">"
 #define REPORT_DATA_OPEN "<script type=\"application/json\" id=\"fk-data\">"
 #define REPORT_DATA_CLOSE "</script>"

@@ -81,19 +81,9 @@ static void puts_(struct out *o, const char *s)
 
 static void num(struct out *o, uint64_t v)
 {
-	char d[16];
-	int n = 0;
+	char d[REPORT_NUM_MAX];
 
-	d[n++] = REPORT_ALPHA[v % REPORT_BASE];
-	v /= REPORT_BASE;
-	while (v) {
-		d[n++] = REPORT_ALPHA[v % REPORT_BASE + REPORT_BASE];
-		v /= REPORT_BASE;
-	}
-	if (sizeof o->buf - o->n < (size_t)n)
-		flush(o);
-	while (n)
-		o->buf[o->n++] = d[--n];
+	put(o, d, report_number(v, d));
 }
 
 /* A JSON string whose bytes cannot end the <script> element or a JS line:

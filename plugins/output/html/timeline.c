@@ -54,20 +54,9 @@ static void add(struct buf *b, const char *s, size_t len)
 
 static void addnum(struct buf *b, uint64_t v)
 {
-	char d[16];
-	int n = 0;
+	char d[REPORT_NUM_MAX];
 
-	d[n++] = REPORT_ALPHA[v % REPORT_BASE];
-	v /= REPORT_BASE;
-	while (v) {
-		d[n++] = REPORT_ALPHA[v % REPORT_BASE + REPORT_BASE];
-		v /= REPORT_BASE;
-	}
-	reserve(b, (size_t)n);
-	if (b->oom)
-		return;
-	while (n)
-		b->p[b->n++] = d[--n];
+	add(b, d, report_number(v, d));
 }
 
 struct ts {
