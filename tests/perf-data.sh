@@ -75,19 +75,34 @@ prog-?/1;f_11.500000000, 1" "--tid --kernel --event-filter reach the perf plugin
 
 : > fake.log
 run "$FLAMEKIT" collapse -v --threads 3 --perf ./fakeperf --offcpu one.data
-is "$rc:$(cat fake.log)" "0:script -i one.data" "--offcpu: one process"
-case $err in *"one perf script process: --offcpu pairs switch-outs with switch-ins across the whole capture"*) r=0;; *) r=1;; esac
-ok $r "--offcpu: -v says why there is one process"
+is "$rc:$(sort fake.log)" "0:script -i one.data --time $S1
+script -i one.data --time $S2
+script -i one.data --time $S3" "--offcpu: sliced (the slices are segments of one perf parser session)"
+: > fake.log
+run "$FLAMEKIT" graph -v --threads 3 --perf ./fakeperf --offcpu --flamechart -o chart.svg one.data
+is "$(cat fake.log)" "script -i one.data" "--offcpu with an output keeping samples in order: one process"
+case $err in *"one perf script process: --offcpu pairs switch-outs with switch-ins across slices, and an output keeps the samples in order"*) r=0;; *) r=1;; esac
+ok $r "--offcpu with a time-ordered output: -v says why there is one process"
 
 mkdata two.data 10000000000 13000000000 2
 : > fake.log
 run "$FLAMEKIT" collapse -v --threads 3 --perf ./fakeperf two.data
-is "$rc:$(cat fake.log)" "0:script -i two.data" "two events, no --event-filter: one process"
-case $err in *"one perf script process: it holds several events"*) r=0;; *) r=1;; esac
-ok $r "two events: -v says why"
+is "$rc:$(sort fake.log)" "0:script -i two.data
+script -i two.data --time $S1
+script -i two.data --time $S2
+script -i two.data --time $S3" "two events, no --event-filter: sliced, and a perf script of the whole file read ahead"
+case $err in *'two.data: its first record is of "cpu-clock", the event kept'*) r=0;; *) r=1;; esac
+ok $r "two events: -v names the first record's event, kept in every slice"
 : > fake.log
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --event-filter cpu-clock two.data
-is "$rc:$(wc -l < fake.log)" "0:3" "two events with --event-filter: sliced"
+is "$rc:$(wc -l < fake.log)" "0:3" "two events with --event-filter: sliced, nothing read ahead"
+: > fake.log
+run "$FLAMEKIT" collapse -v --threads 3 --perf ./nosuchperf two.data
+is "$rc:$err" "2:flamekit: two.data: detected format perf-data
+flamekit: [input:perf-data] two.data: one perf script process: it holds several events and the first record, whose event is kept, could not be read ahead (give --event-filter NAME)
+flamekit: [input:perf-data] two.data: running ./nosuchperf script
+flamekit: [input:perf-data] two.data: cannot run ./nosuchperf: No such file or directory" \
+	"two events, the first record cannot be read ahead: one process (whose error is the one message)"
 mkdata untimed.data 10000000000 13000000000 1 1
 : > fake.log
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf untimed.data
@@ -218,17 +233,9 @@ if perf record -q -e cpu-clock -e task-clock -F 4000 -g -o two.data -- sh -c "$w
 	perf script -i two.data 2> /dev/null | "$FLAMEKIT" collapse --format perf --event-filter task-clock > want.folded 2> /dev/null
 	"$FLAMEKIT" collapse --threads 3 --event-filter task-clock two.data > got.folded 2> /dev/null
 	same_file want.folded got.folded "two events, --event-filter, 3 slices: the pipeline's bytes"
-	perf script -i two.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded 2> /dev/null
-	"$FLAMEKIT" collapse --threads 3 two.data > got.folded 2> /dev/null
-	same_file want.folded got.folded "two events, the first kept, one process: the pipeline's bytes"
 else
 	skip "two events" "perf cannot record cpu-clock and task-clock together here"
 fi
-if perf record -q -e sched:sched_switch -a -g -o off.data -- sh -c 'for i in 1 2 3 4 5; do sleep 0.01; done' > /dev/null 2>&1; then
-	perf script -i off.data 2> /dev/null | "$FLAMEKIT" collapse --format perf --offcpu > want.folded 2> /dev/null
-	"$FLAMEKIT" collapse --threads 3 --offcpu off.data > got.folded 2> /dev/null
-	same_file want.folded got.folded "--offcpu on a real sched_switch capture: the pipeline's bytes"
-else
-	skip "--offcpu capture" "perf cannot record sched:sched_switch here (no tracefs?)"
-fi
+# --offcpu, --wakeups, --leak and several events without --event-filter on
+# real captures, sliced: tests/perf-data-slices.sh
 done_testing

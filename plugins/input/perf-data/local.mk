@@ -6,8 +6,8 @@ plugins_input_perf_data_la_SOURCES = plugins/input/perf-data/perf-data.c \
 plugins_input_perf_data_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 plugins_input_perf_data_la_LIBADD = plugins/input/perf/libperfscript.la
 
-TESTS += tests/perf-data.sh
-EXTRA_DIST += tests/perf-data.sh
+TESTS += tests/perf-data.sh tests/perf-data-slices.sh
+EXTRA_DIST += tests/perf-data.sh tests/perf-data-slices.sh
 
 # host->parse_parts, the engine service this plugin uses, on its own
 check_PROGRAMS += tests/unit/parts.t

@@ -209,8 +209,8 @@ static void command(const struct pd_opts *o, const char *path, const char *range
 }
 
 /* Start argv[0] with its standard output into a pipe whose read end goes
- * into *fd (standard error to /dev/null when quiet).  0, or the error of
- * posix_spawnp (reported). */
+ * into *fd.  0, or the error of posix_spawnp, reported unless quiet (whose
+ * perf's standard error goes to /dev/null too). */
 static int spawn(const struct fk_host *h, const char *path, const struct pd_opts *o,
                  const char *const *argv, int quiet, pid_t *pid, int *fd)
 {
@@ -240,7 +240,9 @@ static int spawn(const struct fk_host *h, const char *path, const struct pd_opts
 	if (e != 0) {
 		close(p[0]);
 		*pid = 0;
-		if (e == ENOENT && !(o->perf_bin && o->perf_bin[0]))
+		if (quiet)
+			;
+		else if (e == ENOENT && !(o->perf_bin && o->perf_bin[0]))
 			h->log(FK_LOG_ERROR, "%s: cannot run perf: it is not in PATH; install it (Debian's "
 			       "package is linux-perf) or give its path with --perf PATH", path);
 		else
