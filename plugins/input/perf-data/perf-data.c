@@ -94,77 +94,6 @@ static int keeps_first_event(const struct fk_perf_opts *o)
 	       !o->wakeups && !o->leak;
 }
 
-static int first_event(const struct fk_host *h, const char *path, const struct pd_opts *o,
-                       char *ev, size_t cap);
-
-/*
- * How many slices to cut, and their bounds into c[].  Returns the count;
- * 1 (and c[0] unbounded) when the file cannot be sliced, saying why at
- * info level.  The cut points are the sample times' quantiles, so that
- * every slice has about as many samples to print, or failing that an even
- * cut of the header's time range.  For a file of several events whose
- * first record decides what is kept, that record's event goes into
- * ev[0..cap) ("" when perf prints no record).
- */
-static unsigned plan(const struct fk_host *h, const char *path, const struct pd_opts *o,
-                     struct fk_sink *sink, struct child *c, char *ev, size_t cap)
-{
-	const struct fk_perf_opts *po = &o->perf;
-	unsigned want = h->sink_threads(sink);
-	struct pd_header hd;
-	const char *why = NULL;
-	int fd = want > 1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	uint64_t b[SLICES_MAX];
-	unsigned n, even = 0;
-
-	if (want <= 1)
-		return 1;
-	if ((po->offcpu || po->wakeups || po->leak) && FK_HOST_HAS(h, sink_keeps_samples) &&
-	    h->sink_keeps_samples(sink))
-		why = po->leak ? "--leak pairs allocations with frees across slices, and an output keeps "
-		                 "the samples in order"
-		               : po->wakeups ? "--wakeups pairs switch-outs with switch-ins across slices, "
-		                               "and an output keeps the samples in order"
-		                             : "--offcpu pairs switch-outs with switch-ins across slices, "
-		                               "and an output keeps the samples in order";
-	else if (fd < 0 || pd_header_read(fd, &hd, &why) < 0)
-		why = why ? why : "it cannot be opened here (perf will say why)";
-	else if (hd.untimed)
-		why = "some event does not record sample times";
-	else if (hd.first_ns == 0 || hd.last_ns <= hd.first_ns)
-		why = "its header gives no sample time range";
-	else if (hd.nevents > 1 && keeps_first_event(po) && first_event(h, path, o, ev, cap) < 0)
-		why = "it holds several events and the first record, whose event is kept, could not "
-		      "be read ahead (give --event-filter NAME)";
-	n = want > SLICES_MAX ? SLICES_MAX : want;
-	if (!why && !(n = pd_sample_bounds(fd, &hd, n, b))) {
-		n = want > SLICES_MAX ? SLICES_MAX : want;
-		if (hd.last_ns - hd.first_ns < n)
-			n = (unsigned)(hd.last_ns - hd.first_ns);
-		for (unsigned k = 1; k < n; k++)
-			b[k] = hd.first_ns +
-			       (uint64_t)((unsigned __int128)(hd.last_ns - hd.first_ns) * k / n);
-		even = 1;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (why) {
-		h->log(FK_LOG_INFO, "%s: one perf script process: %s", path, why);
-		ev[0] = '\0';
-		return 1;
-	}
-	/* perf keeps START <= t <= STOP: slice k is [b[k], b[k+1] - 1] */
-	for (unsigned k = 1; k < n; k++) {
-		fmt_ns(c[k].from, sizeof c[k].from, b[k]);
-		fmt_ns(c[k - 1].to, sizeof c[k - 1].to, b[k] - 1);
-	}
-	h->log(FK_LOG_INFO, "%s: %u perf script processes on time slices cut %s", path, n,
-	       even ? "evenly over the header's time range" : "at the quantiles of the sample times");
-	if (ev[0])
-		h->log(FK_LOG_INFO, "%s: its first record is of \"%s\", the event kept", path, ev);
-	return n;
-}
-
 /* The perf script command line for o and the --time range (NULL: none). */
 static void command(const struct pd_opts *o, const char *path, const char *range,
                     const char **argv)
@@ -328,6 +257,74 @@ static int first_event(const struct fk_host *h, const char *path, const struct p
 		;
 	h->free(buf);
 	return rc;
+}
+
+/*
+ * How many slices to cut, and their bounds into c[].  Returns the count;
+ * 1 (and c[0] unbounded) when the file cannot be sliced, saying why at
+ * info level.  The cut points are the sample times' quantiles, so that
+ * every slice has about as many samples to print, or failing that an even
+ * cut of the header's time range.  For a file of several events whose
+ * first record decides what is kept, that record's event goes into
+ * ev[0..cap) ("" when perf prints no record).
+ */
+static unsigned plan(const struct fk_host *h, const char *path, const struct pd_opts *o,
+                     struct fk_sink *sink, struct child *c, char *ev, size_t cap)
+{
+	const struct fk_perf_opts *po = &o->perf;
+	unsigned want = h->sink_threads(sink);
+	struct pd_header hd;
+	const char *why = NULL;
+	int fd = want > 1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	uint64_t b[SLICES_MAX];
+	unsigned n, even = 0;
+
+	if (want <= 1)
+		return 1;
+	if ((po->offcpu || po->wakeups || po->leak) && FK_HOST_HAS(h, sink_keeps_samples) &&
+	    h->sink_keeps_samples(sink))
+		why = po->leak ? "--leak pairs allocations with frees across slices, and an output keeps "
+		                 "the samples in order"
+		               : po->wakeups ? "--wakeups pairs switch-outs with switch-ins across slices, "
+		                               "and an output keeps the samples in order"
+		                             : "--offcpu pairs switch-outs with switch-ins across slices, "
+		                               "and an output keeps the samples in order";
+	else if (fd < 0 || pd_header_read(fd, &hd, &why) < 0)
+		why = why ? why : "it cannot be opened here (perf will say why)";
+	else if (hd.untimed)
+		why = "some event does not record sample times";
+	else if (hd.first_ns == 0 || hd.last_ns <= hd.first_ns)
+		why = "its header gives no sample time range";
+	else if (hd.nevents > 1 && keeps_first_event(po) && first_event(h, path, o, ev, cap) < 0)
+		why = "it holds several events and the first record, whose event is kept, could not "
+		      "be read ahead (give --event-filter NAME)";
+	n = want > SLICES_MAX ? SLICES_MAX : want;
+	if (!why && !(n = pd_sample_bounds(fd, &hd, n, b))) {
+		n = want > SLICES_MAX ? SLICES_MAX : want;
+		if (hd.last_ns - hd.first_ns < n)
+			n = (unsigned)(hd.last_ns - hd.first_ns);
+		for (unsigned k = 1; k < n; k++)
+			b[k] = hd.first_ns +
+			       (uint64_t)((unsigned __int128)(hd.last_ns - hd.first_ns) * k / n);
+		even = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (why) {
+		h->log(FK_LOG_INFO, "%s: one perf script process: %s", path, why);
+		ev[0] = '\0';
+		return 1;
+	}
+	/* perf keeps START <= t <= STOP: slice k is [b[k], b[k+1] - 1] */
+	for (unsigned k = 1; k < n; k++) {
+		fmt_ns(c[k].from, sizeof c[k].from, b[k]);
+		fmt_ns(c[k - 1].to, sizeof c[k - 1].to, b[k] - 1);
+	}
+	h->log(FK_LOG_INFO, "%s: %u perf script processes on time slices cut %s", path, n,
+	       even ? "evenly over the header's time range" : "at the quantiles of the sample times");
+	if (ev[0])
+		h->log(FK_LOG_INFO, "%s: its first record is of \"%s\", the event kept", path, ev);
+	return n;
 }
 
 /* Wait for every child; after a failed parse, stop them first. */
