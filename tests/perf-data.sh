@@ -97,12 +97,20 @@ ok $r "two events: -v names the first record's event, kept in every slice"
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --event-filter cpu-clock two.data
 is "$rc:$(wc -l < fake.log)" "0:3" "two events with --event-filter: sliced, nothing read ahead"
 : > fake.log
-run "$FLAMEKIT" collapse -v --threads 3 --perf ./nosuchperf two.data
-is "$rc:$err" "2:flamekit: two.data: detected format perf-data
-flamekit: [input:perf-data] two.data: one perf script process: it holds several events and the first record, whose event is kept, could not be read ahead (give --event-filter NAME)
-flamekit: [input:perf-data] two.data: running ./nosuchperf script
-flamekit: [input:perf-data] two.data: cannot run ./nosuchperf: No such file or directory" \
-	"two events, the first record cannot be read ahead: one process (whose error is the one message)"
+cat > hashperf <<'SH'
+#!/bin/sh
+echo "$*" >> "$FAKE_LOG"
+case $* in *--time*) printf 'prog 1 [000] 1.000000: 1 cpu-clock:\n\t1 f (/bin/x)\n\n'; exit 0;; esac
+yes '# no record in the first 16 MiB' | head -c 17000000
+SH
+chmod +x hashperf
+run "$FLAMEKIT" collapse -v --threads 3 --perf ./hashperf two.data
+case $err in *"two.data: one perf script process: it holds several events and the first record, whose event is kept, could not be read ahead (give --event-filter NAME)"*) r=0;; *) r=1;; esac
+ok $r "two events, no record in the first 16 MiB: -v says why there is one process"
+is "$rc:$(sort fake.log | uniq -c | sed 's/^ *//')" "0:2 script -i two.data
+1 script -i two.data --time $S1
+1 script -i two.data --time $S2
+1 script -i two.data --time $S3" "two events, first record not read ahead: the slices stopped, one process run"
 mkdata untimed.data 10000000000 13000000000 1 1
 : > fake.log
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf untimed.data

@@ -264,12 +264,11 @@ static int first_event(const struct fk_host *h, const char *path, const struct p
  * 1 (and c[0] unbounded) when the file cannot be sliced, saying why at
  * info level.  The cut points are the sample times' quantiles, so that
  * every slice has about as many samples to print, or failing that an even
- * cut of the header's time range.  For a file of several events whose
- * first record decides what is kept, that record's event goes into
- * ev[0..cap) ("" when perf prints no record).
+ * cut of the header's time range.  *ahead is set when the file has several
+ * events and its first record decides which is kept (first_event).
  */
 static unsigned plan(const struct fk_host *h, const char *path, const struct pd_opts *o,
-                     struct fk_sink *sink, struct child *c, char *ev, size_t cap)
+                     struct fk_sink *sink, struct child *c, int *ahead)
 {
 	const struct fk_perf_opts *po = &o->perf;
 	unsigned want = h->sink_threads(sink);
@@ -295,9 +294,6 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 		why = "some event does not record sample times";
 	else if (hd.first_ns == 0 || hd.last_ns <= hd.first_ns)
 		why = "its header gives no sample time range";
-	else if (hd.nevents > 1 && keeps_first_event(po) && first_event(h, path, o, ev, cap) < 0)
-		why = "it holds several events and the first record, whose event is kept, could not "
-		      "be read ahead (give --event-filter NAME)";
 	n = want > SLICES_MAX ? SLICES_MAX : want;
 	if (!why && !(n = pd_sample_bounds(fd, &hd, n, b))) {
 		n = want > SLICES_MAX ? SLICES_MAX : want;
@@ -312,7 +308,6 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 		close(fd);
 	if (why) {
 		h->log(FK_LOG_INFO, "%s: one perf script process: %s", path, why);
-		ev[0] = '\0';
 		return 1;
 	}
 	/* perf keeps START <= t <= STOP: slice k is [b[k], b[k+1] - 1] */
@@ -322,8 +317,7 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 	}
 	h->log(FK_LOG_INFO, "%s: %u perf script processes on time slices cut %s", path, n,
 	       even ? "evenly over the header's time range" : "at the quantiles of the sample times");
-	if (ev[0])
-		h->log(FK_LOG_INFO, "%s: its first record is of \"%s\", the event kept", path, ev);
+	*ahead = hd.nevents > 1 && keeps_first_event(po);
 	return n;
 }
 
@@ -373,6 +367,33 @@ static int check_file(const struct fk_host *h, struct fk_input *in, const char *
 		                      "opened: %s", strerror(errno));
 	close(fd);
 	return 0;
+}
+
+/* The first record's event into ev, for the *n slices started in c; when
+ * it cannot be read, the slices are stopped and one process started
+ * instead (*n then 1, or 0 when it could not start: its error returned). */
+static int read_ahead(const struct fk_host *h, const char *path, const struct pd_opts *o,
+                      struct child *c, unsigned *n, const char *name, char *ev, size_t cap)
+{
+	int rc;
+
+	if (first_event(h, path, o, ev, cap) == 0) {
+		if (ev[0])
+			h->log(FK_LOG_INFO, "%s: its first record is of \"%s\", the event kept", path, ev);
+		return 0;
+	}
+	h->log(FK_LOG_INFO, "%s: one perf script process: it holds several events and the first "
+	       "record, whose event is kept, could not be read ahead (give --event-filter NAME)", path);
+	for (unsigned k = 0; k < *n; k++) {
+		h->input_close(c[k].in);
+		c[k].in = NULL;
+	}
+	reap(c, *n, 1);
+	memset(c, 0, *n * sizeof *c);
+	ev[0] = '\0';
+	rc = start(h, path, o, &c[0], name);
+	*n = rc == 0 || c[0].pid > 0 ? 1 : 0;
+	return rc;
 }
 
 /* The parse: the slices as the segments, in order, of one perf parser
@@ -432,7 +453,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	struct child c[SLICES_MAX];
 	char *name = NULL, ev[256];
 	unsigned n = 0;
-	int rc = 0;
+	int rc = 0, ahead = 0;
 
 	memset(c, 0, sizeof c);
 	if (!FK_HOST_HAS(h, parse_streams))
@@ -448,9 +469,12 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		return h->input_error(in, 0, "out of memory");
 	sprintf(name, "%s (perf script output)", path);
 	ev[0] = '\0';
-	n = plan(h, path, o, sink, c, ev, sizeof ev);
+	n = plan(h, path, o, sink, c, &ahead);
 	for (unsigned k = 0; k < n && rc == 0; k++)
 		rc = start(h, path, o, &c[k], name);
+	/* the slices start (load their symbols) while the first record is read */
+	if (rc == 0 && ahead)
+		rc = read_ahead(h, path, o, c, &n, name, ev, sizeof ev);
 	if (rc == 0)
 		rc = parse_slices(h, o, c, n, ev, sink);
 	for (unsigned k = 0; k < n; k++) {
