@@ -14,6 +14,8 @@
  *   driver.c  the session: segments through host->parse_chunks, in order
  *   probe.c   detection and the shard boundary
  *   weights.c --weight-field and --series-by-event
+ *   fields.c  tracepoint fields (name=value, name: value, block:* by
+ *             position), read for weights.c and pairing.c
  *   perf.c    the plugin descriptor
  */
 #ifndef FK_PERF_INTERNAL_H
@@ -201,17 +203,20 @@ struct pusher {
 int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp,
                     fk_node_t *node);
 
+/* ---- fields.c ---- */
+enum { PF_OK, PF_MISSING, PF_BAD };
+/* The number in tracepoint field name[0..nlen) among the arguments
+ * a[0..n) (NULL: none) of a record of event ev (for the block:* events,
+ * whose fields are positional): PF_OK with it in *v, PF_MISSING, or
+ * PF_BAD when the value is not a non-negative integer of 64 bits.  The
+ * rules are in fields.c and flamekit-formats(5). */
+int perf_field_u64(const char *ev, size_t evlen, const char *a, size_t n, const char *name,
+                   size_t nlen, uint64_t *v);
+
 /* ---- weights.c ---- */
 /* "A,B" into ev[0], ev[1]: 0, or FK_ERR_USAGE when it is not two
  * different names. */
 int perf_series_parse(const char *spec, struct kept_event ev[2]);
-enum { WF_OK, WF_MISSING, WF_BAD };
-/* The number in tracepoint field `name` (name=VALUE or name: VALUE,
- * decimal or 0x hex; by position for the block:* events ev) among the
- * arguments a[0..n): WF_OK with it in *w, WF_MISSING, or WF_BAD when the
- * value is not a non-negative integer. */
-int perf_field_weight(const char *ev, size_t evlen, const char *a, size_t n, const char *name,
-                      size_t nlen, double *w);
 /* The unit of a field's weights: "bytes" for byte counts, else the name
  * (a static string or `field` itself). */
 const char *perf_weight_unit(const char *field);

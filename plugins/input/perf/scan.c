@@ -380,14 +380,16 @@ static bool keep_event(struct seg *s, const struct header *hd, int *series)
 static bool record_weight(struct seg *s, const struct header *hd, double *w)
 {
 	const char *f = s->w->cfg.o->weight_field;
+	uint64_t v;
 
 	*w = hd->period > 0 ? hd->period : 1;
 	if (!f)
 		return true;
-	switch (perf_field_weight(hd->event, hd->event_len, hd->args, hd->args_len, f, strlen(f), w)) {
-	case WF_OK:
+	switch (perf_field_u64(hd->event, hd->event_len, hd->args, hd->args_len, f, strlen(f), &v)) {
+	case PF_OK:
+		*w = (double)v;
 		return true;
-	case WF_MISSING:
+	case PF_MISSING:
 		s->res->wf_missing++;
 		return false;
 	default:
