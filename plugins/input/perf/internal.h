@@ -7,7 +7,8 @@
  *   cache.c   hashing and the record caches (text -> stack node)
  *   offcpu.c  sched_switch pairing, within a segment and across segments,
  *             with the last wakeup of each wait for --wakeups
- *   pairing.c the records --offcpu, --wakeups and --leak keep, and their fields
+ *   pairing.c the records --offcpu, --wakeups and --leak keep, their fields,
+ *             and what those modes share (state, counts)
  *   wakeups.c the chain stack of --wakeups
  *   leak.c    --leak: allocations paired with frees by address
  *   scan.c    one segment: records, the fast path, pushing
@@ -149,9 +150,8 @@ int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_ti
 /* A sched_wakeup (or sched_waking) of `wakee` by the record's thread,
  * whose stack st is (--wakeups): kept as the waker of wakee's wait. */
 int perf_offcpu_wakeup(struct offcpu_seg *s, long long wakee, const struct stack *st);
-void perf_offcpu_note_other(struct offcpu_seg *s);
-/* A record perf_pair_keep could not read (a field missing or not a number). */
-void perf_offcpu_note_bad(struct offcpu_seg *s);
+/* The segment's counts, for pairing.c to count the records it drops. */
+struct pair_counts *perf_offcpu_counts(struct offcpu_seg *s);
 struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h);
 void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r);
 /* Settle segment s (segments in order) against what came before. */
@@ -237,6 +237,29 @@ static inline bool perf_pairing(const struct fk_perf_opts *o)
 {
 	return o->offcpu || o->wakeups || o->leak;
 }
+/* What the pairing modes (offcpu.c, leak.c) count for their summaries:
+ * pairing.c counts into a segment's the records it drops, and settling a
+ * segment adds its counts to the run's. */
+struct pair_counts {
+	uint64_t unmatched; /* switch-outs never switched in; frees of no allocation */
+	uint64_t again;     /* --leak: allocations of an address still allocated */
+	uint64_t stray;     /* --wakeups: wakeups of a thread not waiting */
+	uint64_t bad;       /* records whose fields are missing or not numbers */
+	uint64_t other;     /* records of events the mode does not pair */
+	uint64_t back;      /* --offcpu: waits ending before they began */
+};
+void perf_pair_counts_add(struct pair_counts *run, const struct pair_counts *seg);
+/* A pairing mode's segment or run state: `size` zeroed bytes whose first
+ * member, a `const struct fk_host *`, is set to h; NULL when out of
+ * memory.  The caller frees it with h->free. */
+void *perf_pair_state_new(const struct fk_host *h, size_t size);
+/* Grow the open-addressing table *v of *mask + 1 elements of elem bytes
+ * (none when *v is NULL), each beginning with `bool used`, to twice its
+ * size (or first_mask + 1 elements), moving each used one to the first
+ * free slot from slot(e, new mask).  0, or FK_ERR_NOMEM with the table
+ * as it was. */
+int perf_pair_table_grow(const struct fk_host *h, void **v, size_t *mask, size_t first_mask,
+                         size_t elem, size_t (*slot)(const void *e, size_t mask));
 /* Whether the record with this header is kept in a pairing mode, with
  * what it says in *pr; records dropped are counted in res. */
 bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const struct header *hd,
@@ -263,8 +286,7 @@ void perf_leak_seg_free(const struct fk_host *h, struct leak_seg *s);
 int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec *pr,
                     const struct fk_sample *meta, const struct stack *st);
 int perf_leak_free(struct leak_seg *s, const struct pair_rec *pr);
-void perf_leak_note_bad(struct leak_seg *s);
-void perf_leak_note_other(struct leak_seg *s);
+struct pair_counts *perf_leak_counts(struct leak_seg *s);
 struct leak_run *perf_leak_run_new(const struct fk_host *h);
 void perf_leak_run_free(const struct fk_host *h, struct leak_run *r);
 /* Settle segment s (segments in order) against what came before. */

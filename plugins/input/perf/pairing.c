@@ -68,7 +68,7 @@ static bool leak_keep(struct seg_result *res, const struct fk_perf_opts *o, cons
 			}
 	}
 	if (pr->kind == PK_OTHER) {
-		perf_leak_note_other(res->leak);
+		perf_leak_counts(res->leak)->other++;
 		return false;
 	}
 	if (pr->space == 1) {
@@ -88,7 +88,7 @@ static bool leak_keep(struct seg_result *res, const struct fk_perf_opts *o, cons
 			pr->bytes -= pr->bytes % (uint64_t)o->leak_align;
 	}
 	if (rc != PF_OK) {
-		perf_leak_note_bad(res->leak);
+		perf_leak_counts(res->leak)->bad++;
 		return false;
 	}
 	return true;
@@ -117,7 +117,7 @@ bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const 
 	if (o->wakeups && (perf_event_matches(hd->event, hd->event_len, "sched:sched_wakeup", 18) ||
 	                   perf_event_matches(hd->event, hd->event_len, "sched:sched_waking", 18))) {
 		if (field(hd, "pid", &v) != PF_OK || v > INT32_MAX) {
-			perf_offcpu_note_bad(res->off);
+			perf_offcpu_counts(res->off)->bad++;
 			return false;
 		}
 		pr->kind = PK_WAKEUP;
@@ -126,7 +126,7 @@ bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const 
 	}
 other:
 	if (res->off)
-		perf_offcpu_note_other(res->off);
+		perf_offcpu_counts(res->off)->other++;
 	return false;
 }
 
@@ -150,6 +150,51 @@ int perf_pair_record(struct seg_result *res, struct pusher *p, const struct pair
 	default:
 		return 0;
 	}
+}
+
+void *perf_pair_state_new(const struct fk_host *h, size_t size)
+{
+	void *s = h->alloc(size);
+
+	if (s) {
+		memset(s, 0, size);
+		*(const struct fk_host **)s = h; /* its first member */
+	}
+	return s;
+}
+
+int perf_pair_table_grow(const struct fk_host *h, void **v, size_t *mask, size_t first_mask,
+                         size_t elem, size_t (*slot)(const void *e, size_t mask))
+{
+	char *ov = *v, *nv;
+	size_t nmask = ov ? *mask * 2 + 1 : first_mask;
+
+	if (!(nv = h->alloc((nmask + 1) * elem)))
+		return FK_ERR_NOMEM;
+	memset(nv, 0, (nmask + 1) * elem);
+	for (size_t i = 0; ov && i <= *mask; i++) {
+		const char *e = ov + i * elem;
+		size_t k;
+		if (!*(const bool *)e)
+			continue;
+		for (k = slot(e, nmask); *(const bool *)(nv + k * elem); k = (k + 1) & nmask)
+			;
+		memcpy(nv + k * elem, e, elem);
+	}
+	h->free(ov);
+	*v = nv;
+	*mask = nmask;
+	return 0;
+}
+
+void perf_pair_counts_add(struct pair_counts *run, const struct pair_counts *seg)
+{
+	run->unmatched += seg->unmatched;
+	run->again += seg->again;
+	run->stray += seg->stray;
+	run->bad += seg->bad;
+	run->other += seg->other;
+	run->back += seg->back;
 }
 
 void perf_tcheck_note(struct tcheck *t, int64_t ns)
