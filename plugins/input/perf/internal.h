@@ -15,6 +15,7 @@
  *   driver.c  the session: segments through host->parse_chunks, in order
  *   probe.c   detection and the shard boundary
  *   weights.c --weight-field and --series-by-event
+ *   events.c  the records dropped, per event, for the warnings
  *   fields.c  tracepoint fields (name=value, name: value, block:* by
  *             position), read for weights.c and pairing.c
  *   perf.c    the plugin descriptor
@@ -160,6 +161,30 @@ int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher
 void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r,
                         bool wakeups);
 
+/* ---- events.c ---- */
+enum { EV_MAX = 16, EV_SHOWN = 5 };
+struct ev_count {
+	uint64_t records;
+	size_t len;
+	char name[104];       /* cut at 103 bytes, NUL-terminated */
+};
+/* Records counted per event name, the events in the order they came. */
+struct ev_counts {
+	struct ev_count v[EV_MAX];
+	size_t n, last;       /* last: the entry counted last */
+	uint64_t more;        /* records of events past the table */
+	bool overflow;        /* some were: counts depend on the cut */
+};
+/* Count a record of event ev[0..len) (NULL: a record without one). */
+void perf_events_note(struct ev_counts *c, const char *ev, size_t len);
+/* Add a segment's counts to the run's, segments in input order. */
+void perf_events_join(struct ev_counts *run, const struct ev_counts *seg);
+/* The first event counted, or NULL; valid as long as c. */
+const char *perf_events_first(const struct ev_counts *c);
+/* "\"cycles\" (12 records), ..." into buf: the EV_SHOWN events with the
+ * most records, and how many more there are. */
+void perf_events_list(const struct ev_counts *c, char *buf, size_t size);
+
 /* ---- scan.c ---- */
 /* Per worker: caches and scratch kept across the segments it parses. */
 struct worker;
@@ -173,7 +198,7 @@ struct seg_result {
 	uint64_t seq;
 	int unit_kind[FK_SERIES_MAX]; /* per series: 0 no kept record, 1 counts, 2 periods */
 	uint64_t dropped;
-	char dropped_ev[128];
+	struct ev_counts dropped_ev; /* the dropped records per event */
 	const struct kept_event *event; /* the event this segment kept */
 	bool event_owned;       /* event was allocated for this result */
 	struct offcpu_seg *off;

@@ -16,6 +16,7 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/probe.c \
 	plugins/input/perf/weights.c \
 	plugins/input/perf/fields.c \
+	plugins/input/perf/events.c \
 	plugins/input/common/probe.h
 
 pkglib_LTLIBRARIES += plugins/input-perf.la

@@ -325,14 +325,10 @@ static int record_end(struct seg *s)
 	return rc;
 }
 
-/* A record of an event not kept: counted, the first one named. */
+/* A record of an event not kept: counted, per event. */
 static bool drop_event(struct seg_result *res, const struct header *hd)
 {
-	if (!res->dropped_ev[0] && hd->event)
-		snprintf(res->dropped_ev, sizeof res->dropped_ev, "%.*s",
-		         (int)(hd->event_len > 100 ? 100 : hd->event_len), hd->event);
-	else if (!res->dropped_ev[0])
-		snprintf(res->dropped_ev, sizeof res->dropped_ev, "(no event name)");
+	perf_events_note(&res->dropped_ev, hd->event, hd->event_len);
 	res->dropped++;
 	return false;
 }
