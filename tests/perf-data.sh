@@ -153,6 +153,26 @@ is "$rc:$out:$err" "1::flamekit: one.data (perf script output):7: binary data (a
 ok "$([ ! -e out.folded ]; echo $?)" "a parse error: no output file"
 FAKE_EXTRA=
 
+# --- what spans slices: one session, as the concatenated text --------------
+# app (tid 100) switches out in slice 1 and back in in slice 2 (a wait of
+# 1.4 s); slice 3 has a switch earlier than slice 2's (out of time order)
+# and leaves tid 200 switched out.
+SW='sched:sched_switch: prev_comm=%s prev_pid=%s prev_prio=120 prev_state=S ==> next_comm=%s next_pid=%s next_prio=120'
+out1="app 100/100 [000] 10.100000: $(printf "$SW" app 100 swapper/0 0)\\n\\tffff schedule ([kernel.kallsyms])\\n\\t1234 main (/bin/app)\\n\\n"
+in2="swapper 0/0 [000] 11.500000: $(printf "$SW" swapper/0 0 app 100)\\n\\tffff schedule ([kernel.kallsyms])\\n\\n"
+out3="db 200/200 [001] 11.000000: $(printf "$SW" db 200 swapper/1 0)\\n\\tffff schedule ([kernel.kallsyms])\\n\\t99 poll (/bin/db)\\n\\n"
+FAKE_EXTRA="$S1=$out1;$S2=$in2;$S3=$out3"
+for r in "$S1" "$S2" "$S3"; do ./fakeperf --time "$r"; done > sliced.txt
+"$FLAMEKIT" collapse --format perf --offcpu sliced.txt > want.folded 2> want.err
+run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --offcpu -o got.folded one.data
+is "$rc:$(cat got.folded)" "0:app;main;schedule 1400000" \
+	"--offcpu, 3 slices: a wait from a switch-out in slice 1 to its switch-in in slice 2"
+is "$err" "$(sed 's|sliced.txt|one.data (perf script output)|; s|\[input:perf\]|[input:perf-data]|' want.err)" \
+	"--offcpu, 3 slices: the summaries once, as for the concatenated text"
+case $err in *"1 switch-out had no later switch-in"*"1 record was out of time order"*) r=0;; *) r=1;; esac
+ok $r "--offcpu, 3 slices: the unmatched switch-out and the record out of time order are counted across slices"
+FAKE_EXTRA=
+
 # --- perf failing ---
 FAKE_EXIT="$S2=5;$S3=6"
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf -o out.folded one.data
