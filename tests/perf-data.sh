@@ -173,6 +173,30 @@ case $err in *"1 switch-out had no later switch-in"*"1 record was out of time or
 ok $r "--offcpu, 3 slices: the unmatched switch-out and the record out of time order are counted across slices"
 FAKE_EXTRA=
 
+# --- several events: the first record's, read ahead, kept in every slice ---
+# slice 1 starts with task-clock, slices 2 and 3 with cpu-clock
+cat > evperf <<'SH'
+#!/bin/sh
+rec() { printf 'prog 1 [000] %s: 1 %s:\n\t1 %s (/bin/x)\n\n' "$1" "$2" "$3"; }
+slice() {
+	case $1 in
+	,*) rec 10.1 task-clock t1; rec 10.2 cpu-clock c1 ;;
+	11*) rec 11.1 cpu-clock c2; rec 11.2 task-clock t2 ;;
+	*) rec 12.1 cpu-clock c3 ;;
+	esac
+}
+range=
+while [ $# -gt 0 ]; do [ "$1" = --time ] && range=$2; shift; done
+if [ -n "$range" ]; then slice "$range"; else for r in ,1 11 12; do slice $r; done; fi
+SH
+chmod +x evperf
+./evperf -i two.data | "$FLAMEKIT" collapse --format perf > want.folded 2> want.err
+run "$FLAMEKIT" collapse --threads 3 --perf ./evperf -o got.folded two.data
+is "$rc:$(cat got.folded)" "0:prog;t1 1
+prog;t2 1" "two events, 3 slices: the first record's event (task-clock) kept in every slice"
+is "$err" "$(sed 's|<stdin>|two.data (perf script output)|; s|\[input:perf\]|[input:perf-data]|' want.err)" \
+	"two events, 3 slices: the dropped records counted once, as for the whole text"
+
 # --- perf failing ---
 FAKE_EXIT="$S2=5;$S3=6"
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf -o out.folded one.data
