@@ -173,6 +173,17 @@ case $err in *"1 switch-out had no later switch-in"*"1 record was out of time or
 ok $r "--offcpu, 3 slices: the unmatched switch-out and the record out of time order are counted across slices"
 FAKE_EXTRA=
 
+# --leak: an allocation in slice 1 freed in slice 2; slice 3's never freed
+KM='kmem:kmalloc: call_site=x+0x1 ptr=%s bytes_req=100 bytes_alloc=%s gfp_flags=GFP_KERNEL'
+a1="app 1 [000] 10.1: $(printf "$KM" 0xa000 128)\\n\\t1 __kmalloc (/k)\\n\\t2 grow (/bin/app)\\n\\n"
+f2="app 1 [000] 11.1: kmem:kfree: call_site=x+0x1 ptr=0xa000\\n\\t3 kfree (/k)\\n\\n"
+a3="app 1 [000] 12.1: $(printf "$KM" 0xb000 64)\\n\\t1 __kmalloc (/k)\\n\\t4 keep (/bin/app)\\n\\n"
+FAKE_EXTRA="$S1=$a1;$S2=$f2;$S3=$a3"
+run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --leak one.data
+is "$rc:$out:$err" "0:app;keep;__kmalloc 64:" \
+	"--leak, 3 slices: a free in slice 2 of an allocation in slice 1; slice 3's never freed"
+FAKE_EXTRA=
+
 # --- several events: the first record's, read ahead, kept in every slice ---
 # slice 1 starts with task-clock, slices 2 and 3 with cpu-clock
 cat > evperf <<'SH'
