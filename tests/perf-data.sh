@@ -1,7 +1,9 @@
 #!/bin/sh
 # The perf-data plugin.  Part 1, with a fake perf (--perf) and a synthetic
 # perf.data header: the perf script command lines, the time slices, line
-# numbers and errors counted across slices, and every way perf can fail.
+# numbers and errors counted across slices, what spans slices (--offcpu
+# waits, --leak frees, the first record's event) settled as in one text,
+# and every way perf can fail.
 # Part 2, with captures recorded here and now by the real perf (skipped
 # where perf cannot record): the folded result equals `perf script -i FILE |
 # flamekit collapse --format perf` for 1, 2 and 3 slices, with options.
