@@ -78,5 +78,13 @@ for v in 1e300 1e-300 1000000.1; do
 	is "$rc:$err:$([ -e "$TMP/r.html" ]; echo $?)" "2:flamekit: [output:html] --time-resolution must be between 0.000001 and 1000000 ms:1" \
 		"--time-resolution=$v: a usage error, no report"
 done
+run "$FLAMEKIT" graph --output-plugin html --time-resolution=1e300 -o "$TMP/r.html" "$TMP/nosuch.folded"
+is "$rc:$err" "2:flamekit: [output:html] --time-resolution must be between 0.000001 and 1000000 ms" \
+	"--time-resolution is checked before any input is read"
+printf 'inputs: [%s]\noutputs:\n  - plugin: html\n    path: r.html\n    options: {time-resolution: 1e300}\n' \
+	"$FK_SRCDIR/tests/data/folded/basic.txt" > "$TMP/r.yaml"
+run "$FLAMEKIT" run --check "$TMP/r.yaml"
+is "$rc:$err" "2:flamekit: [output:html] $TMP/r.yaml:3:5: --time-resolution must be between 0.000001 and 1000000 ms" \
+	"run --check: a job's html time-resolution refused with its place"
 
 done_testing
