@@ -281,16 +281,39 @@ out:
 	return rc;
 }
 
+/* The names every command takes and cmd's own. */
+static int command_list(struct names *ns, const char *cmd)
+{
+	int rc;
+
+	if ((rc = add_list(ns, common_names)) < 0)
+		return rc;
+	for (size_t i = 0; i < sizeof command_names / sizeof command_names[0]; i++)
+		if (strcmp(command_names[i].cmd, cmd) == 0 && (rc = add_list(ns, command_names[i].names)) < 0)
+			return rc;
+	return 0;
+}
+
+int cli_plugin_dirs(struct cli *c, const char *cmd, int argc, char **argv)
+{
+	struct names ns = { 0 };
+	int rc;
+
+	if ((rc = command_list(&ns, cmd)) < 0)
+		fk_log(FK_LOG_ERROR, "out of memory");
+	else
+		rc = plugin_dirs(c, argc, argv, &ns);
+	free_names(&ns);
+	return rc;
+}
+
 int cli_canon(struct cli *c, const char *cmd, int argc, char **argv)
 {
 	struct names ns = { 0 };
 	int rc;
 
-	if ((rc = add_list(&ns, common_names)) < 0)
+	if ((rc = command_list(&ns, cmd)) < 0)
 		goto nomem;
-	for (size_t i = 0; i < sizeof command_names / sizeof command_names[0]; i++)
-		if (strcmp(command_names[i].cmd, cmd) == 0 && (rc = add_list(&ns, command_names[i].names)) < 0)
-			goto nomem;
 	if ((rc = plugin_dirs(c, argc, argv, &ns)) < 0)
 		goto out;
 	c->load_rc = cli_load(c);

@@ -45,6 +45,10 @@ int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **
  * which it loads (after registering every --plugin-dir).  An ambiguous
  * prefix is reported as a usage error listing the candidates. */
 int cli_canon(struct cli *c, const char *cmd, int argc, char **argv);
+/* Register the --plugin-dir directories of command cmd's arguments, in
+ * any spelling cli_canon accepts, without rewriting them (for --help,
+ * which loads the plugins to list them).  0 or FK_ERR_NOMEM, reported. */
+int cli_plugin_dirs(struct cli *c, const char *cmd, int argc, char **argv);
 /* Load the plugins (once). */
 int cli_load(struct cli *c);
 /* Try argv[*i] as an option of plugin pl: 1 consumed, 0 not an option of
@@ -98,8 +102,9 @@ int cli_format_opt(const char *cmd, int argc, char **argv, int *i, const char **
 int cmd_collapse(struct cli *c, int argc, char **argv);
 int cmd_plugins(struct cli *c, int argc, char **argv);
 int cmd_graph(struct cli *c, int argc, char **argv);
-/* The rest of 'flamekit help graph': every graph option with its default. */
-int graph_help(void);
+/* The rest of 'flamekit help graph': every option of the svg plugin in r,
+ * with its default. */
+int graph_help(const struct fk_registry *r);
 int cmd_diff(struct cli *c, int argc, char **argv);
 int cmd_merge(struct cli *c, int argc, char **argv);
 

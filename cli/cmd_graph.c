@@ -10,25 +10,18 @@
 
 #include "cli.h"
 
-int graph_help(void)
+int graph_help(const struct fk_registry *r)
 {
-	struct cli c;
-	const struct fk_plugin *svg;
-	int rc = EXIT_OK;
+	const struct fk_plugin *svg = fk_registry_find(r, FK_PLUGIN_OUTPUT, "svg");
 
-	memset(&c, 0, sizeof c);
-	if (fk_registry_init(&c.reg) < 0)
-		return EXIT_DATA;
-	if (cli_load(&c) < 0 || !(svg = fk_registry_find(&c.reg, FK_PLUGIN_OUTPUT, "svg"))) {
+	if (!svg) {
 		printf("\nGraph options: the svg plugin is not loaded; see 'flamekit plugins'\n");
-		rc = EXIT_DATA;
-	} else {
-		printf("\nGraph options (the svg plugin's; another --output-plugin NAME takes NAME's:\n"
-		       "flamekit plugins --help NAME):\n");
-		fk_options_table(svg, stdout);
+		return EXIT_DATA;
 	}
-	fk_registry_free(&c.reg);
-	return rc;
+	printf("\nGraph options (the svg plugin's, described in flamekit-graph(1); another\n"
+	       "--output-plugin NAME takes NAME's: flamekit plugins --help NAME):\n");
+	fk_options_table(svg, stdout);
+	return EXIT_OK;
 }
 
 /* What draws: --output-plugin NAME, flamechart for --flamechart, else svg. */

@@ -278,6 +278,12 @@ struct fk_sink {
 	int series;                  /* where plain weights go */
 	unsigned threads;
 	struct fk_filter_chain *filters; /* per-sample filters (root sink only) */
+	/* The input the samples come from, for messages (the pipeline's, not
+	 * owned; forks inherit it); NULL: "an input". */
+	const char *name;
+	/* A sample time beyond FK_TIME_NS_LIMIT was reported (root sink's,
+	 * set once by any fork, so a parse reports it once). */
+	int time_refused;
 	/* The plugins of the pipeline parsing into this sink (forks inherit
 	 * it), for host->parse_parts; NULL where no registry is at hand. */
 	const struct fk_registry *reg;

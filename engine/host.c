@@ -44,6 +44,7 @@ static struct fk_sink *h_sink_fork(struct fk_sink *s)
 	fk_sink_init(c, p, s->series, 1, NULL);
 	c->parent = s;
 	c->reg = s->reg;
+	c->name = s->name;
 	return c;
 }
 

@@ -164,12 +164,15 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 		goto out;
 	fk_sink_init(&sink, p, spec->series, threads, filters);
 	sink.reg = r;
+	sink.name = in.name;
 	fk_log_set_prefix(pl->prefix);
 	rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
 	fk_log_set_prefix(NULL);
 	fk_sink_fini(&sink);
 	if (rc == 0 && in.error)
 		rc = in.error;
+	if (rc == 0 && sink.time_refused) /* reported; a plugin may ignore push's status */
+		rc = FK_ERR_DATA;
 	if (rc == 0)
 		fk_input_report(&in);
 out:

@@ -5,9 +5,13 @@
  * its own, merged into the parent in a fixed order so the result does not
  * depend on the thread count.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "fk.h"
+/* the inputs' limit on a sample's time (header-only: the engine and every
+ * input plugin share one definition) */
+#include "../plugins/input/common/time.h"
 
 struct fk_profile *fk_profile_new(void)
 {
@@ -571,23 +575,57 @@ static int push_known(struct fk_sink *s, fk_node_t node, const struct fk_sample 
 	return finish_push(s, 0, w, smp, pa, node, NULL);
 }
 
+/*
+ * Every input's sample times are held to the limit v8 and pprof apply when
+ * reading theirs (common/time.h): the outputs that subtract two times
+ * (flame charts, the html timeline, pprof's duration) need the difference
+ * to fit an int64, and a third-party plugin may push anything.  Checked
+ * here, on every push, so no input, filter or output meets such a time;
+ * reported once per input (the root sink's flag: forks on other threads
+ * share it), without the plugin's prefix, as the input's own data errors.
+ */
+static int check_time(struct fk_sink *s, const struct fk_sample *smp)
+{
+	struct fk_sink *root = s;
+
+	if (!(smp->flags & FK_SAMPLE_TIME) || fk_time_ns_fits_i64(smp->time_ns))
+		return 0;
+	while (root->parent)
+		root = root->parent;
+	if (__atomic_exchange_n(&root->time_refused, 1, __ATOMIC_RELAXED) == 0) {
+		const char *old = fk_log_set_prefix(NULL);
+		fk_log(FK_LOG_ERROR, "%s: a sample's time, %" PRId64 " ns, is beyond the +-2^62 ns "
+		       "flamekit can order (" FK_TIME_YEARS " years either side of 0)",
+		       s->name ? s->name : "an input", smp->time_ns);
+		fk_log_set_prefix(old);
+	}
+	return FK_ERR_DATA;
+}
+
 int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *out)
 {
 	struct push_attrs none = { NULL, 0 };
-	return push_frames(s, smp, &none, out);
+	int rc = check_time(s, smp);
+
+	return rc < 0 ? rc : push_frames(s, smp, &none, out);
 }
 
 int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp)
 {
 	struct push_attrs none = { NULL, 0 };
-	return push_known(s, node, smp, &none);
+	int rc = check_time(s, smp);
+
+	return rc < 0 ? rc : push_known(s, node, smp, &none);
 }
 
 int fk_sink_push_ext(struct fk_sink *s, fk_node_t known, const struct fk_sample *smp,
                      const struct fk_sample_ext *ext, fk_node_t *out)
 {
 	struct push_attrs pa = { NULL, 0 };
+	int rc = check_time(s, smp);
 
+	if (rc < 0)
+		return rc;
 	/* a field counts only when the plugin's struct_size covers it */
 	if (ext && ext->struct_size >= offsetof(struct fk_sample_ext, nattrs) + sizeof ext->nattrs &&
 	    ext->nattrs) {

@@ -16,6 +16,50 @@ Try 'flamekit help' for more information." "unknown command"
 run "$FLAMEKIT" help collapse
 ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit collapse'; echo $?) "help collapse"
 
+# The formats a help text names are the input plugins loaded, every one
+# (sorted), and those of --plugin-dir too: the option's whole entry.
+fopt() { printf '%s\n' "$out" | sed -n '/^  -f, --format NAME/,/^  -o, /p' | sed '$d'; }
+builtins="dtrace, folded, html, instruments, ljp,
+                     perf, perf-data, pmcstat, pprof, stap, v8"
+run "$FLAMEKIT" collapse --help
+is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detected) or an input
+                     plugin loaded: $builtins" "collapse --help names every input plugin loaded"
+run "$FLAMEKIT" help graph
+is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detected) or an input
+                     plugin loaded: $builtins" "help graph names every input plugin loaded"
+run "$FLAMEKIT" diff -h
+is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or
+                     an input plugin loaded: dtrace, folded, html, instruments,
+                     ljp, perf, perf-data, pmcstat, pprof, stap, v8" "diff -h names every input plugin loaded"
+run "$FLAMEKIT" graph --help
+is "$rc:$(printf '%s\n' "$out" | sed -n '/^  --output-plugin NAME/,/^  GRAPH/p' | sed '$d')" \
+"0:  --output-plugin NAME  what draws: svg (default), flamechart (default with
+                     --flamechart) or another output plugin loaded (flamekit
+                     plugins describes them): flamechart, folded, hotcold, html,
+                     icicle, pprof, speedscope, svg" "graph --help names every output plugin loaded"
+mkdir "$TMP/third"
+cp "$FK_BUILDDIR/tests/modules/.libs/meta.so" "$FK_BUILDDIR/tests/modules/.libs/dump.so" "$TMP/third/"
+run "$FLAMEKIT" collapse --plugin-dir "$TMP/third" --help
+is "$rc:$err:$(fopt)" "0::  -f, --format NAME  input format: auto (the default: detected) or an input
+                     plugin loaded: dtrace, folded, html, instruments, ljp,
+                     meta, perf, perf-data, pmcstat, pprof, stap, v8" "collapse --plugin-dir DIR --help names DIR's input plugin"
+run "$FLAMEKIT" help graph --plugin "$TMP/third"
+is "$rc:$err:$(fopt | tail -1):$(printf '%s\n' "$out" | grep -c 'describes them): dump, flamechart,')" \
+	"0::                     meta, perf, perf-data, pmcstat, pprof, stap, v8:1" \
+	"help graph --plugin DIR (a prefix) names DIR's input and output plugins"
+FLAMEKIT_PLUGIN_PATH="$TMP/third" run "$FLAMEKIT" diff --help
+is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or
+                     an input plugin loaded: meta" "diff --help with only a third-party input names it alone"
+for c in merge run; do
+	run "$FLAMEKIT" "$c" --help
+	is "$rc:$(printf '%s\n' "$out" | grep -c -e '--format' -e '@')" "0:0" "$c --help takes no format and lists none"
+done
+# graph's help points at the page of its options
+run "$FLAMEKIT" graph --help
+is "$(printf '%s\n' "$out" | grep -c 'flamekit-graph(1)')" "2" "graph --help names flamekit-graph(1) twice"
+is "$(printf '%s\n' "$out" | grep -A1 '^Graph options')" "Graph options (the svg plugin's, described in flamekit-graph(1); another
+--output-plugin NAME takes NAME's: flamekit plugins --help NAME):" "graph --help: the option table names flamekit-graph(1)"
+
 run "$FLAMEKIT" collapse --format folded "$D/basic.txt"
 is "$rc:$out" "0:main 0
 main;parse 2

@@ -204,6 +204,22 @@ script 'function frame(f) f.name = "x" end'
 is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: frame fields are read-only: use f:rename(), f:drop() or f:colour() (in frame() for frame \"swapper\")" \
 	"frame fields are read-only"
 
+# f:colour with a palette name, as flamekit-lua(7) says: chain draws a waker
+# frame aqua and the others blue; an unknown name leaves the graph's colour.
+printf 'main;a_[w] 3\nmain;b 2\n' > "$TMP/chain.folded"
+fills() { # fills COLOUR: each frame's name and fill, drawn by svg after f:colour(COLOUR)
+	printf 'function frame(f) if "%s" ~= "" then f:colour("%s") end end\n' "$1" "$1" > "$TMP/c.lua"
+	printf 'inputs: [%s]\nfilters: [{plugin: lua, script: c.lua}]\noutputs: [{plugin: svg, path: "-"}]\n' \
+		"$TMP/chain.folded" > "$TMP/c.yaml"
+	"$FLAMEKIT" run "$TMP/c.yaml" 2>&1 | sed -n 's/^<title>\([^ ]*\) .* fill="\([^"]*\)".*/\1 \2/p' | sed 1d
+}
+is "$(fills chain)" "main rgb(126,126,243)
+a rgb(63,176,176)
+b rgb(110,110,230)" "f:colour(\"chain\"): waker frames aqua, others blue"
+is "$(fills chain)" "$(fills blue | sed 's/^a .*/a rgb(63,176,176)/')" "f:colour(\"chain\"): blue as f:colour(\"blue\") but for the waker"
+is "$(fills aqua | grep '^a ')" "a rgb(63,176,176)" "f:colour(\"chain\"): the waker as f:colour(\"aqua\")"
+is "$(fills nosuch)" "$(fills '')" "f:colour(\"nosuch\"): an unknown palette name draws as no colour"
+
 script 'function frame(f) f:colour("light blue") end'
 is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: bad colour \"light blue\": give \"#rrggbb\" or a palette name such as \"hot\" (in frame() for frame \"swapper\")" \
 	"colours are checked"

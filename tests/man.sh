@@ -116,6 +116,22 @@ for page in flamekit.1 flamekit-graph.1 flamekit-formats.5; do
 	ok $? "$page: its examples were found"
 done
 
+# The palette names the pages give (f:colour in flamekit-lua(7), --colors in
+# flamekit-graph(1)) are exactly those the renderers accept: the lists the
+# svg and html plugins print for an unknown --colors.
+printf 'main 1\n' > "$TMP/pal.folded"
+svg_pal=$("$FLAMEKIT" graph --colors=nosuch "$TMP/pal.folded" 2>&1 |
+	sed -n 's/.*(--colors: \(.*\))$/\1/p' | tr ' ' '\n' | sort)
+html_pal=$("$FLAMEKIT" graph --output-plugin html --colors=nosuch "$TMP/pal.folded" 2>&1 |
+	sed -n 's/.*for --colors (\(.*\))$/\1/p' | sed 's/, /\n/g' | sort)
+lua_pal=$(sed -n '/^\.It Fn f:colour/,/^\.It /p' "$M/flamekit-lua.7" | sed -n '/^palettes:$/,/^[^.]/p' |
+	sed -n 's/^\.Cm //p' | tr -d ',.' | tr -s ' ' '\n' | sed '/^$/d' | sort)
+graph_pal=$(sed -n '/^\.It Fl -colors/,/^An unknown name/p' "$M/flamekit-graph.1" |
+	sed -n 's/^\.Cm //p' | sed 's/ (.*//' | tr -d ',.' | tr -s ' ' '\n' | sed '/^$/d' | sort)
+is "$(echo $svg_pal | wc -w):$(echo $html_pal)" "15:$(echo $svg_pal)" "the svg and html plugins accept the same 15 palettes"
+is "$(echo $lua_pal)" "$(echo $svg_pal)" "flamekit-lua.7: f:colour's palette names are those the renderers accept"
+is "$(echo $graph_pal)" "$(echo $svg_pal)" "flamekit-graph.1: --colors' palette names are those the renderers accept"
+
 # Every command's options, as its --help prints them.
 for c in collapse graph diff merge run plugins; do
 	missing=

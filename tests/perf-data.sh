@@ -186,6 +186,22 @@ is "$rc:$out:$err" "0:app;keep;__kmalloc 64:" \
 	"--leak, 3 slices: a free in slice 2 of an allocation in slice 1; slice 3's never freed"
 FAKE_EXTRA=
 
+# --leak with --offcpu or --wakeups is refused by the options' check,
+# before any perf script is started (auto-detected, --format, a job)
+: > fake.log
+for o in --offcpu --wakeups; do
+	run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --leak $o one.data
+	is "$rc:$out:$err:$(cat fake.log)" "2::flamekit: [input:perf-data] --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each:" \
+		"--leak $o: refused, no perf run"
+done
+run "$FLAMEKIT" graph --format perf-data --perf ./fakeperf --wakeups --leak -o leak.svg one.data
+is "$rc:$err:$(cat fake.log):$([ -e leak.svg ]; echo $?)" "2:flamekit: [input:perf-data] --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each::1" \
+	"graph --format perf-data --wakeups --leak: refused, no perf run, no output"
+printf 'inputs:\n  - path: one.data\n    format: perf-data\n    options: {perf: ./fakeperf, leak: true, offcpu: true}\noutputs: [{plugin: folded, path: "-"}]\n' > leak.yaml
+run "$FLAMEKIT" run --check leak.yaml
+is "$rc:$err:$(cat fake.log)" "2:flamekit: [input:perf-data] leak.yaml:2:5: --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each:" \
+	"run --check: a job's perf-data input with leak and offcpu refused at its options"
+
 # --- several events: the first record's, read ahead, kept in every slice ---
 # slice 1 starts with task-clock, slices 2 and 3 with cpu-clock
 cat > evperf <<'SH'

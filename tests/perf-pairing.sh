@@ -198,8 +198,8 @@ fi
 
 # --- usage ----------------------------------------------------------------
 run "$FLAMEKIT" collapse --format perf --leak --wakeups "$D/leak.txt"
-is "$rc:$out:$err" "1::flamekit: $D/leak.txt: --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each" \
-	"--leak with --wakeups: refused"
+is "$rc:$out:$err" "2::flamekit: [input:perf] --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each" \
+	"--leak with --wakeups: refused by the options' check, a usage error"
 run "$FLAMEKIT" collapse --format perf --leak --shard 1/2 "$D/leak.txt"
 is "$rc:$out:$err" "1::flamekit: $D/leak.txt[1/2]: --leak pairs each free with an earlier allocation, so it cannot read a shard; collapse the whole file" \
 	"--leak cannot read a later shard"

@@ -289,7 +289,7 @@ struct fk_sample {
 	size_t nframes;
 	double weight[FK_SERIES_MAX];
 	unsigned flags;       /* enum fk_sample_flags */
-	int64_t time_ns;
+	int64_t time_ns;      /* less than 2^62 from 0: push refuses another */
 	int32_t pid, tid;
 	const char *comm;
 	size_t comm_len;

@@ -6,7 +6,10 @@
  * of any two times fits fk_sample.time_ns's int64, which the outputs that
  * subtract them (flame charts, the html timeline, pprof's duration) rely
  * on, and no real profile is refused.  A time is never clamped: a clamped
- * time would misorder the samples.  Header-only.
+ * time would misorder the samples.  The engine holds every input's pushed
+ * times to the same limit (engine/profile.c includes this header), so a
+ * reader's own check is only there to give a message in its own terms.
+ * Header-only.
  */
 #ifndef FK_INPUT_TIME_H
 #define FK_INPUT_TIME_H

@@ -76,12 +76,6 @@ struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
 	for (unsigned i = 0; i < p->nworkers; i++)
 		if (!(p->workers[i] = perf_worker_new(&p->cfg)))
 			goto nomem;
-	if (o->leak && (o->offcpu || o->wakeups)) {
-		fk_perf_free(p);
-		h->input_error(in, 0, "--leak cannot be combined with --offcpu or --wakeups: "
-		               "collapse the capture once for each");
-		return NULL;
-	}
 	if (o->event_filter && o->event_filter[0] &&
 	    fk_perf_set_event(p, o->event_filter, strlen(o->event_filter)) < 0)
 		goto nomem;

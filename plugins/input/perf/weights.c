@@ -66,6 +66,12 @@ int fk_perf_check(const struct fk_host *h, const void *opts, const char *where)
 
 	if (!o)
 		return 0;
+	/* here, not when parsing starts: perf-data would have run perf */
+	if (o->leak && (o->offcpu || o->wakeups)) {
+		h->log(FK_LOG_ERROR, "--leak cannot be combined with --offcpu or --wakeups: "
+		       "collapse the capture once for each");
+		return FK_ERR_USAGE;
+	}
 	if (o->series_by_event) {
 		if (perf_series_parse(o->series_by_event, ev) < 0) {
 			h->log(FK_LOG_ERROR, "--series-by-event takes two different event names "

@@ -330,6 +330,26 @@ static int known_palette(const char *name)
 	return 0;
 }
 
+/* The options' values, before any input is read (the engine calls it; so
+ * does render, for a caller that did not).  The resolution is checked
+ * before llround(resolution * 1e6) makes it a count of nanoseconds. */
+static int check(const struct fk_host *h, const void *opts, const char *where)
+{
+	const struct html_opts *op = opts;
+
+	(void)where;
+	if (!known_palette(op->colors)) {
+		h->log(FK_LOG_ERROR, "unknown palette '%s' for --colors (hot, mem, io, wakeup, chain, java, js, "
+		       "perl, red, green, blue, aqua, yellow, purple, orange)", op->colors);
+		return FK_ERR_USAGE;
+	}
+	if (!(op->resolution * 1e6 >= 1 && op->resolution <= 1e6)) {
+		h->log(FK_LOG_ERROR, "--time-resolution must be between 0.000001 and 1000000 ms");
+		return FK_ERR_USAGE;
+	}
+	return 0;
+}
+
 static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *opts)
 {
 	const struct html_opts *op = opts;
@@ -339,16 +359,9 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 	int two = (mask & 3) == 3, series = (mask & 1) || !(mask & 2) ? 0 : 1, fl = 0, rc;
 	const char *unit = h->series_unit(p, series);
 
-	if (!known_palette(op->colors)) {
-		h->log(FK_LOG_ERROR, "unknown palette '%s' for --colors (hot, mem, io, wakeup, chain, java, js, "
-		       "perl, red, green, blue, aqua, yellow, purple, orange)", op->colors);
+	if ((rc = check(h, op, NULL)) < 0) {
 		h->free(o);
-		return FK_ERR_USAGE;
-	}
-	if (!(op->resolution * 1e6 >= 1 && op->resolution <= 1e6)) {
-		h->log(FK_LOG_ERROR, "--time-resolution must be between 0.000001 and 1000000 ms");
-		h->free(o);
-		return FK_ERR_USAGE;
+		return rc;
 	}
 	if (!o) {
 		h->log(FK_LOG_ERROR, "out of memory writing the report");
@@ -433,6 +446,7 @@ static struct fk_output_plugin plugin = {
 	},
 	.needs = FK_OUTPUT_NEEDS_SAMPLES,
 	.render = render,
+	.check = check,
 };
 
 FLAMEKIT_REGISTER_OUTPUT(plugin)
