@@ -323,4 +323,6 @@ const struct fk_host fk_host = {
 	.sample_attrs = h_sample_attrs,
 	.sample_comm = h_sample_comm,
 	.sink_set_series_unit = h_sink_set_series_unit,
+	.input_peek = fk_input_buffered,
+	.input_consume = fk_input_consume,
 };

@@ -76,6 +76,9 @@
  *        a frame cannot show, so that a host may hand render() a profile
  *        without what it cannot draw.  A plugin without it gets the whole
  *        profile, as before.
+ *   1.4  struct fk_host gains input_peek() and input_consume(): a plugin
+ *        takes many buffered lines at once (perf's record bodies) instead
+ *        of calling getline() for each.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -128,7 +131,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 3
+#define FK_ABI_MINOR 4
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -609,6 +612,21 @@ struct fk_host {
 	 * own: perf --series-by-event cpu-clock,page-faults gives ns and
 	 * page-faults.  The unit is copied; the first one given stays. */
 	void (*sink_set_series_unit)(struct fk_sink *s, int series, const char *unit);
+
+	/* --- appended in ABI 1.4: check with FK_HOST_HAS before use --- */
+	/* input_peek: the bytes already read ahead of the next line, without
+	 * consuming them or reading more: *data and *len (0 when nothing is
+	 * buffered; getline() then reads more).  Valid until the next getline()
+	 * or read().  For a plugin that wants to take many lines at once (a
+	 * record's body) instead of one getline() each.  A chunk of
+	 * parse_chunks() is buffered whole.
+	 * input_consume: take the first len of those bytes, which hold `lines`
+	 * '\n' characters: the next getline() starts after them, and
+	 * input_lineno() has gone up by `lines`.  Returns 0, or FK_ERR_USAGE
+	 * (nothing consumed) when len is more than input_peek() gave.  Bytes
+	 * taken this way keep any '\r' getline() would have removed. */
+	int (*input_peek)(struct fk_input *in, const char **data, size_t *len);
+	int (*input_consume)(struct fk_input *in, size_t len, uint64_t lines);
 };
 
 /* Common head of every descriptor. */

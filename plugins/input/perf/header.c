@@ -10,6 +10,16 @@
 
 #include "internal.h"
 
+#define WS PERF_WS
+#define DG PERF_DIGIT
+const unsigned char perf_cls[256] = {
+	['\t'] = WS, ['\n'] = WS, ['\v'] = WS, ['\f'] = WS, ['\r'] = WS, [' '] = WS,
+	['0'] = DG, ['1'] = DG, ['2'] = DG, ['3'] = DG, ['4'] = DG,
+	['5'] = DG, ['6'] = DG, ['7'] = DG, ['8'] = DG, ['9'] = DG,
+};
+#undef WS
+#undef DG
+
 const char *perf_memmem(const char *h, size_t hn, const char *n, size_t nn)
 {
 	if (nn == 0)
@@ -26,9 +36,17 @@ const char *perf_memmem(const char *h, size_t hn, const char *n, size_t nn)
 	return NULL;
 }
 
+/* The digits s[0..n) as a number, INT64_MAX when they do not fit.  Up to
+ * 18 digits cannot overflow: no test per digit. */
 static inline long long perf_parse_ll(const char *s, size_t n)
 {
 	long long v = 0;
+
+	if (n <= 18) {
+		for (size_t i = 0; i < n; i++)
+			v = v * 10 + (s[i] - '0');
+		return v;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (v > (long long)(INT64_MAX / 10 - 10))
 			return INT64_MAX;
@@ -92,12 +110,77 @@ size_t perf_match_header(const char *s, size_t n, struct header *h)
 }
 
 /*
+ * The usual layout, "[CPU] SEC.FRAC: [PERIOD] EVENT:" and nothing after,
+ * read forward in one pass: true when the line has it, with h set as the
+ * general rules below would set it (the time is then the first token that
+ * can be one, and the event and period are what the oracle's rule reads
+ * back from the end); false for anything else.
+ */
+static bool match_usual(const char *s, size_t n, size_t from, struct header *h)
+{
+	static const int64_t scale[10] = { 1000000000, 100000000, 10000000, 1000000,
+	                                   100000, 10000, 1000, 100, 10, 1 };
+	size_t i = from, t0, f, nd = 0, p0, p1, e0;
+	int64_t sec = 0, frac = 0;
+
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	if (i < n && s[i] == '[') { /* the CPU: not a time */
+		while (i < n && !is_ws((unsigned char)s[i]))
+			i++;
+		while (i < n && is_ws((unsigned char)s[i]))
+			i++;
+	}
+	for (t0 = i; i < n && is_digit((unsigned char)s[i]); i++)
+		if (sec <= INT64_MAX / 1000000000)
+			sec = sec * 10 + (s[i] - '0');
+	if (i == t0 || i >= n || s[i] != '.' || sec > INT64_MAX / 1000000000 - 1)
+		return false;
+	for (f = ++i; i < n && is_digit((unsigned char)s[i]); i++)
+		if (nd < 9)
+			frac = frac * 10 + (s[i] - '0'), nd++;
+	if (i == f || i >= n || s[i] != ':' || (i + 1 < n && !is_ws((unsigned char)s[i + 1])))
+		return false;
+	for (i++; i < n && is_ws((unsigned char)s[i]); i++)
+		;
+	for (p0 = i; i < n && is_digit((unsigned char)s[i]); i++)
+		;
+	if ((p1 = i) > p0 && i < n && !is_ws((unsigned char)s[i]))
+		return false;
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	for (e0 = i; i < n && !is_ws((unsigned char)s[i]); i++)
+		;
+	if (i - e0 < 2 || s[i - 1] != ':')
+		return false;
+	h->event_len = i - 1 - e0;
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	if (i < n)
+		return false; /* arguments: a tracepoint */
+	h->event = s + e0;
+	h->period = p1 > p0 ? (double)perf_parse_ll(s + p0, p1 - p0) : 0;
+	h->args = NULL;
+	h->args_len = 0;
+	h->time_ns = sec * 1000000000 + frac * scale[nd];
+	h->has_time = true;
+	return true;
+}
+
+void perf_match_event(const char *s, size_t n, size_t from, struct header *h)
+{
+	if (!match_usual(s, n, from, h))
+		perf_match_event_rules(s, n, from, h);
+}
+
+/*
  * Period and event.  The oracle's rule, /:\s*(\d+)*\s+(\S+):\s*$/, reads
  * them from a line ending with "event:".  Tracepoint headers end with the
  * event's arguments instead ("sched:sched_switch: prev_comm=..."); for those
- * the event is the first token after the time that ends with ':'.
+ * the event is the first token after the time that ends with ':'.  The
+ * time is the first "digits.digits:" token after the PID/TID field.
  */
-void perf_match_event(const char *s, size_t n, size_t from, struct header *h)
+void perf_match_event_rules(const char *s, size_t n, size_t from, struct header *h)
 {
 	size_t e = n, ts, te, w, q, r;
 
@@ -116,25 +199,25 @@ void perf_match_event(const char *s, size_t n, size_t from, struct header *h)
 		while (i < n && !is_ws((unsigned char)s[i]))
 			i++;
 		if (i - t0 >= 4 && s[i - 1] == ':' && is_digit((unsigned char)s[t0])) {
+			static const int64_t scale[10] = { 1000000000, 100000000, 10000000, 1000000,
+			                                   100000, 10000, 1000, 100, 10, 1 };
 			size_t k = t0;
-			while (k < i - 1 && is_digit((unsigned char)s[k]))
-				k++;
-			if (s[k] == '.') { /* digits, then the first '.' */
-				size_t f = k + 1, fe = f;
-				while (fe < i - 1 && is_digit((unsigned char)s[fe]))
-					fe++;
-				long long sec = perf_parse_ll(s + t0, k - t0);
-				/* beyond ~292 years of uptime the nanoseconds overflow:
-				 * not a timestamp perf prints, so the record has none */
-				if (fe == i - 1 && fe > f && sec <= INT64_MAX / 1000000000 - 1) {
-					int64_t ns = (int64_t)sec * 1000000000;
-					int64_t frac = 0;
-					size_t nd = 0;
-					for (size_t x = f; x < fe && nd < 9; x++, nd++)
-						frac = frac * 10 + (s[x] - '0');
-					for (; nd < 9; nd++)
-						frac *= 10;
-					h->time_ns = ns + frac;
+			int64_t sec = 0;
+			/* digits, then the first '.'; beyond ~292 years of
+			 * uptime the nanoseconds overflow: not a timestamp perf
+			 * prints, so the record has none (sec stops growing
+			 * once past that bound, and stays past it) */
+			for (; k < i - 1 && is_digit((unsigned char)s[k]); k++)
+				if (sec <= INT64_MAX / 1000000000)
+					sec = sec * 10 + (s[k] - '0');
+			if (s[k] == '.' && sec <= INT64_MAX / 1000000000 - 1) {
+				size_t f = k + 1, fe = f, nd = 0;
+				int64_t frac = 0;
+				for (; fe < i - 1 && is_digit((unsigned char)s[fe]); fe++)
+					if (nd < 9)
+						frac = frac * 10 + (s[fe] - '0'), nd++;
+				if (fe == i - 1 && fe > f) {
+					h->time_ns = sec * 1000000000 + frac * scale[nd];
 					h->has_time = true;
 					break;
 				}

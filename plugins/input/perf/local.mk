@@ -11,6 +11,7 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/pairing.c \
 	plugins/input/perf/wakeups.c \
 	plugins/input/perf/leak.c \
+	plugins/input/perf/body.c \
 	plugins/input/perf/scan.c \
 	plugins/input/perf/driver.c \
 	plugins/input/perf/probe.c \
@@ -37,6 +38,12 @@ TESTS += tests/unit/perf-weights.t
 tests_unit_perf_weights_t_SOURCES = tests/unit/perf-weights.c tests/unit/testlib.h
 tests_unit_perf_weights_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_perf_weights_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
+# the fast paths (body.c, header.c) against their references
+check_PROGRAMS += tests/unit/perf-scan.t
+TESTS += tests/unit/perf-scan.t
+tests_unit_perf_scan_t_SOURCES = tests/unit/perf-scan.c tests/unit/testlib.h
+tests_unit_perf_scan_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_perf_scan_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
 # --wakeups and --leak (pairing.c, wakeups.c, leak.c)
 TESTS += tests/perf-pairing.sh
 EXTRA_DIST += tests/perf-pairing.sh tests/data/perf/pipepair.c tests/data/perf/kmalloc.c \
