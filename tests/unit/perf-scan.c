@@ -1,7 +1,8 @@
 /*
  * The perf parser's fast paths against their references: a record body
  * taken whole (plugins/input/perf/body.c: the SSE2 scan against the byte
- * loop, and both against exact answers), and the one-pass reading of the
+ * loop, both against exact answers, and the hash taken during the scan
+ * against perf_hash of the body), and the one-pass reading of the
  * usual header layout (header.c: perf_match_event against the general
  * rules alone, perf_match_event_rules) on exact lines and on many
  * generated ones.
@@ -13,16 +14,23 @@
 
 #include "../../plugins/input/perf/internal.h"
 
-/* Both scans on s; they must agree, and the answer is returned. */
+/* Both scans on s; they must agree, their hashes must be perf_hash's of
+ * the body, and the answer is returned. */
 static size_t scan2(const char *s, size_t n, size_t *lines)
 {
+	const struct h128 seed = { 0x1234, n };
+	struct h128 h1 = { 1, 1 }, h2 = { 2, 2 }, want;
 	size_t l1 = 777, l2 = 777;
-	size_t a = perf_body_scan(s, n, &l1);
-	size_t b = perf_body_scan_bytes(s, n, &l2);
+	size_t a = perf_body_scan(s, n, seed, &l1, &h1);
+	size_t b = perf_body_scan_bytes(s, n, seed, &l2, &h2);
 
 	assert_int_equal(a, b);
-	if (a != SIZE_MAX)
+	if (a != SIZE_MAX) {
 		assert_int_equal(l1, l2);
+		want = perf_hash(seed, s, a);
+		assert_true(h1.a == want.a && h1.b == want.b);
+		assert_true(h2.a == want.a && h2.b == want.b);
+	}
 	*lines = l1;
 	return a;
 }

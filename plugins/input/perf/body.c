@@ -46,9 +46,22 @@ static size_t scan_tail(const char *p, size_t i, size_t n, bool at_start, size_t
 	return SIZE_MAX;
 }
 
-size_t perf_body_scan_bytes(const char *p, size_t n, size_t *lines)
+size_t perf_body_scan_bytes(const char *p, size_t n, struct h128 seed, size_t *lines,
+                            struct h128 *hv)
 {
-	return scan_tail(p, 0, n, true, 0, lines);
+	size_t len = scan_tail(p, 0, n, true, 0, lines);
+
+	if (len != SIZE_MAX)
+		*hv = perf_hash(seed, p, len);
+	return len;
+}
+
+/* The hash of p[0..len), blocks from i on still to fold into s. */
+static struct h128 hash_rest(struct hstate s, const char *p, size_t i, size_t len)
+{
+	for (; len - i >= 64; i += 64)
+		ph_block(&s, p + i);
+	return ph_final(s, p + i, len - i, len);
 }
 
 #if defined(__SSE2__)
@@ -59,8 +72,9 @@ static inline size_t acc_sum(__m128i acc)
 	return (size_t)_mm_cvtsi128_si32(s) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
 }
 
-size_t perf_body_scan(const char *p, size_t n, size_t *lines)
+size_t perf_body_scan(const char *p, size_t n, struct h128 seed, size_t *lines, struct h128 *hv)
 {
+	struct hstate hs = ph_init(seed);
 	const __m128i cnl = _mm_set1_epi8('\n'), ccr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
 	size_t i = 0, count = 0;
 	uint64_t start = 1; /* bit 0: the block's first byte starts a line */
@@ -109,6 +123,7 @@ size_t perf_body_scan(const char *p, size_t n, size_t *lines)
 				for (uint64_t k = nl & ((1ull << at) - 1); k; k &= k - 1)
 					count++;
 				*lines = count;
+				*hv = ph_final(hs, b, at, i + at);
 				return i + at;
 			}
 			if (c != '\t' && c != ' ')
@@ -116,6 +131,7 @@ size_t perf_body_scan(const char *p, size_t n, size_t *lines)
 		}
 		if (bad)
 			return SIZE_MAX;
+		ph_block(&hs, b); /* all of it is the body's: hashed while in L1 */
 		start = nl >> 63;
 		if (++held == 63) {
 			count += acc_sum(acc);
@@ -123,11 +139,16 @@ size_t perf_body_scan(const char *p, size_t n, size_t *lines)
 			held = 0;
 		}
 	}
-	return scan_tail(p, i, n, start != 0, count + acc_sum(acc), lines);
+	{
+		size_t len = scan_tail(p, i, n, start != 0, count + acc_sum(acc), lines);
+		if (len != SIZE_MAX)
+			*hv = hash_rest(hs, p, i, len);
+		return len;
+	}
 }
 #else
-size_t perf_body_scan(const char *p, size_t n, size_t *lines)
+size_t perf_body_scan(const char *p, size_t n, struct h128 seed, size_t *lines, struct h128 *hv)
 {
-	return perf_body_scan_bytes(p, n, lines);
+	return perf_body_scan_bytes(p, n, seed, lines, hv);
 }
 #endif

@@ -4,84 +4,20 @@
  * record costs one hash and one push_node.  Only the hash is kept, not the
  * key: a false match needs a 2^-128-ish coincidence, and the caches stay
  * small (24 bytes a slot).  Nodes are per sink, so each worker has its own.
+ * The hash itself is in hash.h.
  */
 #include "internal.h"
 
 #define CACHE_ENTRIES_MAX ((size_t)1 << 20) /* per cache: 48 MiB of slots at most */
 
-static inline uint64_t mum(uint64_t a, uint64_t b)
-{
-	__uint128_t r = (__uint128_t)a * b;
-	return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
-static inline uint64_t rd64(const char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-/* The last 1 .. 15 bytes as two words: overlapping reads from both ends
- * (with the length mixed in by the caller, they cover every byte). */
-static inline void rd_small(const char *p, size_t n, uint64_t *x, uint64_t *y)
-{
-	if (n >= 8) {
-		*x = rd64(p);
-		*y = rd64(p + n - 8);
-	} else if (n >= 4) {
-		uint32_t u, v;
-		memcpy(&u, p, 4);
-		memcpy(&v, p + n - 4, 4);
-		*x = u;
-		*y = v;
-	} else {
-		*x = n ? (uint64_t)(unsigned char)p[0] << 16 | (uint64_t)(unsigned char)p[n >> 1] << 8 |
-		         (unsigned char)p[n - 1] : 0;
-		*y = 0;
-	}
-}
-
-/* Four lanes of wyhash-style multiply-folds, 64 bytes a round: the lanes
- * are independent, so the multiplies overlap.  What is left (0 .. 63
- * bytes) goes 16 bytes a lane, the last 1 .. 15 read from both ends, so a
- * short key (a comm, a body of a few frames) costs a few multiplies, not
- * a 64-byte round.  The end folds the lanes into both halves. */
 struct h128 perf_hash(struct h128 seed, const char *p, size_t n)
 {
-	const uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull,
-	               k2 = 0x8ebc6af09c88c6e3ull, k3 = 0x589965cc75374cc3ull;
-	uint64_t a = seed.a ^ (n * k0), b = seed.b + n, c = seed.a ^ k2, d = seed.b ^ k3;
-	uint64_t x, y;
+	struct hstate s = ph_init(seed);
+	uint64_t total = n;
 
-	while (n >= 64) {
-		a = mum(rd64(p) ^ k0 ^ a, rd64(p + 8) ^ k1);
-		b = mum(rd64(p + 16) ^ k2 ^ b, rd64(p + 24) ^ k3);
-		c = mum(rd64(p + 32) ^ k1 ^ c, rd64(p + 40) ^ k0);
-		d = mum(rd64(p + 48) ^ k3 ^ d, rd64(p + 56) ^ k2);
-		p += 64;
-		n -= 64;
-	}
-	if (n >= 16) {
-		a = mum(rd64(p) ^ k1 ^ a, rd64(p + 8) ^ k2);
-		p += 16;
-		n -= 16;
-		if (n >= 16) {
-			b = mum(rd64(p) ^ k3 ^ b, rd64(p + 8) ^ k0);
-			p += 16;
-			n -= 16;
-			if (n >= 16) {
-				c = mum(rd64(p) ^ k0 ^ c, rd64(p + 8) ^ k3);
-				p += 16;
-				n -= 16;
-			}
-		}
-	}
-	rd_small(p, n, &x, &y);
-	d = mum(x ^ k2 ^ d, y ^ k1 ^ n);
-	a = mum(a ^ k2, c ^ k1);
-	b = mum(b ^ k3, d ^ k0);
-	return (struct h128){ mum(a ^ k1, b ^ k2), mum(b ^ k0, a ^ k3) };
+	for (; n >= 64; p += 64, n -= 64)
+		ph_block(&s, p);
+	return ph_final(s, p, n, total);
 }
 
 int perf_cache_init(const struct fk_host *h, struct cache *c)

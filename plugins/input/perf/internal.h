@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hash.h"
 #include "perf.h"
 
 /* Character classes by table: one load and test per byte where the
@@ -106,9 +107,6 @@ void perf_stack_free(const struct fk_host *h, struct stack *st);
 int perf_grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem);
 
 /* ---- cache.c ---- */
-struct h128 {
-	uint64_t a, b;
-};
 struct h128 perf_hash(struct h128 seed, const char *p, size_t n);
 static inline struct h128 perf_hash0(void) { return (struct h128){ 0x243f6a8885a308d3ull, 0x13198a2e03707344ull }; }
 
@@ -167,12 +165,14 @@ void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const stru
 /* ---- body.c ---- */
 /* The record body at p[0..n): lines each starting with '\t' or ' ' and
  * ending in '\n', then an empty line.  Returns the body's length (the
- * empty line's offset) with its line count in *lines, or SIZE_MAX when the
- * bytes do not hold such a body: a line starts otherwise, a '\r' or NUL
- * comes first, or the bytes end first.  _bytes is the byte-at-a-time
- * reference the vector loop is tested against. */
-size_t perf_body_scan(const char *p, size_t n, size_t *lines);
-size_t perf_body_scan_bytes(const char *p, size_t n, size_t *lines);
+ * empty line's offset) with its line count in *lines and
+ * perf_hash(seed, body) in *hv, or SIZE_MAX when the bytes do not hold
+ * such a body: a line starts otherwise, a '\r' or NUL comes first, or the
+ * bytes end first.  _bytes is the byte-at-a-time reference the vector
+ * loop is tested against. */
+size_t perf_body_scan(const char *p, size_t n, struct h128 seed, size_t *lines, struct h128 *hv);
+size_t perf_body_scan_bytes(const char *p, size_t n, struct h128 seed, size_t *lines,
+                            struct h128 *hv);
 
 /* ---- scan.c ---- */
 /* Per worker: caches and scratch kept across the segments it parses. */

@@ -4,6 +4,7 @@ noinst_LTLIBRARIES += plugins/input/perf/libperfscript.la
 plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/perf.h \
 	plugins/input/perf/internal.h \
+	plugins/input/perf/hash.h \
 	plugins/input/perf/header.c \
 	plugins/input/perf/frames.c \
 	plugins/input/perf/cache.c \

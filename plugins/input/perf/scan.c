@@ -41,6 +41,8 @@ struct worker {
 	struct stack st;     /* the record's stack: comm frame, then leaf first */
 	const char *bodyp;   /* the record's frame lines, each ending in '\n': body,
 	                      * or in place in the input's buffer */
+	bool body_hashed;    /* body_hash is the body's (taken whole) */
+	struct h128 body_hash;
 	char *body;          /* frame lines copied one by one */
 	size_t body_len, body_cap;
 	uint32_t *keyv;      /* (length, annotation) of each frame: the tidied key */
@@ -267,6 +269,12 @@ static int body_restore(struct worker *w, const struct body *b)
 	return 0;
 }
 
+/* What a body's hash starts from: java bodies are tidied otherwise. */
+static struct h128 body_seed(const struct seg *s)
+{
+	return (struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b };
+}
+
 /*
  * A kept on-CPU record.  Its frame lines (the body) are looked up first:
  * a body seen before gives its tidied frames' hash without a line parsed;
@@ -285,8 +293,8 @@ static int end_sample(struct seg *s, struct fk_sample *smp)
 	bool parsed = false;
 	int rc;
 
-	bh = perf_hash((struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b },
-	               w->body_len ? w->bodyp : "", w->body_len);
+	bh = w->body_hashed ? w->body_hash
+	                    : perf_hash(body_seed(s), w->body_len ? w->bodyp : "", w->body_len);
 	idx = perf_cache_get(&w->bodies, bh, w->body_len, &bslot);
 	if (idx == FK_NODE_NONE) {
 		if ((rc = parse_body(s, &skipped)) < 0 || (rc = tidied_hash(w, from, &th, &tlen)) < 0)
@@ -331,6 +339,7 @@ static int record_end(struct seg *s)
 	r->st = R_IDLE;
 	w->body_len = 0;
 	w->bodyp = NULL;
+	w->body_hashed = false;
 	return rc;
 }
 
@@ -533,7 +542,7 @@ static int whole_body(struct seg *s)
 
 	s->started = false;
 	if (h->input_peek(s->in, &p, &n) < 0 || n == 0 ||
-	    (len = perf_body_scan(p, n, &lines)) == SIZE_MAX)
+	    (len = perf_body_scan(p, n, body_seed(s), &lines, &s->w->body_hash)) == SIZE_MAX)
 		return 0;
 	/* consumed first, as the line path reads the empty line before it
 	 * ends the record; the bytes stay put until the next getline */
@@ -541,6 +550,7 @@ static int whole_body(struct seg *s)
 		return 0;
 	s->w->bodyp = p;
 	s->w->body_len = len;
+	s->w->body_hashed = true;
 	return record_end(s);
 }
 
