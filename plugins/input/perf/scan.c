@@ -426,9 +426,9 @@ static int comm_frame(struct seg *s, const struct header *hd)
 	st->n = 0;
 	if (perf_stack_put(s->w->cfg.h, st, hd->comm, hd->comm_len) < 0)
 		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < st->names_len; i++)
-		if (is_ws((unsigned char)st->names[i]))
-			st->names[i] = '_';
+	for (char *c = st->names, *e = c + st->names_len; c < e; c++)
+		if (is_ws((unsigned char)*c))
+			*c = '_';
 	if (o->tid)
 		k = hd->pid >= 0 ? snprintf(num, sizeof num, "-%lld/%lld", hd->pid, hd->tid)
 		                 : snprintf(num, sizeof num, "-?/%lld", hd->tid);
