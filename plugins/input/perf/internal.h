@@ -111,9 +111,9 @@ struct h128 perf_hash(struct h128 seed, const char *p, size_t n);
 static inline struct h128 perf_hash0(void) { return (struct h128){ 0x243f6a8885a308d3ull, 0x13198a2e03707344ull }; }
 
 struct cache_entry {
-	uint64_t a, b;   /* the key's h128; 0, 0: empty */
+	uint64_t a;      /* the key's h128 and length, 96 bits: a, b */
+	uint32_t b;      /* 0, 0: empty */
 	fk_node_t node;
-	uint32_t len;
 };
 struct cache {
 	struct cache_entry *v;
