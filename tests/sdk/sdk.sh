@@ -1,9 +1,10 @@
 #!/bin/sh
 # The installed plugin SDK, proven from the outside: stage `make install`,
-# build examples/plugin-bpftrace against the staged header with pkg-config
-# alone, load it into the staged flamekit and check its output byte for
-# byte.  Then ABI compatibility: a plugin built against the frozen 1.0
-# header loads, one claiming another major is refused.
+# check that the SDK's header, .pc file and man pages are there, build
+# examples/plugin-bpftrace against the staged header with pkg-config alone,
+# load it into the staged flamekit and check its output byte for byte.  Then
+# ABI compatibility: a plugin built against the frozen 1.0 header loads, one
+# claiming another major is refused.
 . "$FK_SRCDIR/tests/lib.sh"
 EX="$FK_SRCDIR/examples/plugin-bpftrace"
 
@@ -40,6 +41,10 @@ is "$(PKG_CONFIG_PATH="$PCDIR" pkg-config --cflags flamekit-plugin | sed 's/ *$/
 	"pkg-config --cflags gives the include directory"
 is "$(PKG_CONFIG_PATH="$PCDIR" pkg-config --libs flamekit-plugin | sed 's/ *$//')" "" \
 	"pkg-config --libs is empty: a plugin links nothing of flamekit"
+for page in flamekit-plugin.3 flamekit-host.3; do
+	ok $([ -n "$(find "$STAGE" -path "*/man3/$page" | head -1)" ]; echo $?) \
+		"the SDK's page $page is installed in man3"
+done
 FK=$(find "$STAGE" -type f -name flamekit | head -1)
 ok $([ -x "$FK" ]; echo $?) "the flamekit command is installed"
 
