@@ -13,8 +13,10 @@
 #      SRCDIR/examples/plugin-NAME/*.txt, $FK_CONFORMANCE/NAME/inputs/* and, for
 #      folded, every expected folded file of the conformance corpus, for
 #      job, the example jobs SRCDIR/conf/*.yaml, for lua, the stock scripts
-#      SRCDIR/lua/*.lua and the scripts of tests/lua.sh, built here (see
-#      lua_seeds) rather than copied into git.  Seeds are cut to their
+#      SRCDIR/lua/*.lua and the scripts of tests/lua.sh, and for html,
+#      the reports of SRCDIR/fuzz/html.seeds around the html output's page,
+#      built here (see lua_seeds, html_seeds) rather than copied into git.
+#      Seeds are cut to their
 #      first 16 KiB, the largest input tried.  SRCDIR/fuzz/NAME.dict, when
 #      it exists, is the harness's libFuzzer dictionary (-dict=).
 # A crash leaves its input in BUILDDIR/fuzz/crashes/NAME/; the summary says
@@ -79,6 +81,26 @@ lua_seeds() {
 	rm -f "$ldir/.scripts.sh"
 }
 
+# html_seeds DIR: fuzz-html inputs, one per line of SRCDIR/fuzz/html.seeds
+# (NAME FORM DATA): the report data DATA in the html output's own page, as
+# git holds it now (FORM page), or in the two tags the reader looks for
+# (FORM bare).
+html_seeds() {
+	hdir=$1
+	page=$src/plugins/output/html/page.html
+	while read -r hname form data; do
+		case $hname in '' | '#'*) continue ;; esac
+		{
+			case $form in
+			page) sed '/^@@DATA@@$/,$d' "$page" ;;
+			*) printf '%s\n%s\n' '<meta name="generator" content="flamekit-html 1">' \
+				'<script type="application/json" id="fk-data">' ;;
+			esac
+			printf '%s</script>\n' "$data"
+		} | head -c $MAXLEN > "$hdir/$hname"
+	done < "$src/fuzz/html.seeds"
+}
+
 # seed NAME DIR: fill DIR with the seed inputs, cut to MAXLEN bytes.
 seed() {
 	name=$1 dir=$2
@@ -94,6 +116,7 @@ seed() {
 		done
 	fi
 	[ "$name" = lua ] && lua_seeds "$dir"
+	[ "$name" = html ] && html_seeds "$dir"
 	if [ "$name" = folded ] && [ -n "$conf" ]; then
 		for f in "$conf"/*/expected/*.txt "$conf"/svg/inputs/*; do
 			[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"

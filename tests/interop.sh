@@ -308,6 +308,61 @@ hostile "$TMP/deep.json" v8 "flamekit: $TMP/deep.json:1: not a V8 profile: the J
 	"v8: 100,000 nested arrays"
 printf '{"nodes":{}}' > "$TMP/obj.cpuprofile"
 hostile "$TMP/obj.cpuprofile" v8 "flamekit: $TMP/obj.cpuprofile: not a V8 profile: no \"nodes\" array at the top level" "v8: nodes not an array"
+# --- times 64 bits of nanoseconds cannot hold, or whose differences would
+# overflow in the outputs: an error naming the file and the sample
+# (plugins/input/common/time.h), never a garbage time
+# v8prof FILE STARTTIME DELTAS: three samples of node f, timed
+v8prof() {
+	printf '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""},"children":[2]},{"id":2,"callFrame":{"functionName":"f","url":""}}],"startTime":%s,"samples":[2,2,2],"timeDeltas":[%s]}' \
+		"$2" "$3" > "$1"
+}
+Y="beyond the 146 years either side of 0 that flamekit's times hold"
+v8prof "$TMP/inf.cpuprofile" 1000 1,1e999,1
+hostile "$TMP/inf.cpuprofile" v8 "flamekit: $TMP/inf.cpuprofile: not a V8 profile: sample number 2 is at inf microseconds (startTime plus timeDeltas up to number 2), $Y" \
+	"v8: an infinite time delta"
+v8prof "$TMP/nan.cpuprofile" 1e999 -1e999,0,0
+hostile "$TMP/nan.cpuprofile" v8 "flamekit: $TMP/nan.cpuprofile: not a V8 profile: sample number 1 has no time: startTime plus timeDeltas up to number 1 is not a number (infinities that cancel)" \
+	"v8: infinities that cancel"
+v8prof "$TMP/far.cpuprofile" 4.611e15 0,1e12,0
+hostile "$TMP/far.cpuprofile" v8 "flamekit: $TMP/far.cpuprofile: not a V8 profile: sample number 2 is at 4.612e+15 microseconds (startTime plus timeDeltas up to number 2), $Y" \
+	"v8: a time past 2^62 ns (it fits 64 bits: outputs subtracting two would not)"
+v8prof "$TMP/near.cpuprofile" -4.6e15 0,0,0
+run "$FLAMEKIT" graph --output-plugin pprof "$TMP/near.cpuprofile"
+is "$rc:$err" "0:" "v8: a time just within 2^62 ns of 0 is read"
+# pprofts FILE NS...: a pprof profile of one sample of f per timestamp_ns
+pprofts() {
+	"$PY" - "$@" <<'PY'
+import sys
+def varint(v):
+    v &= (1 << 64) - 1
+    out = b""
+    while True:
+        b, v = v & 0x7f, v >> 7
+        out += bytes([b | 0x80 if v else b])
+        if not v:
+            return out
+def field(n, wt, x):
+    return varint(n << 3 | wt) + (varint(x) if wt == 0 else varint(len(x)) + x)
+pb = field(1, 2, field(1, 0, 1) + field(2, 0, 2))
+for t in sys.argv[2:]:
+    pb += field(2, 2, field(1, 0, 1) + field(2, 0, 1) + field(3, 2, field(1, 0, 3) + field(3, 0, int(t))))
+pb += field(4, 2, field(1, 0, 1) + field(4, 2, field(1, 0, 1)))
+pb += field(5, 2, field(1, 0, 1) + field(2, 0, 4))
+for s in [b"", b"samples", b"count", b"timestamp_ns", b"f"]:
+    pb += field(6, 2, s)
+open(sys.argv[1], "wb").write(pb)
+PY
+}
+pprofts "$TMP/ts.pb" 1000 2000
+run "$FLAMEKIT" collapse --format pprof "$TMP/ts.pb"
+is "$rc:$out:$err" "0:f 2:" "pprof: the timestamp fixture reads"
+pprofts "$TMP/tsmin.pb" 1000 -9223372036854775808 9223372036854775807
+hostile "$TMP/tsmin.pb" pprof "flamekit: $TMP/tsmin.pb: not a usable pprof profile: sample 2's timestamp_ns label is -9223372036854775808 ns, $Y" \
+	"pprof: INT64_MIN and INT64_MAX timestamps (pprof's duration overflowed to -1 ns)"
+pprofts "$TMP/ts62.pb" -4611686018427387903 4611686018427387904
+hostile "$TMP/ts62.pb" pprof "flamekit: $TMP/ts62.pb: not a usable pprof profile: sample 2's timestamp_ns label is 4611686018427387904 ns, $Y" \
+	"pprof: a timestamp of 2^62 ns (and -2^62 + 1 read)"
+
 head -c 4000 /dev/urandom > "$TMP/garbage"
 run "$FLAMEKIT" collapse --format pprof "$TMP/garbage"
 ok $((rc != 1)) "pprof: random bytes: exit status 1"

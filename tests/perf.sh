@@ -51,6 +51,37 @@ flamekit: warning: [input:perf] $D/events.txt: kept only \"cycles\" events (--ev
 	"events: --event-filter cycles"
 collapse --format perf --event-filter nosuch "$D/events.txt"
 is "$rc:$out" "0:" "events: --event-filter with an absent event keeps nothing"
+is "$err" "flamekit: warning: [input:perf] $D/events.txt: --event-filter \"nosuch\" matches none of its 4 records, whose events are \"instructions\" (2 records), \"cycles\" (2 records)" \
+	"events: an absent --event-filter event is named, with the events present and their records"
+run "$FLAMEKIT" graph --format perf --event-filter nosuch "$D/events.txt"
+is "$rc:$out:$err" "1::flamekit: warning: [input:perf] $D/events.txt: --event-filter \"nosuch\" matches none of its 4 records, whose events are \"instructions\" (2 records), \"cycles\" (2 records)
+flamekit: [output:svg] no stack counts found" "events: graph with an absent event: the warning, then no graph and exit 1, as for no samples"
+# seven events, the most records first (ties in input order), the rest counted
+: > "$TMP/seven.txt"
+for e in e1 e2 e2 e3 e3 e3 e4 e5 e6 e7 e7 e7; do
+	printf 'prog 7 [000] 1.000001:        1 %s: \n\t          400100 a+0x1 (/bin/prog)\n\n' "$e" >> "$TMP/seven.txt"
+done
+want="flamekit: warning: [input:perf] $TMP/seven.txt: --event-filter \"cycles\" matches none of its 12 records, whose events are \"e3\" (3 records), \"e7\" (3 records), \"e2\" (2 records), \"e1\" (1 record), \"e4\" (1 record) and 2 other events"
+for t in 1 3; do
+	for chunk in 0 30; do
+		FLAMEKIT_CHUNK_BYTES=$chunk run "$FLAMEKIT" collapse --threads $t --format perf --event-filter cycles "$TMP/seven.txt"
+		is "$rc:$out:$err" "0::$want" "events: seven absent ones, --threads $t, chunks of $chunk bytes"
+	done
+done
+# past 16 events only names, the first 16 in input order, whatever the cut
+: > "$TMP/many.txt"
+i=0
+while [ $i -lt 20 ]; do
+	i=$((i + 1))
+	printf 'prog 7 [000] 1.000001:        1 ev%02d: \n\t          400100 a+0x1 (/bin/prog)\n\n' $i >> "$TMP/many.txt"
+done
+want="flamekit: warning: [input:perf] $TMP/many.txt: --event-filter \"cycles\" matches none of its 20 records, whose events are \"ev01\", \"ev02\", \"ev03\", \"ev04\", \"ev05\", ... (more than 16 events)"
+for t in 1 3; do
+	for chunk in 0 30 200; do
+		FLAMEKIT_CHUNK_BYTES=$chunk run "$FLAMEKIT" collapse --threads $t --format perf --event-filter cycles "$TMP/many.txt"
+		is "$rc:$out:$err" "0::$want" "events: twenty absent ones, --threads $t, chunks of $chunk bytes"
+	done
+done
 
 # --- off-CPU ---
 collapse --format perf --offcpu "$D/offcpu.txt"

@@ -1,82 +1,11 @@
 /*
  * --weight-field and --series-by-event (plugins/input/perf/weights.c): the
- * field reader on every form perf prints and on what it must refuse, the
  * A,B parser, and through the engine the two series' units and weights.
+ * The field reader's own tests are in perf-fields.c.
  */
 #include "testlib.h"
 
 #include "../../plugins/input/perf/internal.h"
-
-static int field(const char *ev, const char *args, const char *name, double *w)
-{
-	*w = -1;
-	return perf_field_weight(ev, ev ? strlen(ev) : 0, args, strlen(args), name, strlen(name), w);
-}
-
-static void test_field_forms(void **state)
-{
-	double w;
-
-	(void)state;
-	assert_int_equal(field("kmem:kmalloc", "ptr=0x1 bytes_req=8 bytes_alloc=16 gfp_flags=GFP_KERNEL",
-	                       "bytes_alloc", &w), WF_OK);
-	assert_true(w == 16);
-	/* the syscalls' form, hex, a trailing comma, the last field */
-	assert_int_equal(field("syscalls:sys_enter_mmap", "addr: 0x00000000, len: 0x00002000, prot: 0x3",
-	                       "len", &w), WF_OK);
-	assert_true(w == 8192);
-	assert_int_equal(field("syscalls:sys_enter_mmap", "addr: 0x0, len: 0xABCdef", "len", &w), WF_OK);
-	assert_true(w == 0xabcdef);
-	/* 16 hex digits and 19 decimal ones fit 64 bits; one more does not */
-	assert_int_equal(field("e:e", "n=0xffffffffffffffff", "n", &w), WF_OK);
-	assert_true(w == 18446744073709551615.0);
-	assert_int_equal(field("e:e", "n=0x1ffffffffffffffff", "n", &w), WF_BAD);
-	assert_int_equal(field("e:e", "n=9999999999999999999", "n", &w), WF_OK);
-	assert_int_equal(field("e:e", "n=99999999999999999999", "n", &w), WF_BAD);
-	assert_int_equal(field("e:e", "n=0", "n", &w), WF_OK);
-	assert_true(w == 0);
-}
-
-static void test_field_refused(void **state)
-{
-	double w;
-
-	(void)state;
-	/* only a whole field name at the start of a token */
-	assert_int_equal(field("e:e", "xlen=5 len_x=6", "len", &w), WF_MISSING);
-	assert_int_equal(field("e:e", "xlen=5 len=7", "len", &w), WF_OK);
-	assert_true(w == 7);
-	assert_int_equal(field("e:e", "len", "len", &w), WF_MISSING);
-	assert_int_equal(field("e:e", "len=-4", "len", &w), WF_BAD);
-	assert_int_equal(field("e:e", "len=4k", "len", &w), WF_BAD);
-	assert_int_equal(field("e:e", "len=", "len", &w), WF_BAD);
-	assert_int_equal(field("e:e", "len=0x", "len", &w), WF_BAD);
-	assert_int_equal(field("e:e", "len=0xg1", "len", &w), WF_BAD);
-	assert_int_equal(field("e:e", "len=1.5", "len", &w), WF_BAD);
-	assert_int_equal(perf_field_weight("e:e", 3, NULL, 0, "len", 3, &w), WF_MISSING);
-}
-
-static void test_field_block(void **state)
-{
-	double w;
-
-	(void)state;
-	assert_int_equal(field("block:block_rq_issue", "254,0 WS 65536 () 20377144 + 128 0x2,0,4 [dd]",
-	                       "nr_sector", &w), WF_OK);
-	assert_true(w == 128);
-	assert_int_equal(field("block:block_rq_issue", "254,0 WS 65536 () 20377144 + 128 0x2,0,4 [dd]",
-	                       "bytes", &w), WF_OK);
-	assert_true(w == 65536);
-	assert_int_equal(field("block:block_bio_queue", "254,0 RA 12654536 + 8 [dd]", "nr_sector", &w),
-	                 WF_OK);
-	assert_true(w == 8);
-	assert_int_equal(field("block:block_bio_queue", "254,0 RA 12654536 + 8 [dd]", "bytes", &w),
-	                 WF_MISSING);
-	assert_int_equal(field("block:block_rq_complete", "254,0 W () 1 + x 0 [0]", "nr_sector", &w),
-	                 WF_BAD);
-	assert_int_equal(field("block:block_rq_complete", "254,0 W () 1 + 8 0 [0]", "sector", &w),
-	                 WF_MISSING);
-}
 
 static void test_series_parse(void **state)
 {
@@ -147,9 +76,6 @@ static void test_series_profile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_field_forms),
-		cmocka_unit_test(test_field_refused),
-		cmocka_unit_test(test_field_block),
 		cmocka_unit_test(test_series_parse),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_series_profile),

@@ -209,7 +209,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	struct leak_run *lrun = NULL;
 	struct tcheck order = { 0 };
 	struct pusher push = { .h = h, .sink = sink };
-	const char *dropped_ev = NULL;
+	struct ev_counts dropped_ev = { 0 };
 	uint64_t dropped = 0, wf_missing = 0, wf_bad = 0;
 	size_t n = 0;
 	int unit_kind[FK_SERIES_MAX] = { 0 }, rc = 0;
@@ -236,8 +236,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 		wf_bad += r->wf_bad;
 		if (!ev)
 			ev = r->event;
-		if (r->dropped && !dropped_ev)
-			dropped_ev = r->dropped_ev;
+		perf_events_join(&dropped_ev, &r->dropped_ev);
 		dropped += r->dropped;
 		if (run && (rc = perf_offcpu_settle(run, r->off, &push)) < 0)
 			goto out;
@@ -248,17 +247,28 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	if (lrun && (rc = perf_leak_end(lrun, &push, p->in)) < 0)
 		goto out;
 	set_unit(p, sink, unit_kind, ev);
-	if (dropped && p->cfg.series)
+	if (dropped && p->cfg.series) {
 		h->log(FK_LOG_WARN, "%s: kept only \"%s\" and \"%s\" events (--series-by-event); "
 		       "dropped %llu record%s of other events, the first being \"%s\"",
 		       h->input_name(p->in), p->series[0].name, p->series[1].name,
-		       (unsigned long long)dropped, dropped == 1 ? "" : "s", dropped_ev);
-	else if (dropped && ev)
+		       (unsigned long long)dropped, dropped == 1 ? "" : "s",
+		       perf_events_first(&dropped_ev));
+	} else if (dropped && ev && !ev->defaulted && !unit_kind[0] && !wf_missing && !wf_bad) {
+		/* the event asked for is not in the capture: no stacks, as
+		 * for an empty input, but say which events there are */
+		char list[600];
+		perf_events_list(&dropped_ev, list, sizeof list);
+		h->log(FK_LOG_WARN, "%s: --event-filter \"%s\" matches none of its %llu record%s, "
+		       "whose events are %s", h->input_name(p->in), ev->name,
+		       (unsigned long long)dropped, dropped == 1 ? "" : "s", list);
+	} else if (dropped && ev) {
 		h->log(FK_LOG_WARN, "%s: kept only \"%s\" events (%s); dropped %llu record%s of "
 		       "other events, the first being \"%s\" (choose with --event-filter NAME)",
 		       h->input_name(p->in), ev->name,
 		       ev->defaulted ? "the first event type in the input" : "--event-filter",
-		       (unsigned long long)dropped, dropped == 1 ? "" : "s", dropped_ev);
+		       (unsigned long long)dropped, dropped == 1 ? "" : "s",
+		       perf_events_first(&dropped_ev));
+	}
 	if (run)
 		perf_offcpu_report(h, p->in, run, p->cfg.o->wakeups);
 	perf_pair_report(h, p->in, &order);

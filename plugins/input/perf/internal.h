@@ -4,10 +4,11 @@
  *
  *   header.c  header lines: comm, pid/tid, time, period, event, arguments
  *   frames.c  frame lines: the oracle's tidying, annotations, modules
- *   cache.c   hashing and the record caches (text -> stack node)
+ *   cache.c   the record caches (text -> stack node); hash.h the hash
  *   offcpu.c  sched_switch pairing, within a segment and across segments,
  *             with the last wakeup of each wait for --wakeups
- *   pairing.c the records --offcpu, --wakeups and --leak keep, and their fields
+ *   pairing.c the records --offcpu, --wakeups and --leak keep, their fields,
+ *             and what those modes share (state, counts)
  *   wakeups.c the chain stack of --wakeups
  *   leak.c    --leak: allocations paired with frees by address
  *   scan.c    one segment: records, the fast path, pushing
@@ -15,6 +16,9 @@
  *   driver.c  the session: segments through host->parse_chunks, in order
  *   probe.c   detection and the shard boundary
  *   weights.c --weight-field and --series-by-event
+ *   events.c  the records dropped, per event, for the warnings
+ *   fields.c  tracepoint fields (name=value, name: value, block:* by
+ *             position), read for weights.c and pairing.c
  *   perf.c    the plugin descriptor
  */
 #ifndef FK_PERF_INTERNAL_H
@@ -151,9 +155,8 @@ int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_ti
 /* A sched_wakeup (or sched_waking) of `wakee` by the record's thread,
  * whose stack st is (--wakeups): kept as the waker of wakee's wait. */
 int perf_offcpu_wakeup(struct offcpu_seg *s, long long wakee, const struct stack *st);
-void perf_offcpu_note_other(struct offcpu_seg *s);
-/* A record perf_pair_keep could not read (a field missing or not a number). */
-void perf_offcpu_note_bad(struct offcpu_seg *s);
+/* The segment's counts, for pairing.c to count the records it drops. */
+struct pair_counts *perf_offcpu_counts(struct offcpu_seg *s);
 struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h);
 void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r);
 /* Settle segment s (segments in order) against what came before. */
@@ -174,6 +177,30 @@ size_t perf_body_scan(const char *p, size_t n, struct h128 seed, size_t *lines, 
 size_t perf_body_scan_bytes(const char *p, size_t n, struct h128 seed, size_t *lines,
                             struct h128 *hv);
 
+/* ---- events.c ---- */
+enum { EV_MAX = 16, EV_SHOWN = 5 };
+struct ev_count {
+	uint64_t records;
+	size_t len;
+	char name[104];       /* cut at 103 bytes, NUL-terminated */
+};
+/* Records counted per event name, the events in the order they came. */
+struct ev_counts {
+	struct ev_count v[EV_MAX];
+	size_t n, last;       /* last: the entry counted last */
+	uint64_t more;        /* records of events past the table */
+	bool overflow;        /* some were: counts depend on the cut */
+};
+/* Count a record of event ev[0..len) (NULL: a record without one). */
+void perf_events_note(struct ev_counts *c, const char *ev, size_t len);
+/* Add a segment's counts to the run's, segments in input order. */
+void perf_events_join(struct ev_counts *run, const struct ev_counts *seg);
+/* The first event counted, or NULL; valid as long as c. */
+const char *perf_events_first(const struct ev_counts *c);
+/* "\"cycles\" (12 records), ..." into buf: the EV_SHOWN events with the
+ * most records, and how many more there are. */
+void perf_events_list(const struct ev_counts *c, char *buf, size_t size);
+
 /* ---- scan.c ---- */
 /* Per worker: caches and scratch kept across the segments it parses. */
 struct worker;
@@ -187,7 +214,7 @@ struct seg_result {
 	uint64_t seq;
 	int unit_kind[FK_SERIES_MAX]; /* per series: 0 no kept record, 1 counts, 2 periods */
 	uint64_t dropped;
-	char dropped_ev[128];
+	struct ev_counts dropped_ev; /* the dropped records per event */
 	const struct kept_event *event; /* the event this segment kept */
 	bool event_owned;       /* event was allocated for this result */
 	struct offcpu_seg *off;
@@ -217,17 +244,20 @@ struct pusher {
 int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp,
                     fk_node_t *node);
 
+/* ---- fields.c ---- */
+enum { PF_OK, PF_MISSING, PF_BAD };
+/* The number in tracepoint field name[0..nlen) among the arguments
+ * a[0..n) (NULL: none) of a record of event ev (for the block:* events,
+ * whose fields are positional): PF_OK with it in *v, PF_MISSING, or
+ * PF_BAD when the value is not a non-negative integer of 64 bits.  The
+ * rules are in fields.c and flamekit-formats(5). */
+int perf_field_u64(const char *ev, size_t evlen, const char *a, size_t n, const char *name,
+                   size_t nlen, uint64_t *v);
+
 /* ---- weights.c ---- */
 /* "A,B" into ev[0], ev[1]: 0, or FK_ERR_USAGE when it is not two
  * different names. */
 int perf_series_parse(const char *spec, struct kept_event ev[2]);
-enum { WF_OK, WF_MISSING, WF_BAD };
-/* The number in tracepoint field `name` (name=VALUE or name: VALUE,
- * decimal or 0x hex; by position for the block:* events ev) among the
- * arguments a[0..n): WF_OK with it in *w, WF_MISSING, or WF_BAD when the
- * value is not a non-negative integer. */
-int perf_field_weight(const char *ev, size_t evlen, const char *a, size_t n, const char *name,
-                      size_t nlen, double *w);
 /* The unit of a field's weights: "bytes" for byte counts, else the name
  * (a static string or `field` itself). */
 const char *perf_weight_unit(const char *field);
@@ -248,6 +278,29 @@ static inline bool perf_pairing(const struct fk_perf_opts *o)
 {
 	return o->offcpu || o->wakeups || o->leak;
 }
+/* What the pairing modes (offcpu.c, leak.c) count for their summaries:
+ * pairing.c counts into a segment's the records it drops, and settling a
+ * segment adds its counts to the run's. */
+struct pair_counts {
+	uint64_t unmatched; /* switch-outs never switched in; frees of no allocation */
+	uint64_t again;     /* --leak: allocations of an address still allocated */
+	uint64_t stray;     /* --wakeups: wakeups of a thread not waiting */
+	uint64_t bad;       /* records whose fields are missing or not numbers */
+	uint64_t other;     /* records of events the mode does not pair */
+	uint64_t back;      /* --offcpu: waits ending before they began */
+};
+void perf_pair_counts_add(struct pair_counts *run, const struct pair_counts *seg);
+/* A pairing mode's segment or run state: `size` zeroed bytes whose first
+ * member, a `const struct fk_host *`, is set to h; NULL when out of
+ * memory.  The caller frees it with h->free. */
+void *perf_pair_state_new(const struct fk_host *h, size_t size);
+/* Grow the open-addressing table *v of *mask + 1 elements of elem bytes
+ * (none when *v is NULL), each beginning with `bool used`, to twice its
+ * size (or first_mask + 1 elements), moving each used one to the first
+ * free slot from slot(e, new mask).  0, or FK_ERR_NOMEM with the table
+ * as it was. */
+int perf_pair_table_grow(const struct fk_host *h, void **v, size_t *mask, size_t first_mask,
+                         size_t elem, size_t (*slot)(const void *e, size_t mask));
 /* Whether the record with this header is kept in a pairing mode, with
  * what it says in *pr; records dropped are counted in res. */
 bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const struct header *hd,
@@ -274,8 +327,7 @@ void perf_leak_seg_free(const struct fk_host *h, struct leak_seg *s);
 int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec *pr,
                     const struct fk_sample *meta, const struct stack *st);
 int perf_leak_free(struct leak_seg *s, const struct pair_rec *pr);
-void perf_leak_note_bad(struct leak_seg *s);
-void perf_leak_note_other(struct leak_seg *s);
+struct pair_counts *perf_leak_counts(struct leak_seg *s);
 struct leak_run *perf_leak_run_new(const struct fk_host *h);
 void perf_leak_run_free(const struct fk_host *h, struct leak_run *r);
 /* Settle segment s (segments in order) against what came before. */

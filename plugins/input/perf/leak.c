@@ -27,8 +27,9 @@
 #include "internal.h"
 
 struct alloc {
+	bool used;           /* first: perf_pair_table_grow */
+	bool live, first_free;
 	uint64_t key;
-	bool used, live, first_free;
 	uint8_t space;
 	uint32_t stk;        /* index in the store */
 	uint64_t bytes;
@@ -46,28 +47,32 @@ struct store {
 	struct cache idx;    /* stack text -> index in v */
 };
 
-struct lcounts {
-	uint64_t unmatched, again, bad, other;
-};
-
+/* A segment's state and the run's have the same parts; both begin with
+ * the host (perf_pair_state_new). */
 struct leak_seg {
 	const struct fk_host *h;
 	struct atable t;
 	struct store s;
-	struct lcounts c;
+	struct pair_counts c;
 };
 
 struct leak_run {
 	const struct fk_host *h;
 	struct atable t;
 	struct store s;
-	struct lcounts c;
+	struct pair_counts c;
 };
 
 static size_t aslot(uint64_t key, uint8_t space, size_t mask)
 {
 	uint64_t x = (key ^ space) * 0x9e3779b97f4a7c15ull;
 	return (size_t)(x >> 29) & mask;
+}
+
+static size_t aslot_of(const void *e, size_t mask)
+{
+	const struct alloc *a = e;
+	return aslot(a->key, a->space, mask);
 }
 
 static struct alloc *afind(const struct atable *t, uint64_t key, uint8_t space)
@@ -91,24 +96,9 @@ static struct alloc *aget(const struct fk_host *h, struct atable *t, uint64_t ke
 	*fresh = false;
 	if (e)
 		return e;
-	if (!t->v || (t->n + 1) * 2 > t->mask) {
-		size_t nmask = t->v ? t->mask * 2 + 1 : 255;
-		struct alloc *nv = h->alloc((nmask + 1) * sizeof *nv);
-		if (!nv)
-			return NULL;
-		memset(nv, 0, (nmask + 1) * sizeof *nv);
-		for (size_t i = 0; t->v && i <= t->mask; i++) {
-			if (!t->v[i].used)
-				continue;
-			size_t k = aslot(t->v[i].key, t->v[i].space, nmask);
-			while (nv[k].used)
-				k = (k + 1) & nmask;
-			nv[k] = t->v[i];
-		}
-		h->free(t->v);
-		t->v = nv;
-		t->mask = nmask;
-	}
+	if ((!t->v || (t->n + 1) * 2 > t->mask) &&
+	    perf_pair_table_grow(h, (void **)&t->v, &t->mask, 255, sizeof *t->v, aslot_of) < 0)
+		return NULL;
 	for (j = aslot(key, space, t->mask); t->v[j].used; j = (j + 1) & t->mask)
 		;
 	e = &t->v[j];
@@ -171,23 +161,23 @@ static int charge(struct pusher *p, const struct store *s, const struct alloc *e
 	return perf_push_stack(p, st, &smp, NULL);
 }
 
+/* Free a segment's or the run's state, self, with its table t and store s. */
+static void state_free(const struct fk_host *h, void *self, struct atable *t, struct store *s)
+{
+	h->free(t->v);
+	store_free(h, s);
+	h->free(self);
+}
+
 struct leak_seg *perf_leak_seg_new(const struct fk_host *h)
 {
-	struct leak_seg *s = h->alloc(sizeof *s);
-	if (s) {
-		memset(s, 0, sizeof *s);
-		s->h = h;
-	}
-	return s;
+	return perf_pair_state_new(h, sizeof(struct leak_seg));
 }
 
 void perf_leak_seg_free(const struct fk_host *h, struct leak_seg *s)
 {
-	if (!s)
-		return;
-	h->free(s->t.v);
-	store_free(h, &s->s);
-	h->free(s);
+	if (s)
+		state_free(h, s, &s->t, &s->s);
 }
 
 int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec *pr,
@@ -231,33 +221,20 @@ int perf_leak_free(struct leak_seg *s, const struct pair_rec *pr)
 	return 0;
 }
 
-void perf_leak_note_bad(struct leak_seg *s)
+struct pair_counts *perf_leak_counts(struct leak_seg *s)
 {
-	s->c.bad++;
-}
-
-void perf_leak_note_other(struct leak_seg *s)
-{
-	s->c.other++;
+	return &s->c;
 }
 
 struct leak_run *perf_leak_run_new(const struct fk_host *h)
 {
-	struct leak_run *r = h->alloc(sizeof *r);
-	if (r) {
-		memset(r, 0, sizeof *r);
-		r->h = h;
-	}
-	return r;
+	return perf_pair_state_new(h, sizeof(struct leak_run));
 }
 
 void perf_leak_run_free(const struct fk_host *h, struct leak_run *r)
 {
-	if (!r)
-		return;
-	h->free(r->t.v);
-	store_free(h, &r->s);
-	h->free(r);
+	if (r)
+		state_free(h, r, &r->t, &r->s);
 }
 
 int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
@@ -297,10 +274,7 @@ int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
 		g->bytes = e->bytes;
 		g->meta = e->meta;
 	}
-	r->c.unmatched += s->c.unmatched;
-	r->c.again += s->c.again;
-	r->c.bad += s->c.bad;
-	r->c.other += s->c.other;
+	perf_pair_counts_add(&r->c, &s->c);
 	return 0;
 }
 
@@ -315,7 +289,7 @@ static int by_time(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static void report(const struct fk_host *h, struct fk_input *in, const struct lcounts *c)
+static void report(const struct fk_host *h, struct fk_input *in, const struct pair_counts *c)
 {
 	const char *name = h->input_name(in);
 

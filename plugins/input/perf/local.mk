@@ -17,6 +17,8 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/driver.c \
 	plugins/input/perf/probe.c \
 	plugins/input/perf/weights.c \
+	plugins/input/perf/fields.c \
+	plugins/input/perf/events.c \
 	plugins/input/common/probe.h
 
 pkglib_LTLIBRARIES += plugins/input-perf.la
@@ -45,6 +47,12 @@ TESTS += tests/unit/perf-scan.t
 tests_unit_perf_scan_t_SOURCES = tests/unit/perf-scan.c tests/unit/testlib.h
 tests_unit_perf_scan_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_perf_scan_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
+# the tracepoint field reader (fields.c)
+check_PROGRAMS += tests/unit/perf-fields.t
+TESTS += tests/unit/perf-fields.t
+tests_unit_perf_fields_t_SOURCES = tests/unit/perf-fields.c tests/unit/testlib.h
+tests_unit_perf_fields_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_perf_fields_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
 # --wakeups and --leak (pairing.c, wakeups.c, leak.c)
 TESTS += tests/perf-pairing.sh
 EXTRA_DIST += tests/perf-pairing.sh tests/data/perf/pipepair.c tests/data/perf/kmalloc.c \

@@ -25,8 +25,8 @@
 #include "internal.h"
 
 struct tstate {
+	bool used;       /* slot holds a thread (first: perf_pair_table_grow) */
 	long long tid;
-	bool used;       /* slot holds a thread */
 	bool seen;       /* a switch of this thread came earlier in the segment */
 	bool pending;    /* switched out, waiting for its switch-in */
 	int64_t t_out;
@@ -50,25 +50,20 @@ struct table {
 	size_t mask, n;
 };
 
-/* What both kinds count; stray: wakeups of threads not waiting; bad:
- * records without a readable thread; back: waits ending before they began. */
-struct counts {
-	uint64_t unmatched, other, stray, bad, back;
-};
-
+/* Both begin with the host (perf_pair_state_new). */
 struct offcpu_seg {
 	const struct fk_host *h;
 	struct table t;
 	struct first *first;
 	size_t nfirst, firstcap;
-	struct counts c;
+	struct pair_counts c;
 	struct stack chain;  /* scratch for the chained stacks */
 };
 
 struct offcpu_run {
 	const struct fk_host *h;
 	struct table t;
-	struct counts c;
+	struct pair_counts c;
 	struct stack chain;
 };
 
@@ -76,6 +71,11 @@ static size_t slot_of(long long tid, size_t mask)
 {
 	uint64_t x = (uint64_t)tid * 0x9e3779b97f4a7c15ull;
 	return (size_t)(x >> 32) & mask;
+}
+
+static size_t slot_of_state(const void *e, size_t mask)
+{
+	return slot_of(((const struct tstate *)e)->tid, mask);
 }
 
 static void table_free(const struct fk_host *h, struct table *t)
@@ -94,24 +94,9 @@ static struct tstate *table_get(const struct fk_host *h, struct table *t, long l
 {
 	size_t j;
 
-	if (!t->v || (t->n + 1) * 2 > t->mask) {
-		size_t nmask = t->v ? t->mask * 2 + 1 : 63;
-		struct tstate *nv = h->alloc((nmask + 1) * sizeof *nv);
-		if (!nv)
-			return NULL;
-		memset(nv, 0, (nmask + 1) * sizeof *nv);
-		for (size_t i = 0; t->v && i <= t->mask; i++) {
-			if (!t->v[i].used)
-				continue;
-			size_t k = slot_of(t->v[i].tid, nmask);
-			while (nv[k].used)
-				k = (k + 1) & nmask;
-			nv[k] = t->v[i];
-		}
-		h->free(t->v);
-		t->v = nv;
-		t->mask = nmask;
-	}
+	if ((!t->v || (t->n + 1) * 2 > t->mask) &&
+	    perf_pair_table_grow(h, (void **)&t->v, &t->mask, 63, sizeof *t->v, slot_of_state) < 0)
+		return NULL;
 	for (j = slot_of(tid, t->mask); t->v[j].used; j = (j + 1) & t->mask)
 		if (t->v[j].tid == tid)
 			return &t->v[j];
@@ -135,7 +120,7 @@ static struct tstate *table_find(const struct table *t, long long tid)
  * with the waker (--wakeups).  A wait ending before it began (records out
  * of time order) is counted, not charged. */
 static int charge(struct pusher *p, struct tstate *s, int64_t t_in, struct stack *chain,
-                  struct counts *c)
+                  struct pair_counts *c)
 {
 	struct fk_sample smp = s->meta;
 	const struct stack *st = &s->st;
@@ -165,22 +150,23 @@ static void stack_swap(struct stack *a, struct stack *b)
 
 struct offcpu_seg *perf_offcpu_seg_new(const struct fk_host *h)
 {
-	struct offcpu_seg *s = h->alloc(sizeof *s);
-	if (s) {
-		memset(s, 0, sizeof *s);
-		s->h = h;
-	}
-	return s;
+	return perf_pair_state_new(h, sizeof(struct offcpu_seg));
+}
+
+/* Free a segment's or the run's state, self, with its table and chain. */
+static void state_free(const struct fk_host *h, void *self, struct table *t, struct stack *chain)
+{
+	table_free(h, t);
+	perf_stack_free(h, chain);
+	h->free(self);
 }
 
 void perf_offcpu_seg_free(const struct fk_host *h, struct offcpu_seg *s)
 {
 	if (!s)
 		return;
-	table_free(h, &s->t);
-	perf_stack_free(h, &s->chain);
 	h->free(s->first);
-	h->free(s);
+	state_free(h, s, &s->t, &s->chain);
 }
 
 static int note_first(struct offcpu_seg *s, struct tstate *ts, bool in, int64_t t)
@@ -255,33 +241,20 @@ int perf_offcpu_wakeup(struct offcpu_seg *s, long long wakee, const struct stack
 	return perf_stack_copy(s->h, &ts->pwk, st);
 }
 
-void perf_offcpu_note_other(struct offcpu_seg *s)
+struct pair_counts *perf_offcpu_counts(struct offcpu_seg *s)
 {
-	s->c.other++;
-}
-
-void perf_offcpu_note_bad(struct offcpu_seg *s)
-{
-	s->c.bad++;
+	return &s->c;
 }
 
 struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h)
 {
-	struct offcpu_run *r = h->alloc(sizeof *r);
-	if (r) {
-		memset(r, 0, sizeof *r);
-		r->h = h;
-	}
-	return r;
+	return perf_pair_state_new(h, sizeof(struct offcpu_run));
 }
 
 void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r)
 {
-	if (!r)
-		return;
-	table_free(h, &r->t);
-	perf_stack_free(h, &r->chain);
-	h->free(r);
+	if (r)
+		state_free(h, r, &r->t, &r->chain);
 }
 
 int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher *p)
@@ -332,18 +305,14 @@ int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher
 			stack_swap(&g->wk, &ts->wk);
 		ts->pending = false;
 	}
-	r->c.unmatched += s->c.unmatched;
-	r->c.other += s->c.other;
-	r->c.stray += s->c.stray;
-	r->c.bad += s->c.bad;
-	r->c.back += s->c.back;
+	perf_pair_counts_add(&r->c, &s->c);
 	return 0;
 }
 
 void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r,
                         bool wakeups)
 {
-	const struct counts *c = &r->c;
+	const struct pair_counts *c = &r->c;
 	const char *name = h->input_name(in);
 	uint64_t unmatched = c->unmatched;
 

@@ -3,8 +3,9 @@
  * --offcpu and --wakeups keep sched:sched_switch (and, for --wakeups,
  * sched_wakeup or sched_waking) records for offcpu.c; --leak keeps
  * allocation and free events for leak.c.  The fields are read here, once,
- * from the header's tracepoint arguments; a record whose field is missing
- * or not a number is dropped and counted by the pairing it was meant for.
+ * from the header's tracepoint arguments (by fields.c); a record whose
+ * field is missing or not a number is dropped and counted by the pairing
+ * it was meant for.
  */
 #include "internal.h"
 
@@ -24,52 +25,10 @@ static const struct {
 	{ "kmem:mm_page_free", PK_FREE, 1 },
 };
 
-enum { F_OK, F_MISSING, F_BAD };
-
-/* KEY=VALUE among tracepoint arguments a[0..n), VALUE decimal or 0x hex
- * (or "(nil)", how the kernel prints a null pointer: 0), up to the next
- * blank or ','. */
-static int field_u64(const char *a, size_t n, const char *key, uint64_t *v)
+/* A tracepoint field of the record (fields.c's rules). */
+static int field(const struct header *hd, const char *name, uint64_t *v)
 {
-	size_t kl = strlen(key);
-	const char *p = a, *end;
-
-	if (!a)
-		return F_MISSING; /* a record without arguments */
-	end = a + n;
-	while ((p = perf_memmem(p, (size_t)(end - p), key, kl)) != NULL) {
-		const char *q = p + kl;
-		if ((p == a || is_ws((unsigned char)p[-1])) && q < end && *q == '=') {
-			uint64_t x = 0;
-			int base = 10, digits = 0;
-			q++;
-			if (end - q >= 5 && memcmp(q, "(nil)", 5) == 0 &&
-			    (end - q == 5 || is_ws((unsigned char)q[5]) || q[5] == ',')) {
-				*v = 0;
-				return F_OK;
-			}
-			if (end - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
-				base = 16, q += 2;
-			for (; q < end && !is_ws((unsigned char)*q) && *q != ','; q++, digits++) {
-				unsigned c = (unsigned char)*q, d;
-				if (is_digit(c))
-					d = c - '0';
-				else if (base == 16 && ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'))
-					d = (c | 0x20) - 'a' + 10;
-				else
-					return F_BAD;
-				if (x > (UINT64_MAX - d) / (unsigned)base)
-					return F_BAD;
-				x = x * (unsigned)base + d;
-			}
-			if (!digits)
-				return F_BAD;
-			*v = x;
-			return F_OK;
-		}
-		p += kl;
-	}
-	return F_MISSING;
+	return perf_field_u64(hd->event, hd->event_len, hd->args, hd->args_len, name, strlen(name), v);
 }
 
 /* Whether ev is one of the comma-separated events of list. */
@@ -109,27 +68,27 @@ static bool leak_keep(struct seg_result *res, const struct fk_perf_opts *o, cons
 			}
 	}
 	if (pr->kind == PK_OTHER) {
-		perf_leak_note_other(res->leak);
+		perf_leak_counts(res->leak)->other++;
 		return false;
 	}
 	if (pr->space == 1) {
-		rc = field_u64(hd->args, hd->args_len, "pfn", &pr->key);
-		if (rc == F_OK && pr->kind == PK_ALLOC)
-			rc = field_u64(hd->args, hd->args_len, "order", &order);
-		if (rc == F_OK && order >= 32)
-			rc = F_BAD;
+		rc = field(hd, "pfn", &pr->key);
+		if (rc == PF_OK && pr->kind == PK_ALLOC)
+			rc = field(hd, "order", &order);
+		if (rc == PF_OK && order >= 32)
+			rc = PF_BAD;
 		pr->bytes = (uint64_t)(o->leak_page_size > 0 ? o->leak_page_size : 4096) << order;
 	} else {
-		rc = field_u64(hd->args, hd->args_len, ptr, &pr->key);
-		if (rc == F_OK && pr->key == 0)
+		rc = field(hd, ptr, &pr->key);
+		if (rc == PF_OK && pr->key == 0)
 			return false; /* free(NULL) does nothing; a NULL allocation failed */
-		if (rc == F_OK && pr->kind == PK_ALLOC)
-			rc = field_u64(hd->args, hd->args_len, bytes, &pr->bytes);
-		if (rc == F_OK && pr->kind == PK_ALLOC && o->leak_align > 1)
+		if (rc == PF_OK && pr->kind == PK_ALLOC)
+			rc = field(hd, bytes, &pr->bytes);
+		if (rc == PF_OK && pr->kind == PK_ALLOC && o->leak_align > 1)
 			pr->bytes -= pr->bytes % (uint64_t)o->leak_align;
 	}
-	if (rc != F_OK) {
-		perf_leak_note_bad(res->leak);
+	if (rc != PF_OK) {
+		perf_leak_counts(res->leak)->bad++;
 		return false;
 	}
 	return true;
@@ -157,8 +116,8 @@ bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const 
 	}
 	if (o->wakeups && (perf_event_matches(hd->event, hd->event_len, "sched:sched_wakeup", 18) ||
 	                   perf_event_matches(hd->event, hd->event_len, "sched:sched_waking", 18))) {
-		if (field_u64(hd->args, hd->args_len, "pid", &v) != F_OK || v > INT32_MAX) {
-			perf_offcpu_note_bad(res->off);
+		if (field(hd, "pid", &v) != PF_OK || v > INT32_MAX) {
+			perf_offcpu_counts(res->off)->bad++;
 			return false;
 		}
 		pr->kind = PK_WAKEUP;
@@ -167,7 +126,7 @@ bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const 
 	}
 other:
 	if (res->off)
-		perf_offcpu_note_other(res->off);
+		perf_offcpu_counts(res->off)->other++;
 	return false;
 }
 
@@ -191,6 +150,51 @@ int perf_pair_record(struct seg_result *res, struct pusher *p, const struct pair
 	default:
 		return 0;
 	}
+}
+
+void *perf_pair_state_new(const struct fk_host *h, size_t size)
+{
+	void *s = h->alloc(size);
+
+	if (s) {
+		memset(s, 0, size);
+		*(const struct fk_host **)s = h; /* its first member */
+	}
+	return s;
+}
+
+int perf_pair_table_grow(const struct fk_host *h, void **v, size_t *mask, size_t first_mask,
+                         size_t elem, size_t (*slot)(const void *e, size_t mask))
+{
+	char *ov = *v, *nv;
+	size_t nmask = ov ? *mask * 2 + 1 : first_mask;
+
+	if (!(nv = h->alloc((nmask + 1) * elem)))
+		return FK_ERR_NOMEM;
+	memset(nv, 0, (nmask + 1) * elem);
+	for (size_t i = 0; ov && i <= *mask; i++) {
+		const char *e = ov + i * elem;
+		size_t k;
+		if (!*(const bool *)e)
+			continue;
+		for (k = slot(e, nmask); *(const bool *)(nv + k * elem); k = (k + 1) & nmask)
+			;
+		memcpy(nv + k * elem, e, elem);
+	}
+	h->free(ov);
+	*v = nv;
+	*mask = nmask;
+	return 0;
+}
+
+void perf_pair_counts_add(struct pair_counts *run, const struct pair_counts *seg)
+{
+	run->unmatched += seg->unmatched;
+	run->again += seg->again;
+	run->stray += seg->stray;
+	run->bad += seg->bad;
+	run->other += seg->other;
+	run->back += seg->back;
 }
 
 void perf_tcheck_note(struct tcheck *t, int64_t ns)

@@ -343,14 +343,10 @@ static int record_end(struct seg *s)
 	return rc;
 }
 
-/* A record of an event not kept: counted, the first one named. */
+/* A record of an event not kept: counted, per event. */
 static bool drop_event(struct seg_result *res, const struct header *hd)
 {
-	if (!res->dropped_ev[0] && hd->event)
-		snprintf(res->dropped_ev, sizeof res->dropped_ev, "%.*s",
-		         (int)(hd->event_len > 100 ? 100 : hd->event_len), hd->event);
-	else if (!res->dropped_ev[0])
-		snprintf(res->dropped_ev, sizeof res->dropped_ev, "(no event name)");
+	perf_events_note(&res->dropped_ev, hd->event, hd->event_len);
 	res->dropped++;
 	return false;
 }
@@ -398,14 +394,16 @@ static bool keep_event(struct seg *s, const struct header *hd, int *series)
 static bool record_weight(struct seg *s, const struct header *hd, double *w)
 {
 	const char *f = s->w->cfg.o->weight_field;
+	uint64_t v;
 
 	*w = hd->period > 0 ? hd->period : 1;
 	if (!f)
 		return true;
-	switch (perf_field_weight(hd->event, hd->event_len, hd->args, hd->args_len, f, strlen(f), w)) {
-	case WF_OK:
+	switch (perf_field_u64(hd->event, hd->event_len, hd->args, hd->args_len, f, strlen(f), &v)) {
+	case PF_OK:
+		*w = (double)v;
 		return true;
-	case WF_MISSING:
+	case PF_MISSING:
 		s->res->wf_missing++;
 		return false;
 	default:

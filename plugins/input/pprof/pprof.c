@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "fk_pprof.h"
+#include "../common/time.h"
 
 struct opts {
 	const char *sample_type;
@@ -207,7 +208,17 @@ static int pick_value(struct ctx *c, const char *want, size_t *vi)
 	return c->h->input_error(c->in, 0, "no sample type '%s' in this profile (it has: %s)", want, list);
 }
 
-/* Check every reference once, so the sample loop can trust them. */
+/* Whether label lb holds the sample's time: a numeric "timestamp" or
+ * "timestamp_ns" (nanoseconds). */
+static bool time_label(const fk_pprof_profile *p, const Perftools__Profiles__Label *lb)
+{
+	const char *key = p->string_table[lb->key];
+
+	return lb->str == 0 && (!strcmp(key, "timestamp") || !strcmp(key, "timestamp_ns"));
+}
+
+/* Check every reference once, so the sample loop can trust them, and
+ * every time (common/time.h). */
 static int check_refs(struct ctx *c)
 {
 	const fk_pprof_profile *p = c->pf;
@@ -249,6 +260,12 @@ static int check_refs(struct ctx *c)
 			if (!str(p, lb->key) || !str(p, lb->str) || !str(p, lb->num_unit))
 				return bad_string(c, "a sample label", !str(p, lb->key) ? lb->key :
 				                  !str(p, lb->str) ? lb->str : lb->num_unit);
+			if (time_label(p, lb) && !fk_time_ns_fits_i64(lb->num))
+				return c->h->input_error(c->in, 0, "not a usable pprof profile: sample %zu's "
+				                         "%s label is %" PRId64 " ns, beyond the "
+				                         FK_TIME_YEARS " years either side of 0 that "
+				                         "flamekit's times hold", i + 1,
+				                         p->string_table[lb->key], lb->num);
 		}
 	}
 	return 0;
@@ -277,7 +294,7 @@ static void apply_labels(struct ctx *c, const Perftools__Profiles__Sample *s,
 		                            !strcmp(key, "thread id"))) {
 			smp->tid = (int32_t)lb->num;
 			smp->flags |= FK_SAMPLE_TID;
-		} else if (lb->str == 0 && (!strcmp(key, "timestamp") || !strcmp(key, "timestamp_ns"))) {
+		} else if (time_label(p, lb)) {
 			smp->time_ns = lb->num;
 			smp->flags |= FK_SAMPLE_TIME;
 		} else if (c->attrs) {

@@ -1,6 +1,7 @@
 # v8: Chrome and Node .cpuprofile JSON, streamed through yajl.
 pkglib_LTLIBRARIES += plugins/input-v8.la
-plugins_input_v8_la_SOURCES = plugins/input/v8/v8.c plugins/input/v8/json.c plugins/input/v8/v8.h
+plugins_input_v8_la_SOURCES = plugins/input/v8/v8.c plugins/input/v8/json.c plugins/input/v8/v8.h \
+	plugins/input/common/time.h
 plugins_input_v8_la_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 plugins_input_v8_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 plugins_input_v8_la_LIBADD = $(YAJL_LIBS) $(LIBM)

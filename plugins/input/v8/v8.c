@@ -11,7 +11,8 @@
  * when the url is empty.  The "(root)" node is not a frame; "(program)",
  * "(idle)" and "(garbage collector)" are.  Each entry of `samples` counts
  * once (unit "samples"), at startTime plus the running sum of timeDeltas
- * (microseconds), so time-ordered outputs work.  A profile without
+ * (microseconds), so time-ordered outputs work; a time beyond 64 bits of
+ * nanoseconds is an error (sample_ns).  A profile without
  * `samples` falls back to each node's hitCount, without times.  Nodes may
  * name their parent ("parent", as Chrome's trace events do) instead of
  * their children.
@@ -31,6 +32,7 @@
 #include <string.h>
 
 #include "v8.h"
+#include "../common/time.h"
 
 struct idx {
 	double id;
@@ -155,8 +157,8 @@ static int stack_of(struct ctx *c, size_t k, size_t *n)
 	return 0;
 }
 
-/* One sample of node k. */
-static int push(struct ctx *c, struct fk_sink *sink, size_t k, double w, int timed, double t_us)
+/* One sample of node k, at time_ns when timed. */
+static int push(struct ctx *c, struct fk_sink *sink, size_t k, double w, int timed, int64_t time_ns)
 {
 	struct fk_sample smp;
 	size_t n = 0;
@@ -166,7 +168,7 @@ static int push(struct ctx *c, struct fk_sink *sink, size_t k, double w, int tim
 	smp.weight[0] = w;
 	if (timed) {
 		smp.flags = FK_SAMPLE_TIME;
-		smp.time_ns = (int64_t)llround(t_us * 1000);
+		smp.time_ns = time_ns;
 	}
 	if (c->p.v[k].leaf != FK_NODE_NONE)
 		return c->h->push_node(sink, c->p.v[k].leaf, &smp);
@@ -177,10 +179,31 @@ static int push(struct ctx *c, struct fk_sink *sink, size_t k, double w, int tim
 	return c->h->push(sink, &smp, &c->p.v[k].leaf);
 }
 
+/* Sample i's time, t_us microseconds, in nanoseconds.  A time beyond
+ * FK_TIME_NS_LIMIT (infinite, or infinities that cancelled, too) is an
+ * error, not a clamped value (common/time.h says why). */
+static int sample_ns(struct ctx *c, size_t i, double t_us, int64_t *ns)
+{
+	double x = t_us * 1000;
+
+	if (t_us != t_us)
+		return c->h->input_error(c->in, 0, "not a V8 profile: sample number %zu has no time: "
+		                         "startTime plus timeDeltas up to number %zu is not a number "
+		                         "(infinities that cancel)", i + 1, i + 1);
+	if (!fk_time_ns_fits(x))
+		return c->h->input_error(c->in, 0, "not a V8 profile: sample number %zu is at %g "
+		                         "microseconds (startTime plus timeDeltas up to number %zu), "
+		                         "beyond the " FK_TIME_YEARS " years either side of 0 that "
+		                         "flamekit's times hold", i + 1, t_us, i + 1);
+	*ns = (int64_t)llround(x);
+	return 0;
+}
+
 static int read_samples(struct ctx *c, struct fk_sink *sink)
 {
 	const struct v8_prof *p = &c->p;
 	double t = p->start;
+	int64_t ns = 0;
 	int timed, rc;
 
 	if (!p->has_samples) {
@@ -199,8 +222,10 @@ static int read_samples(struct ctx *c, struct fk_sink *sink)
 			if (p->deltas[i] != p->deltas[i])
 				return bad(c, "not a V8 profile: time delta %s%.0f is not a number", "number ", (double)i + 1);
 			t += p->deltas[i];
+			if ((rc = sample_ns(c, i, t, &ns)) < 0)
+				return rc;
 		}
-		if ((rc = push(c, sink, k, 1, timed, t)) < 0)
+		if ((rc = push(c, sink, k, 1, timed, ns)) < 0)
 			return rc;
 	}
 	if (p->has_deltas && !timed)

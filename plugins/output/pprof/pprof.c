@@ -491,8 +491,13 @@ static void time_span(const struct fk_host *h, const struct fk_profile *p, fk_pp
 			t1 = ls->time_ns;
 	}
 	if (t0 <= t1) {
+		/* the inputs here keep times within 2^62 ns of 0
+		 * (plugins/input/common/time.h), but a third-party one may
+		 * not: a span over INT64_MAX is clamped, as pprof cannot hold
+		 * it, without a signed overflow */
+		uint64_t span = (uint64_t)t1 - (uint64_t)t0;
 		pf->time_nanos = t0;
-		pf->duration_nanos = t1 - t0;
+		pf->duration_nanos = span > INT64_MAX ? INT64_MAX : (int64_t)span;
 	}
 }
 
