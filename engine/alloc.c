@@ -39,13 +39,17 @@ void *fk_malloc(size_t n)
 	return malloc(n ? n : 1);
 }
 
-/* Blocks this large come from mmap, where calloc leaves the zeroing to the
- * kernel: a hash table's slots are then read before they are written, each
- * read maps the shared zero page, and the write after it is a copy-on-write
- * fault that flushes the TLB of every other thread (an IPI per page: 8% of
- * a perf collapse on 2 threads).  Writing the zeros first faults each page
- * in once, writable. */
-#define CALLOC_WRITE_FROM ((size_t)64 << 10)
+/* A block of a page or more may come fresh from the kernel (mmap, or the
+ * heap's top), where calloc leaves the zeroing to it: a hash table's slots
+ * are then read before they are written, each read maps the shared zero
+ * page, and the write after it is a copy-on-write fault that flushes the
+ * TLB of every other thread (an IPI per page: 10% of a 2-thread perf
+ * collapse's CPU time went to smp_call_function_many_cond).  Writing the
+ * zeros first faults each page in once, writable. */
+#define CALLOC_WRITE_FROM ((size_t)4096)
+/* Called through a volatile pointer: GCC turns malloc + memset(0) back
+ * into calloc, which would undo the point. */
+static void *(*volatile const zero_fill)(void *, int, size_t) = memset;
 
 void *fk_calloc(size_t n, size_t size)
 {
@@ -60,7 +64,7 @@ void *fk_calloc(size_t n, size_t size)
 	if (n * size < CALLOC_WRITE_FROM)
 		return calloc(n, size);
 	if ((p = malloc(n * size)) != NULL)
-		memset(p, 0, n * size);
+		zero_fill(p, 0, n * size);
 	return p;
 }
 
