@@ -371,6 +371,9 @@ void fk_input_close(struct fk_input *in);
 /* parts.c: host->parse_parts */
 int fk_parse_parts(const char *plugin, const char *const *optnames, const char *const *optvalues,
                    size_t nopts, struct fk_input *const *ins, size_t n, struct fk_sink *sink);
+/* parts.c: host->parse_streams */
+int fk_parse_streams(struct fk_input *const *ins, size_t n, struct fk_sink *sink,
+                     const struct fk_part_ops *ops, void *ctx);
 /* parallel.c: host->parse_chunks */
 int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx);
 /* Restrict `in` (just opened, maybe peeked at) to shard k of n: the byte

@@ -28,6 +28,7 @@ static int h_input_error(struct fk_input *in, uint64_t line, const char *fmt, ..
 }
 
 static unsigned h_sink_threads(struct fk_sink *s) { return s->threads; }
+static int h_sink_keeps_samples(struct fk_sink *s) { return s->p->keep_samples; }
 
 static struct fk_sink *h_sink_fork(struct fk_sink *s)
 {
@@ -323,6 +324,8 @@ const struct fk_host fk_host = {
 	.sample_attrs = h_sample_attrs,
 	.sample_comm = h_sample_comm,
 	.sink_set_series_unit = h_sink_set_series_unit,
+	.parse_streams = fk_parse_streams,
+	.sink_keeps_samples = h_sink_keeps_samples,
 	.input_peek = fk_input_buffered,
 	.input_consume = fk_input_consume,
 };

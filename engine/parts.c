@@ -1,7 +1,9 @@
 /*
  * host->parse_parts: one input plugin parsing several streams that are the
- * consecutive parts of one text (the perf-data plugin's `perf script`
- * processes, each printing one time slice of a perf.data file).
+ * consecutive parts of one text; host->parse_streams: the same with the
+ * caller's own callback for each part (the perf-data plugin's `perf
+ * script` processes, each printing one time slice of a perf.data file,
+ * parsed as the segments of one perf parser session).
  *
  * The engine knows nothing of the format: it finds the plugin by name among
  * the pipeline's, builds its options from text as the command line does,
@@ -16,8 +18,11 @@
 #include "fk.h"
 
 struct part {
-	const struct fk_plugin *pl;
+	const struct fk_plugin *pl;  /* parse_parts: the plugin, its options */
 	const void *opts;
+	const struct fk_part_ops *ops; /* parse_streams: the caller's callback */
+	void *ctx;
+	unsigned idx;
 	struct fk_input *in;
 	struct fk_sink *sink;
 	pthread_t th;
@@ -29,7 +34,10 @@ static void *part_main(void *arg)
 {
 	struct part *pt = arg;
 
-	pt->rc = pt->pl->d.in.parse(&fk_host, pt->in, pt->sink, pt->opts);
+	if (pt->ops)
+		pt->rc = pt->ops->parse(pt->ctx, pt->idx, pt->in, pt->sink);
+	else
+		pt->rc = pt->pl->d.in.parse(&fk_host, pt->in, pt->sink, pt->opts);
 	return NULL;
 }
 
@@ -109,16 +117,60 @@ static int run_parts(struct part *pts, size_t n, struct fk_sink *sink)
 	return rc;
 }
 
+/* Parse the parts pts[0..n) (filled but for their inputs' flags) into
+ * sink and report as one input: the first error in part order, then,
+ * when none, finish (NULL for none) and the skipped-line report. */
+static int run_all(struct part *pts, struct fk_input *const *ins, size_t n, struct fk_sink *sink,
+                   const struct fk_part_ops *ops, void *ctx)
+{
+	struct fk_input whole;
+	uint64_t base = 0;
+	int rc = 0, jr;
+
+	for (size_t i = 0; i < n; i++) {
+		ins[i]->defer_errors = true;
+		fk_input_count_lines(ins[i]);
+	}
+	if (n == 1) {
+		pts[0].sink = sink;
+		part_main(&pts[0]);
+		jr = 0;
+	} else {
+		jr = run_parts(pts, n, sink);
+	}
+	/* the parts' messages, in part order, as one input's */
+	memset(&whole, 0, sizeof whole);
+	whole.name = ins[0]->name;
+	whole.fd = -1;
+	for (size_t i = 0; i < n; i++)
+		rc = retire(&whole, &pts[i], &base, rc);
+	if (rc == 0 && jr < 0) {
+		fk_log(FK_LOG_ERROR, "%s: out of memory", whole.name);
+		rc = jr;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ins[i]->defer_errors = false;
+		ins[i]->err_lost = false;
+		fk_free(ins[i]->err_msg);
+		ins[i]->err_msg = NULL;
+	}
+	/* the end of one parse: its summaries come before the engine's report */
+	if (rc == 0 && ops && ops->finish)
+		rc = ops->finish(ctx, sink);
+	fk_log_set_prefix(NULL); /* as fk_parse_input reports an input's */
+	if (rc == 0)
+		fk_input_report(&whole);
+	return rc;
+}
+
 int fk_parse_parts(const char *plugin, const char *const *optnames, const char *const *optvalues,
                    size_t nopts, struct fk_input *const *ins, size_t n, struct fk_sink *sink)
 {
 	const struct fk_plugin *pl;
 	const char *saved = fk_log_prefix();
-	struct fk_input whole;
 	struct part *pts = NULL;
 	void *opts = NULL;
-	uint64_t base = 0;
-	int rc = 0, jr;
+	int rc = 0;
 
 	if (n == 0)
 		return 0;
@@ -139,42 +191,35 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		pts[i] = (struct part){ .pl = pl, .opts = opts, .in = ins[i] };
-		ins[i]->defer_errors = true;
-		fk_input_count_lines(ins[i]);
-	}
-	fk_log_set_prefix(pl->prefix);
-	if (n == 1) {
-		pts[0].sink = sink;
-		part_main(&pts[0]);
-		jr = 0;
-	} else {
-		jr = run_parts(pts, n, sink);
-	}
-	/* the parts' messages, in part order, as one input's */
-	memset(&whole, 0, sizeof whole);
-	whole.name = ins[0]->name;
-	whole.fd = -1;
 	for (size_t i = 0; i < n; i++)
-		rc = retire(&whole, &pts[i], &base, rc);
-	if (rc == 0 && jr < 0) {
-		fk_log(FK_LOG_ERROR, "%s: out of memory", whole.name);
-		rc = jr;
-	}
-	fk_log_set_prefix(NULL); /* as fk_parse_input reports an input's */
-	if (rc == 0)
-		fk_input_report(&whole);
-	for (size_t i = 0; i < n; i++) {
-		ins[i]->defer_errors = false;
-		ins[i]->err_lost = false;
-		fk_free(ins[i]->err_msg);
-		ins[i]->err_msg = NULL;
-	}
+		pts[i] = (struct part){ .pl = pl, .opts = opts, .in = ins[i] };
+	fk_log_set_prefix(pl->prefix);
+	rc = run_all(pts, ins, n, sink, NULL, NULL);
 out:
 	fk_log_set_prefix(saved);
 	fk_free(pts);
 	if (opts)
 		fk_options_free(pl, opts);
+	return rc;
+}
+
+int fk_parse_streams(struct fk_input *const *ins, size_t n, struct fk_sink *sink,
+                     const struct fk_part_ops *ops, void *ctx)
+{
+	const char *saved = fk_log_prefix();
+	struct part *pts;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	if (!(pts = fk_calloc(n, sizeof *pts))) {
+		fk_log(FK_LOG_ERROR, "%s: out of memory", ins[0]->name);
+		return FK_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		pts[i] = (struct part){ .ops = ops, .ctx = ctx, .idx = (unsigned)i, .in = ins[i] };
+	rc = run_all(pts, ins, n, sink, ops, ctx);
+	fk_log_set_prefix(saved);
+	fk_free(pts);
 	return rc;
 }

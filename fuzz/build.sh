@@ -118,6 +118,9 @@ input_harness() {
 	objs=
 	for c in "$@" $extra; do
 		o="$obj/input-$name/$(basename "$c" .c).o"
+		# a shared source is named by its path: perf-data's header.c and
+		# the perf parser's would share header.o
+		case " $extra " in *" $c "*) o="$obj/input-$name/$(echo "${c#"$src"/}" | tr '/' '_' | sed 's/\.c$//').o" ;; esac
 		# shellcheck disable=SC2086
 		compile "$c" "$o" -I"$dir" $incs -Dflamekit_plugin_init=fk_fuzz_input_init
 		objs="$objs $o"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The perf-data plugin.  Part 1, with a fake perf (--perf) and a synthetic
 # perf.data header: the perf script command lines, the time slices, line
-# numbers and errors counted across slices, and every way perf can fail.
+# numbers and errors counted across slices, what spans slices (--offcpu
+# waits, --leak frees, the first record's event) settled as in one text,
+# and every way perf can fail.
 # Part 2, with captures recorded here and now by the real perf (skipped
 # where perf cannot record): the folded result equals `perf script -i FILE |
 # flamekit collapse --format perf` for 1, 2 and 3 slices, with options.
@@ -75,19 +77,42 @@ prog-?/1;f_11.500000000, 1" "--tid --kernel --event-filter reach the perf plugin
 
 : > fake.log
 run "$FLAMEKIT" collapse -v --threads 3 --perf ./fakeperf --offcpu one.data
-is "$rc:$(cat fake.log)" "0:script -i one.data" "--offcpu: one process"
-case $err in *"one perf script process: --offcpu pairs switch-outs with switch-ins across the whole capture"*) r=0;; *) r=1;; esac
-ok $r "--offcpu: -v says why there is one process"
+is "$rc:$(sort fake.log)" "0:script -i one.data --time $S1
+script -i one.data --time $S2
+script -i one.data --time $S3" "--offcpu: sliced (the slices are segments of one perf parser session)"
+: > fake.log
+run "$FLAMEKIT" graph -v --threads 3 --perf ./fakeperf --offcpu --flamechart -o chart.svg one.data
+is "$(cat fake.log)" "script -i one.data" "--offcpu with an output keeping samples in order: one process"
+case $err in *"one perf script process: --offcpu pairs switch-outs with switch-ins across slices, and an output keeps the samples in order"*) r=0;; *) r=1;; esac
+ok $r "--offcpu with a time-ordered output: -v says why there is one process"
 
 mkdata two.data 10000000000 13000000000 2
 : > fake.log
 run "$FLAMEKIT" collapse -v --threads 3 --perf ./fakeperf two.data
-is "$rc:$(cat fake.log)" "0:script -i two.data" "two events, no --event-filter: one process"
-case $err in *"one perf script process: it holds several events"*) r=0;; *) r=1;; esac
-ok $r "two events: -v says why"
+is "$rc:$(sort fake.log)" "0:script -i two.data
+script -i two.data --time $S1
+script -i two.data --time $S2
+script -i two.data --time $S3" "two events, no --event-filter: sliced, and a perf script of the whole file read ahead"
+case $err in *'two.data: its first record is of "cpu-clock", the event kept'*) r=0;; *) r=1;; esac
+ok $r "two events: -v names the first record's event, kept in every slice"
 : > fake.log
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --event-filter cpu-clock two.data
-is "$rc:$(wc -l < fake.log)" "0:3" "two events with --event-filter: sliced"
+is "$rc:$(wc -l < fake.log)" "0:3" "two events with --event-filter: sliced, nothing read ahead"
+: > fake.log
+cat > hashperf <<'SH'
+#!/bin/sh
+echo "$*" >> "$FAKE_LOG"
+case $* in *--time*) printf 'prog 1 [000] 1.000000: 1 cpu-clock:\n\t1 f (/bin/x)\n\n'; exit 0;; esac
+yes '# no record in the first 16 MiB' | head -c 17000000
+SH
+chmod +x hashperf
+run "$FLAMEKIT" collapse -v --threads 3 --perf ./hashperf two.data
+case $err in *"two.data: one perf script process: it holds several events and the first record, whose event is kept, could not be read ahead (give --event-filter NAME)"*) r=0;; *) r=1;; esac
+ok $r "two events, no record in the first 16 MiB: -v says why there is one process"
+is "$rc:$(sort fake.log | uniq -c | sed 's/^ *//')" "0:2 script -i two.data
+1 script -i two.data --time $S1
+1 script -i two.data --time $S2
+1 script -i two.data --time $S3" "two events, first record not read ahead: the slices stopped, one process run"
 mkdata untimed.data 10000000000 13000000000 1 1
 : > fake.log
 run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf untimed.data
@@ -129,6 +154,61 @@ is "$rc:$out:$err" "1::flamekit: one.data (perf script output):7: binary data (a
 	"a parse error: the first in slice order, its line counted from the first slice"
 ok "$([ ! -e out.folded ]; echo $?)" "a parse error: no output file"
 FAKE_EXTRA=
+
+# --- what spans slices: one session, as the concatenated text --------------
+# app (tid 100) switches out in slice 1 and back in in slice 2 (a wait of
+# 1.4 s); slice 3 has a switch earlier than slice 2's (out of time order)
+# and leaves tid 200 switched out.
+SW='sched:sched_switch: prev_comm=%s prev_pid=%s prev_prio=120 prev_state=S ==> next_comm=%s next_pid=%s next_prio=120'
+out1="app 100/100 [000] 10.100000: $(printf "$SW" app 100 swapper/0 0)\\n\\tffff schedule ([kernel.kallsyms])\\n\\t1234 main (/bin/app)\\n\\n"
+in2="swapper 0/0 [000] 11.500000: $(printf "$SW" swapper/0 0 app 100)\\n\\tffff schedule ([kernel.kallsyms])\\n\\n"
+out3="db 200/200 [001] 11.000000: $(printf "$SW" db 200 swapper/1 0)\\n\\tffff schedule ([kernel.kallsyms])\\n\\t99 poll (/bin/db)\\n\\n"
+FAKE_EXTRA="$S1=$out1;$S2=$in2;$S3=$out3"
+for r in "$S1" "$S2" "$S3"; do ./fakeperf --time "$r"; done > sliced.txt
+"$FLAMEKIT" collapse --format perf --offcpu sliced.txt > want.folded 2> want.err
+run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --offcpu -o got.folded one.data
+is "$rc:$(cat got.folded)" "0:app;main;schedule 1400000" \
+	"--offcpu, 3 slices: a wait from a switch-out in slice 1 to its switch-in in slice 2"
+is "$err" "$(sed 's|sliced.txt|one.data (perf script output)|; s|\[input:perf\]|[input:perf-data]|' want.err)" \
+	"--offcpu, 3 slices: the summaries once, as for the concatenated text"
+case $err in *"1 switch-out had no later switch-in"*"1 record was out of time order"*) r=0;; *) r=1;; esac
+ok $r "--offcpu, 3 slices: the unmatched switch-out and the record out of time order are counted across slices"
+FAKE_EXTRA=
+
+# --leak: an allocation in slice 1 freed in slice 2; slice 3's never freed
+KM='kmem:kmalloc: call_site=x+0x1 ptr=%s bytes_req=100 bytes_alloc=%s gfp_flags=GFP_KERNEL'
+a1="app 1 [000] 10.1: $(printf "$KM" 0xa000 128)\\n\\t1 __kmalloc (/k)\\n\\t2 grow (/bin/app)\\n\\n"
+f2="app 1 [000] 11.1: kmem:kfree: call_site=x+0x1 ptr=0xa000\\n\\t3 kfree (/k)\\n\\n"
+a3="app 1 [000] 12.1: $(printf "$KM" 0xb000 64)\\n\\t1 __kmalloc (/k)\\n\\t4 keep (/bin/app)\\n\\n"
+FAKE_EXTRA="$S1=$a1;$S2=$f2;$S3=$a3"
+run "$FLAMEKIT" collapse --threads 3 --perf ./fakeperf --leak one.data
+is "$rc:$out:$err" "0:app;keep;__kmalloc 64:" \
+	"--leak, 3 slices: a free in slice 2 of an allocation in slice 1; slice 3's never freed"
+FAKE_EXTRA=
+
+# --- several events: the first record's, read ahead, kept in every slice ---
+# slice 1 starts with task-clock, slices 2 and 3 with cpu-clock
+cat > evperf <<'SH'
+#!/bin/sh
+rec() { printf 'prog 1 [000] %s: 1 %s:\n\t1 %s (/bin/x)\n\n' "$1" "$2" "$3"; }
+slice() {
+	case $1 in
+	,*) rec 10.1 task-clock t1; rec 10.2 cpu-clock c1 ;;
+	11*) rec 11.1 cpu-clock c2; rec 11.2 task-clock t2 ;;
+	*) rec 12.1 cpu-clock c3 ;;
+	esac
+}
+range=
+while [ $# -gt 0 ]; do [ "$1" = --time ] && range=$2; shift; done
+if [ -n "$range" ]; then slice "$range"; else for r in ,1 11 12; do slice $r; done; fi
+SH
+chmod +x evperf
+./evperf -i two.data | "$FLAMEKIT" collapse --format perf > want.folded 2> want.err
+run "$FLAMEKIT" collapse --threads 3 --perf ./evperf -o got.folded two.data
+is "$rc:$(cat got.folded)" "0:prog;t1 1
+prog;t2 1" "two events, 3 slices: the first record's event (task-clock) kept in every slice"
+is "$err" "$(sed 's|<stdin>|two.data (perf script output)|; s|\[input:perf\]|[input:perf-data]|' want.err)" \
+	"two events, 3 slices: the dropped records counted once, as for the whole text"
 
 # --- perf failing ---
 FAKE_EXIT="$S2=5;$S3=6"
@@ -218,17 +298,9 @@ if perf record -q -e cpu-clock -e task-clock -F 4000 -g -o two.data -- sh -c "$w
 	perf script -i two.data 2> /dev/null | "$FLAMEKIT" collapse --format perf --event-filter task-clock > want.folded 2> /dev/null
 	"$FLAMEKIT" collapse --threads 3 --event-filter task-clock two.data > got.folded 2> /dev/null
 	same_file want.folded got.folded "two events, --event-filter, 3 slices: the pipeline's bytes"
-	perf script -i two.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded 2> /dev/null
-	"$FLAMEKIT" collapse --threads 3 two.data > got.folded 2> /dev/null
-	same_file want.folded got.folded "two events, the first kept, one process: the pipeline's bytes"
 else
 	skip "two events" "perf cannot record cpu-clock and task-clock together here"
 fi
-if perf record -q -e sched:sched_switch -a -g -o off.data -- sh -c 'for i in 1 2 3 4 5; do sleep 0.01; done' > /dev/null 2>&1; then
-	perf script -i off.data 2> /dev/null | "$FLAMEKIT" collapse --format perf --offcpu > want.folded 2> /dev/null
-	"$FLAMEKIT" collapse --threads 3 --offcpu off.data > got.folded 2> /dev/null
-	same_file want.folded got.folded "--offcpu on a real sched_switch capture: the pipeline's bytes"
-else
-	skip "--offcpu capture" "perf cannot record sched:sched_switch here (no tracefs?)"
-fi
+# --offcpu, --wakeups, --leak and several events without --event-filter on
+# real captures, sliced: tests/perf-data-slices.sh
 done_testing

@@ -238,7 +238,7 @@ else
 	"$FLAMEKIT" collapse --threads 3 --tid --series-by-event cpu-clock,page-faults s.data > got.folded
 	same_file want.folded got.folded "perf-data: --tid --series-by-event, 3 threads: the pipeline's bytes"
 	run "$FLAMEKIT" collapse --threads 3 --series-by-event cycles s.data
-	is "$rc:$out:$err" "2::flamekit: [input:perf] --series-by-event takes two different event names separated by a comma (cycles,instructions), not \"cycles\"" \
+	is "$rc:$out:$err" "2::flamekit: [input:perf-data] --series-by-event takes two different event names separated by a comma (cycles,instructions), not \"cycles\"" \
 		"perf-data: a bad --series-by-event is refused once, not once per time slice"
 fi
 if command -v perf > /dev/null 2>&1 &&

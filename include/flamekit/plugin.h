@@ -76,9 +76,12 @@
  *        a frame cannot show, so that a host may hand render() a profile
  *        without what it cannot draw.  A plugin without it gets the whole
  *        profile, as before.
- *   1.4  struct fk_host gains input_peek() and input_consume(): a plugin
- *        takes many buffered lines at once (perf's record bodies) instead
- *        of calling getline() for each.
+ *   1.4  struct fk_host gains parse_streams() (struct fk_part_ops:
+ *        parse_parts with the caller's own callbacks, perf-data's one
+ *        session across time slices), sink_keeps_samples(), and
+ *        input_peek() and input_consume(): a plugin takes many buffered
+ *        lines at once (perf's record bodies) instead of calling getline()
+ *        for each.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -357,6 +360,16 @@ struct fk_chunk_ops {
 	int (*parse)(void *ctx, unsigned worker, struct fk_input *chunk, struct fk_sink *sink);
 };
 
+/* 1.4: callbacks for host->parse_streams. */
+struct fk_part_ops {
+	/* Parse part `part` (0 .. n-1) into `sink`: one call per part, the
+	 * parts' calls at once on threads of their own. */
+	int (*parse)(void *ctx, unsigned part, struct fk_input *in, struct fk_sink *sink);
+	/* Optional: once, on the calling thread, after every part parsed
+	 * without error and was joined into the caller's `sink`. */
+	int (*finish)(void *ctx, struct fk_sink *sink);
+};
+
 /*
  * Filter editing handles.  A per-frame callback sees one distinct frame and
  * may rename it, drop it (from every stack) or set its colour.  A per-sample
@@ -614,6 +627,27 @@ struct fk_host {
 	void (*sink_set_series_unit)(struct fk_sink *s, int series, const char *unit);
 
 	/* --- appended in ABI 1.4: check with FK_HOST_HAS before use --- */
+	/* parse_parts for a plugin that parses the parts itself and keeps one
+	 * state across them (perf-data: one perf parser session whose
+	 * segments are the time slices, so that what spans two slices is
+	 * paired): ops->parse(ctx, k, ins[k], sink_k) for part k, every part
+	 * at once on a thread of its own into a forked sink (with n == 1 into
+	 * sink itself, whose threads it may use), everything else as
+	 * parse_parts (sinks joined in part order; line numbers, skipped lines
+	 * and the first error in part order, as one input's).  Then, when no
+	 * part failed, ops->finish(ctx, sink) runs once with the joined sink,
+	 * before the skipped-line report, as the end of one parse would; its
+	 * errors are its own to report (ins[0] names the whole).  Messages keep
+	 * the caller's prefix.  Returns 0 or the first error's status. */
+	int (*parse_streams)(struct fk_input *const *ins, size_t n, struct fk_sink *sink,
+	                     const struct fk_part_ops *ops, void *ctx);
+	/* Whether the samples pushed into s are kept in push order (an output
+	 * in the pipeline needs them: flamechart, pprof, ...).  A plugin whose
+	 * parallel parse would push some samples out of input order parses in
+	 * one pass when it is. */
+	int (*sink_keeps_samples)(struct fk_sink *s);
+
+	/* --- also 1.4 (check with FK_HOST_HAS) --- */
 	/* input_peek: the bytes already read ahead of the next line, without
 	 * consuming them or reading more: *data and *len (0 when nothing is
 	 * buffered; getline() then reads more).  Valid until the next getline()

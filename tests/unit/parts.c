@@ -3,7 +3,8 @@
  * script`'s output through, tried with the folded plugin so that it is
  * seen to know no format: parts joined in order, line numbers and skipped
  * lines counted across parts, the plugin and its options found by name,
- * and pipes from input_open_fd read to the end.
+ * and pipes from input_open_fd read to the end; host->parse_streams with
+ * callbacks of its own (part indices, finish once before the report).
  */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,12 +151,123 @@ static void test_pipes(void **state)
 	fk_profile_free(p);
 }
 
+/* ---- host->parse_streams: the caller's callbacks for the parts ---- */
+struct streams_ctx {
+	struct fk_input *const *ins;
+	unsigned seen[4];  /* per part: its index matched its input */
+	int finished;
+};
+
+/* Each line NAME a sample of one frame NAME; "bad" skipped, "err" an error. */
+static int stream_part(void *vctx, unsigned part, struct fk_input *in, struct fk_sink *sink)
+{
+	struct streams_ctx *c = vctx;
+	const char *line;
+	size_t n;
+	int r;
+
+	c->seen[part] = c->ins[part] == in;
+	while ((r = fk_host.getline(in, &line, &n)) > 0) {
+		struct fk_frameref fr = { .name = line, .len = n };
+		struct fk_sample smp = { .frames = &fr, .nframes = 1, .weight = { 1 } };
+		if (n == 3 && memcmp(line, "bad", 3) == 0)
+			fk_host.input_skip(in, fk_host.input_lineno(in));
+		else if (n == 3 && memcmp(line, "err", 3) == 0)
+			return fk_host.input_error(in, fk_host.input_lineno(in), "boom");
+		else if (fk_host.push(sink, &smp, NULL) < 0)
+			return FK_ERR_NOMEM;
+	}
+	return r;
+}
+
+/* The end of the whole: one more sample into the joined sink, a message. */
+static int stream_finish(void *vctx, struct fk_sink *sink)
+{
+	struct streams_ctx *c = vctx;
+	struct fk_frameref fr = { .name = "end", .len = 3 };
+	struct fk_sample smp = { .frames = &fr, .nframes = 1, .weight = { 1 } };
+
+	c->finished++;
+	fk_host.log(FK_LOG_WARN, "finished");
+	return fk_host.push(sink, &smp, NULL);
+}
+
+static int streams(const char *const *texts, size_t n, unsigned threads, struct streams_ctx *c,
+                   struct fk_buf *log)
+{
+	static const struct fk_part_ops ops = { stream_part, stream_finish };
+	struct fk_profile *p = fk_profile_new();
+	struct fk_input in[4], *ins[4];
+	struct fk_sink sink;
+	int rc;
+
+	assert_non_null(p);
+	p->keep_samples = true;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(fk_input_open_mem(&in[i], "streams.txt", texts[i], strlen(texts[i])), 0);
+		ins[i] = &in[i];
+	}
+	memset(c, 0, sizeof *c);
+	c->ins = ins;
+	fk_sink_init(&sink, p, 0, threads, NULL);
+	assert_int_equal(fk_host.sink_keeps_samples(&sink), 1);
+	rc = fk_host.parse_streams(ins, n, &sink, &ops, c);
+	fk_sink_fini(&sink);
+	for (size_t i = 0; i < n; i++)
+		fk_input_close(&in[i]);
+	memset(log, 0, sizeof *log);
+	for (size_t i = 0; rc == 0 && i < p->log.n; i++) {
+		fk_frame_t f = p->tree.nodes[p->log.v[i].leaf].frame;
+		fk_buf_printf(log, "%s\n", p->in.frames[f].name);
+	}
+	fk_profile_free(p);
+	return rc;
+}
+
+static void test_streams(void **state)
+{
+	const char *parts[3] = { "a\nb\n", "bad\nc\n", "d\nbad\n" };
+	const char *errs[3] = { "a\n", "b\nerr\n", "err\n" };
+	struct streams_ctx c;
+	struct fk_buf out;
+
+	(void)state;
+	for (unsigned threads = 1; threads <= 3; threads += 2) {
+		capture_start();
+		assert_int_equal(streams(parts, 3, threads, &c, &out), 0);
+		/* parts in order, then what finish pushed; its message before the
+		 * skipped lines, numbered through the parts */
+		assert_string_equal(out.data, "a\nb\nc\nd\nend\n");
+		assert_string_equal(capture_text(), "finished\n"
+		                    "streams.txt: skipped 2 unreadable lines (lines 3, 6)\n");
+		capture_stop();
+		assert_true(c.seen[0] && c.seen[1] && c.seen[2]);
+		assert_int_equal(c.finished, 1);
+		fk_buf_free(&out);
+
+		/* one part: into the sink itself */
+		assert_int_equal(streams(parts, 1, threads, &c, &out), 0);
+		assert_string_equal(out.data, "a\nb\nend\n");
+		fk_buf_free(&out);
+
+		/* the first error in part order, its line counted through the parts;
+		 * no finish */
+		capture_start();
+		assert_int_equal(streams(errs, 3, threads, &c, &out), FK_ERR_DATA);
+		assert_string_equal(capture_text(), "streams.txt:3: boom\n");
+		capture_stop();
+		assert_int_equal(c.finished, 0);
+		fk_buf_free(&out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_lines),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_pipes),
+		cmocka_unit_test(test_streams),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

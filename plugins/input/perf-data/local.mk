@@ -1,12 +1,13 @@
 # perf-data: perf.data files, read by running `perf script` (N processes on
-# N time slices) into the perf plugin through host->parse_parts.
+# N time slices) into the perf parser (libperfscript) through host->parse_streams.
 pkglib_LTLIBRARIES += plugins/input-perf-data.la
 plugins_input_perf_data_la_SOURCES = plugins/input/perf-data/perf-data.c \
 	plugins/input/perf-data/header.c plugins/input/perf-data/header.h
 plugins_input_perf_data_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+plugins_input_perf_data_la_LIBADD = plugins/input/perf/libperfscript.la
 
-TESTS += tests/perf-data.sh
-EXTRA_DIST += tests/perf-data.sh
+TESTS += tests/perf-data.sh tests/perf-data-slices.sh
+EXTRA_DIST += tests/perf-data.sh tests/perf-data-slices.sh
 
 # host->parse_parts, the engine service this plugin uses, on its own
 check_PROGRAMS += tests/unit/parts.t

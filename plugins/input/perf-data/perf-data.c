@@ -1,13 +1,14 @@
 /*
  * Input plugin "perf-data": a perf.data file, read by running the system's
- * `perf script` on it and handing what it prints, through a pipe, to the
- * perf plugin (host->parse_parts): no text file in between, and the folded
- * result is byte for byte what `perf script -i FILE | flamekit collapse
- * --format perf` gives.
+ * `perf script` on it and parsing what it prints, through a pipe, with the
+ * perf plugin's parser (plugins/input/perf, linked as a library): no text
+ * file in between, and the folded result is byte for byte what `perf
+ * script -i FILE | flamekit collapse --format perf` gives.
  *
  * With N threads, N `perf script --time START,STOP` processes print N time
- * slices of the file at once, each parsed as it comes on a thread of its
- * own; the engine joins their results in slice order.  The slices
+ * slices of the file at once; host->parse_streams parses each as it comes
+ * on a thread of its own, as the segments (in slice order) of one perf
+ * parser session, and joins their results in slice order.  The slices
  * partition the samples exactly: perf keeps a sample when START <= t <= STOP
  * (tools/perf/util/time-utils.c, perf_time__skip_sample; an empty bound is
  * no bound), and we give integer-nanosecond bounds ",b1-1", "b1,b2-1", ...,
@@ -19,21 +20,28 @@
  * every sampling event to record its time and a first sample time above 0.
  * What perf prints for a sample does not depend on the slice: perf still
  * processes every non-sample event (mmap, comm, fork) of the whole file and
- * tests the time only at the sample, before resolving its stack.  Folded
- * output sums equal stacks, so it is the same whatever N; time-ordered
+ * tests the time only at the sample, before resolving its stack.  So the
+ * slices, in order, are the one process's text cut at record boundaries,
+ * and the session treats them as it treats the chunks of one stream:
+ *   - what spans slices is settled in slice order at the end (fk_perf_end):
+ *     --offcpu and --wakeups waits from a switch-out in one slice to the
+ *     switch-in in a later one, --leak's allocations freed in a later
+ *     slice, the time-order check, and the summary warnings, once;
+ *   - a file with several sampling events keeps, as one pass does, the
+ *     event of the first record perf script prints (unless --event-filter
+ *     or --series-by-event name what to keep): a short perf script of the
+ *     whole file, stopped at its first record, reads it before the slices
+ *     are parsed (perf prints in time order, not in the file's).
+ * Folded output sums equal stacks, so it is the same whatever N; time-ordered
  * outputs see the slices in time order.
  *
  * One process is run, whatever the thread count, when:
- *   - --offcpu, --wakeups, --leak: a switch-out and its switch-in (or a
- *     wakeup, or an allocation and its free) may fall in two slices, and
- *     each slice, parsed on its own, would then lose that pair (the perf
- *     plugin pairs across the chunks of one stream, not across streams);
- *   - the file has several sampling events and neither --event-filter nor
- *     --series-by-event (which name what to keep): the perf
- *     plugin keeps the first event type of its input, which a later slice
- *     would choose again from its own first record;
  *   - the header gives no usable time range (a file written to a pipe, or
- *     recorded without sample times).
+ *     recorded without sample times);
+ *   - --offcpu, --wakeups or --leak while an output keeps the samples in
+ *     order (flamechart, pprof, ...): a pair spanning two slices is pushed
+ *     only once both are parsed, later than one pass would push it;
+ *   - several events and the first record could not be read ahead.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
@@ -48,21 +56,19 @@
 
 #include <flamekit/plugin.h>
 
+#include "../perf/perf.h"
 #include "header.h"
 
 extern char **environ;
 
 #define SLICES_MAX 64
 #define ARGS_MAX 16
+#define PROBE_MAX ((size_t)16 << 20) /* how far the first record is looked for */
 
+/* The perf parser's options, then perf-data's own. */
 struct pd_opts {
-	int pid, tid, kernel, jit, all, addrs, offcpu;
-	int wakeups, leak;
-	const char *leak_alloc, *leak_free, *leak_ptr, *leak_bytes;
-	long long leak_align, leak_page_size;
-	const char *event_filter;
-	const char *perf, *symfs, *kallsyms;
-	const char *weight_field, *series_by_event;
+	struct fk_perf_opts perf;
+	const char *perf_bin, *symfs, *kallsyms;
 };
 
 /* One `perf script` process and the input reading its standard output. */
@@ -73,72 +79,6 @@ struct child {
 	char from[32], to[32]; /* --time bounds, "" for none */
 };
 
-/* The perf plugin's options we pass on, by name (flags: value NULL). */
-struct passed {
-	const char *names[20];
-	const char *values[20];
-	size_t n;
-	char align[24], page[24]; /* --leak-align, --leak-page-size as text */
-};
-
-/* --wakeups, --leak and --leak's own options. */
-static void pass_pairing(const struct pd_opts *o, struct passed *p)
-{
-	const struct { const char *name, *value; } strs[] = {
-		{ "leak-alloc", o->leak_alloc }, { "leak-free", o->leak_free },
-		{ "leak-ptr", o->leak_ptr },     { "leak-bytes", o->leak_bytes },
-	};
-
-	if (o->wakeups) {
-		p->names[p->n] = "wakeups";
-		p->values[p->n++] = NULL;
-	}
-	if (!o->leak)
-		return;
-	p->names[p->n] = "leak";
-	p->values[p->n++] = NULL;
-	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-		if (strs[i].value) {
-			p->names[p->n] = strs[i].name;
-			p->values[p->n++] = strs[i].value;
-		}
-	snprintf(p->align, sizeof p->align, "%lld", o->leak_align);
-	snprintf(p->page, sizeof p->page, "%lld", o->leak_page_size);
-	p->names[p->n] = "leak-align";
-	p->values[p->n++] = p->align;
-	p->names[p->n] = "leak-page-size";
-	p->values[p->n++] = p->page;
-}
-
-static void pass_on(const struct pd_opts *o, struct passed *p)
-{
-	const struct { int set; const char *name; } flags[] = {
-		{ o->pid, "pid" },       { o->tid, "tid" },     { o->kernel, "kernel" },
-		{ o->jit, "jit" },       { o->all, "all" },     { o->addrs, "addrs" },
-		{ o->offcpu, "offcpu" },
-	};
-
-	p->n = 0;
-	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-		if (flags[i].set) {
-			p->names[p->n] = flags[i].name;
-			p->values[p->n++] = NULL;
-		}
-	if (o->event_filter) {
-		p->names[p->n] = "event-filter";
-		p->values[p->n++] = o->event_filter;
-	}
-	if (o->weight_field) {
-		p->names[p->n] = "weight-field";
-		p->values[p->n++] = o->weight_field;
-	}
-	if (o->series_by_event) {
-		p->names[p->n] = "series-by-event";
-		p->values[p->n++] = o->series_by_event;
-	}
-	pass_pairing(o, p); /* at most 7 more */
-}
-
 /* "SEC.NSEC", the form perf script --time reads to the nanosecond. */
 static void fmt_ns(char *buf, size_t cap, uint64_t ns)
 {
@@ -146,16 +86,192 @@ static void fmt_ns(char *buf, size_t cap, uint64_t ns)
 	         (unsigned long long)(ns % 1000000000u));
 }
 
+/* Whether the perf parser would pick the event to keep from the first
+ * record: no --event-filter, --series-by-event or pairing mode names it. */
+static int keeps_first_event(const struct fk_perf_opts *o)
+{
+	return !(o->event_filter && o->event_filter[0]) && !o->series_by_event && !o->offcpu &&
+	       !o->wakeups && !o->leak;
+}
+
+/* The perf script command line for o and the --time range (NULL: none). */
+static void command(const struct pd_opts *o, const char *path, const char *range,
+                    const char **argv)
+{
+	const struct fk_perf_opts *po = &o->perf;
+	size_t n = 0;
+
+	argv[n++] = o->perf_bin && o->perf_bin[0] ? o->perf_bin : "perf";
+	argv[n++] = "script";
+	argv[n++] = "-i";
+	argv[n++] = path;
+	if (po->wakeups || po->leak) {
+		/* the records paired are tracepoints (uprobes too): ask for all
+		 * that is read from them, whatever perf's defaults */
+		argv[n++] = "-F";
+		argv[n++] = "trace:comm,tid,time,event,trace,ip,sym,dso";
+	}
+	/* The header must show PID/TID for --pid/--tid, and the event name and
+	 * period of every record for --series-by-event, whatever the file's
+	 * events.  A tracepoint's fields (--weight-field) are in perf script's
+	 * default output; asking for "+trace" would only warn about the other
+	 * events, which have none. */
+	if (po->pid || po->tid || po->series_by_event) {
+		argv[n++] = "-F";
+		argv[n++] = po->series_by_event ? (po->pid || po->tid ? "+pid,+event,+period"
+		                                                      : "+event,+period")
+		                                : "+pid";
+	}
+	if (o->symfs) {
+		argv[n++] = "--symfs";
+		argv[n++] = o->symfs;
+	}
+	if (o->kallsyms) {
+		argv[n++] = "--kallsyms";
+		argv[n++] = o->kallsyms;
+	}
+	if (range) {
+		argv[n++] = "--time";
+		argv[n++] = range;
+	}
+	argv[n] = NULL;
+}
+
+/* Start argv[0] with its standard output into a pipe whose read end goes
+ * into *fd.  0, or the error of posix_spawnp, reported unless quiet (whose
+ * perf's standard error goes to /dev/null too). */
+static int spawn(const struct fk_host *h, const char *path, const struct pd_opts *o,
+                 const char *const *argv, int quiet, pid_t *pid, int *fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t sa;
+	sigset_t dfl;
+	int p[2], e;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return h->log(FK_LOG_ERROR, "%s: cannot make a pipe: %s", path, strerror(errno)),
+		       FK_ERR_IO;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (quiet)
+		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	/* flamekit ignores SIGPIPE; perf must die of it if we stop reading */
+	posix_spawnattr_init(&sa);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigdefault(&sa, &dfl);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
+	e = posix_spawnp(pid, argv[0], &fa, &sa, (char *const *)argv, environ);
+	posix_spawnattr_destroy(&sa);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (e != 0) {
+		close(p[0]);
+		*pid = 0;
+		if (quiet)
+			;
+		else if (e == ENOENT && !(o->perf_bin && o->perf_bin[0]))
+			h->log(FK_LOG_ERROR, "%s: cannot run perf: it is not in PATH; install it (Debian's "
+			       "package is linux-perf) or give its path with --perf PATH", path);
+		else
+			h->log(FK_LOG_ERROR, "%s: cannot run %s: %s", path, argv[0], strerror(e));
+		return FK_ERR_USAGE;
+	}
+	*fd = p[0];
+	return 0;
+}
+
+/* Start one `perf script` writing into a pipe that c->in reads. */
+static int start(const struct fk_host *h, const char *path, const struct pd_opts *o,
+                 struct child *c, const char *name)
+{
+	char range[80];
+	const char *argv[ARGS_MAX];
+	size_t n;
+	int fd, rc;
+
+	if (c->from[0] || c->to[0])
+		snprintf(range, sizeof range, "%s,%s", c->from, c->to);
+	command(o, path, c->from[0] || c->to[0] ? range : NULL, argv);
+	for (n = 0; argv[n]; n++)
+		;
+	h->log(FK_LOG_DEBUG, "%s: running %s script%s%s", path, argv[0], n > 4 ? " ... " : "",
+	       n > 4 ? argv[n - 1] : "");
+	if ((rc = spawn(h, path, o, argv, 0, &c->pid, &fd)) < 0)
+		return rc;
+	c->in = h->input_open_fd(fd, name);
+	return c->in ? 0 : FK_ERR_NOMEM;
+}
+
+/*
+ * The event of the first record `perf script` prints for the whole file,
+ * into ev[0..cap) ("" when it prints none): read from a perf script of its
+ * own (its messages dropped: the slices' perf will say the same), stopped
+ * once the first record header is in.  0, or -1 when it could not be run or
+ * printed no record header in its first PROBE_MAX bytes.
+ */
+static int first_event(const struct fk_host *h, const char *path, const struct pd_opts *o,
+                       char *ev, size_t cap)
+{
+	const char *argv[ARGS_MAX], *e;
+	size_t len = 0, bcap = 64 * 1024, elen;
+	char *buf = NULL;
+	pid_t pid;
+	int fd, rc = -1, st;
+
+	ev[0] = '\0';
+	command(o, path, NULL, argv);
+	if (spawn(h, path, o, argv, 1, &pid, &fd) < 0)
+		return -1;
+	while ((buf || (buf = h->alloc(bcap))) && len < PROBE_MAX) {
+		ssize_t got;
+		const char *nl;
+		if (len == bcap) {
+			char *nb = h->realloc(buf, bcap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			bcap *= 2;
+		}
+		got = read(fd, buf + len, bcap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) { /* the end: the last line is whole as it is */
+			rc = 0;
+			if (fk_perf_first_event(buf, len, &e, &elen))
+				snprintf(ev, cap, "%.*s", (int)elen, e);
+			break;
+		}
+		len += (size_t)got;
+		nl = memrchr(buf, '\n', len);
+		if (nl && fk_perf_first_event(buf, (size_t)(nl + 1 - buf), &e, &elen)) {
+			snprintf(ev, cap, "%.*s", (int)elen, e);
+			rc = 0;
+			break;
+		}
+	}
+	kill(pid, SIGTERM);
+	close(fd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	h->free(buf);
+	return rc;
+}
+
 /*
  * How many slices to cut, and their bounds into c[].  Returns the count;
  * 1 (and c[0] unbounded) when the file cannot be sliced, saying why at
  * info level.  The cut points are the sample times' quantiles, so that
  * every slice has about as many samples to print, or failing that an even
- * cut of the header's time range.
+ * cut of the header's time range.  *ahead is set when the file has several
+ * events and its first record decides which is kept (first_event).
  */
 static unsigned plan(const struct fk_host *h, const char *path, const struct pd_opts *o,
-                     unsigned want, struct child *c)
+                     struct fk_sink *sink, struct child *c, int *ahead)
 {
+	const struct fk_perf_opts *po = &o->perf;
+	unsigned want = h->sink_threads(sink);
 	struct pd_header hd;
 	const char *why = NULL;
 	int fd = want > 1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
@@ -164,17 +280,16 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 
 	if (want <= 1)
 		return 1;
-	if (o->offcpu)
-		why = "--offcpu pairs switch-outs with switch-ins across the whole capture";
-	else if (o->wakeups)
-		why = "--wakeups pairs switch-outs with wakeups and switch-ins across the whole capture";
-	else if (o->leak)
-		why = "--leak pairs allocations with frees across the whole capture";
+	if ((po->offcpu || po->wakeups || po->leak) && FK_HOST_HAS(h, sink_keeps_samples) &&
+	    h->sink_keeps_samples(sink))
+		why = po->leak ? "--leak pairs allocations with frees across slices, and an output keeps "
+		                 "the samples in order"
+		               : po->wakeups ? "--wakeups pairs switch-outs with switch-ins across slices, "
+		                               "and an output keeps the samples in order"
+		                             : "--offcpu pairs switch-outs with switch-ins across slices, "
+		                               "and an output keeps the samples in order";
 	else if (fd < 0 || pd_header_read(fd, &hd, &why) < 0)
 		why = why ? why : "it cannot be opened here (perf will say why)";
-	else if (hd.nevents > 1 && !o->event_filter && !o->series_by_event)
-		why = "it holds several events and the first one kept depends on the whole stream "
-		      "(give --event-filter NAME to slice it)";
 	else if (hd.untimed)
 		why = "some event does not record sample times";
 	else if (hd.first_ns == 0 || hd.last_ns <= hd.first_ns)
@@ -202,86 +317,8 @@ static unsigned plan(const struct fk_host *h, const char *path, const struct pd_
 	}
 	h->log(FK_LOG_INFO, "%s: %u perf script processes on time slices cut %s", path, n,
 	       even ? "evenly over the header's time range" : "at the quantiles of the sample times");
+	*ahead = hd.nevents > 1 && keeps_first_event(po);
 	return n;
-}
-
-/* Start one `perf script` writing into a pipe that c->in reads. */
-static int start(const struct fk_host *h, const char *path, const struct pd_opts *o,
-                 struct child *c, const char *name)
-{
-	const char *perf = o->perf && o->perf[0] ? o->perf : "perf";
-	char range[80];
-	const char *argv[ARGS_MAX];
-	size_t n = 0;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t sa;
-	sigset_t dfl;
-	int p[2], e;
-
-	argv[n++] = perf;
-	argv[n++] = "script";
-	argv[n++] = "-i";
-	argv[n++] = path;
-	if (o->wakeups || o->leak) {
-		/* the records paired are tracepoints (uprobes too): ask for all
-		 * that is read from them, whatever perf's defaults */
-		argv[n++] = "-F";
-		argv[n++] = "trace:comm,tid,time,event,trace,ip,sym,dso";
-	}
-	/* The header must show PID/TID for --pid/--tid, and the event name and
-	 * period of every record for --series-by-event, whatever the file's
-	 * events.  A tracepoint's fields (--weight-field) are in perf script's
-	 * default output; asking for "+trace" would only warn about the other
-	 * events, which have none. */
-	if (o->pid || o->tid || o->series_by_event) {
-		argv[n++] = "-F";
-		argv[n++] = o->series_by_event ? (o->pid || o->tid ? "+pid,+event,+period" : "+event,+period")
-		                               : "+pid";
-	}
-	if (o->symfs) {
-		argv[n++] = "--symfs";
-		argv[n++] = o->symfs;
-	}
-	if (o->kallsyms) {
-		argv[n++] = "--kallsyms";
-		argv[n++] = o->kallsyms;
-	}
-	if (c->from[0] || c->to[0]) {
-		snprintf(range, sizeof range, "%s,%s", c->from, c->to);
-		argv[n++] = "--time";
-		argv[n++] = range;
-	}
-	argv[n] = NULL;
-	h->log(FK_LOG_DEBUG, "%s: running %s script%s%s", path, perf, n > 4 ? " ... " : "",
-	       n > 4 ? argv[n - 1] : "");
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return h->log(FK_LOG_ERROR, "%s: cannot make a pipe: %s", path, strerror(errno)),
-		       FK_ERR_IO;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	/* flamekit ignores SIGPIPE; perf must die of it if we stop reading */
-	posix_spawnattr_init(&sa);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_setsigdefault(&sa, &dfl);
-	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
-	e = posix_spawnp(&c->pid, perf, &fa, &sa, (char *const *)argv, environ);
-	posix_spawnattr_destroy(&sa);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	if (e != 0) {
-		close(p[0]);
-		c->pid = 0;
-		if (e == ENOENT && !(o->perf && o->perf[0]))
-			h->log(FK_LOG_ERROR, "%s: cannot run perf: it is not in PATH; install it (Debian's "
-			       "package is linux-perf) or give its path with --perf PATH", path);
-		else
-			h->log(FK_LOG_ERROR, "%s: cannot run %s: %s", path, perf, strerror(e));
-		return FK_ERR_USAGE;
-	}
-	c->in = h->input_open_fd(p[0], name);
-	return c->in ? 0 : FK_ERR_NOMEM;
 }
 
 /* Wait for every child; after a failed parse, stop them first. */
@@ -332,6 +369,81 @@ static int check_file(const struct fk_host *h, struct fk_input *in, const char *
 	return 0;
 }
 
+/* The first record's event into ev, for the *n slices started in c; when
+ * it cannot be read, the slices are stopped and one process started
+ * instead (*n then 1, or 0 when it could not start: its error returned). */
+static int read_ahead(const struct fk_host *h, const char *path, const struct pd_opts *o,
+                      struct child *c, unsigned *n, const char *name, char *ev, size_t cap)
+{
+	int rc;
+
+	if (first_event(h, path, o, ev, cap) == 0) {
+		if (ev[0])
+			h->log(FK_LOG_INFO, "%s: its first record is of \"%s\", the event kept", path, ev);
+		return 0;
+	}
+	h->log(FK_LOG_INFO, "%s: one perf script process: it holds several events and the first "
+	       "record, whose event is kept, could not be read ahead (give --event-filter NAME)", path);
+	for (unsigned k = 0; k < *n; k++) {
+		h->input_close(c[k].in);
+		c[k].in = NULL;
+	}
+	reap(c, *n, 1);
+	memset(c, 0, *n * sizeof *c);
+	ev[0] = '\0';
+	rc = start(h, path, o, &c[0], name);
+	*n = rc == 0 || c[0].pid > 0 ? 1 : 0;
+	return rc;
+}
+
+/* The parse: the slices as the segments, in order, of one perf parser
+ * session; one process parsed as one stream (chunked on the sink's threads). */
+struct run {
+	const struct fk_host *h;
+	const struct fk_perf_opts *o;
+	struct fk_perf *p; /* NULL for one process */
+};
+
+static int run_part(void *ctx, unsigned part, struct fk_input *in, struct fk_sink *sink)
+{
+	struct run *r = ctx;
+
+	if (!r->p)
+		return fk_perf_parse(r->h, in, sink, r->o);
+	return fk_perf_segment(r->p, part, part, in, sink);
+}
+
+static int run_finish(void *ctx, struct fk_sink *sink)
+{
+	struct run *r = ctx;
+
+	return r->p ? fk_perf_end(r->p, sink) : 0;
+}
+
+/* Parse the n children's outputs into sink; ev: the event to keep ("" for
+ * the perf parser's own choice). */
+static int parse_slices(const struct fk_host *h, const struct pd_opts *o, struct child *c,
+                        unsigned n, const char *ev, struct fk_sink *sink)
+{
+	static const struct fk_part_ops ops = { run_part, run_finish };
+	struct fk_input *ins[SLICES_MAX];
+	struct run r = { h, &o->perf, NULL };
+	int rc = 0;
+
+	for (unsigned k = 0; k < n; k++)
+		ins[k] = c[k].in;
+	if (n > 1) {
+		if (!(r.p = fk_perf_begin(h, ins[0], &o->perf, n)))
+			return FK_ERR_NOMEM; /* or the options' conflict: reported */
+		if (ev[0] && fk_perf_set_first_event(r.p, ev, strlen(ev)) < 0)
+			rc = h->input_error(ins[0], 0, "out of memory");
+	}
+	if (rc == 0)
+		rc = h->parse_streams(ins, n, sink, &ops, &r);
+	fk_perf_free(r.p);
+	return rc;
+}
+
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
                  const void *vopts)
 {
@@ -339,16 +451,14 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	const struct pd_opts *o = vopts ? vopts : &defaults;
 	const char *path = h->input_name(in);
 	struct child c[SLICES_MAX];
-	struct fk_input *ins[SLICES_MAX];
-	struct passed ps;
-	char *name = NULL;
+	char *name = NULL, ev[256];
 	unsigned n = 0;
-	int rc = 0;
+	int rc = 0, ahead = 0;
 
 	memset(c, 0, sizeof c);
-	if (!FK_HOST_HAS(h, parse_parts))
+	if (!FK_HOST_HAS(h, parse_streams))
 		return h->input_error(in, 0, "this flamekit is too old for the perf-data plugin "
-		                      "(it needs plugin ABI 1.2)");
+		                      "(it needs plugin ABI 1.3 with parse_streams)");
 	if (strcmp(path, "<stdin>") == 0)
 		return h->input_error(in, 0, "perf script needs the perf.data file itself, not a pipe; "
 		                      "give its path");
@@ -358,15 +468,15 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (!name)
 		return h->input_error(in, 0, "out of memory");
 	sprintf(name, "%s (perf script output)", path);
-	n = plan(h, path, o, h->sink_threads(sink), c);
-	for (unsigned k = 0; k < n && rc == 0; k++) {
+	ev[0] = '\0';
+	n = plan(h, path, o, sink, c, &ahead);
+	for (unsigned k = 0; k < n && rc == 0; k++)
 		rc = start(h, path, o, &c[k], name);
-		ins[k] = c[k].in;
-	}
-	if (rc == 0) {
-		pass_on(o, &ps);
-		rc = h->parse_parts("perf", ps.names, ps.values, ps.n, ins, n, sink);
-	}
+	/* the slices start (load their symbols) while the first record is read */
+	if (rc == 0 && ahead)
+		rc = read_ahead(h, path, o, c, &n, name, ev, sizeof ev);
+	if (rc == 0)
+		rc = parse_slices(h, o, c, n, ev, sink);
 	for (unsigned k = 0; k < n; k++) {
 		h->input_close(c[k].in); /* a perf still writing gets SIGPIPE */
 		c[k].in = NULL;
@@ -378,57 +488,65 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	return rc;
 }
 
+/* The perf parser's check (--series-by-event's names, options that
+ * exclude each other), before any perf is run. */
+static int check(const struct fk_host *h, const void *opts, const char *where)
+{
+	const struct pd_opts *o = opts;
+	return fk_perf_check(h, o ? &o->perf : NULL, where);
+}
+
 /* A perf.data file starts with the magic "PERFILE2". */
 static int probe(const unsigned char *buf, size_t len)
 {
 	return len >= 8 && memcmp(buf, "PERFILE2", 8) == 0 ? 100 : 0;
 }
 
+#define PD_OPTION(type, name, def, member, help) \
+	FK_OPTION(type, name, def, struct pd_opts, perf.member, help)
+
 static const struct fk_option options[] = {
-	FK_OPTION(FK_OPT_FLAG, "pid", "0", struct pd_opts, pid,
+	PD_OPTION(FK_OPT_FLAG, "pid", "0", pid,
 	          "add the PID to the process name (comm-PID); asks perf script for -F +pid"),
-	FK_OPTION(FK_OPT_FLAG, "tid", "0", struct pd_opts, tid,
+	PD_OPTION(FK_OPT_FLAG, "tid", "0", tid,
 	          "add the PID and TID to the process name (comm-PID/TID); asks for -F +pid"),
-	FK_OPTION(FK_OPT_FLAG, "kernel", "0", struct pd_opts, kernel,
-	          "annotate kernel frames with _[k]"),
-	FK_OPTION(FK_OPT_FLAG, "jit", "0", struct pd_opts, jit,
-	          "annotate JIT frames (/tmp/perf-PID.map) with _[j]"),
-	FK_OPTION(FK_OPT_FLAG, "all", "0", struct pd_opts, all,
-	          "all annotations (--kernel --jit)"),
-	FK_OPTION(FK_OPT_FLAG, "addrs", "0", struct pd_opts, addrs,
+	PD_OPTION(FK_OPT_FLAG, "kernel", "0", kernel, "annotate kernel frames with _[k]"),
+	PD_OPTION(FK_OPT_FLAG, "jit", "0", jit, "annotate JIT frames (/tmp/perf-PID.map) with _[j]"),
+	PD_OPTION(FK_OPT_FLAG, "all", "0", all, "all annotations (--kernel --jit)"),
+	PD_OPTION(FK_OPT_FLAG, "addrs", "0", addrs,
 	          "keep the address of unknown frames: [module <addr>]"),
-	FK_OPTION(FK_OPT_STRING, "event-filter", NULL, struct pd_opts, event_filter,
-	          "keep only this event (default: the first event); lets a file with several "
-	          "events be read by several perf script processes"),
-	FK_OPTION(FK_OPT_FLAG, "offcpu", "0", struct pd_opts, offcpu,
-	          "sched:sched_switch events as off-CPU time in microseconds (one perf script "
-	          "process, whatever --threads)"),
-	FK_OPTION(FK_OPT_STRING, "weight-field", NULL, struct pd_opts, weight_field,
+	PD_OPTION(FK_OPT_STRING, "event-filter", NULL, event_filter,
+	          "keep only this event (default: the event of the first record perf script "
+	          "prints, read ahead by a perf script stopped there when the file has several)"),
+	PD_OPTION(FK_OPT_FLAG, "offcpu", "0", offcpu,
+	          "sched:sched_switch events as off-CPU time in microseconds; waits spanning two "
+	          "time slices are paired (one perf script process only when an output keeps "
+	          "samples in order)"),
+	PD_OPTION(FK_OPT_STRING, "weight-field", NULL, weight_field,
 	          "weigh each kept record by this numeric tracepoint field (bytes_alloc, len, "
 	          "nr_sector) instead of its period; records without it are skipped"),
-	FK_OPTION(FK_OPT_STRING, "series-by-event", NULL, struct pd_opts, series_by_event,
+	PD_OPTION(FK_OPT_STRING, "series-by-event", NULL, series_by_event,
 	          "A,B: keep two events as the two series of one profile (two-column folded, "
-	          "differential graph); asks perf script for -F +event,+period; time slices "
-	          "allowed"),
-	FK_OPTION(FK_OPT_FLAG, "wakeups", "0", struct pd_opts, wakeups,
-	          "chain graph as the perf plugin's --wakeups (one perf script process, asked "
-	          "for -F trace:comm,tid,time,event,trace,ip,sym,dso)"),
-	FK_OPTION(FK_OPT_FLAG, "leak", "0", struct pd_opts, leak,
-	          "memory growth as the perf plugin's --leak (one perf script process, asked "
-	          "for the same tracepoint fields as --wakeups)"),
-	FK_OPTION(FK_OPT_STRING, "leak-alloc", NULL, struct pd_opts, leak_alloc,
+	          "differential graph); asks perf script for -F +event,+period"),
+	PD_OPTION(FK_OPT_FLAG, "wakeups", "0", wakeups,
+	          "chain graph as the perf plugin's --wakeups, paired across time slices as "
+	          "--offcpu; asks perf script for -F trace:comm,tid,time,event,trace,ip,sym,dso"),
+	PD_OPTION(FK_OPT_FLAG, "leak", "0", leak,
+	          "memory growth as the perf plugin's --leak, frees paired with allocations of "
+	          "earlier time slices; asks for the same tracepoint fields as --wakeups"),
+	PD_OPTION(FK_OPT_STRING, "leak-alloc", NULL, leak_alloc,
 	          "--leak: the allocation events, comma-separated (as the perf plugin's)"),
-	FK_OPTION(FK_OPT_STRING, "leak-free", NULL, struct pd_opts, leak_free,
+	PD_OPTION(FK_OPT_STRING, "leak-free", NULL, leak_free,
 	          "--leak: the free events, comma-separated"),
-	FK_OPTION(FK_OPT_STRING, "leak-ptr", NULL, struct pd_opts, leak_ptr,
-	          "--leak: the field holding the address (default ptr)"),
-	FK_OPTION(FK_OPT_STRING, "leak-bytes", NULL, struct pd_opts, leak_bytes,
-	          "--leak: the field holding the size (default bytes_alloc)"),
-	FK_OPTION(FK_OPT_INT, "leak-align", "1", struct pd_opts, leak_align,
+	PD_OPTION(FK_OPT_STRING, "leak-ptr", "ptr", leak_ptr,
+	          "--leak: the field holding the address"),
+	PD_OPTION(FK_OPT_STRING, "leak-bytes", "bytes_alloc", leak_bytes,
+	          "--leak: the field holding the size"),
+	PD_OPTION(FK_OPT_INT, "leak-align", "1", leak_align,
 	          "--leak: round each size down to a multiple of this"),
-	FK_OPTION(FK_OPT_INT, "leak-page-size", "4096", struct pd_opts, leak_page_size,
+	PD_OPTION(FK_OPT_INT, "leak-page-size", "4096", leak_page_size,
 	          "--leak: bytes per page for kmem:mm_page_alloc"),
-	FK_OPTION(FK_OPT_STRING, "perf", NULL, struct pd_opts, perf,
+	FK_OPTION(FK_OPT_STRING, "perf", NULL, struct pd_opts, perf_bin,
 	          "the perf program to run (default: perf, found in PATH)"),
 	FK_OPTION(FK_OPT_STRING, "symfs", NULL, struct pd_opts, symfs,
 	          "passed to perf script --symfs: look for symbol files under this directory"),
@@ -442,12 +560,13 @@ static struct fk_input_plugin plugin = {
 		.name = "perf-data",
 		.version = "1.0",
 		.description = "perf.data files, read by running perf script (N processes on N "
-		               "time slices) into the perf plugin",
+		               "time slices) into the perf parser",
 		.options = options,
 		.options_size = sizeof(struct pd_opts),
 	},
 	.probe = probe,
 	.parse = parse,
+	.check = check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

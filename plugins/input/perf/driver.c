@@ -110,6 +110,17 @@ int fk_perf_set_event(struct fk_perf *p, const char *name, size_t len)
 	return choose(p, name, len, false);
 }
 
+int fk_perf_set_first_event(struct fk_perf *p, const char *name, size_t len)
+{
+	return choose(p, name, len, true);
+}
+
+bool fk_perf_first_event(const char *text, size_t len, const char **ev, size_t *evlen)
+{
+	/* what boundary() publishes for the chunks of one stream */
+	return perf_first_event(text, len, ev, evlen) && *evlen < sizeof ((struct kept_event *)0)->name;
+}
+
 void fk_perf_free(struct fk_perf *p)
 {
 	const struct fk_host *h;

@@ -25,6 +25,8 @@
 #ifndef FK_PERF_H
 #define FK_PERF_H
 
+#include <stdbool.h>
+
 #include <flamekit/plugin.h>
 
 /* The perf plugin's options (and the shared part of perf-data's). */
@@ -111,6 +113,14 @@ struct fk_perf *fk_perf_begin(const struct fk_host *h, struct fk_input *in,
 /* Keep only this event (as --event-filter): for a caller whose segments
  * run at once and so cannot learn the first event from segment 0. */
 int fk_perf_set_event(struct fk_perf *p, const char *name, size_t len);
+/* The same for the event a caller found first in the input itself
+ * (fk_perf_first_event on its start): kept as the input's first event
+ * type, as one pass keeps it, and so named in the dropped-records warning. */
+int fk_perf_set_first_event(struct fk_perf *p, const char *name, size_t len);
+/* The event of the first record header in text[0..len), whole lines from
+ * the start of perf script's output, as one pass would keep it: true with
+ * it in *ev, *evlen (pointing into text). */
+bool fk_perf_first_event(const char *text, size_t len, const char **ev, size_t *evlen);
 /* Parse one segment on worker `worker` (< workers; one thread per worker
  * at a time) into `sink`. */
 int fk_perf_segment(struct fk_perf *p, unsigned worker, uint64_t seq, struct fk_input *seg,
