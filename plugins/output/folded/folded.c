@@ -28,7 +28,8 @@ struct item {
 };
 
 struct level {
-	struct item *items;
+	struct item *items; /* kept for the next node at this depth */
+	size_t cap;
 	size_t n, pos;
 	size_t pathlen;  /* path length before this level's names */
 };
@@ -63,12 +64,15 @@ static int make_level(const struct ctx *c, fk_node_t n, struct level *lv, size_t
 
 	lv->n = lv->pos = 0;
 	lv->pathlen = pathlen;
-	lv->items = NULL;
 	if (k == 0)
 		return 0;
-	lv->items = h->alloc(2 * k * sizeof *lv->items);
-	if (!lv->items)
-		return FK_ERR_NOMEM;
+	if (2 * k > lv->cap) {
+		struct item *v = h->realloc(lv->items, 2 * k * sizeof *v);
+		if (!v)
+			return FK_ERR_NOMEM;
+		lv->items = v;
+		lv->cap = 2 * k;
+	}
 	for (size_t i = 0; i < k; i++) {
 		const fk_node_t *gk;
 		size_t len;
@@ -107,6 +111,7 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 	st = h->alloc(cap * sizeof *st);
 	if (!st)
 		return FK_ERR_NOMEM;
+	memset(st, 0, cap * sizeof *st);
 	rc = make_level(&c, FK_NODE_ROOT, &st[0], 0);
 	if (rc < 0)
 		goto out;
@@ -119,7 +124,6 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		const char *name;
 
 		if (lv->pos == lv->n) {
-			h->free(lv->items);
 			plen = lv->pathlen;
 			sp--;
 			continue;
@@ -169,6 +173,7 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 				rc = FK_ERR_NOMEM;
 				break;
 			}
+			memset(ns + cap, 0, cap * sizeof *ns);
 			st = ns;
 			cap *= 2;
 		}
@@ -177,8 +182,8 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 			sp++;
 	}
 out:
-	while (sp > 0)
-		h->free(st[--sp].items);
+	for (size_t i = 0; i < cap; i++)
+		h->free(st[i].items);
 	h->free(st);
 	h->free(path);
 	if (rc == FK_ERR_NOMEM)
