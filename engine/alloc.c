@@ -1,5 +1,6 @@
 /* Engine allocation with failure injection for tests. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,11 +39,33 @@ void *fk_malloc(size_t n)
 	return malloc(n ? n : 1);
 }
 
+/* A block of a page or more may come fresh from the kernel (mmap, or the
+ * heap's top), where calloc leaves the zeroing to it: a hash table's slots
+ * are then read before they are written, each read maps the shared zero
+ * page, and the write after it is a copy-on-write fault that flushes the
+ * TLB of every other thread (an IPI per page: 10% of a 2-thread perf
+ * collapse's CPU time went to smp_call_function_many_cond).  Writing the
+ * zeros first faults each page in once, writable. */
+#define CALLOC_WRITE_FROM ((size_t)4096)
+/* Called through a volatile pointer: GCC turns malloc + memset(0) back
+ * into calloc, which would undo the point. */
+static void *(*volatile const zero_fill)(void *, int, size_t) = memset;
+
 void *fk_calloc(size_t n, size_t size)
 {
+	void *p;
+
 	if (should_fail())
 		return NULL;
-	return calloc(n ? n : 1, size ? size : 1);
+	n = n ? n : 1;
+	size = size ? size : 1;
+	if (n > SIZE_MAX / size)
+		return NULL;
+	if (n * size < CALLOC_WRITE_FROM)
+		return calloc(n, size);
+	if ((p = malloc(n * size)) != NULL)
+		zero_fill(p, 0, n * size);
+	return p;
 }
 
 void *fk_realloc(void *p, size_t n)

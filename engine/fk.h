@@ -401,6 +401,9 @@ ssize_t fk_input_head(const struct fk_input *in, void *buf, size_t cap);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);
+/* host->input_peek and host->input_consume (see plugin.h). */
+int fk_input_buffered(struct fk_input *in, const char **data, size_t *len);
+int fk_input_consume(struct fk_input *in, size_t len, uint64_t lines);
 ssize_t fk_input_read(struct fk_input *in, void *buf, size_t cap);
 int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...) FK_PRINTF(3, 4);
 void fk_input_skip(struct fk_input *in, uint64_t line);

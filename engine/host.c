@@ -327,4 +327,6 @@ const struct fk_host fk_host = {
 	.sink_set_series_unit = h_sink_set_series_unit,
 	.parse_streams = fk_parse_streams,
 	.sink_keeps_samples = h_sink_keeps_samples,
+	.input_peek = fk_input_buffered,
+	.input_consume = fk_input_consume,
 };

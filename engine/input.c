@@ -609,6 +609,22 @@ int fk_input_getline(struct fk_input *in, const char **line, size_t *len)
 	}
 }
 
+int fk_input_buffered(struct fk_input *in, const char **data, size_t *len)
+{
+	*data = in->buf ? in->buf + in->start : NULL;
+	*len = in->end - in->start;
+	return 0;
+}
+
+int fk_input_consume(struct fk_input *in, size_t len, uint64_t lines)
+{
+	if (len > in->end - in->start)
+		return FK_ERR_USAGE;
+	in->start += len;
+	in->lineno += lines;
+	return 0;
+}
+
 ssize_t fk_input_read(struct fk_input *in, void *buf, size_t cap)
 {
 	size_t avail = in->end - in->start;

@@ -432,11 +432,15 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 	struct fk_logged_extra x;
 	fk_node_t node = known;
 
-	memset(&ls, 0, sizeof ls);
-	ls.flags = smp->flags & (FK_SAMPLE_TIME | FK_SAMPLE_PID | FK_SAMPLE_TID);
-	ls.time_ns = smp->time_ns;
-	ls.pid = (smp->flags & FK_SAMPLE_PID) ? smp->pid : -1;
-	ls.tid = (smp->flags & FK_SAMPLE_TID) ? smp->tid : -1;
+	/* the sample as filters and the log see it: only built for them (a
+	 * repeated stack is most of a parse, and needs neither) */
+	if (s->filters || p->keep_samples) {
+		memset(&ls, 0, sizeof ls);
+		ls.flags = smp->flags & (FK_SAMPLE_TIME | FK_SAMPLE_PID | FK_SAMPLE_TID);
+		ls.time_ns = smp->time_ns;
+		ls.pid = (smp->flags & FK_SAMPLE_PID) ? smp->pid : -1;
+		ls.tid = (smp->flags & FK_SAMPLE_TID) ? smp->tid : -1;
+	}
 	if (s->filters) {
 		int keep;
 		memcpy(ls.weight, w, sizeof ls.weight);

@@ -270,6 +270,41 @@ main;main;[libfoo.so] 500000
 perf;__libc_start_main;native_safe_halt 500000" "--threads $t, 16-byte chunks: a header without a blank line before it still starts a record"
 done
 
+# Bodies taken whole (host->input_peek) and bodies read line by line give
+# the same stacks, skipped-line numbers and errors: records that can be
+# taken whole between ones that cannot (a comment, CRLF ends, a header
+# without a blank line before it, a body at the end of the input without
+# one), read from a file (one buffer), from a pipe (buffer ends anywhere)
+# and in 16-byte chunks (nothing whole).
+{
+	printf 'pa 1 [000] 1.000000: 1 cycles: \n\t 10 f1+0x1 (/bin/a)\n\t 20 main+0x2 (/bin/a)\n\n'
+	printf 'pa 1 [000] 1.100000: 1 cycles: \n\t 10 f1+0x1 (/bin/a)\n# a comment\n\t 20 main+0x2 (/bin/a)\n\n'
+	printf 'pa 1 [000] 1.200000: 1 cycles: \n\t 10 f1+0x1 (/bin/a)\n\tnot a frame\n\t 20 main+0x2 (/bin/a)\n\n'
+	printf 'pb 2 [000] 1.300000: 1 cycles: \r\n\t 30 f2+0x1 (/bin/b)\r\n\r\n'
+	printf 'pa 1 [000] 1.400000: 1 cycles: \n\t 10 f1+0x1 (/bin/a)\n\t 20 main+0x2 (/bin/a)\n'
+	printf 'pb 2 [000] 1.500000: 1 cycles: \n\t 30 f2+0x1 (/bin/b)\n\n\n'
+	printf 'pc 3 [000] 1.600000: 1 cycles: \n\n'
+	printf 'pa 1 [000] 1.700000: 1 cycles: \n\t 10 f1+0x1 (/bin/a)\n\tnot a frame either\n\n'
+	printf 'pb 2 [000] 1.800000: 1 cycles: \n\t 30 f2+0x1 (/bin/b)'
+} > "$TMP/whole.txt"
+want_out="pa;f1 1
+pa;main;f1 4
+pb;f2 3
+pc 1"
+want_err="flamekit: warning: $TMP/whole.txt: skipped 2 unreadable lines (lines 12, 29)"
+collapse --format perf "$TMP/whole.txt"
+is "$rc:$out${NL}$err" "0:$want_out${NL}$want_err" "bodies taken whole beside bodies read by line: stacks and skipped lines"
+run sh -c "cat '$TMP/whole.txt' | '$FLAMEKIT' collapse --format perf -"
+is "$rc:$out${NL}$err" "0:$want_out${NL}flamekit: warning: <stdin>: skipped 2 unreadable lines (lines 12, 29)" \
+	"the same through a pipe"
+FLAMEKIT_CHUNK_BYTES=16 run "$FLAMEKIT" collapse --format perf --threads 2 "$TMP/whole.txt"
+is "$rc:$out${NL}$err" "0:$want_out${NL}$want_err" "the same in 16-byte chunks, read line by line"
+# a NUL in the body of a record of an event not kept: still an error, at its line
+{ cat "$TMP/whole.txt"; printf '\n\npz 9 [000] 2.000000: 1 other: \n\t 40 g+0x1 (/bin/z)\n\t 50 h\0+0x1 (/bin/z)\n\n'; } > "$TMP/whole-nul.txt"
+collapse --format perf "$TMP/whole-nul.txt"
+is "$rc:$err" "1:flamekit: $TMP/whole-nul.txt:36: binary data (a NUL byte) in perf script text; give the text that \`perf script\` prints, not a perf.data file" \
+	"a NUL in a dropped record's body after bodies taken whole: FILE:LINE"
+
 # --- bad input ---
 collapse "$D/truncated.txt"
 is "$rc:$out${NL}$err" "0:prog;leaf 1

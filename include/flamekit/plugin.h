@@ -75,9 +75,13 @@
  *        struct fk_output_plugin gains min_weight(), the weight below which
  *        a frame cannot show, so that a host may hand render() a profile
  *        without what it cannot draw.  A plugin without it gets the whole
- *        profile, as before.  Then parse_streams() (struct fk_part_ops:
- *        parse_parts with the caller's own callbacks) and
- *        sink_keeps_samples().
+ *        profile, as before.
+ *   1.4  struct fk_host gains parse_streams() (struct fk_part_ops:
+ *        parse_parts with the caller's own callbacks, perf-data's one
+ *        session across time slices), sink_keeps_samples(), and
+ *        input_peek() and input_consume(): a plugin takes many buffered
+ *        lines at once (perf's record bodies) instead of calling getline()
+ *        for each.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -130,7 +134,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 3
+#define FK_ABI_MINOR 4
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -356,7 +360,7 @@ struct fk_chunk_ops {
 	int (*parse)(void *ctx, unsigned worker, struct fk_input *chunk, struct fk_sink *sink);
 };
 
-/* Callbacks for host->parse_streams. */
+/* 1.4: callbacks for host->parse_streams. */
 struct fk_part_ops {
 	/* Parse part `part` (0 .. n-1) into `sink`: one call per part, the
 	 * parts' calls at once on threads of their own. */
@@ -622,7 +626,7 @@ struct fk_host {
 	 * page-faults.  The unit is copied; the first one given stays. */
 	void (*sink_set_series_unit)(struct fk_sink *s, int series, const char *unit);
 
-	/* --- also 1.3 (check with FK_HOST_HAS) --- */
+	/* --- appended in ABI 1.4: check with FK_HOST_HAS before use --- */
 	/* parse_parts for a plugin that parses the parts itself and keeps one
 	 * state across them (perf-data: one perf parser session whose
 	 * segments are the time slices, so that what spans two slices is
@@ -642,6 +646,21 @@ struct fk_host {
 	 * parallel parse would push some samples out of input order parses in
 	 * one pass when it is. */
 	int (*sink_keeps_samples)(struct fk_sink *s);
+
+	/* --- also 1.4 (check with FK_HOST_HAS) --- */
+	/* input_peek: the bytes already read ahead of the next line, without
+	 * consuming them or reading more: *data and *len (0 when nothing is
+	 * buffered; getline() then reads more).  Valid until the next getline()
+	 * or read().  For a plugin that wants to take many lines at once (a
+	 * record's body) instead of one getline() each.  A chunk of
+	 * parse_chunks() is buffered whole.
+	 * input_consume: take the first len of those bytes, which hold `lines`
+	 * '\n' characters: the next getline() starts after them, and
+	 * input_lineno() has gone up by `lines`.  Returns 0, or FK_ERR_USAGE
+	 * (nothing consumed) when len is more than input_peek() gave.  Bytes
+	 * taken this way keep any '\r' getline() would have removed. */
+	int (*input_peek)(struct fk_input *in, const char **data, size_t *len);
+	int (*input_consume)(struct fk_input *in, size_t len, uint64_t lines);
 };
 
 /* Common head of every descriptor. */

@@ -158,6 +158,31 @@ SNIP
 $CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
 ok $? "ABI 1.3: an output's min_weight() compiles, the last member of struct fk_output_plugin"
 
+# 9. ABI 1.4's input_peek()/input_consume(), as a plugin that must also run
+# on 1.3 uses them: behind FK_HOST_HAS, with getline() as the fallback.
+{ cat <<'SNIP'
+#include <string.h>
+#include <flamekit/plugin.h>
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
+{
+	const char *p, *line;
+	size_t n, len;
+	(void)s;
+	(void)o;
+	if (FK_HOST_HAS(h, input_peek) && h->input_peek(in, &p, &n) == 0 && n > 0) {
+		const char *nl = memchr(p, '\n', n);
+		if (nl)
+			return h->input_consume(in, (size_t)(nl - p) + 1, 1);
+	}
+	return h->getline(in, &line, &len) < 0 ? FK_ERR_DATA : 0;
+}
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
+FLAMEKIT_REGISTER_INPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
+ok $? "ABI 1.4: input_peek() and input_consume() behind FK_HOST_HAS compile"
+
 # --- check() before any input is read ------------------------------------
 TOPDIR="$FK_BUILDDIR/tests/modules/check"
 printf 'a;b 1\n' > "$TMP/a.folded"

@@ -410,6 +410,42 @@ static void test_input_lines(void **state)
 	fk_buf_free(&out);
 }
 
+/* host->input_peek and input_consume: the bytes after the last line,
+ * taken with their line count; getline goes on after them. */
+static void test_input_peek_consume(void **state)
+{
+	struct fk_input in;
+	static const char text[] = "head\n\tb 1\n\tc 2\n\nnext\r\nlast";
+	const char *data, *line;
+	size_t n, len;
+
+	(void)state;
+	assert_int_equal(fk_input_open_mem(&in, "mem", text, sizeof text - 1), 0);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 1);
+	assert_int_equal(in.lineno, 1);
+	assert_int_equal(fk_input_buffered(&in, &data, &n), 0);
+	assert_int_equal(n, sizeof text - 1 - 5);
+	assert_memory_equal(data, "\tb 1\n", 5);
+	/* more than is buffered: refused, nothing taken */
+	assert_int_equal(fk_input_consume(&in, n + 1, 9), FK_ERR_USAGE);
+	assert_int_equal(in.lineno, 1);
+	/* the body and its empty line */
+	assert_int_equal(fk_input_consume(&in, 11, 3), 0);
+	assert_int_equal(in.lineno, 4);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 1);
+	assert_int_equal(len, 4);
+	assert_memory_equal(line, "next", 4);
+	assert_int_equal(in.lineno, 5);
+	assert_int_equal(fk_input_buffered(&in, &data, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(fk_input_consume(&in, 4, 0), 0);
+	assert_int_equal(fk_input_buffered(&in, &data, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(fk_input_getline(&in, &line, &len), 0);
+	assert_int_equal(in.lineno, 5);
+	fk_input_close(&in);
+}
+
 static char tmpdir[64];
 
 static int make_tmpdir(void **state)
@@ -613,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_writer_disk_full),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_sample_attrs),
+		cmocka_unit_test(test_input_peek_consume),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, NULL);
 }

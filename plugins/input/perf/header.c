@@ -10,6 +10,20 @@
 
 #include "internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define WS PERF_WS
+#define DG PERF_DIGIT
+const unsigned char perf_cls[256] = {
+	['\t'] = WS, ['\n'] = WS, ['\v'] = WS, ['\f'] = WS, ['\r'] = WS, [' '] = WS,
+	['0'] = DG, ['1'] = DG, ['2'] = DG, ['3'] = DG, ['4'] = DG,
+	['5'] = DG, ['6'] = DG, ['7'] = DG, ['8'] = DG, ['9'] = DG,
+};
+#undef WS
+#undef DG
+
 const char *perf_memmem(const char *h, size_t hn, const char *n, size_t nn)
 {
 	if (nn == 0)
@@ -26,15 +40,105 @@ const char *perf_memmem(const char *h, size_t hn, const char *n, size_t nn)
 	return NULL;
 }
 
+/* The digits s[0..n) as a number, INT64_MAX when they do not fit.  Up to
+ * 18 digits cannot overflow: no test per digit. */
 static inline long long perf_parse_ll(const char *s, size_t n)
 {
 	long long v = 0;
+
+	if (n <= 18) {
+		for (size_t i = 0; i < n; i++)
+			v = v * 10 + (s[i] - '0');
+		return v;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (v > (long long)(INT64_MAX / 10 - 10))
 			return INT64_MAX;
 		v = v * 10 + (s[i] - '0');
 	}
 	return v;
+}
+
+static inline uint64_t rd8(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
+ * The digits at s[i..n): the end of their run, with the value of the run
+ * in *v when it is at most 19 digits.  Eight bytes at a time where eight
+ * can be read (little-endian machines): a byte is a digit when its high
+ * nibble is 3 and adding 6 keeps it so (a carry out of a non-digit byte
+ * only reaches bytes after it); the digits are shifted to the top and
+ * folded pairwise (10, 100, 10000) in three multiplies.
+ */
+static inline size_t digit_run(const char *s, size_t i, size_t n, uint64_t *v)
+{
+	uint64_t acc = 0;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+	                                   100000000 };
+	const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, three = 0x3030303030303030ull,
+	               low7 = 0x7F7F7F7F7F7F7F7Full;
+	while (n - i >= 8) {
+		uint64_t x = rd8(s + i);
+		uint64_t z = ((x & hi) ^ three) | (((x + 0x0606060606060606ull) & hi) ^ three);
+		uint64_t nz = (((z & low7) + low7) | z) & ~low7; /* bit 7: not a digit */
+		unsigned k = nz ? (unsigned)__builtin_ctzll(nz) >> 3 : 8;
+		if (k) {
+			uint64_t d = x << (8 * (8 - k));
+			d = (d & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;
+			d = (d & 0x00FF00FF00FF00FFull) * 6553601 >> 16;
+			d = (d & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32;
+			acc = acc * pow10[k] + d;
+		}
+		i += k;
+		if (k < 8) {
+			*v = acc;
+			return i;
+		}
+	}
+#endif
+	for (; i < n && is_digit((unsigned char)s[i]); i++)
+		acc = acc * 10 + (uint64_t)(s[i] - '0');
+	*v = acc;
+	return i;
+}
+
+#if defined(__SSE2__)
+/* Bit k: s[k] of the 16 at s is blank. */
+static inline unsigned blanks16(const char *s)
+{
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), four = _mm_set1_epi8(4);
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	__m128i t = _mm_sub_epi8(v, tab); /* '\t' .. '\r' become 0 .. 4 */
+	__m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(_mm_min_epu8(t, four), t));
+	return (unsigned)_mm_movemask_epi8(ws);
+}
+#endif
+
+/* The end of the run of non-blank bytes at s[i..n): 16 at a time with
+ * SSE2; the last 16 bytes of the line are read as the 16 ending at n,
+ * never past it. */
+static inline size_t skip_token(const char *s, size_t i, size_t n)
+{
+#if defined(__SSE2__)
+	for (; n - i >= 16; i += 16) {
+		unsigned m = blanks16(s + i);
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+	if (i < n && n >= 16) {
+		unsigned m = blanks16(s + n - 16) >> (16 - (n - i));
+		return m ? i + (unsigned)__builtin_ctz(m) : n;
+	}
+#endif
+	while (i < n && !is_ws((unsigned char)s[i]))
+		i++;
+	return i;
 }
 
 /*
@@ -50,10 +154,10 @@ size_t perf_match_header(const char *s, size_t n, struct header *h)
 {
 	if (n < 4 || is_ws((unsigned char)s[0]))
 		return 0;
-	for (size_t e = 2; e < n; e++) {
+	/* each blank from the third byte on ends a candidate comm */
+	for (size_t e = 2; (e = skip_token(s, e, n)) < n; e++) {
 		size_t j, d1, d1e, d2, d2e;
-		if (!is_ws((unsigned char)s[e]))
-			continue;
+		uint64_t v1, v2;
 		j = e;
 		while (j < n && is_ws((unsigned char)s[j]))
 			j++;
@@ -64,27 +168,31 @@ size_t perf_match_header(const char *s, size_t n, struct header *h)
 			h->pid = h->tid = -1;
 			return j + 2;
 		}
-		while (j < n && is_digit((unsigned char)s[j]))
-			j++;
+		j = digit_run(s, j, n, &v1);
 		if (j == d1)
 			continue;
 		d1e = j;
 		while (j < n && s[j] == '/')
 			j++;
 		d2 = j;
-		while (j < n && is_digit((unsigned char)s[j]))
-			j++;
+		j = digit_run(s, j, n, &v2);
 		d2e = j;
 		if (j >= n || !is_ws((unsigned char)s[j]))
 			continue;
 		h->comm = s;
 		h->comm_len = e;
+		/* digit_run's values hold up to 18 digits; perf_parse_ll
+		 * saturates longer runs */
+		if (d1e - d1 > 18)
+			v1 = (uint64_t)perf_parse_ll(s + d1, d1e - d1);
+		if (d2e - d2 > 18)
+			v2 = (uint64_t)perf_parse_ll(s + d2, d2e - d2);
 		if (d2e > d2) {
-			h->pid = perf_parse_ll(s + d1, d1e - d1);
-			h->tid = perf_parse_ll(s + d2, d2e - d2);
+			h->pid = (long long)v1;
+			h->tid = (long long)v2;
 		} else {
 			h->pid = -1;
-			h->tid = perf_parse_ll(s + d1, d1e - d1);
+			h->tid = (long long)v1;
 		}
 		return j;
 	}
@@ -92,12 +200,76 @@ size_t perf_match_header(const char *s, size_t n, struct header *h)
 }
 
 /*
+ * The usual layout, "[CPU] SEC.FRAC: [PERIOD] EVENT:" and nothing after,
+ * read forward in one pass: true when the line has it, with h set as the
+ * general rules below would set it (the time is then the first token that
+ * can be one, and the event and period are what the oracle's rule reads
+ * back from the end); false for anything else.
+ */
+static bool match_usual(const char *s, size_t n, size_t from, struct header *h)
+{
+	static const int64_t scale[10] = { 1000000000, 100000000, 10000000, 1000000,
+	                                   100000, 10000, 1000, 100, 10, 1 };
+	size_t i = from, t0, f, nd, p0, p1, e0;
+	uint64_t sec, frac, period;
+
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	if (i < n && s[i] == '[') { /* the CPU: not a time */
+		i = skip_token(s, i, n);
+		while (i < n && is_ws((unsigned char)s[i]))
+			i++;
+	}
+	/* runs of more than 18 digits (leading zeros, overflows) are left to
+	 * the general rules */
+	i = digit_run(s, t0 = i, n, &sec);
+	if (i == t0 || i - t0 > 18 || i >= n || s[i] != '.' || sec > INT64_MAX / 1000000000 - 1)
+		return false;
+	i = digit_run(s, f = i + 1, n, &frac);
+	if (i == f || (nd = i - f) > 18 || i >= n || s[i] != ':' ||
+	    (i + 1 < n && !is_ws((unsigned char)s[i + 1])))
+		return false;
+	for (i++; i < n && is_ws((unsigned char)s[i]); i++)
+		;
+	i = digit_run(s, p0 = i, n, &period);
+	if ((p1 = i) > p0 && ((i < n && !is_ws((unsigned char)s[i])) || p1 - p0 > 18))
+		return false;
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	i = skip_token(s, e0 = i, n);
+	if (i - e0 < 2 || s[i - 1] != ':')
+		return false;
+	h->event_len = i - 1 - e0;
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	if (i < n)
+		return false; /* arguments: a tracepoint */
+	h->event = s + e0;
+	h->period = (double)period;
+	h->args = NULL;
+	h->args_len = 0;
+	/* the first 9 digits of the fraction are the nanoseconds */
+	for (; nd > 9; nd--)
+		frac /= 10;
+	h->time_ns = (int64_t)sec * 1000000000 + (int64_t)frac * scale[nd];
+	h->has_time = true;
+	return true;
+}
+
+void perf_match_event(const char *s, size_t n, size_t from, struct header *h)
+{
+	if (!match_usual(s, n, from, h))
+		perf_match_event_rules(s, n, from, h);
+}
+
+/*
  * Period and event.  The oracle's rule, /:\s*(\d+)*\s+(\S+):\s*$/, reads
  * them from a line ending with "event:".  Tracepoint headers end with the
  * event's arguments instead ("sched:sched_switch: prev_comm=..."); for those
- * the event is the first token after the time that ends with ':'.
+ * the event is the first token after the time that ends with ':'.  The
+ * time is the first "digits.digits:" token after the PID/TID field.
  */
-void perf_match_event(const char *s, size_t n, size_t from, struct header *h)
+void perf_match_event_rules(const char *s, size_t n, size_t from, struct header *h)
 {
 	size_t e = n, ts, te, w, q, r;
 
@@ -116,25 +288,25 @@ void perf_match_event(const char *s, size_t n, size_t from, struct header *h)
 		while (i < n && !is_ws((unsigned char)s[i]))
 			i++;
 		if (i - t0 >= 4 && s[i - 1] == ':' && is_digit((unsigned char)s[t0])) {
+			static const int64_t scale[10] = { 1000000000, 100000000, 10000000, 1000000,
+			                                   100000, 10000, 1000, 100, 10, 1 };
 			size_t k = t0;
-			while (k < i - 1 && is_digit((unsigned char)s[k]))
-				k++;
-			if (s[k] == '.') { /* digits, then the first '.' */
-				size_t f = k + 1, fe = f;
-				while (fe < i - 1 && is_digit((unsigned char)s[fe]))
-					fe++;
-				long long sec = perf_parse_ll(s + t0, k - t0);
-				/* beyond ~292 years of uptime the nanoseconds overflow:
-				 * not a timestamp perf prints, so the record has none */
-				if (fe == i - 1 && fe > f && sec <= INT64_MAX / 1000000000 - 1) {
-					int64_t ns = (int64_t)sec * 1000000000;
-					int64_t frac = 0;
-					size_t nd = 0;
-					for (size_t x = f; x < fe && nd < 9; x++, nd++)
-						frac = frac * 10 + (s[x] - '0');
-					for (; nd < 9; nd++)
-						frac *= 10;
-					h->time_ns = ns + frac;
+			int64_t sec = 0;
+			/* digits, then the first '.'; beyond ~292 years of
+			 * uptime the nanoseconds overflow: not a timestamp perf
+			 * prints, so the record has none (sec stops growing
+			 * once past that bound, and stays past it) */
+			for (; k < i - 1 && is_digit((unsigned char)s[k]); k++)
+				if (sec <= INT64_MAX / 1000000000)
+					sec = sec * 10 + (s[k] - '0');
+			if (s[k] == '.' && sec <= INT64_MAX / 1000000000 - 1) {
+				size_t f = k + 1, fe = f, nd = 0;
+				int64_t frac = 0;
+				for (; fe < i - 1 && is_digit((unsigned char)s[fe]); fe++)
+					if (nd < 9)
+						frac = frac * 10 + (s[fe] - '0'), nd++;
+				if (fe == i - 1 && fe > f) {
+					h->time_ns = sec * 1000000000 + frac * scale[nd];
 					h->has_time = true;
 					break;
 				}

@@ -4,7 +4,7 @@
  *
  *   header.c  header lines: comm, pid/tid, time, period, event, arguments
  *   frames.c  frame lines: the oracle's tidying, annotations, modules
- *   cache.c   hashing and the record caches (text -> stack node)
+ *   cache.c   the record caches (text -> stack node); hash.h the hash
  *   offcpu.c  sched_switch pairing, within a segment and across segments,
  *             with the last wakeup of each wait for --wakeups
  *   pairing.c the records --offcpu, --wakeups and --leak keep, their fields,
@@ -12,6 +12,7 @@
  *   wakeups.c the chain stack of --wakeups
  *   leak.c    --leak: allocations paired with frees by address
  *   scan.c    one segment: records, the fast path, pushing
+ *   body.c    a record's body taken whole from the input's buffer
  *   driver.c  the session: segments through host->parse_chunks, in order
  *   probe.c   detection and the shard boundary
  *   weights.c --weight-field and --series-by-event
@@ -27,14 +28,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hash.h"
 #include "perf.h"
 
-/* \s: ' ', and '\t' '\n' '\v' '\f' '\r' (9 .. 13) in one compare */
-static inline bool is_ws(unsigned char c)
-{
-	return c == ' ' || (unsigned char)(c - '\t') <= '\r' - '\t';
-}
-static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+/* Character classes by table: one load and test per byte where the
+ * compares took several branches (header and frame lines are scanned a
+ * byte at a time). */
+enum { PERF_WS = 1, PERF_DIGIT = 2 };
+extern const unsigned char perf_cls[256];
+/* \s: ' ', and '\t' '\n' '\v' '\f' '\r' (9 .. 13) */
+static inline bool is_ws(unsigned char c) { return perf_cls[c] & PERF_WS; }
+static inline bool is_digit(unsigned char c) { return perf_cls[c] & PERF_DIGIT; }
 
 /* ---- header.c ---- */
 struct header {
@@ -54,6 +58,9 @@ struct header {
 size_t perf_match_header(const char *s, size_t n, struct header *h);
 /* Time, period, event and arguments after the PID/TID field. */
 void perf_match_event(const char *s, size_t n, size_t from, struct header *h);
+/* The same by the general rules alone, without the one-pass reading of the
+ * usual layout: the reference the unit tests hold that reading to. */
+void perf_match_event_rules(const char *s, size_t n, size_t from, struct header *h);
 bool perf_event_matches(const char *ev, size_t evlen, const char *f, size_t flen);
 /* KEY=NUMBER among tracepoint arguments. */
 bool perf_arg_ll(const char *a, size_t n, const char *key, long long *v);
@@ -104,16 +111,13 @@ void perf_stack_free(const struct fk_host *h, struct stack *st);
 int perf_grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem);
 
 /* ---- cache.c ---- */
-struct h128 {
-	uint64_t a, b;
-};
 struct h128 perf_hash(struct h128 seed, const char *p, size_t n);
 static inline struct h128 perf_hash0(void) { return (struct h128){ 0x243f6a8885a308d3ull, 0x13198a2e03707344ull }; }
 
 struct cache_entry {
-	uint64_t a, b;   /* the key's h128; 0, 0: empty */
+	uint64_t a;      /* the key's h128 and length, 96 bits: a, b */
+	uint32_t b;      /* 0, 0: empty */
 	fk_node_t node;
-	uint32_t len;
 };
 struct cache {
 	struct cache_entry *v;
@@ -160,6 +164,18 @@ int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher
 /* Log the summaries (unmatched switch-outs, stray wakeups, other records). */
 void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r,
                         bool wakeups);
+
+/* ---- body.c ---- */
+/* The record body at p[0..n): lines each starting with '\t' or ' ' and
+ * ending in '\n', then an empty line.  Returns the body's length (the
+ * empty line's offset) with its line count in *lines and
+ * perf_hash(seed, body) in *hv, or SIZE_MAX when the bytes do not hold
+ * such a body: a line starts otherwise, a '\r' or NUL comes first, or the
+ * bytes end first.  _bytes is the byte-at-a-time reference the vector
+ * loop is tested against. */
+size_t perf_body_scan(const char *p, size_t n, struct h128 seed, size_t *lines, struct h128 *hv);
+size_t perf_body_scan_bytes(const char *p, size_t n, struct h128 seed, size_t *lines,
+                            struct h128 *hv);
 
 /* ---- events.c ---- */
 enum { EV_MAX = 16, EV_SHOWN = 5 };

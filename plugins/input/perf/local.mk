@@ -4,6 +4,7 @@ noinst_LTLIBRARIES += plugins/input/perf/libperfscript.la
 plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/perf.h \
 	plugins/input/perf/internal.h \
+	plugins/input/perf/hash.h \
 	plugins/input/perf/header.c \
 	plugins/input/perf/frames.c \
 	plugins/input/perf/cache.c \
@@ -11,6 +12,7 @@ plugins_input_perf_libperfscript_la_SOURCES = \
 	plugins/input/perf/pairing.c \
 	plugins/input/perf/wakeups.c \
 	plugins/input/perf/leak.c \
+	plugins/input/perf/body.c \
 	plugins/input/perf/scan.c \
 	plugins/input/perf/driver.c \
 	plugins/input/perf/probe.c \
@@ -39,6 +41,12 @@ TESTS += tests/unit/perf-weights.t
 tests_unit_perf_weights_t_SOURCES = tests/unit/perf-weights.c tests/unit/testlib.h
 tests_unit_perf_weights_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_perf_weights_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
+# the fast paths (body.c, header.c) against their references
+check_PROGRAMS += tests/unit/perf-scan.t
+TESTS += tests/unit/perf-scan.t
+tests_unit_perf_scan_t_SOURCES = tests/unit/perf-scan.c tests/unit/testlib.h
+tests_unit_perf_scan_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_perf_scan_t_LDADD = plugins/input/perf/libperfscript.la $(TEST_LDADD)
 # the tracepoint field reader (fields.c)
 check_PROGRAMS += tests/unit/perf-fields.t
 TESTS += tests/unit/perf-fields.t

@@ -8,6 +8,10 @@
  * seen is parsed and tidied (frames.c) once and kept; only a stack never
  * seen is pushed frame by frame (the engine interns it).
  *
+ * Where the input has a record's body buffered (host->input_peek, ABI
+ * 1.4), it is taken at once, in place (body.c), instead of a getline() and
+ * a copy per frame line.
+ *
  * A body whose lines did not all parse is never kept, so its skipped
  * lines are counted every time it occurs.  The records of the pairing
  * modes (--offcpu, --wakeups, --leak) are parsed every time: their stacks
@@ -35,7 +39,11 @@ struct worker {
 	size_t nb, bcap;
 	struct stack kept;   /* what bv's entries point into */
 	struct stack st;     /* the record's stack: comm frame, then leaf first */
-	char *body;          /* the record's frame lines, each ending in '\n' */
+	const char *bodyp;   /* the record's frame lines, each ending in '\n': body,
+	                      * or in place in the input's buffer */
+	bool body_hashed;    /* body_hash is the body's (taken whole) */
+	struct h128 body_hash;
+	char *body;          /* frame lines copied one by one */
 	size_t body_len, body_cap;
 	uint32_t *keyv;      /* (length, annotation) of each frame: the tidied key */
 	size_t keycap;
@@ -61,6 +69,8 @@ struct seg {
 	const struct kept_event *ev;
 	struct kept_event learnt; /* the segment's first event, when ev was NULL */
 	struct record r;
+	bool whole;          /* bodies may be taken whole (host->input_peek) */
+	bool started;        /* a record has just started */
 };
 
 struct worker *perf_worker_new(const struct scan_cfg *cfg)
@@ -148,7 +158,7 @@ static int parse_body(struct seg *s, size_t *skipped)
 {
 	struct worker *w = s->w;
 	const struct fk_host *h = w->cfg.h;
-	const char *p = w->body, *end = w->body_len ? w->body + w->body_len : w->body;
+	const char *p = w->bodyp, *end = w->body_len ? w->bodyp + w->body_len : w->bodyp;
 	uint64_t line = s->r.body_line;
 	int rc;
 
@@ -259,6 +269,12 @@ static int body_restore(struct worker *w, const struct body *b)
 	return 0;
 }
 
+/* What a body's hash starts from: java bodies are tidied otherwise. */
+static struct h128 body_seed(const struct seg *s)
+{
+	return (struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b };
+}
+
 /*
  * A kept on-CPU record.  Its frame lines (the body) are looked up first:
  * a body seen before gives its tidied frames' hash without a line parsed;
@@ -277,8 +293,8 @@ static int end_sample(struct seg *s, struct fk_sample *smp)
 	bool parsed = false;
 	int rc;
 
-	bh = perf_hash((struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b },
-	               w->body_len ? w->body : "", w->body_len);
+	bh = w->body_hashed ? w->body_hash
+	                    : perf_hash(body_seed(s), w->body_len ? w->bodyp : "", w->body_len);
 	idx = perf_cache_get(&w->bodies, bh, w->body_len, &bslot);
 	if (idx == FK_NODE_NONE) {
 		if ((rc = parse_body(s, &skipped)) < 0 || (rc = tidied_hash(w, from, &th, &tlen)) < 0)
@@ -322,6 +338,8 @@ static int record_end(struct seg *s)
 	}
 	r->st = R_IDLE;
 	w->body_len = 0;
+	w->bodyp = NULL;
+	w->body_hashed = false;
 	return rc;
 }
 
@@ -406,9 +424,9 @@ static int comm_frame(struct seg *s, const struct header *hd)
 	st->n = 0;
 	if (perf_stack_put(s->w->cfg.h, st, hd->comm, hd->comm_len) < 0)
 		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < st->names_len; i++)
-		if (is_ws((unsigned char)st->names[i]))
-			st->names[i] = '_';
+	for (char *c = st->names, *e = c + st->names_len; c < e; c++)
+		if (is_ws((unsigned char)*c))
+			*c = '_';
 	if (o->tid)
 		k = hd->pid >= 0 ? snprintf(num, sizeof num, "-%lld/%lld", hd->pid, hd->tid)
 		                 : snprintf(num, sizeof num, "-?/%lld", hd->tid);
@@ -431,6 +449,7 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
 	perf_match_event(line, n, after, hd);
 	r->body_line = lineno + 1;
 	s->w->body_len = 0;
+	s->started = true;
 	if (!keep_event(s, hd, &series) || !record_weight(s, hd, &weight)) {
 		r->st = R_DROP;
 		return 0;
@@ -466,6 +485,7 @@ static int body_put(struct worker *w, const char *line, size_t n)
 		memcpy(w->body + w->body_len, line, n);
 	w->body[w->body_len + n] = '\n';
 	w->body_len += n + 1;
+	w->bodyp = w->body;
 	return 0;
 }
 
@@ -507,6 +527,31 @@ static int scan_line(struct seg *s, const char *line, size_t n)
 	return record_start(s, line, n, after, &hd, h->input_lineno(s->in));
 }
 
+/* A record just started: when the input has its body buffered, ending in
+ * an empty line, and nothing in it that the line-by-line path treats
+ * otherwise (body.c), the body and the empty line are consumed at once
+ * and the record ended with the body in place.  Returns 0 either way (the
+ * line path goes on when the body was not taken), or a negative status. */
+static int whole_body(struct seg *s)
+{
+	const struct fk_host *h = s->w->cfg.h;
+	const char *p;
+	size_t n, len, lines;
+
+	s->started = false;
+	if (h->input_peek(s->in, &p, &n) < 0 || n == 0 ||
+	    (len = perf_body_scan(p, n, body_seed(s), &lines, &s->w->body_hash)) == SIZE_MAX)
+		return 0;
+	/* consumed first, as the line path reads the empty line before it
+	 * ends the record; the bytes stay put until the next getline */
+	if (h->input_consume(s->in, len + 1, (uint64_t)lines + 1) < 0)
+		return 0;
+	s->w->bodyp = p;
+	s->w->body_len = len;
+	s->w->body_hashed = true;
+	return record_end(s);
+}
+
 int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
               const struct kept_event *ev, struct seg_result *res)
 {
@@ -521,6 +566,7 @@ int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
 	s.in = in;
 	s.res = res;
 	s.ev = ev;
+	s.whole = FK_HOST_HAS(h, input_peek);
 	res->event = ev;
 	w->push.sink = sink;
 	w->body_len = 0;
@@ -536,6 +582,8 @@ int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
 				                      "text; read it with --format perf-data (or no "
 				                      "--format), or convert it with `perf script -i FILE`");
 			rc = scan_line(&s, line, n);
+			if (rc == 0 && s.started && s.whole)
+				rc = whole_body(&s);
 		}
 		if (rc < 0)
 			break;

@@ -19,8 +19,17 @@
 
 #include "folded/fkfolded.h"
 
+/* One line (a leaf) or block (a subtree) under a node, with its name
+ * looked up once for sorting and printing. */
+struct item {
+	const char *name;
+	size_t len;
+	uint64_t it;     /* (child node << 1) | is_block */
+};
+
 struct level {
-	uint64_t *items; /* (child node << 1) | is_block */
+	struct item *items; /* kept for the next node at this depth */
+	size_t cap;
 	size_t n, pos;
 	size_t pathlen;  /* path length before this level's names */
 };
@@ -30,52 +39,52 @@ struct ctx {
 	const struct fk_profile *p;
 };
 
-static const struct ctx *sort_ctx;
-
 static int cmp_items(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	size_t lx, ly, m;
-	const char *nx = sort_ctx->h->frame_name(sort_ctx->p, sort_ctx->h->node_frame(sort_ctx->p, (fk_node_t)(x >> 1)), &lx);
-	const char *ny = sort_ctx->h->frame_name(sort_ctx->p, sort_ctx->h->node_frame(sort_ctx->p, (fk_node_t)(y >> 1)), &ly);
-	int r, cx, cy;
+	const struct item *x = a, *y = b;
+	size_t m = x->len < y->len ? x->len : y->len;
+	int r = memcmp(x->name, y->name, m), cx, cy;
 
-	m = lx < ly ? lx : ly;
-	r = memcmp(nx, ny, m);
 	if (r)
 		return r;
-	cx = lx > m ? (unsigned char)nx[m] : (x & 1) ? ';' : -1;
-	cy = ly > m ? (unsigned char)ny[m] : (y & 1) ? ';' : -1;
+	cx = x->len > m ? (unsigned char)x->name[m] : (x->it & 1) ? ';' : -1;
+	cy = y->len > m ? (unsigned char)y->name[m] : (y->it & 1) ? ';' : -1;
 	if (cx != cy)
 		return cx < cy ? -1 : 1;
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return (int)(x & 1) - (int)(y & 1);
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return (int)(x->it & 1) - (int)(y->it & 1);
 }
 
 static int make_level(const struct ctx *c, fk_node_t n, struct level *lv, size_t pathlen)
 {
+	const struct fk_host *h = c->h;
 	const fk_node_t *kids;
-	size_t k = c->h->node_children(c->p, n, &kids), m = 0;
+	size_t k = h->node_children(c->p, n, &kids), m = 0;
 
 	lv->n = lv->pos = 0;
 	lv->pathlen = pathlen;
-	lv->items = NULL;
 	if (k == 0)
 		return 0;
-	lv->items = c->h->alloc(2 * k * sizeof *lv->items);
-	if (!lv->items)
-		return FK_ERR_NOMEM;
+	if (2 * k > lv->cap) {
+		struct item *v = h->realloc(lv->items, 2 * k * sizeof *v);
+		if (!v)
+			return FK_ERR_NOMEM;
+		lv->items = v;
+		lv->cap = 2 * k;
+	}
 	for (size_t i = 0; i < k; i++) {
 		const fk_node_t *gk;
-		if (c->h->node_is_leaf(c->p, kids[i]))
-			lv->items[m++] = (uint64_t)kids[i] << 1;
-		if (c->h->node_children(c->p, kids[i], &gk) > 0)
-			lv->items[m++] = ((uint64_t)kids[i] << 1) | 1;
+		size_t len;
+		const char *name = h->frame_name(c->p, h->node_frame(c->p, kids[i]), &len);
+		if (h->node_is_leaf(c->p, kids[i]))
+			lv->items[m++] = (struct item){ name, len, (uint64_t)kids[i] << 1 };
+		if (h->node_children(c->p, kids[i], &gk) > 0)
+			lv->items[m++] = (struct item){ name, len, ((uint64_t)kids[i] << 1) | 1 };
 	}
 	lv->n = m;
-	sort_ctx = c;
-	qsort(lv->items, m, sizeof *lv->items, cmp_items);
+	if (m > 1)
+		qsort(lv->items, m, sizeof *lv->items, cmp_items);
 	return 0;
 }
 
@@ -102,6 +111,7 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 	st = h->alloc(cap * sizeof *st);
 	if (!st)
 		return FK_ERR_NOMEM;
+	memset(st, 0, cap * sizeof *st);
 	rc = make_level(&c, FK_NODE_ROOT, &st[0], 0);
 	if (rc < 0)
 		goto out;
@@ -114,14 +124,14 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		const char *name;
 
 		if (lv->pos == lv->n) {
-			h->free(lv->items);
 			plen = lv->pathlen;
 			sp--;
 			continue;
 		}
-		it = lv->items[lv->pos++];
+		it = lv->items[lv->pos].it;
+		name = lv->items[lv->pos].name;
+		nl = lv->items[lv->pos++].len;
 		n = (fk_node_t)(it >> 1);
-		name = h->frame_name(p, h->node_frame(p, n), &nl);
 		need = lv->pathlen + nl + 2;
 		if (need > pcap) {
 			size_t nc = pcap ? pcap : 256;
@@ -163,6 +173,7 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 				rc = FK_ERR_NOMEM;
 				break;
 			}
+			memset(ns + cap, 0, cap * sizeof *ns);
 			st = ns;
 			cap *= 2;
 		}
@@ -171,8 +182,8 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 			sp++;
 	}
 out:
-	while (sp > 0)
-		h->free(st[--sp].items);
+	for (size_t i = 0; i < cap; i++)
+		h->free(st[i].items);
 	h->free(st);
 	h->free(path);
 	if (rc == FK_ERR_NOMEM)
