@@ -667,11 +667,14 @@ int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
 			in->error = FK_ERR_DATA;
 		return FK_ERR_DATA;
 	}
-	fk_log_set_prefix(NULL);
+	/* "flamekit: FILE:LINE: message", without the plugin's prefix; the
+	 * plugin's later messages keep theirs */
+	const char *prefix = fk_log_set_prefix(NULL);
 	if (line)
 		fk_log(FK_LOG_ERROR, "%s:%llu: %s", in->name, (unsigned long long)line, msg);
 	else
 		fk_log(FK_LOG_ERROR, "%s: %s", in->name, msg);
+	fk_log_set_prefix(prefix);
 	if (!in->error)
 		in->error = FK_ERR_DATA;
 	return FK_ERR_DATA;

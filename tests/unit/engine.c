@@ -446,6 +446,22 @@ static void test_input_peek_consume(void **state)
 	fk_input_close(&in);
 }
 
+/* An input error prints "FILE:LINE: message" without the plugin's prefix,
+ * and leaves the prefix as it was for the plugin's later messages. */
+static void test_input_error_keeps_prefix(void **state)
+{
+	struct fk_input in;
+	const char *before;
+
+	(void)state;
+	assert_int_equal(fk_input_open_mem(&in, "mem", "x\n", 2), 0);
+	before = fk_log_set_prefix("[input:test] ");
+	assert_int_equal(fk_input_error(&in, 3, "bad %s", "thing"), FK_ERR_DATA);
+	assert_string_equal(fk_log_prefix(), "[input:test] ");
+	fk_log_set_prefix(before);
+	fk_input_close(&in);
+}
+
 static char tmpdir[64];
 
 static int make_tmpdir(void **state)
@@ -650,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_sample_attrs),
 		cmocka_unit_test(test_input_peek_consume),
+		cmocka_unit_test(test_input_error_keeps_prefix),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, NULL);
 }
