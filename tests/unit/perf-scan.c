@@ -183,6 +183,17 @@ static void test_header_exact(void **state)
 	check_same("a 1 [000] 12: 5 ev: ");               /* "12:" is no time */
 	check_same("a 1 [000] 99999999999.5: 5 ev: ");    /* 11 digits of seconds */
 	check_same("a 1 [000] 00000000001.5: 5 ev: ");    /* leading zeros */
+	/* times from 2^62 ns on (146 years) are none: flamekit cannot order them */
+	l = "ab 1 [000] 4611686017.999999999: 5 ev: ";
+	from = perf_match_header(l, strlen(l), &h);
+	perf_match_event(l, strlen(l), from, &h);
+	assert_true(h.has_time && h.time_ns == 4611686017999999999ll);
+	l = "ab 1 [000] 4611686018.000000000: 5 ev: ";
+	from = perf_match_header(l, strlen(l), &h);
+	perf_match_event(l, strlen(l), from, &h);
+	assert_false(h.has_time);
+	check_same("a 1 [000] 4611686017.999999999: 5 ev: ");
+	check_same("a 1 [000] 4611686018.000000000: 5 ev: ");
 	check_same("a 1 [000] 9223372035.999999999: 5 ev: ");
 	check_same("a 1 [000] 9223372036.000000000: 5 ev: ");
 	check_same("a 1 1.5:5 ev:");
@@ -202,7 +213,8 @@ static void test_header_random(void **state)
 	static const char *const pid[] = { "1", "12/34", "-1" };
 	static const char *const cpu[] = { "", "[000] ", "[12]", "x " };
 	static const char *const tm[] = { "1023.188318:", "1.5:", "12:", ".5:", "1.2.3:", "1.:",
-	                                  "99999999999.1:", "9223372036.5:", "1.0000000001:", "" };
+	                                  "99999999999.1:", "9223372036.5:", "1.0000000001:", "",
+	                                  "4611686017.9:", "4611686018.0:" };
 	static const char *const period[] = { "", "1001001", "0", "5x", "123456789012345678901" };
 	static const char *const ev[] = { "cpu-clock:ppp:", "cycles:", "sched:sched_switch:", "e", ":",
 	                                  "" };

@@ -9,6 +9,12 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../common/time.h"
+
+/* The most seconds a time may have: beyond, its nanoseconds are not below
+ * FK_TIME_NS_LIMIT (146 years of uptime, not a timestamp perf prints, and
+ * more than flamekit can order), so the record has no time. */
+#define SEC_MAX (FK_TIME_NS_LIMIT / 1000000000 - 1)
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -223,7 +229,7 @@ static bool match_usual(const char *s, size_t n, size_t from, struct header *h)
 	/* runs of more than 18 digits (leading zeros, overflows) are left to
 	 * the general rules */
 	i = digit_run(s, t0 = i, n, &sec);
-	if (i == t0 || i - t0 > 18 || i >= n || s[i] != '.' || sec > INT64_MAX / 1000000000 - 1)
+	if (i == t0 || i - t0 > 18 || i >= n || s[i] != '.' || sec > SEC_MAX)
 		return false;
 	i = digit_run(s, f = i + 1, n, &frac);
 	if (i == f || (nd = i - f) > 18 || i >= n || s[i] != ':' ||
@@ -292,14 +298,13 @@ void perf_match_event_rules(const char *s, size_t n, size_t from, struct header 
 			                                   100000, 10000, 1000, 100, 10, 1 };
 			size_t k = t0;
 			int64_t sec = 0;
-			/* digits, then the first '.'; beyond ~292 years of
-			 * uptime the nanoseconds overflow: not a timestamp perf
-			 * prints, so the record has none (sec stops growing
-			 * once past that bound, and stays past it) */
+			/* digits, then the first '.'; beyond SEC_MAX the record
+			 * has no time (sec stops growing once past that bound,
+			 * and stays past it) */
 			for (; k < i - 1 && is_digit((unsigned char)s[k]); k++)
-				if (sec <= INT64_MAX / 1000000000)
+				if (sec <= SEC_MAX)
 					sec = sec * 10 + (s[k] - '0');
-			if (s[k] == '.' && sec <= INT64_MAX / 1000000000 - 1) {
+			if (s[k] == '.' && sec <= SEC_MAX) {
 				size_t f = k + 1, fe = f, nd = 0;
 				int64_t frac = 0;
 				for (; fe < i - 1 && is_digit((unsigned char)s[fe]); fe++)
