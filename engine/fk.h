@@ -49,6 +49,9 @@ void fk_vlog(int level, const char *fmt, va_list ap);
 const char *fk_log_set_prefix(const char *prefix);
 /* The prefix set now (NULL for none). */
 const char *fk_log_prefix(void);
+/* fk_log without the prefix, which it leaves alone: safe beside other
+ * threads' messages (setting the prefix is not). */
+void fk_log_bare(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 /* Error messages logged so far (counted even when fk_verbosity hides them):
  * a caller notes it before a call to know whether the callee said why it
  * failed. */

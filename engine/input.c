@@ -669,12 +669,10 @@ int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
 	}
 	/* "flamekit: FILE:LINE: message", without the plugin's prefix; the
 	 * plugin's later messages keep theirs */
-	const char *prefix = fk_log_set_prefix(NULL);
 	if (line)
-		fk_log(FK_LOG_ERROR, "%s:%llu: %s", in->name, (unsigned long long)line, msg);
+		fk_log_bare(FK_LOG_ERROR, "%s:%llu: %s", in->name, (unsigned long long)line, msg);
 	else
-		fk_log(FK_LOG_ERROR, "%s: %s", in->name, msg);
-	fk_log_set_prefix(prefix);
+		fk_log_bare(FK_LOG_ERROR, "%s: %s", in->name, msg);
 	if (!in->error)
 		in->error = FK_ERR_DATA;
 	return FK_ERR_DATA;

@@ -21,7 +21,7 @@ const char *fk_log_set_prefix(const char *p)
 
 const char *fk_log_prefix(void) { return prefix; }
 
-void fk_vlog(int level, const char *fmt, va_list ap)
+static void vlog_with(const char *pre, int level, const char *fmt, va_list ap)
 {
 	char line[4096];
 	int n;
@@ -30,7 +30,7 @@ void fk_vlog(int level, const char *fmt, va_list ap)
 		atomic_fetch_add(&errors, 1);
 	if (level > fk_verbosity)
 		return;
-	n = snprintf(line, sizeof line, "%s", prefix ? prefix : "");
+	n = snprintf(line, sizeof line, "%s", pre ? pre : "");
 	if (n < 0 || (size_t)n >= sizeof line)
 		n = 0;
 	vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
@@ -40,6 +40,19 @@ void fk_vlog(int level, const char *fmt, va_list ap)
 	}
 	fprintf(stderr, "%s: %s%s\n", fk_progname,
 	        level == FK_LOG_WARN ? "warning: " : "", line);
+}
+
+void fk_vlog(int level, const char *fmt, va_list ap)
+{
+	vlog_with(prefix, level, fmt, ap);
+}
+
+void fk_log_bare(int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog_with(NULL, level, fmt, ap);
+	va_end(ap);
 }
 
 void fk_log(int level, const char *fmt, ...)

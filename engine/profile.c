@@ -597,11 +597,9 @@ static int check_time(struct fk_sink *s, const struct fk_sample *smp)
 	while (root->parent)
 		root = root->parent;
 	if (__atomic_exchange_n(&root->time_refused, 1, __ATOMIC_RELAXED) == 0) {
-		const char *old = fk_log_set_prefix(NULL);
-		fk_log(FK_LOG_ERROR, "%s: a sample's time, %" PRId64 " ns, is beyond the +-2^62 ns "
-		       "flamekit can order (" FK_TIME_YEARS " years either side of 0)",
-		       s->name ? s->name : "an input", smp->time_ns);
-		fk_log_set_prefix(old);
+		fk_log_bare(FK_LOG_ERROR, "%s: a sample's time, %" PRId64 " ns, is beyond the +-2^62 ns "
+		            "flamekit can order (" FK_TIME_YEARS " years either side of 0)",
+		            s->name ? s->name : "an input", smp->time_ns);
 	}
 	return FK_ERR_DATA;
 }
