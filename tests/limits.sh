@@ -68,6 +68,10 @@ printf 'x 1 1 4611686018427387903\tmain;a 1\nx 1 1 -4611686018427387903\tmain;b 
 run "$FLAMEKIT" graph --plugin-dir "$TMP/mods" --format meta --flamechart -o "$TMP/t.svg" "$TMP/t.meta"
 is "$rc:$err:$(sed -n 's/^<title>\([ab] [^<]*\)<.*/\1/p' "$TMP/t.svg")" "0::b (9,223,372,036,855 ms, 100.00%)" \
 	"times of 2^62 - 1 and -(2^62 - 1): a flame chart spanning 2^63 - 2 ns"
+# an --interval beyond any span of times: each sample lasts until the next
+run "$FLAMEKIT" graph --plugin-dir "$TMP/mods" --format meta --flamechart --interval 1e300 -o "$TMP/t.svg" "$TMP/t.meta"
+is "$rc:$err:$(sed -n 's/^<title>\([ab] [^<]*\)<.*/\1/p' "$TMP/t.svg")" "0::b (9,223,372,036,855 ms, 100.00%)" \
+	"--interval 1e300 over times of +-(2^62 - 1): no overflow, the same chart"
 run "$FLAMEKIT" graph --plugin-dir "$TMP/mods" --format meta --output-plugin html -o "$TMP/t.html" "$TMP/t.meta"
 is "$rc:$err" "0:" "times of +-(2^62 - 1): an html report"
 

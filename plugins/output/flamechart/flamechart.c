@@ -79,7 +79,11 @@ static void sample_interval(struct chart *c, size_t m, int64_t *gaps)
 			gaps[ng++] = v[i + 1].t - v[i].t;
 	}
 	if (c->o->frequency > 0) {
-		c->interval = (int64_t)(c->o->frequency * 1e6);
+		/* an interval past int64 is longer than any span of times
+		 * anyway: each sample lasts until the next (sample_end keeps
+		 * the sums in range) */
+		double iv = c->o->frequency * 1e6;
+		c->interval = iv < 0x1p63 ? (int64_t)iv : INT64_MAX;
 	} else if (ng) {
 		qsort(gaps, ng, sizeof *gaps, cmp_i64);
 		c->interval = gaps[ng / 2];
@@ -88,6 +92,16 @@ static void sample_interval(struct chart *c, size_t m, int64_t *gaps)
 	}
 	if (c->interval < 1)
 		c->interval = 1;
+}
+
+/* When the sample at time t ends at most: one interval later, but never
+ * so late that its distance from t0 overflows (times keep within 2^62 ns
+ * of 0, so t - t0 fits; t - t0 + interval may not). */
+static int64_t sample_end(const struct chart *c, int64_t t)
+{
+	int64_t room = INT64_MAX - (t - c->t0);
+
+	return t + (c->interval < room ? c->interval : room);
 }
 
 /* Samples v[a..b) of one thread through flow(), each lasting until the
@@ -101,7 +115,7 @@ static int lay_samples(struct chart *c, struct flow *fl, size_t a, size_t b, uin
 		const struct fk_logged_sample *s = h->sample(c->p, v[k].i);
 		size_t dep = h->node_depth(c->p, s->leaf);
 		fk_node_t n = s->leaf;
-		int64_t end = v[k].t + c->interval;
+		int64_t end = sample_end(c, v[k].t);
 		if (k + 1 < b && v[k + 1].t < end)
 			end = v[k + 1].t;
 		if (dep + 1 > c->cap) {
@@ -140,12 +154,12 @@ static int lay_lane(struct chart *c, size_t a, size_t b)
 	layout_flow_begin(&fl, h, c->diff, c->row);
 	fl.maxdelta = 1;
 	if (lay_samples(c, &fl, a, b, &maxrow) < 0 ||
-	    layout_flow_end(&fl, (double)(v[b - 1].t + c->interval - c->t0)) < 0) {
+	    layout_flow_end(&fl, (double)(sample_end(c, v[b - 1].t) - c->t0)) < 0) {
 		layout_flow_free(&fl);
 		return FK_ERR_NOMEM;
 	}
-	if (v[b - 1].t + c->interval > c->t1)
-		c->t1 = v[b - 1].t + c->interval;
+	if (sample_end(c, v[b - 1].t) > c->t1)
+		c->t1 = sample_end(c, v[b - 1].t);
 	snprintf(c->labels[c->nlanes], sizeof c->labels[0], "thread %lld", (long long)v[a].lane);
 	for (size_t k = 0; k < fl.n; k++) {
 		if (fl.out[k].frame == FK_FRAME_NONE && fl.out[k].row == c->row) {
