@@ -16,6 +16,10 @@
  * more than flamekit can order), so the record has no time. */
 #define SEC_MAX (FK_TIME_NS_LIMIT / 1000000000 - 1)
 
+/* Nanoseconds per unit of a fraction's last digit, by its digit count. */
+static const int64_t frac_scale[10] = { 1000000000, 100000000, 10000000, 1000000,
+                                        100000, 10000, 1000, 100, 10, 1 };
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -65,13 +69,6 @@ static inline long long perf_parse_ll(const char *s, size_t n)
 	return v;
 }
 
-static inline uint64_t rd8(const char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /*
  * The digits at s[i..n): the end of their run, with the value of the run
  * in *v when it is at most 19 digits.  Eight bytes at a time where eight
@@ -90,7 +87,7 @@ static inline size_t digit_run(const char *s, size_t i, size_t n, uint64_t *v)
 	const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, three = 0x3030303030303030ull,
 	               low7 = 0x7F7F7F7F7F7F7F7Full;
 	while (n - i >= 8) {
-		uint64_t x = rd8(s + i);
+		uint64_t x = ph_rd64(s + i);
 		uint64_t z = ((x & hi) ^ three) | (((x + 0x0606060606060606ull) & hi) ^ three);
 		uint64_t nz = (((z & low7) + low7) | z) & ~low7; /* bit 7: not a digit */
 		unsigned k = nz ? (unsigned)__builtin_ctzll(nz) >> 3 : 8;
@@ -214,8 +211,6 @@ size_t perf_match_header(const char *s, size_t n, struct header *h)
  */
 static bool match_usual(const char *s, size_t n, size_t from, struct header *h)
 {
-	static const int64_t scale[10] = { 1000000000, 100000000, 10000000, 1000000,
-	                                   100000, 10000, 1000, 100, 10, 1 };
 	size_t i = from, t0, f, nd, p0, p1, e0;
 	uint64_t sec, frac, period;
 
@@ -257,7 +252,7 @@ static bool match_usual(const char *s, size_t n, size_t from, struct header *h)
 	/* the first 9 digits of the fraction are the nanoseconds */
 	for (; nd > 9; nd--)
 		frac /= 10;
-	h->time_ns = (int64_t)sec * 1000000000 + (int64_t)frac * scale[nd];
+	h->time_ns = (int64_t)sec * 1000000000 + (int64_t)frac * frac_scale[nd];
 	h->has_time = true;
 	return true;
 }
@@ -294,8 +289,6 @@ void perf_match_event_rules(const char *s, size_t n, size_t from, struct header 
 		while (i < n && !is_ws((unsigned char)s[i]))
 			i++;
 		if (i - t0 >= 4 && s[i - 1] == ':' && is_digit((unsigned char)s[t0])) {
-			static const int64_t scale[10] = { 1000000000, 100000000, 10000000, 1000000,
-			                                   100000, 10000, 1000, 100, 10, 1 };
 			size_t k = t0;
 			int64_t sec = 0;
 			/* digits, then the first '.'; beyond SEC_MAX the record
@@ -311,7 +304,7 @@ void perf_match_event_rules(const char *s, size_t n, size_t from, struct header 
 					if (nd < 9)
 						frac = frac * 10 + (s[fe] - '0'), nd++;
 				if (fe == i - 1 && fe > f) {
-					h->time_ns = sec * 1000000000 + frac * scale[nd];
+					h->time_ns = sec * 1000000000 + frac * frac_scale[nd];
 					h->has_time = true;
 					break;
 				}
