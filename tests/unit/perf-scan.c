@@ -20,13 +20,18 @@ static size_t scan2(const char *s, size_t n, size_t *lines)
 {
 	const struct h128 seed = { 0x1234, n };
 	struct h128 h1 = { 1, 1 }, h2 = { 2, 2 }, want;
-	size_t l1 = 777, l2 = 777;
+	size_t l1 = 777, l2 = 777, l3 = 777, l4 = 777;
 	size_t a = perf_body_scan(s, n, seed, &l1, &h1);
 	size_t b = perf_body_scan_bytes(s, n, seed, &l2, &h2);
 
 	assert_int_equal(a, b);
+	/* without a hash wanted: the same answer */
+	assert_int_equal(perf_body_scan(s, n, seed, &l3, NULL), a);
+	assert_int_equal(perf_body_scan_bytes(s, n, seed, &l4, NULL), a);
 	if (a != SIZE_MAX) {
 		assert_int_equal(l1, l2);
+		assert_int_equal(l1, l3);
+		assert_int_equal(l1, l4);
 		want = perf_hash(seed, s, a);
 		assert_true(h1.a == want.a && h1.b == want.b);
 		assert_true(h2.a == want.a && h2.b == want.b);

@@ -51,7 +51,7 @@ size_t perf_body_scan_bytes(const char *p, size_t n, struct h128 seed, size_t *l
 {
 	size_t len = scan_tail(p, 0, n, true, 0, lines);
 
-	if (len != SIZE_MAX)
+	if (len != SIZE_MAX && hv)
 		*hv = perf_hash(seed, p, len);
 	return len;
 }
@@ -123,7 +123,8 @@ size_t perf_body_scan(const char *p, size_t n, struct h128 seed, size_t *lines, 
 				for (uint64_t k = nl & ((1ull << at) - 1); k; k &= k - 1)
 					count++;
 				*lines = count;
-				*hv = ph_final(hs, b, at, i + at);
+				if (hv)
+					*hv = ph_final(hs, b, at, i + at);
 				return i + at;
 			}
 			if (c != '\t' && c != ' ')
@@ -131,7 +132,8 @@ size_t perf_body_scan(const char *p, size_t n, struct h128 seed, size_t *lines, 
 		}
 		if (bad)
 			return SIZE_MAX;
-		ph_block(&hs, b); /* all of it is the body's: hashed while in L1 */
+		if (hv)
+			ph_block(&hs, b); /* all of it is the body's: hashed while in L1 */
 		start = nl >> 63;
 		if (++held == 63) {
 			count += acc_sum(acc);
@@ -141,7 +143,7 @@ size_t perf_body_scan(const char *p, size_t n, struct h128 seed, size_t *lines, 
 	}
 	{
 		size_t len = scan_tail(p, i, n, start != 0, count + acc_sum(acc), lines);
-		if (len != SIZE_MAX)
+		if (len != SIZE_MAX && hv)
 			*hv = hash_rest(hs, p, i, len);
 		return len;
 	}

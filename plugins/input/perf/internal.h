@@ -169,7 +169,8 @@ void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const stru
 /* The record body at p[0..n): lines each starting with '\t' or ' ' and
  * ending in '\n', then an empty line.  Returns the body's length (the
  * empty line's offset) with its line count in *lines and
- * perf_hash(seed, body) in *hv, or SIZE_MAX when the bytes do not hold
+ * perf_hash(seed, body) in *hv (not computed when hv is NULL: a record
+ * not kept, or parsed every time), or SIZE_MAX when the bytes do not hold
  * such a body: a line starts otherwise, a '\r' or NUL comes first, or the
  * bytes end first.  _bytes is the byte-at-a-time reference the vector
  * loop is tested against. */

@@ -535,12 +535,16 @@ static int scan_line(struct seg *s, const char *line, size_t n)
 static int whole_body(struct seg *s)
 {
 	const struct fk_host *h = s->w->cfg.h;
+	/* the hash is end_sample's cache key: not for a record dropped, nor
+	 * for the pairing modes, which parse every body */
+	bool hashed = s->r.st == R_KEEP && !perf_pairing(s->w->cfg.o);
 	const char *p;
 	size_t n, len, lines;
 
 	s->started = false;
 	if (h->input_peek(s->in, &p, &n) < 0 || n == 0 ||
-	    (len = perf_body_scan(p, n, body_seed(s), &lines, &s->w->body_hash)) == SIZE_MAX)
+	    (len = perf_body_scan(p, n, body_seed(s), &lines, hashed ? &s->w->body_hash : NULL)) ==
+	        SIZE_MAX)
 		return 0;
 	/* consumed first, as the line path reads the empty line before it
 	 * ends the record; the bytes stay put until the next getline */
@@ -548,7 +552,7 @@ static int whole_body(struct seg *s)
 		return 0;
 	s->w->bodyp = p;
 	s->w->body_len = len;
-	s->w->body_hashed = true;
+	s->w->body_hashed = hashed;
 	return record_end(s);
 }
 
