@@ -269,6 +269,7 @@ int main(int argc, char **argv)
 	struct cli c;
 	int rc;
 
+	fk_heap_tune();
 	/* A closed stdout pipe ends the run with EPIPE, handled by the writer. */
 	signal(SIGPIPE, SIG_IGN);
 #ifdef FK_FAULT_INJECTION

@@ -36,6 +36,9 @@ unsigned long fk_alloc_calls(void);
 /* Called once, just before the first injected failure, from the thread
  * that will see it (tests print a backtrace there). */
 extern void (*fk_alloc_fail_hook)(void);
+/* Put the heap on transparent huge pages where the system has them (Linux
+ * with glibc; see alloc.c).  Call first thing, before threads start. */
+void fk_heap_tune(void);
 
 /* ---- logging (log.c) --------------------------------------------------- */
 extern int fk_verbosity;        /* FK_LOG_* threshold, default FK_LOG_WARN */
