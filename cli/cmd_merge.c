@@ -282,7 +282,7 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 	char **files = NULL;
 	size_t nfiles = 0, opened = 0;
 	struct merge m;
-	struct fk_input_params prm = { 0, false };
+	struct fk_input_params prm = { 0 };
 	struct fk_writer w;
 	bool wopen = false, stdout_file = false;
 	off_t stdout_start = 0;
@@ -342,7 +342,6 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 		prm.bufsize = 1u << 20;
 	if (prm.bufsize < (64u << 10))
 		prm.bufsize = 64u << 10;
-	prm.no_mmap = true;
 	for (size_t k = 0; k < nfiles; k++) {
 		struct src *s = &m.s[k];
 		struct stat st;

@@ -326,10 +326,8 @@ static bool read_all(const char **files, size_t nfiles, struct foldsum *s, doubl
 
 	fk_verbosity = -1;
 	for (size_t k = 0; k < nfiles && rc == 0; k++) {
-		struct fk_input_params prm = { .no_mmap = true };
+		struct fk_input_params prm = { 0 };
 		struct fk_input in;
-		/* read(), not a mapping: the text is copied once into the table,
-		 * and a mapping's window would add its size to the peak */
 		if ((rc = fk_input_open_with(&in, files[k], &prm)) < 0)
 			break;
 		rc = foldsum_read(s, &in);
@@ -398,7 +396,7 @@ static bool chart_pass(struct chart *ch, int pass, const char **files, size_t nf
 
 	fk_verbosity = -1; /* the pipeline reports what goes wrong */
 	for (size_t k = 0; k < nfiles && rc == 0; k++) {
-		struct fk_input_params prm = { .no_mmap = true };
+		struct fk_input_params prm = { 0 };
 		struct fk_input in;
 		const char *line;
 		size_t len;

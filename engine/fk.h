@@ -336,11 +336,12 @@ struct fk_input {
 	int error;           /* status of the first fatal error reported */
 	bool progress;       /* print progress to stderr */
 	double t0, last_progress;
-	/* Regular uncompressed files are read through a sliding mmap window
-	 * instead of read(): no copy, and RSS stays at the window size.  buf
-	 * then points into the mapping, whose file offset is mapoff. */
-	bool mapped;
-	uint64_t mapoff, fsize;
+	/* A regular uncompressed file, and its size.  Every input
+	 * is read with read(): mapping the file was tried and was slower
+	 * (each newly mapped page costs a fault, dear on a virtual machine;
+	 * the buffer read() fills is faulted in once). */
+	bool regular;
+	uint64_t fsize;
 	/* A chunk of a bigger input parsed on a worker thread: the first fatal
 	 * error is kept (line relative to the chunk) instead of printed. */
 	bool chunk;
@@ -363,14 +364,12 @@ struct fk_input {
 };
 
 /* How one input is read.  `merge`, which holds many inputs open at once,
- * asks for small buffers and no mapping (a 32 MiB window per input would
- * add up). */
+ * asks for small buffers. */
 struct fk_input_params {
 	size_t bufsize;      /* initial read buffer (lines longer grow it); 0: 1 MiB */
-	bool no_mmap;        /* read regular files with read(), not a mapping */
 };
 /* An input over file descriptor fd (owned: closed by fk_input_close), read
- * as it comes: no gzip detection and no mapping, since peeking at a pipe
+ * as it comes: no gzip detection, since peeking at a pipe
  * would wait for its writer.  Returns FK_ERR_NOMEM (fd then closed). */
 int fk_input_open_fd(struct fk_input *in, int fd, const char *name);
 /* Open a file ("-" = stdin); reports the error itself and, when it fails,
@@ -396,7 +395,7 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
  * start of its range. */
 int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, unsigned n);
 /* Count the lines of the whole input from now on, those already
- * buffered included, as bytes arrive from the source or the mapping: a
+ * buffered included, as bytes arrive from the source: a
  * plugin that splits lines itself (read) leaves lineno alone.  When the
  * input has been read to its end, fk_input_lines gives its line count (a
  * last line without '\n' included). */
@@ -404,6 +403,9 @@ void fk_input_count_lines(struct fk_input *in);
 uint64_t fk_input_lines(const struct fk_input *in);
 /* host->input_head: the first bytes of the file behind `in` (pread at 0). */
 ssize_t fk_input_head(const struct fk_input *in, void *buf, size_t cap);
+/* Bytes still to come (buffered ones included) from a regular
+ * uncompressed file, a shard or a chunk; UINT64_MAX when not known. */
+uint64_t fk_input_left(const struct fk_input *in);
 /* Peek at up to `cap` first bytes without consuming them. */
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data);
 int fk_input_getline(struct fk_input *in, const char **line, size_t *len);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -20,7 +19,6 @@
 #define BUFSZ (1u << 20)
 #define ZBUFSZ (256u * 1024)
 #define MAX_LINE ((size_t)1 << 30)
-#define MAPWIN ((size_t)32 << 20)
 
 
 struct gz {
@@ -161,50 +159,6 @@ static void progress(struct fk_input *in)
 	        (double)in->bytes / 1e6, (double)in->bytes / 1e6 / (now - in->t0 + 1e-9));
 }
 
-/* Slide the mapping so that it starts at the current position (rounded
- * down to a page) and holds at least twice what is left unconsumed, so a
- * line longer than the window grows it instead of looping. */
-static ssize_t map_window(struct fk_input *in)
-{
-	static size_t pagesz;
-	uint64_t pos = in->mapoff + in->start, base, left = in->end - in->start;
-	size_t len;
-	void *m;
-
-	if (!pagesz)
-		pagesz = (size_t)sysconf(_SC_PAGESIZE);
-	base = pos - pos % pagesz;
-	len = MAPWIN;
-	while (len < 2 * (left + (pos - base)) && len < MAX_LINE + MAPWIN)
-		len *= 2;
-	if (left >= MAX_LINE) {
-		fk_log(FK_LOG_ERROR, "%s:%llu: line longer than 1 GiB", in->name,
-		       (unsigned long long)in->lineno + 1);
-		return in->error = FK_ERR_LIMIT;
-	}
-	if (base + len > in->fsize)
-		len = (size_t)(in->fsize - base);
-	if (in->buf)
-		munmap(in->buf, in->cap);
-	in->buf = NULL;
-	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, (off_t)base);
-	if (m == MAP_FAILED)
-		return report_errno(in, "cannot map file");
-	madvise(m, len, MADV_SEQUENTIAL);
-	in->buf = m;
-	in->cap = len;
-	in->start = (size_t)(pos - base);
-	in->end = len;
-	if (in->start + left < len) /* what this window shows for the first time */
-		count_new(in, in->buf + in->start + left, len - in->start - left);
-	in->mapoff = base;
-	if (base + len >= in->fsize)
-		in->eof = true;
-	in->bytes = base + len;
-	progress(in);
-	return (ssize_t)(len - in->start - left);
-}
-
 /* Read more into the buffer; returns bytes added, 0 at EOF, <0 on error. */
 static ssize_t fill(struct fk_input *in)
 {
@@ -212,8 +166,6 @@ static ssize_t fill(struct fk_input *in)
 
 	if (in->eof)
 		return 0;
-	if (in->mapped)
-		return map_window(in);
 	if (in->start > 0) {
 		memmove(in->buf, in->buf + in->start, in->end - in->start);
 		in->end -= in->start;
@@ -248,23 +200,12 @@ static ssize_t fill(struct fk_input *in)
 static int setup(struct fk_input *in, const char *name, const struct fk_input_params *prm)
 {
 	const unsigned char *p;
-	unsigned char magic[2];
 	struct stat st;
 	ssize_t n;
 
-	if (in->fd >= 0 && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    !prm->no_mmap && !getenv("FLAMEKIT_NO_MMAP") &&
-	    !(pread(in->fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
-		in->name = fk_strdup(name);
-		if (!in->name) {
-			fk_log(FK_LOG_ERROR, "%s: out of memory", name);
-			return FK_ERR_NOMEM;
-		}
-		in->t0 = in->last_progress = fk_now();
-		in->mapped = true;
+	if (in->fd >= 0 && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		in->regular = true;
 		in->fsize = (uint64_t)st.st_size;
-		n = map_window(in);
-		return n < 0 ? (int)n : 0;
 	}
 	in->name = fk_strdup(name);
 	in->cap = !prm->bufsize ? BUFSZ : prm->bufsize >= 4096 ? prm->bufsize : 4096;
@@ -303,6 +244,7 @@ static int setup(struct fk_input *in, const char *name, const struct fk_input_pa
 		in->start = in->end = 0;
 		in->eof = false;
 		in->gz = g;
+		in->regular = false;
 	}
 	return 0;
 }
@@ -314,7 +256,7 @@ int fk_input_open(struct fk_input *in, const char *path)
 
 int fk_input_open_with(struct fk_input *in, const char *path, const struct fk_input_params *params)
 {
-	static const struct fk_input_params defaults = { 0, false };
+	static const struct fk_input_params defaults = { 0 };
 	int rc;
 
 	if (!params)
@@ -386,12 +328,8 @@ void fk_input_close(struct fk_input *in)
 	}
 	if (in->fd > STDIN_FILENO)
 		close(in->fd);
-	if (in->mapped) {
-		if (in->buf)
-			munmap(in->buf, in->cap);
-	} else if (!in->chunk) {
+	if (!in->chunk)
 		fk_free(in->buf);
-	}
 	fk_free(in->err_msg);
 	if (!in->chunk)
 		fk_free(in->name);
@@ -513,7 +451,7 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
 		end = 0;
 	if (end < start)
 		end = start;
-	if (!in->mapped && lseek(in->fd, (off_t)start, SEEK_SET) < 0)
+	if (lseek(in->fd, (off_t)start, SEEK_SET) < 0)
 		return report_errno(in, "cannot seek");
 	name = fk_malloc(strlen(in->name) + 32);
 	if (!name) {
@@ -525,30 +463,11 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
 	in->name = name;
 	in->lineno = 0;
 	in->shard_start = start;
-	if (in->mapped) {
-		/* The mapping treats `end` as the end of the file and slides
-		 * its window to `start`. */
-		if (in->buf)
-			munmap(in->buf, in->cap);
-		in->buf = NULL;
-		in->cap = 0;
-		in->start = in->end = 0;
-		in->mapoff = start;
-		in->fsize = end;
-		in->eof = start == end;
-		if (!in->eof) {
-			ssize_t r = map_window(in);
-			if (r < 0)
-				return (int)r;
-		}
-		in->bytes = 0;
-	} else {
-		in->start = in->end = 0;
-		in->bytes = 0;
-		in->eof = start == end;
-		in->limited = true;
-		in->limit = end - start;
-	}
+	in->start = in->end = 0;
+	in->bytes = 0;
+	in->eof = start == end;
+	in->limited = true;
+	in->limit = end - start;
 	fk_log(FK_LOG_INFO, "%s: bytes %llu to %llu of %llu", in->name, (unsigned long long)start,
 	       (unsigned long long)end, (unsigned long long)size);
 	return 0;
@@ -556,11 +475,6 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
 
 ssize_t fk_input_peek(struct fk_input *in, size_t cap, const unsigned char **data)
 {
-	while (in->mapped && in->end - in->start < cap && !in->eof) {
-		ssize_t r = map_window(in);
-		if (r < 0)
-			return r;
-	}
 	while (in->end - in->start < cap && !in->eof) {
 		if (in->start + cap > in->cap && in->start > 0) {
 			memmove(in->buf, in->buf + in->start, in->end - in->start);
@@ -638,10 +552,6 @@ ssize_t fk_input_read(struct fk_input *in, void *buf, size_t cap)
 	}
 	if (in->eof)
 		return 0;
-	if (in->mapped) {
-		r = map_window(in);
-		return r < 0 ? r : fk_input_read(in, buf, cap);
-	}
 	r = source_read(in, buf, cap);
 	if (r == 0)
 		in->eof = true;
@@ -700,4 +610,17 @@ void fk_input_report(struct fk_input *in)
 	fk_log(FK_LOG_WARN, "%s: skipped %llu unreadable line%s (line%s %s%s)", in->name,
 	       (unsigned long long)in->skipped, in->skipped == 1 ? "" : "s",
 	       shown == 1 ? "" : "s", list, in->skipped > shown ? ", ..." : "");
+}
+
+uint64_t fk_input_left(const struct fk_input *in)
+{
+	off_t pos;
+
+	if (in->chunk)
+		return in->end - in->start;
+	if (in->limited)
+		return in->limit + (in->end - in->start);
+	if (!in->regular || (pos = lseek(in->fd, 0, SEEK_CUR)) < 0 || (uint64_t)pos > in->fsize)
+		return UINT64_MAX;
+	return in->fsize - (uint64_t)pos + (in->end - in->start);
 }

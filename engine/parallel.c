@@ -9,6 +9,9 @@
  * skipped lines and first error to whole-file line numbers, and reports
  * the first error in input order.  At most 2 x threads chunks are in
  * flight, so memory is bounded by the chunk size, not by the input size.
+ * Chunks are read with read() into buffers kept across uses: mapping each
+ * chunk's file range instead was slower, since every page of a new mapping
+ * costs a fault (see input.c).
  * A chunk's host->input_start is its offset in the input.
  * The forked sinks are joined in worker order at the end; weights are
  * sums, so the merged tree does not depend on which worker took which
@@ -17,20 +20,17 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fk.h"
 
-#define CHUNK ((size_t)8 << 20)
-/* Inputs of fewer chunks than this are not worth threads (see below). */
-#define SERIAL_CHUNKS 4
+#define CHUNK ((size_t)2 << 20)
+/* Inputs smaller than this are not worth threads (see below). */
+#define SERIAL_BELOW ((uint64_t)32 << 20)
 
 struct job {
 	char *data;
 	size_t len, cap;
-	void *map;           /* mapped chunk: the mapping (data points into it) */
-	size_t maplen;
 	struct fk_input in;  /* the chunk as an input */
 	int rc;
 	bool done;
@@ -87,80 +87,9 @@ static size_t chunk_bytes(void)
 
 /* Files smaller than this are parsed on the calling thread; not with
  * FLAMEKIT_CHUNK_BYTES, whose small files must cross chunk boundaries. */
-static size_t serial_below(void)
+static uint64_t serial_below(void)
 {
-	return getenv("FLAMEKIT_CHUNK_BYTES") ? 0 : SERIAL_CHUNKS * CHUNK;
-}
-
-static void job_unmap(struct job *j)
-{
-	if (j->map)
-		munmap(j->map, j->maplen);
-	j->map = NULL;
-	j->data = NULL;
-	j->cap = 0;
-}
-
-/* A mapped input is not copied: each chunk is a mapping of its own file
- * range, unmapped once the chunk is retired, so the reading thread only
- * asks for the boundary and RSS stays at the chunks in flight.  *pos is
- * the file offset where the next chunk starts. */
-static int map_chunk(struct fk_input *in, const struct fk_chunk_ops *ops, void *ctx,
-                     uint64_t *pos, struct job *j, bool *eof)
-{
-	static size_t pagesz;
-	size_t want = chunk_bytes(), len, cut, skew;
-	uint64_t base;
-
-	if (!pagesz)
-		pagesz = (size_t)sysconf(_SC_PAGESIZE);
-	if (j->map)
-		job_unmap(j);
-	if (j->cap && !j->map) {
-		fk_free(j->data);
-		j->data = NULL;
-		j->cap = 0;
-	}
-	base = *pos - *pos % pagesz;
-	skew = (size_t)(*pos - base);
-	for (;;) {
-		uint64_t left = in->fsize - *pos;
-		len = want < left ? want : (size_t)left;
-		*eof = len == left;
-		if (len == 0)
-			break;
-		j->map = mmap(NULL, skew + len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, (off_t)base);
-		if (j->map == MAP_FAILED) {
-			j->map = NULL;
-			fk_log(FK_LOG_ERROR, "%s: cannot map file", in->name);
-			return FK_ERR_IO;
-		}
-		j->maplen = skew + len;
-		j->data = (char *)j->map + skew;
-		cut = *eof ? len : ops->boundary(ctx, j->data, len);
-		if (cut > 0)
-			break;
-		job_unmap(j);
-		if (want > ((size_t)1 << 31)) {
-			fk_log(FK_LOG_ERROR, "%s: a record longer than 2 GiB", in->name);
-			return FK_ERR_LIMIT;
-		}
-		want *= 2; /* one record bigger than the chunk: map more */
-	}
-	if (len == 0)
-		cut = 0;
-	*pos += cut;
-	memset(&j->in, 0, sizeof j->in);
-	j->len = cut;
-	j->in.name = in->name;
-	j->in.fd = -1;
-	j->in.buf = j->data;
-	j->in.cap = j->in.end = cut;
-	j->in.eof = true;
-	j->in.chunk = true;
-	j->rc = 0;
-	j->done = false;
-	return 0;
+	return getenv("FLAMEKIT_CHUNK_BYTES") ? 0 : SERIAL_BELOW;
 }
 
 /* Read the next chunk into j's buffer (kept across uses, so no page is
@@ -248,17 +177,15 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 	pthread_t *tids = NULL;
 	struct fk_buf carry = { 0 };
 	unsigned n = sink->threads, started = 0;
-	uint64_t base = in->lineno, handed = 0, pos = 0;
-	bool mapped = in->mapped && !in->limited;
+	uint64_t base = in->lineno, handed = 0;
 	bool eof = false;
 	int rc = 0;
 
-	/* A mapped file of a few chunks is parsed on this thread: the workers'
-	 * sinks must be merged at the end, and with mostly distinct stacks
-	 * that merge costs as much as the parse it saved (100,000 distinct
-	 * stacks in 15 MB rendered slower on two threads than on one). */
-	if (n <= 1 || sink->p->keep_samples ||
-	    (mapped && in->fsize - (in->mapoff + in->start) < serial_below()))
+	/* A file of a few chunks is parsed on this thread: the workers' sinks
+	 * must be merged at the end, and with mostly distinct stacks that
+	 * merge costs as much as the parse it saved (100,000 distinct stacks
+	 * in 15 MB rendered slower on two threads than on one). */
+	if (n <= 1 || sink->p->keep_samples || fk_input_left(in) < serial_below())
 		return ops->parse(ctx, 0, in, sink);
 	memset(&p, 0, sizeof p);
 	p.ops = ops;
@@ -292,21 +219,11 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 		rc = FK_ERR_INTERNAL;
 		goto joined;
 	}
-	if (mapped) {
-		/* where the caller left the input; its own window is not needed */
-		pos = in->mapoff + in->start;
-		if (in->buf)
-			munmap(in->buf, in->cap);
-		in->buf = NULL;
-		in->cap = in->start = in->end = 0;
-		in->mapoff = pos;
-	}
 	for (;;) {
 		/* fill the ring */
 		while (rc == 0 && !eof && p.tail - p.head < p.nslots) {
 			struct job *j = &p.ring[p.tail % p.nslots];
-			rc = mapped ? map_chunk(in, ops, ctx, &pos, j, &eof)
-			            : read_chunk(in, ops, ctx, &carry, j, &eof);
+			rc = read_chunk(in, ops, ctx, &carry, j, &eof);
 			if (rc < 0)
 				break;
 			/* host->input_start of a chunk: its offset, which orders chunks */
@@ -326,8 +243,6 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 			pthread_cond_wait(&p.done, &p.mu);
 		pthread_mutex_unlock(&p.mu);
 		int r = retire(in, j, &base);
-		if (j->map)
-			job_unmap(j); /* its pages leave RSS now */
 		p.head++;
 		if (r < 0 && rc == 0) {
 			rc = r;
@@ -345,8 +260,6 @@ joined:
 	pthread_cond_destroy(&p.work);
 	pthread_cond_destroy(&p.done);
 	in->lineno = base;
-	if (mapped) /* the chunks read it all */
-		in->eof = true;
 out:
 	for (unsigned i = 0; p.sinks && i < n; i++) {
 		int r = fk_host.sink_join(rc == 0 ? sink : NULL, p.sinks[i]);
@@ -354,10 +267,7 @@ out:
 			rc = r;
 	}
 	for (size_t k = 0; p.ring && k < p.nslots; k++)
-		if (p.ring[k].map)
-			job_unmap(&p.ring[k]);
-		else
-			fk_free(p.ring[k].data);
+		fk_free(p.ring[k].data);
 	fk_free(p.ring);
 	fk_free(p.sinks);
 	fk_free(ws);

@@ -57,12 +57,7 @@ fi
 for f in "$@"; do
 	check_files "$(label "$f")" "$f"
 done
-# The same through read() instead of the mmap window, and through the
-# parallel chunk parser with tiny chunks.
-export FLAMEKIT_NO_MMAP=1
-check_files "our files, read() instead of mmap" \
-	"$FK_SRCDIR"/tests/data/folded/*.txt "$TMP/crlf.txt" "$TMP/long.txt" "$TMP/one.txt"
-unset FLAMEKIT_NO_MMAP
+# The same through the parallel chunk parser with tiny chunks.
 export FLAMEKIT_CHUNK_BYTES=64
 check_files "our files, 64-byte chunks on 2 threads" --threads 2 \
 	"$FK_SRCDIR"/tests/data/folded/*.txt "$TMP/crlf.txt" "$TMP/long.txt" "$TMP/one.txt"
@@ -126,10 +121,6 @@ is "$out" "[aaaaaaaaaa 1 ][][][b 2 ]" "a cut inside a line moves to the next lin
 run "$FLAMEKIT" collapse --format folded -v --shard 1/2 "$TMP/four.txt"
 is "$rc:$out:$(echo "$err" | grep bytes)" "0:c 3
 d 4:flamekit: $TMP/four.txt[1/2]: bytes 8 to 16 of 16" "-v names the shard's byte range"
-run env FLAMEKIT_NO_MMAP=1 "$FLAMEKIT" collapse --format folded --shard 1/2 "$TMP/four.txt"
-is "$rc:$out" "0:c 3
-d 4" "the same shard through read()"
-
 printf 'ok 1\nok 2\nbad line\n' > "$TMP/bad.txt"
 run "$FLAMEKIT" collapse --format folded --shard 1/2 "$TMP/bad.txt"
 is "$rc:$err" "0:flamekit: warning: $TMP/bad.txt[1/2]: skipped 1 unreadable line (line 1)" \
