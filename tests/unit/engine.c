@@ -644,6 +644,102 @@ static void test_alloc_failure(void **state)
 	fk_intern_free(&in);
 }
 
+/* The VmFlags of the mapping that holds p ("" when none is found). */
+static void vm_flags(const void *p, char *out, size_t cap)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+
+	*out = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			size_t n = strlen(line + 8);
+			n = n < cap ? n : cap - 1;
+			memcpy(out, line + 8, n);
+			out[n] = '\0';
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static bool advised(const void *p)
+{
+	char flags[256];
+	vm_flags(p, flags, sizeof flags);
+	return strstr(flags, " hg") != NULL;
+}
+
+/* fk_heap_tune: blocks of 4 MiB and more are 2 MiB-aligned, zeroed by
+ * fk_calloc and advised on huge pages; growing and shrinking across that
+ * size keeps the contents; a failed big realloc leaves the block alone;
+ * the heap's growth is advised too.  (The program calls fk_heap_tune
+ * first thing; here it is called mid-run, which it must also survive.) */
+static void test_heap_tune(void **state)
+{
+	const size_t mib = (size_t)1 << 20;
+	unsigned char *p, *q, *s;
+	bool thp = access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0;
+
+	(void)state;
+	fk_heap_tune();
+	fk_heap_tune(); /* a second call changes nothing */
+	p = fk_calloc(5 * mib, 1);
+	assert_non_null(p);
+	for (size_t i = 0; i < 5 * mib; i++)
+		if (p[i])
+			fail_msg("byte %zu of a 5 MiB fk_calloc is %d", i, p[i]);
+#if defined(__linux__) && defined(__GLIBC__)
+	assert_int_equal((uintptr_t)p % (2 * mib), 0);
+	if (thp)
+		assert_true(advised(p + 3 * mib));
+#endif
+	for (size_t i = 0; i < 5 * mib; i++)
+		p[i] = (unsigned char)(i * 7 + 1);
+	q = fk_realloc(p, 9 * mib); /* bigger */
+	assert_non_null(q);
+	for (size_t i = 0; i < 5 * mib; i++)
+		if (q[i] != (unsigned char)(i * 7 + 1))
+			fail_msg("byte %zu changed when the block grew", i);
+	memset(q + 5 * mib, 0xab, 4 * mib);
+	fk_alloc_fail_after(0);
+	assert_null(fk_realloc(q, 12 * mib)); /* fails: q is untouched */
+	assert_null(fk_malloc(6 * mib));
+	assert_null(fk_calloc(6 * mib, 1));
+	fk_alloc_fail_after(-1);
+	assert_int_equal(q[9 * mib - 1], 0xab);
+	p = fk_realloc(q, mib); /* below 4 MiB again */
+	assert_non_null(p);
+	for (size_t i = 0; i < mib; i++)
+		if (p[i] != (unsigned char)(i * 7 + 1))
+			fail_msg("byte %zu changed when the block shrank", i);
+	s = fk_realloc(p, 6 * mib); /* from the heap to a big block */
+	assert_non_null(s);
+	for (size_t i = 0; i < mib; i++)
+		if (s[i] != (unsigned char)(i * 7 + 1))
+			fail_msg("byte %zu changed when the block moved to the big ones", i);
+	fk_free(s);
+#if defined(__linux__) && defined(__GLIBC__)
+	if (thp) {
+		/* grow the heap by small blocks: the part it grew by is advised */
+		void *top0 = sbrk(0), *v[600];
+		size_t n = 0;
+		for (; n < 600 && sbrk(0) == top0; n++)
+			assert_non_null(v[n] = fk_malloc(100000));
+		if (sbrk(0) != top0) /* a malloc that does not use the heap (ASan) skips this */
+			assert_true(advised(v[n - 1]));
+		while (n > 0)
+			fk_free(v[--n]);
+	}
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_writer_atomic),
 		cmocka_unit_test(test_writer_disk_full),
 		cmocka_unit_test(test_alloc_failure),
+		cmocka_unit_test(test_heap_tune),
 		cmocka_unit_test(test_sample_attrs),
 		cmocka_unit_test(test_input_peek_consume),
 		cmocka_unit_test(test_input_error_keeps_prefix),
