@@ -44,6 +44,7 @@ PY
 cat > fakeperf <<'SH'
 #!/bin/sh
 echo "$*" >> "$FAKE_LOG"
+[ -n "$FAKE_ENV" ] && echo "${GLIBC_TUNABLES-unset}" >> "$FAKE_ENV"
 range=all
 while [ $# -gt 0 ]; do [ "$1" = --time ] && range=$2; shift; done
 printf 'prog 1 [000] 1.000000: 1 cpu-clock:\n\t1 f_%s (/bin/x)\n\n' "$range"
@@ -54,7 +55,7 @@ st=$(printf '%s' "$FAKE_EXIT" | tr ';' '\n' | sed -n "s|^$range=||p")
 exit 0
 SH
 chmod +x fakeperf
-export FAKE_LOG="$TMP/fake.log" FAKE_EXTRA= FAKE_EXIT=
+export FAKE_LOG="$TMP/fake.log" FAKE_EXTRA= FAKE_EXIT= FAKE_ENV=
 S1=',10.999999999' S2='11.000000000,11.999999999' S3='12.000000000,'
 
 mkdata one.data 10000000000 13000000000 1
@@ -66,6 +67,19 @@ prog;f_$S3 1:" "3 threads: 3 perf script processes on integer-nanosecond time sl
 is "$(sort fake.log)" "script -i one.data --time $S1
 script -i one.data --time $S2
 script -i one.data --time $S3" "perf script command lines"
+
+# perf's heap on huge pages: glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES,
+# after what the user's has; a user's own glibc.malloc.hugetlb is kept.
+: > env.log
+run env -u GLIBC_TUNABLES FAKE_ENV="$TMP/env.log" "$FLAMEKIT" collapse --threads 2 --perf ./fakeperf one.data
+is "$rc:$(cat env.log)" "0:glibc.malloc.hugetlb=1
+glibc.malloc.hugetlb=1" "perf runs with glibc.malloc.hugetlb=1 in GLIBC_TUNABLES"
+: > env.log
+run env GLIBC_TUNABLES=glibc.malloc.tcache_count=3 FAKE_ENV="$TMP/env.log" "$FLAMEKIT" collapse --threads 1 --perf ./fakeperf one.data
+is "$rc:$(cat env.log)" "0:glibc.malloc.tcache_count=3:glibc.malloc.hugetlb=1" "the user's GLIBC_TUNABLES comes first"
+: > env.log
+run env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 FAKE_ENV="$TMP/env.log" "$FLAMEKIT" collapse --threads 1 --perf ./fakeperf one.data
+is "$rc:$(cat env.log)" "0:glibc.malloc.hugetlb=0" "a user's glibc.malloc.hugetlb is left as it is"
 
 : > fake.log
 run "$FLAMEKIT" collapse --threads 1 --perf ./fakeperf --pid --symfs /sym --kallsyms /ks one.data
