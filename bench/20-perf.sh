@@ -67,6 +67,7 @@ cat_t, cat_c, _ = best(["cat", path])
 wc_t, wc_c, _ = best(["wc", "-l", path])
 t1, c1, rss1 = best([flamekit, "collapse", "--format", "perf", "--threads", "1", path])
 t2, c2, rss2 = best([flamekit, "collapse", "--format", "perf", "--threads", "2", path])
+t0, c0, _ = best([flamekit, "collapse", "--format", "perf", "--threads", "2", os.devnull])
 stacks = len(subprocess.run([flamekit, "collapse", "--format", "perf", path],
                             capture_output=True).stdout.splitlines())
 print("perf: %s, %.0f MB, %d distinct stacks, best of %d runs" % (os.path.basename(path), size, stacks, runs))
@@ -77,5 +78,6 @@ print("  collapse -t1 %6.2f s  %7.0f MB/s  CPU %5.2f s  peak RSS %5.1f MB  %.2fx
       % (t1, size / t1, c1, rss1, t1 / wc_t, c1 / max(wc_c, 1e-3)))
 print("  collapse -t2 %6.2f s  %7.0f MB/s  CPU %5.2f s  peak RSS %5.1f MB  %.2fx faster than -t1 (target >= 1.7)"
       % (t2, size / t2, c2, rss2, t1 / t2))
+print("  start-up      %6.3f s (an empty input: exec and loading the plugins, on either thread count)" % t0)
 print("  peak RSS target < 100 MB: %s" % ("met" if max(rss1, rss2) < 100 else "NOT met"))
 PY
