@@ -57,16 +57,20 @@ void fk_heap_tune(void)
 
 static inline bool is_tuned(void) { return atomic_load_explicit(&tuned, memory_order_relaxed); }
 
-/* After a successful allocation from the heap: advise what it grew by. */
+/* After a successful allocation from the heap: advise what it grew by.  A
+ * heap trimmed below what was advised loses the advice with the pages, so
+ * the mark comes down with it and what grows back is advised again. */
 static void *heap_hint(void *p)
 {
 	uintptr_t top, done;
 
 	if (!p || !is_tuned())
 		return p;
-	top = (uintptr_t)sbrk(0);
+	top = (uintptr_t)sbrk(0) & ~((uintptr_t)4096 - 1);
 	done = atomic_load_explicit(&advised, memory_order_relaxed);
-	if (top > done && atomic_compare_exchange_strong(&advised, &done, top))
+	if (top < done)
+		atomic_compare_exchange_strong(&advised, &done, top);
+	else if (top > done && atomic_compare_exchange_strong(&advised, &done, top))
 		madvise((void *)done, (size_t)(top - done), MADV_HUGEPAGE);
 	return p;
 }

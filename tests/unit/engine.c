@@ -737,6 +737,27 @@ static void test_heap_tune(void **state)
 		while (n > 0)
 			fk_free(v[--n]);
 	}
+	if (thp) {
+		/* 120 MB in the heap, freed (glibc trims past 64 MiB free at the
+		 * top: the advice goes with the pages), then taken again: every
+		 * block is on advised memory again */
+		static void *v[1200];
+		void *top1;
+		for (size_t i = 0; i < 1200; i++)
+			assert_non_null(v[i] = fk_malloc(100000));
+		top1 = sbrk(0);
+		for (size_t i = 1200; i > 0; i--)
+			fk_free(v[i - 1]);
+		if ((char *)sbrk(0) < (char *)top1) { /* trimmed (not under ASan) */
+			for (size_t i = 0; i < 1200; i++)
+				assert_non_null(v[i] = fk_malloc(100000));
+			for (size_t i = 0; i < 1200; i += 50)
+				if (!advised(v[i]))
+					fail_msg("block %zu of 1200, at %p, is not on advised memory", i, v[i]);
+			for (size_t i = 1200; i > 0; i--)
+				fk_free(v[i - 1]);
+		}
+	}
 #endif
 }
 
