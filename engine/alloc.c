@@ -29,7 +29,8 @@
  * is ignored and nothing else changes):
  *   - blocks of BIG bytes or more are mapped 2 MiB-aligned and advised
  *     whole (glibc still maps them and unmaps them when freed, so a freed
- *     table leaves RSS at once); growing one copies it into a new block;
+ *     table leaves RSS at once); growing one keeps glibc's mremap and
+ *     advises the result again;
  *   - smaller ones come from glibc's main heap, one arena for every
  *     thread, grown 32 MiB at a time; each allocation that finds the heap
  *     grown advises the new part.
@@ -39,20 +40,23 @@
 #ifdef HEAP_TUNE
 static atomic_bool tuned;
 static atomic_uintptr_t advised; /* the heap below this is advised */
+static uintptr_t page_mask;      /* ~(page size - 1), set before `tuned` */
 
 void fk_heap_tune(void)
 {
 	void *p;
 
-	if (atomic_exchange(&tuned, true))
+	if (atomic_load(&tuned))
 		return;
+	page_mask = ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_THRESHOLD, (int)BIG);
 	mallopt(M_TOP_PAD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	p = malloc(1); /* the heap exists from here */
-	atomic_store(&advised, (uintptr_t)p & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1));
+	atomic_store(&advised, (uintptr_t)p & page_mask);
 	free(p);
+	atomic_store(&tuned, true);
 }
 
 static inline bool is_tuned(void) { return atomic_load_explicit(&tuned, memory_order_relaxed); }
@@ -66,7 +70,7 @@ static void *heap_hint(void *p)
 
 	if (!p || !is_tuned())
 		return p;
-	top = (uintptr_t)sbrk(0) & ~((uintptr_t)4096 - 1);
+	top = (uintptr_t)sbrk(0) & page_mask;
 	done = atomic_load_explicit(&advised, memory_order_relaxed);
 	if (top < done)
 		atomic_compare_exchange_strong(&advised, &done, top);
@@ -106,6 +110,12 @@ static inline void *big_alloc(size_t n) { return malloc(n); }
 static inline void *big_realloc(void *p, size_t n) { return realloc(p, n); }
 #endif
 
+/* n bytes (n > 0), from where fk_heap_tune's rules put them. */
+static void *raw_alloc(size_t n)
+{
+	return n >= BIG && is_tuned() ? big_alloc(n) : heap_hint(malloc(n));
+}
+
 /* Both counters are atomic: parsing threads and plugins allocate through
  * here at the same time, and an injected failure must hit exactly one
  * point of the sequence, then every allocation after it. */
@@ -136,9 +146,7 @@ void *fk_malloc(size_t n)
 {
 	if (should_fail())
 		return NULL;
-	if (n >= BIG && is_tuned())
-		return big_alloc(n);
-	return heap_hint(malloc(n ? n : 1));
+	return raw_alloc(n ? n : 1);
 }
 
 /* A block of a page or more may come fresh from the kernel (mmap, or the
@@ -165,7 +173,7 @@ void *fk_calloc(size_t n, size_t size)
 		return NULL;
 	if (n * size < CALLOC_WRITE_FROM)
 		return heap_hint(calloc(n, size));
-	if ((p = n * size >= BIG && is_tuned() ? big_alloc(n * size) : heap_hint(malloc(n * size))) != NULL)
+	if ((p = raw_alloc(n * size)) != NULL)
 		zero_fill(p, 0, n * size);
 	return p;
 }
