@@ -83,6 +83,27 @@ for t in 1 3; do
 	done
 done
 
+# The first event type decides for ranges that start mid-file: read from
+# the file's start, or, when its first 16 MiB hold no record, by parsing the
+# file on one thread.  Here 17 MB of comments, then one "first" record and
+# many "second" ones: workers cutting the records into ranges must not keep
+# "second".
+{
+	yes '# a comment line of padding' | head -n 610000
+	printf 'prog 7 [000] 1.000001:        1 first: \n\t          400100 a+0x1 (/bin/prog)\n\n'
+	i=0
+	while [ $i -lt 200 ]; do
+		printf 'prog 7 [000] 1.000002:        1 second: \n\t          400200 b+0x1 (/bin/prog)\n\n'
+		i=$((i + 1))
+	done
+} > "$TMP/late.txt"
+for t in 1 2; do
+	FLAMEKIT_CHUNK_BYTES=512 run "$FLAMEKIT" collapse --threads $t --format perf "$TMP/late.txt"
+	is "$rc:$out:$err" "0:prog;a 1:flamekit: warning: [input:perf] $TMP/late.txt: kept only \"first\" events (the first event type in the input); dropped 200 records of other events, the first being \"second\" (choose with --event-filter NAME)" \
+		"events: the first record after 17 MB of comments decides, --threads $t"
+done
+rm -f "$TMP/late.txt"
+
 # --- off-CPU ---
 collapse --format perf --offcpu "$D/offcpu.txt"
 is "$out" "app;main;wait_here;__schedule 250

@@ -331,18 +331,24 @@ static int chunk_parse(void *ctx, unsigned worker, struct fk_input *chunk, struc
 	return fk_perf_segment(p, worker, fk_perf_input_start(p->h, chunk), chunk, sink);
 }
 
-/* A later shard (--shard K/N, K > 0) keeps the first event type of the
- * whole file: read it from the file's start. */
-static int shard_event(struct fk_perf *p)
+/* The first event type of the whole file, read from its start (the
+ * kept one when --event-filter is not given): a later shard (--shard K/N,
+ * K > 0) needs it, and so do the ranges parse_chunks may cut a regular file
+ * into, since their workers start mid-file.  *unseen: the file's first
+ * HEAD_MAX bytes hold no event but there is more (then only a parse from
+ * the start, in order, finds it).  A pipe's start cannot be read again:
+ * nothing is chosen, and parse_chunks reads it in order (boundary()). */
+static int head_event(struct fk_perf *p, bool *unseen)
 {
 	const struct fk_host *h = p->h;
 	size_t cap = 64 * 1024;
 	char *buf = NULL;
 	int rc = 0;
 
+	*unseen = false;
 	for (;;) {
-		const char *ev;
-		size_t len;
+		const char *ev, *nl;
+		size_t len, n;
 		char *nb = h->realloc(buf, cap);
 		ssize_t got;
 		if (!nb) {
@@ -355,12 +361,20 @@ static int shard_event(struct fk_perf *p)
 			rc = (int)got;
 			break;
 		}
-		if (perf_first_event(buf, (size_t)got, &ev, &len)) {
+		/* whole lines only, unless this is the whole file */
+		n = (size_t)got;
+		if (n == cap && (nl = memrchr(buf, '\n', n)) != NULL)
+			n = (size_t)(nl - buf) + 1;
+		if (perf_first_event(buf, n, &ev, &len)) {
 			rc = choose(p, ev, len, true);
 			break;
 		}
-		if ((size_t)got < cap || cap >= HEAD_MAX)
-			break; /* no event in the file's start: nothing to filter on */
+		if ((size_t)got < cap)
+			break; /* the whole file: it has no event to filter on */
+		if (cap >= HEAD_MAX) {
+			*unseen = true;
+			break;
+		}
 		cap *= 2;
 	}
 	h->free(buf);
@@ -374,6 +388,7 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 {
 	static const struct fk_chunk_ops ops = { boundary, chunk_parse };
 	struct fk_perf *p;
+	bool unseen = false;
 	int rc;
 
 	if ((rc = fk_perf_check(h, o, NULL)) < 0)
@@ -388,13 +403,14 @@ int fk_perf_parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *
 	if (!p)
 		return FK_ERR_NOMEM;
 	rc = 0;
-	if (fk_perf_input_start(h, in) > 0 && !p->chosen && !p->cfg.series &&
-	    FK_HOST_HAS(h, input_head) &&
-	    (rc = shard_event(p)) < 0)
+	if (!p->chosen && !perf_pairing(o) && !p->cfg.series && FK_HOST_HAS(h, input_head) &&
+	    (rc = head_event(p, &unseen)) < 0)
 		goto out;
-	/* An ABI 1.0 host has no parse_chunks: the whole input is one chunk. */
-	rc = FK_HOST_HAS(h, parse_chunks) ? h->parse_chunks(in, sink, &ops, p)
-	                                   : chunk_parse(p, 0, in, sink);
+	/* An ABI 1.0 host has no parse_chunks: the whole input is one chunk;
+	 * so is a file whose first event is too far in to be looked for. */
+	rc = FK_HOST_HAS(h, parse_chunks) && !(unseen && fk_perf_input_start(h, in) == 0)
+	             ? h->parse_chunks(in, sink, &ops, p)
+	             : chunk_parse(p, 0, in, sink);
 	if (rc == 0)
 		rc = fk_perf_end(p, sink);
 out:
