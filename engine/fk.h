@@ -361,6 +361,13 @@ struct fk_input {
 	bool count_lines;
 	uint64_t newlines;
 	int last_byte;       /* -1 before the first byte */
+	/* The plugin parsing this input, when the pipeline knows it: its sync()
+	 * lets host->parse_chunks cut a regular file into ranges. */
+	const struct fk_plugin *plugin;
+	/* A range of host->parse_chunks (parallel.c): read with pread() at the
+	 * range's own offset, up to its end, which another worker may move
+	 * back by taking the range's tail. */
+	struct fk_range *range;
 };
 
 /* How one input is read.  `merge`, which holds many inputs open at once,
@@ -387,6 +394,15 @@ int fk_parse_streams(struct fk_input *const *ins, size_t n, struct fk_sink *sink
                      const struct fk_part_ops *ops, void *ctx);
 /* parallel.c: host->parse_chunks */
 int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx);
+/* parallel.c: the next bytes of a range (at most cap), 0 at its end;
+ * *off is their file offset.  Then the caller preads them itself. */
+size_t fk_range_claim(struct fk_range *r, size_t cap, uint64_t *off);
+/* parallel.c: the range's file ended early at `off` (a short pread). */
+void fk_range_short(struct fk_range *r, uint64_t off);
+/* parallel.c: bytes of the range not yet read. */
+uint64_t fk_range_left(struct fk_range *r);
+/* input.c: `n` more bytes of `in` were read elsewhere (for --progress). */
+void fk_input_note_read(struct fk_input *in, uint64_t n);
 /* Restrict `in` (just opened, maybe peeked at) to shard k of n: the byte
  * range between the sample boundaries that plugin pl's sync() finds near
  * k*size/n and (k+1)*size/n.  The input must be an uncompressed regular

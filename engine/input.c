@@ -40,6 +40,23 @@ static ssize_t raw_read(struct fk_input *in, void *dst, size_t cap)
 
 	if (in->fd < 0)
 		return 0;
+	if (in->range) {
+		uint64_t off;
+		size_t want = fk_range_claim(in->range, cap, &off), got = 0;
+		while (got < want) {
+			r = pread(in->fd, (char *)dst + got, want - got, (off_t)(off + got));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				return report_errno(in, "read error");
+			if (r == 0) {
+				fk_range_short(in->range, off + got);
+				break;
+			}
+			got += (size_t)r;
+		}
+		return (ssize_t)got;
+	}
 	if (in->limited) {
 		if (in->limit == 0)
 			return 0;
@@ -157,6 +174,12 @@ static void progress(struct fk_input *in)
 	in->last_progress = now;
 	fprintf(stderr, "\r%s: %s: %.1f MB read, %.0f MB/s   ", fk_progname, in->name,
 	        (double)in->bytes / 1e6, (double)in->bytes / 1e6 / (now - in->t0 + 1e-9));
+}
+
+void fk_input_note_read(struct fk_input *in, uint64_t n)
+{
+	in->bytes += n;
+	progress(in);
 }
 
 /* Read more into the buffer; returns bytes added, 0 at EOF, <0 on error. */
@@ -616,6 +639,8 @@ uint64_t fk_input_left(const struct fk_input *in)
 {
 	off_t pos;
 
+	if (in->range)
+		return fk_range_left(in->range) + (in->end - in->start);
 	if (in->chunk)
 		return in->end - in->start;
 	if (in->limited)

@@ -1,7 +1,14 @@
 /*
- * Parallel parsing of one input (host->parse_chunks).
+ * Parallel parsing of one input (host->parse_chunks), one of two ways.
  *
- * The calling thread reads the input in chunks of CHUNK bytes, cuts each
+ * Ranges, for a regular uncompressed file whose plugin has sync() (what
+ * --shard cuts with): the workers read the file themselves, each its own
+ * range, and take the back half of another's range when theirs is done
+ * (see "ranges" below).  Nothing is handed from thread to thread while
+ * parsing, so two threads parse a file about 1.7 times as fast as one.
+ *
+ * Chunks, for anything else (a pipe, gzip, a plugin without sync): the
+ * calling thread reads the input in chunks of CHUNK bytes, cuts each
  * after its last complete record (the plugin's boundary callback) and
  * queues it; worker threads parse chunks into one forked sink each.  The
  * calling thread retires chunks strictly in input order: it adds each
@@ -12,14 +19,16 @@
  * Chunks are read with read() into buffers kept across uses: mapping each
  * chunk's file range instead was slower, since every page of a new mapping
  * costs a fault (see input.c).
- * A chunk's host->input_start is its offset in the input.
- * The forked sinks are joined in worker order at the end; weights are
- * sums, so the merged tree does not depend on which worker took which
- * chunk.
+ *
+ * A chunk's or range's host->input_start is its offset in the input.  The
+ * forked sinks are joined in worker order at the end; weights are sums,
+ * so the merged tree does not depend on which worker took which part.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fk.h"
@@ -27,6 +36,12 @@
 #define CHUNK ((size_t)2 << 20)
 /* Inputs smaller than this are not worth threads (see below). */
 #define SERIAL_BELOW ((uint64_t)32 << 20)
+/* A range's read buffer, and the least a worker takes from another's
+ * range (less is not worth the cut). */
+#define BUFSZ ((size_t)1 << 20)
+#define STEAL_MIN ((size_t)4 << 20)
+/* How far past a split point a record boundary is looked for. */
+#define CUT_WINDOW_MAX ((size_t)16 << 20)
 
 struct job {
 	char *data;
@@ -147,26 +162,367 @@ static int read_chunk(struct fk_input *in, const struct fk_chunk_ops *ops, void 
 	return 0;
 }
 
-/* Fold a finished chunk into the parent input; returns its status. */
-static int retire(struct fk_input *parent, struct job *j, uint64_t *base)
+/* Fold a finished chunk or range `c`, parsed with status rc, into the
+ * parent input; returns rc. */
+static int retire(struct fk_input *parent, struct fk_input *c, int rc, uint64_t *base)
 {
-	int rc = j->rc;
-
-	for (uint64_t k = 0; k < j->in.skipped; k++)
-		fk_input_skip(parent, k < 5 ? *base + j->in.skipped_first[k] : 0);
-	if (rc < 0 && j->in.err_msg) {
+	for (uint64_t k = 0; k < c->skipped; k++)
+		fk_input_skip(parent, k < 5 ? *base + c->skipped_first[k] : 0);
+	if (rc < 0 && c->err_msg) {
 		parent->chunk = false;
-		fk_input_error(parent, j->in.err_line ? *base + j->in.err_line : 0, "%s", j->in.err_msg);
-	} else if (rc < 0 && j->in.err_lost && !parent->error) {
+		fk_input_error(parent, c->err_line ? *base + c->err_line : 0, "%s", c->err_msg);
+	} else if (rc < 0 && c->err_lost && !parent->error) {
 		/* the chunk's message did not fit in memory either (as parts.c) */
 		fk_log(FK_LOG_ERROR, "%s: out of memory", parent->name);
 		parent->error = FK_ERR_NOMEM;
 	} else if (rc < 0 && !parent->error) {
 		parent->error = rc;
 	}
-	*base += j->in.lineno;
-	fk_free(j->in.err_msg);
-	j->in.err_msg = NULL;
+	*base += c->lineno;
+	fk_free(c->err_msg);
+	c->err_msg = NULL;
+	return rc;
+}
+
+/* ---- ranges: a regular file read by the workers themselves ----
+ *
+ * The file is cut into one range per worker, at record boundaries the
+ * plugin's sync() finds near the even split points.  Each worker reads its
+ * range with pread() into a buffer of its own, one buffer at a time, and
+ * parses it as it comes, the way one thread parses a whole file: no chunk
+ * is handed from the reading thread to a worker (each costs a wake-up and
+ * a copy out of another core's cache), and each worker meets the stacks of
+ * one stretch of the file, not of every part of it.  A worker whose range
+ * is done takes the back half of the range with the most left (cut where
+ * sync() finds a boundary past what its owner has read), so a slower core
+ * or a denser part of the file does not leave the other idle.  Once every
+ * worker is done, the ranges are retired in file order, as chunks are. */
+
+struct fk_range {
+	struct rpool *pool;
+	uint64_t start, end;   /* file offsets; end moves back when the tail is taken */
+	uint64_t pos;          /* the next offset its owner reads */
+	struct fk_input in;    /* the range as an input */
+	int rc;
+};
+
+struct rpool {
+	const struct fk_chunk_ops *ops;
+	void *ctx;
+	struct fk_input *parent;
+	ssize_t (*sync)(const unsigned char *buf, size_t len, int eof);
+	struct fk_sink **sinks;
+	struct fk_range **v;   /* every range, in the order they were made */
+	size_t n, cap;
+	struct fk_range **cur; /* per worker: the range it parses, or NULL */
+	uint64_t base_off;     /* file offset of the first byte to parse */
+	uint64_t stop_after;   /* a range starting after this offset failed... */
+	size_t readsz, steal_min;
+	pthread_mutex_t mu;
+};
+
+struct rworker {
+	struct rpool *pool;
+	unsigned id, n;
+};
+
+size_t fk_range_claim(struct fk_range *r, size_t cap, uint64_t *off)
+{
+	struct rpool *p = r->pool;
+
+	pthread_mutex_lock(&p->mu);
+	if (cap > r->end - r->pos)
+		cap = (size_t)(r->end - r->pos);
+	if (r->start > p->stop_after)
+		cap = 0; /* an earlier range failed: what comes after it is not needed */
+	*off = r->pos;
+	r->pos += cap;
+	if (cap)
+		fk_input_note_read(p->parent, cap);
+	pthread_mutex_unlock(&p->mu);
+	return cap;
+}
+
+void fk_range_short(struct fk_range *r, uint64_t off)
+{
+	pthread_mutex_lock(&r->pool->mu);
+	r->pos = r->end = off; /* the file shrank while it was read */
+	pthread_mutex_unlock(&r->pool->mu);
+}
+
+uint64_t fk_range_left(struct fk_range *r)
+{
+	uint64_t left;
+
+	pthread_mutex_lock(&r->pool->mu);
+	left = r->end - r->pos;
+	pthread_mutex_unlock(&r->pool->mu);
+	return left;
+}
+
+/* The first record boundary at or after offset o (o > base_off) and before
+ * `end`, as sync() finds it in windows starting at o - 1 (as --shard
+ * does); `end` when there is none.  A read error or a sync() that cannot
+ * answer only means no cut: the range's owner reads those bytes itself. */
+static uint64_t find_cut(struct rpool *p, uint64_t o, uint64_t end)
+{
+	uint64_t ws = o - 1, cut = end;
+	size_t want = 64 * 1024;
+	unsigned char *buf = NULL;
+
+	for (;;) {
+		size_t got = 0;
+		ssize_t r;
+		unsigned char *nb = fk_realloc(buf, want);
+		if (!nb)
+			break;
+		buf = nb;
+		while (got < want && ws + got < end) {
+			size_t ask = want - got;
+			if (ask > end - (ws + got))
+				ask = (size_t)(end - (ws + got));
+			r = pread(p->parent->fd, buf + got, ask, (off_t)(ws + got));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		bool eof = ws + got >= end;
+		r = p->sync(buf, got, eof);
+		if (r > 0 && (size_t)r < got)
+			cut = ws + (uint64_t)r;
+		if (r != 0 || eof || got < want || want >= CUT_WINDOW_MAX)
+			break; /* found, none, or a record too long to be worth a cut */
+		want *= 2;
+	}
+	fk_free(buf);
+	return cut;
+}
+
+/* A new range [start, end), owned by worker w; NULL without memory. */
+static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end)
+{
+	struct fk_range *r;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 8;
+		struct fk_range **v = fk_realloc(p->v, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		p->v = v;
+		p->cap = cap;
+	}
+	if (!(r = fk_calloc(1, sizeof *r)) || !(r->in.buf = fk_malloc(p->readsz))) {
+		fk_free(r);
+		return NULL;
+	}
+	r->pool = p;
+	r->start = r->pos = start;
+	r->end = end;
+	r->in.name = p->parent->name;
+	r->in.fd = p->parent->fd;
+	r->in.cap = p->readsz;
+	r->in.chunk = true;
+	r->in.range = r;
+	r->in.last_byte = -1;
+	r->in.shard_start = p->parent->shard_start + (start - p->base_off);
+	p->v[p->n++] = r;
+	return r;
+}
+
+/* Worker self's next range: the back half of the range with the most left,
+ * or NULL when none has enough left to be worth it. */
+static struct fk_range *take_tail(struct rpool *p, unsigned self, unsigned n)
+{
+	for (;;) {
+		struct fk_range *best = NULL, *r = NULL;
+		uint64_t most = 0, o, end, cut;
+		unsigned owner = 0;
+		bool nomem = false;
+
+		pthread_mutex_lock(&p->mu);
+		for (unsigned k = 0; k < n && p->stop_after == UINT64_MAX; k++) {
+			struct fk_range *c = p->cur[k];
+			if (k != self && c && c->end - c->pos > most) {
+				best = c;
+				owner = k;
+				most = c->end - c->pos;
+			}
+		}
+		if (!best || most < 2 * (uint64_t)p->steal_min) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		o = best->pos + most / 2;
+		end = best->end;
+		pthread_mutex_unlock(&p->mu);
+		cut = find_cut(p, o, end);
+		if (cut >= end)
+			return NULL; /* no boundary in the back half */
+		pthread_mutex_lock(&p->mu);
+		/* the owner may have read past the cut meanwhile, or finished */
+		if (p->cur[owner] == best && cut >= best->pos && cut < best->end &&
+		    p->stop_after == UINT64_MAX) {
+			if ((r = range_new(p, cut, best->end)) != NULL) {
+				best->end = cut;
+				p->cur[self] = r;
+			} else {
+				nomem = true;
+			}
+		}
+		pthread_mutex_unlock(&p->mu);
+		if (r || nomem)
+			return r; /* without memory, this worker stops taking work */
+	}
+}
+
+static void *rworker_main(void *arg)
+{
+	struct rworker *w = arg;
+	struct rpool *p = w->pool;
+	struct fk_range *r;
+
+	pthread_mutex_lock(&p->mu);
+	r = p->cur[w->id];
+	pthread_mutex_unlock(&p->mu);
+	while (r) {
+		int rc = p->ops->parse(p->ctx, w->id, &r->in, p->sinks[w->id]);
+		if (rc == 0 && r->in.error)
+			rc = r->in.error;
+		pthread_mutex_lock(&p->mu);
+		r->rc = rc;
+		p->cur[w->id] = NULL;
+		if (rc < 0 && r->start < p->stop_after)
+			p->stop_after = r->start;
+		pthread_mutex_unlock(&p->mu);
+		r = take_tail(p, w->id, w->n);
+	}
+	return NULL;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct fk_range *x = *(struct fk_range *const *)a, *y = *(struct fk_range *const *)b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Where parse_chunks reads a file by ranges: a regular uncompressed file
+ * whose plugin has sync(), with a file offset to start from. */
+static bool by_ranges(struct fk_input *in, uint64_t *from, uint64_t *to)
+{
+	struct stat st;
+	off_t pos;
+
+	if (!in->regular || in->gz || in->chunk || in->range || in->fd < 0 || !in->plugin ||
+	    !in->plugin->d.in.sync || (pos = lseek(in->fd, 0, SEEK_CUR)) < 0 ||
+	    fstat(in->fd, &st) < 0 || (uint64_t)pos < in->end - in->start)
+		return false;
+	*from = (uint64_t)pos - (in->end - in->start);
+	*to = in->limited ? (uint64_t)pos + in->limit : (uint64_t)st.st_size;
+	return *to >= *from;
+}
+
+static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops,
+                        void *ctx, unsigned n, uint64_t from, uint64_t to)
+{
+	struct rpool p;
+	struct rworker *ws = NULL;
+	pthread_t *tids = NULL;
+	unsigned started = 0;
+	uint64_t base = in->lineno, prev = from;
+	int rc = 0;
+
+	memset(&p, 0, sizeof p);
+	p.ops = ops;
+	p.ctx = ctx;
+	p.parent = in;
+	p.sync = in->plugin->d.in.sync;
+	p.base_off = from;
+	p.stop_after = UINT64_MAX;
+	p.readsz = getenv("FLAMEKIT_CHUNK_BYTES") ? chunk_bytes() : BUFSZ;
+	p.steal_min = getenv("FLAMEKIT_CHUNK_BYTES") ? chunk_bytes() : STEAL_MIN;
+	p.sinks = fk_calloc(n, sizeof *p.sinks);
+	p.cur = fk_calloc(n, sizeof *p.cur);
+	ws = fk_calloc(n, sizeof *ws);
+	tids = fk_calloc(n, sizeof *tids);
+	if (!p.sinks || !p.cur || !ws || !tids) {
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (!(p.sinks[i] = fk_host.sink_fork(sink))) {
+			rc = FK_ERR_NOMEM;
+			goto out;
+		}
+	/* one range per worker, cut near the even split points */
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t end = to;
+		if (k + 1 < n) {
+			uint64_t o = from + (uint64_t)((unsigned __int128)(to - from) * (k + 1) / n);
+			end = o > prev ? find_cut(&p, o, to) : prev;
+		}
+		if (end > prev && !(p.cur[k] = range_new(&p, prev, end))) {
+			rc = FK_ERR_NOMEM;
+			goto out;
+		}
+		prev = end > prev ? end : prev;
+	}
+	pthread_mutex_init(&p.mu, NULL);
+	for (; started < n; started++) {
+		ws[started].pool = &p;
+		ws[started].id = started;
+		ws[started].n = n;
+		if (pthread_create(&tids[started], NULL, rworker_main, &ws[started]) != 0)
+			break;
+	}
+	if (started < n) {
+		/* the ranges of workers that did not start: parsed here */
+		for (unsigned k = started; k < n; k++) {
+			struct fk_range *r = p.cur[k];
+			if (!r)
+				continue;
+			r->rc = ops->parse(ctx, 0, &r->in, p.sinks[k]);
+			if (r->rc == 0 && r->in.error)
+				r->rc = r->in.error;
+			pthread_mutex_lock(&p.mu);
+			p.cur[k] = NULL;
+			if (r->rc < 0 && r->start < p.stop_after)
+				p.stop_after = r->start;
+			pthread_mutex_unlock(&p.mu);
+		}
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	pthread_mutex_destroy(&p.mu);
+	/* retire in file order; what follows the first failed range is not reported */
+	qsort(p.v, p.n, sizeof *p.v, by_start);
+	for (size_t i = 0; i < p.n && rc == 0; i++)
+		rc = retire(in, &p.v[i]->in, p.v[i]->rc, &base);
+	in->lineno = base;
+	/* the parent input is read to its end */
+	in->start = in->end = 0;
+	in->eof = true;
+	if (in->limited)
+		in->limit = 0;
+out:
+	for (unsigned i = 0; p.sinks && i < n; i++) {
+		int r = fk_host.sink_join(rc == 0 ? sink : NULL, p.sinks[i]);
+		if (r < 0 && rc == 0)
+			rc = r;
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		fk_free(p.v[i]->in.buf);
+		fk_free(p.v[i]->in.err_msg);
+		fk_free(p.v[i]);
+	}
+	fk_free(p.v);
+	fk_free(p.cur);
+	fk_free(p.sinks);
+	fk_free(ws);
+	fk_free(tids);
+	if (rc == FK_ERR_NOMEM && !in->error)
+		fk_input_error(in, 0, "out of memory");
 	return rc;
 }
 
@@ -177,7 +533,7 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 	pthread_t *tids = NULL;
 	struct fk_buf carry = { 0 };
 	unsigned n = sink->threads, started = 0;
-	uint64_t base = in->lineno, handed = 0;
+	uint64_t base = in->lineno, handed = 0, from, to;
 	bool eof = false;
 	int rc = 0;
 
@@ -187,6 +543,8 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 	 * in 15 MB rendered slower on two threads than on one). */
 	if (n <= 1 || sink->p->keep_samples || fk_input_left(in) < serial_below())
 		return ops->parse(ctx, 0, in, sink);
+	if (by_ranges(in, &from, &to))
+		return parse_ranges(in, sink, ops, ctx, n, from, to);
 	memset(&p, 0, sizeof p);
 	p.ops = ops;
 	p.ctx = ctx;
@@ -242,7 +600,7 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 		while (!j->done)
 			pthread_cond_wait(&p.done, &p.mu);
 		pthread_mutex_unlock(&p.mu);
-		int r = retire(in, j, &base);
+		int r = retire(in, &j->in, j->rc, &base);
 		p.head++;
 		if (r < 0 && rc == 0) {
 			rc = r;

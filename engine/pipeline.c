@@ -162,6 +162,7 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 		goto out;
 	if (spec->shard_n > 1 && (rc = fk_input_shard(&in, pl, spec->shard_k, spec->shard_n)) < 0)
 		goto out;
+	in.plugin = pl;
 	fk_sink_init(&sink, p, spec->series, threads, filters);
 	sink.reg = r;
 	sink.name = in.name;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The perf plugin against FlameGraph's stackcollapse-perf.pl (HEAD): all 13
 # inputs x 7 option sets, with --format perf and through auto-detection, and
-# again with tiny chunks on 1, 2 and 4 threads.  The probe must pick perf for
+# again with tiny chunks on 1, 2 and 4 threads, from the file and from a pipe.  The probe must pick perf for
 # every perf input and capture, and must not claim any other corpus text.
 . "$FK_SRCDIR/tests/lib.sh"
 
@@ -42,6 +42,10 @@ for f in "$C"/inputs/*.txt; do
 		FLAMEKIT_CHUNK_BYTES=512 check "$b --threads $t, 512-byte chunks" \
 			"$C/expected/$b-collapsed.txt" --format perf --threads $t "$f"
 	done
+	# a file is cut into ranges its workers read; a pipe into chunks the
+	# reading thread hands out
+	cat "$f" | FLAMEKIT_CHUNK_BYTES=512 "$FLAMEKIT" collapse --format perf --threads 2 - > "$TMP/out" 2> "$TMP/err"
+	same_file "$C/expected/$b-collapsed.txt" "$TMP/out" "$b --threads 2 from a pipe, 512-byte chunks"
 done
 
 # The oracle names the dropped event on stderr; we name both.

@@ -514,11 +514,18 @@ struct fk_host {
 	 * the last complete record (ops->boundary), and runs ops->parse on
 	 * worker threads, each chunk as an input of its own (use getline/read on
 	 * it as usual; line numbers and skipped lines are translated to the
-	 * whole file's, errors reported in input order).  Worker w (0 ..
-	 * sink_threads-1) always pushes into the same forked sink, which is
-	 * joined at the end.  With one thread, or when the sample log is kept,
-	 * ops->parse runs once on `in` itself.  Returns 0 or the first error
-	 * in input order. */
+	 * whole file's, errors reported in input order).  A regular
+	 * uncompressed file whose plugin has sync() is instead cut into ranges
+	 * at the boundaries sync() finds, which the workers read themselves
+	 * (a worker done with its range takes the back half of another's);
+	 * ops->boundary is then not called, so a parser must not learn from
+	 * boundary() what a range needs (perf reads the first event type from
+	 * the file's start with input_head).  Chunk or range, ops->parse sees
+	 * whole records, and input_start tells where its part starts.  Worker
+	 * w (0 .. sink_threads-1) always pushes into the same forked sink,
+	 * which is joined at the end.  With one thread, or when the sample log
+	 * is kept, ops->parse runs once on `in` itself.  Returns 0 or the first
+	 * error in input order. */
 	int (*parse_chunks)(struct fk_input *in, struct fk_sink *sink,
 	                    const struct fk_chunk_ops *ops, void *ctx);
 

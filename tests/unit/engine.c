@@ -1,6 +1,8 @@
 /* Unit tests of the engine's data model: interning, the stack tree, sinks,
  * merging, input streams, writers and options. */
+#define _GNU_SOURCE /* memrchr */
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -471,6 +473,149 @@ static int make_tmpdir(void **state)
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
+/* host->parse_chunks over a regular file whose plugin has sync(): the
+ * workers read ranges of it themselves.  Worker 0 is slow, so worker 1,
+ * done with its half, takes the back half of what worker 0 has left, again
+ * and again: every line is parsed once, by some range, and the ranges
+ * ordered by input_start give the file back; skipped lines and the first
+ * error come out with whole-file line numbers. */
+#define RANGE_LINES 400
+struct seen {
+	uint64_t start;  /* the range's input_start */
+	unsigned seq;    /* the line's place in its range */
+	unsigned worker;
+	char text[16];
+};
+static struct seen seen[RANGE_LINES + 8];
+static size_t nseen;
+static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static ssize_t range_sync(const unsigned char *buf, size_t len, int eof)
+{
+	const unsigned char *nl = memchr(buf, '\n', len);
+	return nl ? (ssize_t)(nl - buf) + 1 : eof ? (ssize_t)len : 0;
+}
+
+static size_t range_boundary(void *ctx, const char *buf, size_t len)
+{
+	const char *nl = memrchr(buf, '\n', len);
+	(void)ctx;
+	return nl ? (size_t)(nl - buf) + 1 : 0;
+}
+
+static int range_parse(void *ctx, unsigned worker, struct fk_input *in, struct fk_sink *sink)
+{
+	const char *line;
+	size_t len;
+	unsigned seq = 0;
+	int r;
+
+	(void)ctx;
+	(void)sink;
+	while ((r = fk_input_getline(in, &line, &len)) > 0) {
+		if (worker == 0)
+			usleep(1000);
+		if (len >= 4 && memcmp(line, "skip", 4) == 0)
+			fk_input_skip(in, in->lineno);
+		if (len >= 4 && memcmp(line, "fail", 4) == 0)
+			return fk_input_error(in, in->lineno, "bad line");
+		pthread_mutex_lock(&seen_mu);
+		if (nseen < RANGE_LINES + 8) {
+			struct seen *e = &seen[nseen++];
+			e->start = in->shard_start;
+			e->seq = seq;
+			e->worker = worker;
+			snprintf(e->text, sizeof e->text, "%.*s", (int)len, line);
+		}
+		pthread_mutex_unlock(&seen_mu);
+		seq++;
+	}
+	return r;
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int parse_file_by_ranges(const char *path, unsigned threads, struct fk_input *in)
+{
+	static const struct fk_chunk_ops ops = { range_boundary, range_parse };
+	struct fk_plugin pl;
+	struct fk_profile *p = fk_profile_new();
+	struct fk_sink sink;
+	int rc;
+
+	memset(&pl, 0, sizeof pl);
+	pl.d.in.sync = range_sync;
+	nseen = 0;
+	assert_non_null(p);
+	assert_int_equal(fk_input_open(in, path), 0);
+	in->plugin = &pl;
+	fk_sink_init(&sink, p, 0, threads, NULL);
+	rc = fk_parse_chunks(in, &sink, &ops, NULL);
+	fk_sink_fini(&sink);
+	fk_profile_free(p);
+	return rc;
+}
+
+static void test_parse_ranges(void **state)
+{
+	char path[128];
+	FILE *f;
+	struct fk_input in;
+	size_t ranges = 0, by1 = 0;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/ranges.txt", tmpdir);
+	assert_non_null(f = fopen(path, "w"));
+	for (int i = 0; i < RANGE_LINES; i++)
+		fprintf(f, i == 123 || i == 321 ? "skip%03d\n" : "line%03d\n", i);
+	fclose(f);
+	setenv("FLAMEKIT_CHUNK_BYTES", "64", 1); /* 64-byte reads, and ranges cut that small */
+	assert_int_equal(parse_file_by_ranges(path, 2, &in), 0);
+	assert_int_equal(nseen, RANGE_LINES);
+	qsort(seen, nseen, sizeof *seen, by_place);
+	for (size_t i = 0; i < nseen; i++) {
+		char want[16];
+		snprintf(want, sizeof want, i == 123 || i == 321 ? "skip%03zu" : "line%03zu", i);
+		assert_string_equal(seen[i].text, want);
+		if (i == 0 || seen[i].start != seen[i - 1].start) {
+			assert_int_equal(seen[i].start, i * 8); /* a range starts at a line */
+			ranges++;
+			by1 += seen[i].worker == 1;
+		}
+	}
+	assert_true(ranges > 2); /* worker 1 took tails of worker 0's range */
+	assert_true(by1 >= 2);
+	assert_int_equal(in.lineno, RANGE_LINES);
+	assert_int_equal(in.skipped, 2);
+	assert_int_equal(in.skipped_first[0], 124);
+	assert_int_equal(in.skipped_first[1], 322);
+	fk_input_close(&in);
+
+	/* the first error in file order, with its whole-file line number */
+	assert_non_null(f = fopen(path, "w"));
+	for (int i = 0; i < RANGE_LINES; i++)
+		fprintf(f, i == 250 || i == 390 ? "fail%03d\n" : "line%03d\n", i);
+	fclose(f);
+	capture_start();
+	assert_int_equal(parse_file_by_ranges(path, 2, &in), FK_ERR_DATA);
+	{
+		char want[256];
+		snprintf(want, sizeof want, "%s:251: bad line\n", path);
+		assert_non_null(strstr(capture_text(), want));
+		assert_null(strstr(capture_text(), ":391:"));
+	}
+	capture_stop();
+	fk_input_close(&in);
+	unsetenv("FLAMEKIT_CHUNK_BYTES");
+}
+
+
 static void write_file(const char *path, const void *data, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -776,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_sample_log),
 		cmocka_unit_test(test_format_weight),
 		cmocka_unit_test(test_input_lines),
+		cmocka_unit_test(test_parse_ranges),
 		cmocka_unit_test(test_input_long_line_and_gzip),
 		cmocka_unit_test(test_input_errors),
 		cmocka_unit_test(test_writer_atomic),
