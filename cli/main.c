@@ -313,6 +313,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < c.nowned; i++)
 		fk_free(c.owned[i]);
 	fk_free(c.owned);
+	c.reg.keep_loaded = true; /* exit unmaps them */
 	fk_registry_free(&c.reg);
 	if (fflush(stdout) != 0 && rc == EXIT_OK)
 		rc = EXIT_DATA;

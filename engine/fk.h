@@ -491,6 +491,9 @@ struct fk_registry {
 	char **dirs;         /* search path, in order */
 	size_t ndirs;
 	unsigned refused;    /* modules refused while loading */
+	/* The process exits next: fk_registry_free leaves the modules mapped
+	 * (unmapping twenty of them took 1.3 ms of a 10 ms run). */
+	bool keep_loaded;
 };
 
 int fk_registry_init(struct fk_registry *r);

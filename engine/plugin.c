@@ -56,7 +56,7 @@ void fk_registry_free(struct fk_registry *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		struct fk_plugin *pl = r->v[i];
-		if (pl->handle)
+		if (pl->handle && !r->keep_loaded)
 			lt_dlclose(pl->handle);
 		fk_free(pl->path);
 		fk_free(pl->prefix);
@@ -66,7 +66,7 @@ void fk_registry_free(struct fk_registry *r)
 		fk_free(r->dirs[i]);
 	fk_free(r->v);
 	fk_free(r->dirs);
-	if (ltdl_users > 0 && --ltdl_users == 0)
+	if (ltdl_users > 0 && --ltdl_users == 0 && !r->keep_loaded)
 		lt_dlexit();
 	memset(r, 0, sizeof *r);
 }

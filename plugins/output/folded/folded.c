@@ -34,6 +34,9 @@ struct level {
 	size_t pathlen;  /* path length before this level's names */
 };
 
+/* Room after a line's path: " W1 W2\n", each weight at most 64 bytes. */
+#define LINE_TAIL (2 * 64 + 3)
+
 struct ctx {
 	const struct fk_host *h;
 	const struct fk_profile *p;
@@ -88,13 +91,6 @@ static int make_level(const struct ctx *c, fk_node_t n, struct level *lv, size_t
 	return 0;
 }
 
-static int put_weight(const struct fk_host *h, struct fk_writer *w, double v)
-{
-	char b[64];
-
-	return h->write(w, b, fk_folded_format(b, sizeof b, v));
-}
-
 static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *opts)
 {
 	struct ctx c = { h, p };
@@ -132,7 +128,7 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		name = lv->items[lv->pos].name;
 		nl = lv->items[lv->pos++].len;
 		n = (fk_node_t)(it >> 1);
-		need = lv->pathlen + nl + 2;
+		need = lv->pathlen + nl + 2 + LINE_TAIL;
 		if (need > pcap) {
 			size_t nc = pcap ? pcap : 256;
 			while (nc < need)
@@ -151,20 +147,18 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		memcpy(path + plen, name, nl);
 		plen += nl;
 		if (!(it & 1)) {
-			rc = h->write(w, path, plen);
-			if (rc == 0)
-				rc = h->write(w, " ", 1);
-			if (rc == 0 && two) {
-				rc = put_weight(h, w, h->node_self(p, n, 0));
-				if (rc == 0)
-					rc = h->write(w, " ", 1);
-				if (rc == 0)
-					rc = put_weight(h, w, h->node_self(p, n, 1));
-			} else if (rc == 0) {
-				rc = put_weight(h, w, h->node_self(p, n, series));
+			/* the line after the path (whose buffer has room for it), written at once */
+			size_t e = plen;
+			path[e++] = ' ';
+			if (two) {
+				e += fk_folded_format(path + e, 64, h->node_self(p, n, 0));
+				path[e++] = ' ';
+				e += fk_folded_format(path + e, 64, h->node_self(p, n, 1));
+			} else {
+				e += fk_folded_format(path + e, 64, h->node_self(p, n, series));
 			}
-			if (rc == 0)
-				rc = h->write(w, "\n", 1);
+			path[e++] = '\n';
+			rc = h->write(w, path, e);
 			continue;
 		}
 		if (sp == cap) {
