@@ -39,7 +39,7 @@
 /* A range's read buffer, and the least a worker takes from another's
  * range (less is not worth the cut). */
 #define BUFSZ ((size_t)1 << 20)
-#define STEAL_MIN ((size_t)4 << 20)
+#define STEAL_MIN ((size_t)1 << 20)
 /* How far past a split point a record boundary is looked for. */
 #define CUT_WINDOW_MAX ((size_t)16 << 20)
 
@@ -300,8 +300,11 @@ static uint64_t find_cut(struct rpool *p, uint64_t o, uint64_t end)
 	return cut;
 }
 
-/* A new range [start, end), owned by worker w; NULL without memory. */
-static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end)
+/* A new range [start, end); NULL without memory.  It reads into the
+ * buffer of `done`, a range its worker has finished, when there is one:
+ * a fresh buffer costs a page fault a page. */
+static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end,
+                                  struct fk_range *done)
 {
 	struct fk_range *r;
 
@@ -313,7 +316,16 @@ static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end)
 		p->v = v;
 		p->cap = cap;
 	}
-	if (!(r = fk_calloc(1, sizeof *r)) || !(r->in.buf = fk_malloc(p->readsz))) {
+	if (!(r = fk_calloc(1, sizeof *r)))
+		return NULL;
+	if (done && done->in.buf) {
+		r->in.buf = done->in.buf;
+		r->in.cap = done->in.cap;
+		done->in.buf = NULL;
+		done->in.cap = 0;
+	} else if ((r->in.buf = fk_malloc(p->readsz)) != NULL) {
+		r->in.cap = p->readsz;
+	} else {
 		fk_free(r);
 		return NULL;
 	}
@@ -322,7 +334,6 @@ static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end)
 	r->end = end;
 	r->in.name = p->parent->name;
 	r->in.fd = p->parent->fd;
-	r->in.cap = p->readsz;
 	r->in.chunk = true;
 	r->in.range = r;
 	r->in.last_byte = -1;
@@ -332,8 +343,9 @@ static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end)
 }
 
 /* Worker self's next range: the back half of the range with the most left,
- * or NULL when none has enough left to be worth it. */
-static struct fk_range *take_tail(struct rpool *p, unsigned self, unsigned n)
+ * or NULL when none has enough left to be worth it.  `done` is the range
+ * self finished (its buffer is reused). */
+static struct fk_range *take_tail(struct rpool *p, unsigned self, unsigned n, struct fk_range *done)
 {
 	for (;;) {
 		struct fk_range *best = NULL, *r = NULL;
@@ -364,7 +376,7 @@ static struct fk_range *take_tail(struct rpool *p, unsigned self, unsigned n)
 		/* the owner may have read past the cut meanwhile, or finished */
 		if (p->cur[owner] == best && cut >= best->pos && cut < best->end &&
 		    p->stop_after == UINT64_MAX) {
-			if ((r = range_new(p, cut, best->end)) != NULL) {
+			if ((r = range_new(p, cut, best->end, done)) != NULL) {
 				best->end = cut;
 				p->cur[self] = r;
 			} else {
@@ -396,7 +408,7 @@ static void *rworker_main(void *arg)
 		if (rc < 0 && r->start < p->stop_after)
 			p->stop_after = r->start;
 		pthread_mutex_unlock(&p->mu);
-		r = take_tail(p, w->id, w->n);
+		r = take_tail(p, w->id, w->n, r);
 	}
 	return NULL;
 }
@@ -462,7 +474,7 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 			uint64_t o = from + (uint64_t)((unsigned __int128)(to - from) * (k + 1) / n);
 			end = o > prev ? find_cut(&p, o, to) : prev;
 		}
-		if (end > prev && !(p.cur[k] = range_new(&p, prev, end))) {
+		if (end > prev && !(p.cur[k] = range_new(&p, prev, end, NULL))) {
 			rc = FK_ERR_NOMEM;
 			goto out;
 		}
