@@ -184,6 +184,28 @@ static int retire(struct fk_input *parent, struct fk_input *c, int rc, uint64_t 
 	return rc;
 }
 
+/* One forked sink per worker (the parse's sinks): 0 or FK_ERR_NOMEM, with
+ * the sinks forked so far left in `sinks` for join_sinks. */
+static int fork_sinks(struct fk_sink *sink, struct fk_sink **sinks, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!(sinks[i] = fk_host.sink_fork(sink)))
+			return FK_ERR_NOMEM;
+	return 0;
+}
+
+/* Join the workers' sinks into `sink` in worker order (only free them when
+ * rc < 0); returns rc, or the first join's error. */
+static int join_sinks(struct fk_sink *sink, struct fk_sink **sinks, unsigned n, int rc)
+{
+	for (unsigned i = 0; sinks && i < n; i++) {
+		int r = fk_host.sink_join(rc == 0 ? sink : NULL, sinks[i]);
+		if (r < 0 && rc == 0)
+			rc = r;
+	}
+	return rc;
+}
+
 /* ---- ranges: a regular file read by the workers themselves ----
  *
  * The file is cut into one range per worker, at record boundaries the
@@ -462,11 +484,8 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}
-	for (unsigned i = 0; i < n; i++)
-		if (!(p.sinks[i] = fk_host.sink_fork(sink))) {
-			rc = FK_ERR_NOMEM;
-			goto out;
-		}
+	if ((rc = fork_sinks(sink, p.sinks, n)) < 0)
+		goto out;
 	/* one range per worker, cut near the even split points */
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t end = to;
@@ -518,11 +537,7 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 	if (in->limited)
 		in->limit = 0;
 out:
-	for (unsigned i = 0; p.sinks && i < n; i++) {
-		int r = fk_host.sink_join(rc == 0 ? sink : NULL, p.sinks[i]);
-		if (r < 0 && rc == 0)
-			rc = r;
-	}
+	rc = join_sinks(sink, p.sinks, n, rc);
 	for (size_t i = 0; i < p.n; i++) {
 		fk_free(p.v[i]->in.buf);
 		fk_free(p.v[i]->in.err_msg);
@@ -571,11 +586,8 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}
-	for (unsigned i = 0; i < n; i++)
-		if (!(p.sinks[i] = fk_host.sink_fork(sink))) {
-			rc = FK_ERR_NOMEM;
-			goto out;
-		}
+	if ((rc = fork_sinks(sink, p.sinks, n)) < 0)
+		goto out;
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.work, NULL);
 	pthread_cond_init(&p.done, NULL);
@@ -631,11 +643,7 @@ joined:
 	pthread_cond_destroy(&p.done);
 	in->lineno = base;
 out:
-	for (unsigned i = 0; p.sinks && i < n; i++) {
-		int r = fk_host.sink_join(rc == 0 ? sink : NULL, p.sinks[i]);
-		if (r < 0 && rc == 0)
-			rc = r;
-	}
+	rc = join_sinks(sink, p.sinks, n, rc);
 	for (size_t k = 0; p.ring && k < p.nslots; k++)
 		fk_free(p.ring[k].data);
 	fk_free(p.ring);
