@@ -454,7 +454,7 @@ static bool by_ranges(struct fk_input *in, uint64_t *from, uint64_t *to)
 		return false;
 	*from = (uint64_t)pos - (in->end - in->start);
 	*to = in->limited ? (uint64_t)pos + in->limit : (uint64_t)st.st_size;
-	return *to >= *from;
+	return *to > *from; /* nothing left: the chunk path finds the end at once */
 }
 
 static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops,
@@ -527,7 +527,8 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 		pthread_join(tids[i], NULL);
 	pthread_mutex_destroy(&p.mu);
 	/* retire in file order; what follows the first failed range is not reported */
-	qsort(p.v, p.n, sizeof *p.v, by_start);
+	if (p.n > 1)
+		qsort(p.v, p.n, sizeof *p.v, by_start);
 	for (size_t i = 0; i < p.n && rc == 0; i++)
 		rc = retire(in, &p.v[i]->in, p.v[i]->rc, &base);
 	in->lineno = base;
