@@ -403,6 +403,15 @@ void fk_range_short(struct fk_range *r, uint64_t off);
 uint64_t fk_range_left(struct fk_range *r);
 /* input.c: `n` more bytes of `in` were read elsewhere (for --progress). */
 void fk_input_note_read(struct fk_input *in, uint64_t n);
+/* The record boundary sync() finds at or after offset o (0 < o < end) of
+ * the file behind fd (what --shard and parse_chunks' ranges cut at):
+ * windows start at o - 1 and double until sync() answers or the window
+ * reaches `end`, or passes `max` when max is not 0.  Returns 1 with *cut
+ * (the end of what was read when that is reached unanswered), 0 when `max`
+ * was passed first, FK_ERR_DATA when sync() finds no boundary it can cut
+ * at, FK_ERR_IO (errno set) or FK_ERR_NOMEM; it reports nothing. */
+int fk_sync_cut(int fd, ssize_t (*sync)(const unsigned char *buf, size_t len, int eof),
+                uint64_t o, uint64_t end, size_t max, uint64_t *cut);
 /* Restrict `in` (just opened, maybe peeked at) to shard k of n: the byte
  * range between the sample boundaries that plugin pl's sync() finds near
  * k*size/n and (k+1)*size/n.  The input must be an uncompressed regular

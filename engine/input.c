@@ -34,6 +34,25 @@ static int report_errno(struct fk_input *in, const char *what)
 	return FK_ERR_IO;
 }
 
+/* Up to n bytes of fd at offset off, fewer only at the end of the file;
+ * -1 (errno set) on a read error. */
+static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
 static ssize_t raw_read(struct fk_input *in, void *dst, size_t cap)
 {
 	ssize_t r;
@@ -42,20 +61,12 @@ static ssize_t raw_read(struct fk_input *in, void *dst, size_t cap)
 		return 0;
 	if (in->range) {
 		uint64_t off;
-		size_t want = fk_range_claim(in->range, cap, &off), got = 0;
-		while (got < want) {
-			r = pread(in->fd, (char *)dst + got, want - got, (off_t)(off + got));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				return report_errno(in, "read error");
-			if (r == 0) {
-				fk_range_short(in->range, off + got);
-				break;
-			}
-			got += (size_t)r;
-		}
-		return (ssize_t)got;
+		size_t want = fk_range_claim(in->range, cap, &off);
+		if ((r = pread_full(in->fd, dst, want, off)) < 0)
+			return report_errno(in, "read error");
+		if ((size_t)r < want)
+			fk_range_short(in->range, off + (uint64_t)r);
+		return r;
 	}
 	if (in->limited) {
 		if (in->limit == 0)
@@ -360,80 +371,83 @@ void fk_input_close(struct fk_input *in)
 	in->fd = -1;
 }
 
-/* The boundary the plugin finds for nominal cut point `o` (0 < o < size):
- * windows start at o - 1 and double until sync() answers. */
-static int shard_bound(struct fk_input *in, const struct fk_plugin *pl, uint64_t o,
-                       uint64_t size, uint64_t *out)
+int fk_sync_cut(int fd, ssize_t (*sync)(const unsigned char *buf, size_t len, int eof),
+                uint64_t o, uint64_t end, size_t max, uint64_t *cut)
 {
 	uint64_t ws = o - 1;
 	size_t want = 64 * 1024;
 	unsigned char *buf = NULL;
+	int rc, e;
 
 	for (;;) {
-		size_t got = 0;
-		ssize_t r;
-		int eof;
 		unsigned char *nb = fk_realloc(buf, want);
+		size_t ask = end - ws < want ? (size_t)(end - ws) : want;
+		ssize_t got, r;
+		bool eof;
 
 		if (!nb) {
-			fk_free(buf);
-			fk_log(FK_LOG_ERROR, "%s: out of memory looking for a shard boundary", in->name);
-			return FK_ERR_NOMEM;
+			rc = FK_ERR_NOMEM;
+			break;
 		}
 		buf = nb;
-		while (got < want && ws + got < size) {
-			r = pread(in->fd, buf + got, want - got, (off_t)(ws + got));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0) {
-				fk_free(buf);
-				return report_errno(in, "read error");
-			}
-			if (r == 0)
-				break;
-			got += (size_t)r;
+		if ((got = pread_full(fd, buf, ask, ws)) < 0) {
+			rc = FK_ERR_IO;
+			break;
 		}
-		eof = ws + got >= size;
-		r = pl->d.in.sync(buf, got, eof);
+		eof = ws + (uint64_t)got >= end || (size_t)got < ask; /* or the file ended first */
+		r = sync(buf, (size_t)got, eof);
 		if (r < 0) {
-			fk_free(buf);
-			fk_log(FK_LOG_ERROR, "%s: cannot be sharded: the %s plugin finds no sample "
-			       "boundary it can cut at near byte %llu", in->name, pl->d.h.name,
-			       (unsigned long long)o);
-			return in->error = FK_ERR_DATA;
+			rc = FK_ERR_DATA;
+			break;
 		}
 		if (r > 0 || eof) {
-			if (r == 0 || (size_t)r > got)
-				r = (ssize_t)got;
-			*out = ws + (uint64_t)r;
-			fk_free(buf);
-			return 0;
+			*cut = ws + (uint64_t)(r == 0 || r > got ? got : r);
+			rc = 1;
+			break;
+		}
+		if (max && want >= max) {
+			rc = 0;
+			break;
 		}
 		want *= 2;
 	}
+	e = errno;
+	fk_free(buf);
+	errno = e;
+	return rc;
+}
+
+/* The boundary the plugin finds for nominal cut point `o` (0 < o < size). */
+static int shard_bound(struct fk_input *in, const struct fk_plugin *pl, uint64_t o,
+                       uint64_t size, uint64_t *out)
+{
+	switch (fk_sync_cut(in->fd, pl->d.in.sync, o, size, 0, out)) {
+	case FK_ERR_NOMEM:
+		fk_log(FK_LOG_ERROR, "%s: out of memory looking for a shard boundary", in->name);
+		return FK_ERR_NOMEM;
+	case FK_ERR_IO:
+		return report_errno(in, "read error");
+	case FK_ERR_DATA:
+		fk_log(FK_LOG_ERROR, "%s: cannot be sharded: the %s plugin finds no sample "
+		       "boundary it can cut at near byte %llu", in->name, pl->d.h.name,
+		       (unsigned long long)o);
+		return in->error = FK_ERR_DATA;
+	}
+	return 0;
 }
 
 ssize_t fk_input_head(const struct fk_input *in, void *buf, size_t cap)
 {
-	size_t got = 0;
+	ssize_t got;
 
 	if (in->chunk || in->gz || in->fd < 0)
 		return 0;
-	while (got < cap) {
-		ssize_t r = pread(in->fd, (char *)buf + got, cap - got, (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && (errno == ESPIPE || errno == EINVAL))
-			return 0; /* a pipe: its start is gone */
-		if (r < 0) {
-			fk_log(FK_LOG_ERROR, "%s: read error: %s", in->name, strerror(errno));
-			return FK_ERR_IO;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
+	if ((got = pread_full(in->fd, buf, cap, 0)) >= 0)
+		return got;
+	if (errno == ESPIPE || errno == EINVAL)
+		return 0; /* a pipe: its start is gone */
+	fk_log(FK_LOG_ERROR, "%s: read error: %s", in->name, strerror(errno));
+	return FK_ERR_IO;
 }
 
 int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, unsigned n)

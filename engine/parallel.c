@@ -238,7 +238,7 @@ struct rpool {
 	size_t n, cap;
 	struct fk_range **cur; /* per worker: the range it parses, or NULL */
 	uint64_t base_off;     /* file offset of the first byte to parse */
-	uint64_t stop_after;   /* a range starting after this offset failed... */
+	uint64_t stop_after;   /* the start of the first failed range: those after it stop */
 	size_t readsz, steal_min;
 	pthread_mutex_t mu;
 };
@@ -283,43 +283,15 @@ uint64_t fk_range_left(struct fk_range *r)
 }
 
 /* The first record boundary at or after offset o (o > base_off) and before
- * `end`, as sync() finds it in windows starting at o - 1 (as --shard
- * does); `end` when there is none.  A read error or a sync() that cannot
- * answer only means no cut: the range's owner reads those bytes itself. */
+ * `end`, or `end` when there is none near enough.  A read error or a sync()
+ * that cannot answer only means no cut: the range's owner reads those bytes
+ * itself. */
 static uint64_t find_cut(struct rpool *p, uint64_t o, uint64_t end)
 {
-	uint64_t ws = o - 1, cut = end;
-	size_t want = 64 * 1024;
-	unsigned char *buf = NULL;
+	uint64_t cut;
 
-	for (;;) {
-		size_t got = 0;
-		ssize_t r;
-		unsigned char *nb = fk_realloc(buf, want);
-		if (!nb)
-			break;
-		buf = nb;
-		while (got < want && ws + got < end) {
-			size_t ask = want - got;
-			if (ask > end - (ws + got))
-				ask = (size_t)(end - (ws + got));
-			r = pread(p->parent->fd, buf + got, ask, (off_t)(ws + got));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			got += (size_t)r;
-		}
-		bool eof = ws + got >= end;
-		r = p->sync(buf, got, eof);
-		if (r > 0 && (size_t)r < got)
-			cut = ws + (uint64_t)r;
-		if (r != 0 || eof || got < want || want >= CUT_WINDOW_MAX)
-			break; /* found, none, or a record too long to be worth a cut */
-		want *= 2;
-	}
-	fk_free(buf);
-	return cut;
+	return fk_sync_cut(p->parent->fd, p->sync, o, end, CUT_WINDOW_MAX, &cut) > 0 && cut < end
+	               ? cut : end;
 }
 
 /* A new range [start, end); NULL without memory.  It reads into the
@@ -411,25 +383,30 @@ static struct fk_range *take_tail(struct rpool *p, unsigned self, unsigned n, st
 	}
 }
 
+/* Parse range r, worker w's, into w's sink; a failure stops the ranges
+ * after it. */
+static void parse_range(struct rpool *p, unsigned w, struct fk_range *r)
+{
+	int rc = p->ops->parse(p->ctx, w, &r->in, p->sinks[w]);
+
+	if (rc == 0 && r->in.error)
+		rc = r->in.error;
+	pthread_mutex_lock(&p->mu);
+	r->rc = rc;
+	p->cur[w] = NULL;
+	if (rc < 0 && r->start < p->stop_after)
+		p->stop_after = r->start;
+	pthread_mutex_unlock(&p->mu);
+}
+
 static void *rworker_main(void *arg)
 {
 	struct rworker *w = arg;
 	struct rpool *p = w->pool;
-	struct fk_range *r;
+	struct fk_range *r = p->cur[w->id]; /* set before this thread started */
 
-	pthread_mutex_lock(&p->mu);
-	r = p->cur[w->id];
-	pthread_mutex_unlock(&p->mu);
 	while (r) {
-		int rc = p->ops->parse(p->ctx, w->id, &r->in, p->sinks[w->id]);
-		if (rc == 0 && r->in.error)
-			rc = r->in.error;
-		pthread_mutex_lock(&p->mu);
-		r->rc = rc;
-		p->cur[w->id] = NULL;
-		if (rc < 0 && r->start < p->stop_after)
-			p->stop_after = r->start;
-		pthread_mutex_unlock(&p->mu);
+		parse_range(p, w->id, r);
 		r = take_tail(p, w->id, w->n, r);
 	}
 	return NULL;
@@ -474,8 +451,9 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 	p.sync = in->plugin->d.in.sync;
 	p.base_off = from;
 	p.stop_after = UINT64_MAX;
+	/* tests' tiny chunks make tiny reads and cuts too */
 	p.readsz = getenv("FLAMEKIT_CHUNK_BYTES") ? chunk_bytes() : BUFSZ;
-	p.steal_min = getenv("FLAMEKIT_CHUNK_BYTES") ? chunk_bytes() : STEAL_MIN;
+	p.steal_min = getenv("FLAMEKIT_CHUNK_BYTES") ? p.readsz : STEAL_MIN;
 	p.sinks = fk_calloc(n, sizeof *p.sinks);
 	p.cur = fk_calloc(n, sizeof *p.cur);
 	ws = fk_calloc(n, sizeof *ws);
@@ -507,21 +485,14 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 		if (pthread_create(&tids[started], NULL, rworker_main, &ws[started]) != 0)
 			break;
 	}
-	if (started < n) {
-		/* the ranges of workers that did not start: parsed here */
-		for (unsigned k = started; k < n; k++) {
-			struct fk_range *r = p.cur[k];
-			if (!r)
-				continue;
-			r->rc = ops->parse(ctx, 0, &r->in, p.sinks[k]);
-			if (r->rc == 0 && r->in.error)
-				r->rc = r->in.error;
-			pthread_mutex_lock(&p.mu);
-			p.cur[k] = NULL;
-			if (r->rc < 0 && r->start < p.stop_after)
-				p.stop_after = r->start;
-			pthread_mutex_unlock(&p.mu);
-		}
+	/* the ranges of workers that did not start: parsed here, each into
+	 * its worker's sink */
+	for (unsigned k = started; k < n; k++) {
+		pthread_mutex_lock(&p.mu);
+		struct fk_range *r = p.cur[k];
+		pthread_mutex_unlock(&p.mu);
+		if (r)
+			parse_range(&p, k, r);
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
