@@ -10,7 +10,7 @@ FUZZ_CFLAGS = -g -O1
 FUZZ_SECONDS = 60
 FUZZ_TARGETS =
 # Input plugins kept outside plugins/input/, as NAME=DIR.
-FUZZ_PLUGIN_DIRS = bpftrace=examples/plugin-bpftrace
+FUZZ_PLUGIN_DIRS = bpftrace-example=examples/plugin-bpftrace
 FUZZ_ENV = FUZZ_CC='$(FUZZ_CC)' FUZZ_CFLAGS='$(FUZZ_CFLAGS)' \
 	FUZZ_PLUGIN_DIRS='$(FUZZ_PLUGIN_DIRS)' \
 	FUZZ_CPPFLAGS='$(YAML_CFLAGS) $(LUA_CFLAGS) $(ZLIB_CFLAGS) $(PROTOBUF_C_CFLAGS) $(YAJL_CFLAGS)' \

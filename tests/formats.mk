@@ -1,0 +1,12 @@
+# Tests of the input plugins bpftrace and bcc, against the independent
+# oracles of tests/oracle/ (python3), on shipped captures and on captures
+# recorded at test time where the tools can run.
+TESTS += tests/bpftrace.sh
+EXTRA_DIST += tests/bpftrace.sh tests/oracle/bpftrace.py tests/oracle/burn.c \
+	tests/data/bpftrace/comm-pid-tid-ustack.txt \
+	tests/data/bpftrace/forms.txt \
+	tests/data/bpftrace/kstack-ustack-comm.txt \
+	tests/data/bpftrace/kstack.txt \
+	tests/data/bpftrace/perf-mode.txt \
+	tests/data/bpftrace/scalar-map.txt \
+	tests/data/bpftrace/two-maps.txt
