@@ -1,9 +1,10 @@
-# Tests of the input plugins bpftrace and bcc, against the independent
+# Tests of the input plugins bpftrace and bcc and of the demangle filter, against the independent
 # oracles of tests/oracle/ (python3), on shipped captures and on captures
 # recorded at test time where the tools can run.
-TESTS += tests/bpftrace.sh tests/bcc.sh
+TESTS += tests/bpftrace.sh tests/bcc.sh tests/demangle.sh
 EXTRA_DIST += tests/bpftrace.sh tests/oracle/bpftrace.py tests/oracle/burn.c \
 	tests/bcc.sh tests/oracle/bcc.py tests/oracle/check.sh \
+	tests/demangle.sh tests/oracle/demangle.py tests/data/demangle/names.folded \
 	tests/data/bpftrace/comm-pid-tid-ustack.txt \
 	tests/data/bpftrace/forms.txt \
 	tests/data/bpftrace/kstack-ustack-comm.txt \
