@@ -119,6 +119,9 @@ static enum kind classify(const char *s, size_t n, size_t ind, const char **name
 
 	*name = s;
 	*len = n;
+	/* most lines are frames: only these start or end like anything else */
+	if (s[0] != '-' && s[0] != 'w' && s[0] != 't' && s[n - 1] != ']' && ind != 2)
+		return FRAME;
 	if (n == 1 && s[0] == '-')
 		return DELIM;
 	if (n == 2 && s[0] == '-' && s[1] == '-')
