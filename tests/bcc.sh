@@ -8,19 +8,9 @@
 . "$FK_SRCDIR/tests/lib.sh"
 D="$FK_SRCDIR/tests/data/bcc"
 ORACLE="$FK_SRCDIR/tests/oracle/bcc.py"
-
-if ! command -v python3 > /dev/null 2>&1; then
-	skip "bcc" "no python3 for the oracle"
-	done_testing
-	exit
-fi
 . "$FK_SRCDIR/tests/oracle/check.sh"
 
-for f in "$D"/*.txt; do
-	check "$f" "bcc $(basename "$f") (detected)"
-	is "$("$FLAMEKIT" collapse -v "$f" 2>&1 > /dev/null | sed -n 's/.*: detected format //p')" bcc \
-		"bcc $(basename "$f") is detected as bcc"
-done
+fixtures bcc "$D"
 
 # what the tools' -f would print, written out from their print statements
 run "$FLAMEKIT" collapse "$D/profile-delimited.txt"
@@ -71,29 +61,8 @@ for f in "$FK_SRCDIR"/tests/data/dtrace/*.txt "$FK_SRCDIR"/tests/data/stap/*.txt
 	ok $([ "$got" != bcc ]; echo $?) "$(basename "$(dirname "$f")")/$(basename "$f") is not taken for bcc ($got)"
 done
 
-# CRLF, gzip, shards
-f="$D/offwaketime.txt"
-"$FLAMEKIT" collapse "$f" > "$TMP/whole"
-sed 's/$/\r/' "$f" > "$TMP/crlf.txt"
-gzip -c "$f" > "$TMP/in.gz"
-"$FLAMEKIT" collapse "$TMP/crlf.txt" > "$TMP/crlf.out" 2>&1
-same_file "$TMP/whole" "$TMP/crlf.out" "CRLF line endings: the same stacks"
-"$FLAMEKIT" collapse "$TMP/in.gz" > "$TMP/gz.out" 2>&1
-same_file "$TMP/whole" "$TMP/gz.out" "gzip-compressed: detected, the same stacks"
-cat "$D/profile.txt" "$D/profile.txt" "$D/profile.txt" > "$TMP/three.txt"
-"$FLAMEKIT" collapse "$TMP/three.txt" > "$TMP/whole3"
-for n in 2 3 7; do
-	parts=
-	k=0
-	while [ $k -lt $n ]; do
-		"$FLAMEKIT" collapse --format bcc --shard $k/$n "$TMP/three.txt" > "$TMP/s$k" 2>> "$TMP/shard.err"
-		parts="$parts $TMP/s$k"
-		k=$((k + 1))
-	done
-	# shellcheck disable=SC2086
-	"$FLAMEKIT" merge -q -o "$TMP/merged" $parts 2>> "$TMP/shard.err"
-	same_file "$TMP/whole3" "$TMP/merged" "$n shards merged equal the whole file"
-done
-is "$(cat "$TMP/shard.err")" "" "the shards said nothing"
+# CRLF, gzip, shards (of three copies, so that each shard has records)
+cat "$D/profile.txt" "$D/offwaketime.txt" "$D/profile.txt" > "$TMP/three.txt"
+other_forms bcc "$TMP/three.txt"
 
 done_testing

@@ -8,20 +8,9 @@
 . "$FK_SRCDIR/tests/lib.sh"
 D="$FK_SRCDIR/tests/data/bpftrace"
 ORACLE="$FK_SRCDIR/tests/oracle/bpftrace.py"
-
-if ! command -v python3 > /dev/null 2>&1; then
-	skip "bpftrace" "no python3 for the oracle"
-	done_testing
-	exit
-fi
-
 . "$FK_SRCDIR/tests/oracle/check.sh"
 
-for f in "$D"/*.txt; do
-	check "$f" "bpftrace $(basename "$f") (detected)"
-	is "$("$FLAMEKIT" collapse -v "$f" 2>&1 > /dev/null | sed -n 's/.*: detected format //p')" bpftrace \
-		"bpftrace $(basename "$f") is detected as bpftrace"
-done
+fixtures bpftrace "$D"
 check "$D/two-maps.txt" "--map @cpu" --map @cpu -- --map=@cpu
 check "$D/two-maps.txt" "--map @kern" --map @kern -- --format bpftrace --map @kern
 check "$D/forms.txt" "--map @raw" --map @raw -- --map=@raw
@@ -62,27 +51,6 @@ run "$FLAMEKIT" collapse --format bpftrace "$TMP/open.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/open.txt:1: this record has no closing ']: COUNT' line (a new one starts at line 3)" \
 	"a record left open before the next one: exit 1, both lines named"
 
-# CRLF, gzip, and the shards of a file merged give the whole file's stacks
-f="$D/kstack-ustack-comm.txt"
-"$FLAMEKIT" collapse "$f" > "$TMP/whole"
-sed 's/$/\r/' "$f" > "$TMP/crlf.txt"
-gzip -c "$f" > "$TMP/in.gz"
-"$FLAMEKIT" collapse "$TMP/crlf.txt" > "$TMP/crlf.out" 2>&1
-same_file "$TMP/whole" "$TMP/crlf.out" "CRLF line endings: the same stacks"
-"$FLAMEKIT" collapse "$TMP/in.gz" > "$TMP/gz.out" 2>&1
-same_file "$TMP/whole" "$TMP/gz.out" "gzip-compressed: detected, the same stacks"
-for n in 2 3 5; do
-	parts=
-	k=0
-	while [ $k -lt $n ]; do
-		"$FLAMEKIT" collapse --format bpftrace --shard $k/$n "$f" > "$TMP/s$k" 2>> "$TMP/shard.err"
-		parts="$parts $TMP/s$k"
-		k=$((k + 1))
-	done
-	# shellcheck disable=SC2086
-	"$FLAMEKIT" merge -q -o "$TMP/merged" $parts 2>> "$TMP/shard.err"
-	same_file "$TMP/whole" "$TMP/merged" "$n shards merged equal the whole file"
-done
-is "$(cat "$TMP/shard.err")" "" "the shards said nothing"
+other_forms bpftrace "$D/kstack-ustack-comm.txt"
 
 done_testing
