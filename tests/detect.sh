@@ -156,6 +156,17 @@ for f in $(find "$D" -type f ! -path "$D/bpftrace/*" ! -path "$D/bcc/*" | sort) 
 	case $(detected "$f") in bpftrace | bcc) bad="$bad ${f#"$FK_SRCDIR"/}" ;; esac
 done
 is "$bad" "" "auto: no other fixture or conformance input is taken for bpftrace or bcc"
+# their first bytes, cut mid-line: the right format or none; from 400 on, the right one
+for f in "$D"/bpftrace/*.txt "$D"/bcc/*.txt; do
+	fmt=$(basename "$(dirname "$f")")
+	got=
+	for n in 60 150 400 1000 3000; do
+		head -c $n "$f" > "$TMP/cut.txt"
+		got="$got $(detected "$TMP/cut.txt")"
+	done
+	echo "$got" | grep -Eq "^( ($fmt|none)){2} $fmt $fmt $fmt$"
+	ok $? "auto: $fmt/$(basename "$f") cut after 60, 150, 400, 1000, 3000 bytes:$got"
+done
 # --- end of bpftrace and bcc -------------------------------------------------
 
 done_testing

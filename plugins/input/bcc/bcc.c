@@ -359,8 +359,10 @@ static int probe(const unsigned char *buf, size_t len)
 		}
 		good++;
 	}
-	if (marks == 0 || counts == 0)
+	if (marks == 0)
 		return 0;
+	if (counts == 0) /* cut by the window before the first count */
+		return other == 0 ? 70 : 0;
 	return probe_verdict(90, good + marks, other);
 }
 

@@ -441,7 +441,9 @@ static int probe(const unsigned char *buf, size_t len)
 		return 0;
 	if (closes > 0)
 		return probe_verdict(90, good, other);
-	return probe_verdict(60, good, other); /* cut by the window, or no stack seen yet */
+	/* cut by the window before the first "]: N": an "@[" line followed by
+	 * frames and nothing else is still no other format's */
+	return other == 0 ? 85 : probe_verdict(60, good, other);
 }
 
 static struct fk_input_plugin plugin = {
