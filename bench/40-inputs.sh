@@ -1,5 +1,5 @@
 #!/bin/sh
-# Throughput of the dtrace, stap, pmcstat, instruments and ljp input plugins
+# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace and bcc input plugins
 # on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
@@ -23,11 +23,15 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 			} else {
 				for (i = d - 1; i >= 0; i--) {
 					if (fmt == "dtrace") line = sprintf("              mod`fn_%d_%d+0x%x\n", k % 97, i, i * 16)
+					else if (fmt == "bpftrace") line = sprintf("    fn_%d_%d+%d\n", k % 97, i, i * 16)
+					else if (fmt == "bcc") line = sprintf("    fn_%d_%d\n", k % 97, i)
 					else if (fmt == "stap") line = sprintf(" 0x%x : fn_%d_%d+0x%x/0x200 [/usr/lib/libx.so]\n", 4096 + i, k % 97, i, i * 16)
 					else if (i == d - 1) line = sprintf("%d %d\tfn_%d_%d(X.java:%d)\n", k + 1, d, k % 97, i, i)
 					else line = sprintf("\tfn_%d_%d(X.java:%d)\n", k % 97, i, i)
 					s = s line
 				}
+				if (fmt == "bpftrace") s = "@[\n" s ", \n    __libc_start_call_main+122\n, app]: " (k + 1) "\n"
+				if (fmt == "bcc") s = s sprintf("    -                app (%d)\n        %d\n\n", 4000 + k % 7, k + 1)
 				if (fmt == "dtrace") s = s sprintf("               %d\n\n", k + 1)
 				else if (fmt == "stap") s = s sprintf("\t%d\n", k + 1)
 			}
@@ -37,7 +41,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 	}' > "$2"
 }
 
-for fmt in dtrace stap pmcstat instruments ljp; do
+for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc; do
 	f="$D/$fmt.txt"
 	[ -s "$f" ] || gen $fmt "$f"
 	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'

@@ -19,8 +19,8 @@ static const char common_names[] =
 static const struct {
 	const char *cmd, *names;
 } command_names[] = {
-	{ "collapse", "format= f= output= o=" },
-	{ "graph", "format= f= output= o= output-plugin= flamechart" },
+	{ "collapse", "format= f= output= o= demangle" },
+	{ "graph", "format= f= output= o= output-plugin= flamechart demangle" },
 	{ "diff", "normalize n strip-hex s format= f= output= o=" },
 	{ "merge", "output= o=" },
 	{ "run", "check set= s=" },

@@ -82,11 +82,15 @@ struct cli_inputs {
 	size_t nnames;
 	const char **files;           /* point into argv; "-" when none */
 	size_t nfiles;
+	const char *demangle;         /* --demangle: "full" or "short"; NULL: off */
 };
 /* Find the plugin of `format` ("auto": none) and make its options; room
  * for argc files.  0, or FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
 int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, const char *cmd,
                     int argc);
+/* --demangle[=full|short|no]: 1 taken (into in->demangle), 0 not it,
+ * FK_ERR_USAGE after reporting. */
+int cli_demangle_opt(struct cli_inputs *in, char **argv, int *i);
 /* argv[*i] as an input option: 1 taken (with its value), 0 not one,
  * FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
 int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i);

@@ -60,15 +60,68 @@ static int pending_opt(struct cli *c, struct cli_inputs *in, int argc, char **ar
 	return 1;
 }
 
-int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i)
+int cli_demangle_opt(struct cli_inputs *in, char **argv, int *i)
 {
 	const char *a = argv[*i];
 
+	if (strncmp(a, "--demangle", 10) != 0 || (a[10] != '\0' && a[10] != '='))
+		return 0;
+	if (a[10] == '\0' || strcmp(a + 11, "full") == 0)
+		in->demangle = "full";
+	else if (strcmp(a + 11, "short") == 0)
+		in->demangle = "short";
+	else if (strcmp(a + 11, "no") == 0)
+		in->demangle = NULL;
+	else {
+		cli_usage_error(in->cmd, "--demangle takes full, short or no, not \"%s\"", a + 11);
+		return FK_ERR_USAGE;
+	}
+	return 1;
+}
+
+int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	int r;
+
+	if ((r = cli_demangle_opt(in, argv, i)) != 0)
+		return r;
 	if (in->pl)
 		return cli_plugin_opt(in->pl, in->opts, argc, argv, i);
 	if (strncmp(a, "--", 2) == 0 && a[2])
 		return pending_opt(c, in, argc, argv, i);
 	return 0;
+}
+
+/* --demangle: the demangle filter plugin, style full or short, first in
+ * the chain.  0, or the exit status after reporting. */
+static int add_demangle(struct cli *c, struct cli_inputs *in, struct fk_filter_chain *fc)
+{
+	const struct fk_plugin *dm = cli_find(c, FK_PLUGIN_FILTER, "demangle", in->cmd);
+	char err[256];
+	void *opts;
+	int rc;
+
+	if (!dm)
+		return EXIT_USAGE;
+	if (fk_options_new(dm, &opts) < 0)
+		goto nomem;
+	if ((rc = fk_option_set(dm, opts, "style", in->demangle, err, sizeof err)) < 0) {
+		fk_options_free(dm, opts);
+		if (rc == FK_ERR_NOMEM)
+			goto nomem;
+		cli_usage_error(in->cmd, "%s", err);
+		return EXIT_USAGE;
+	}
+	/* the chain owns opts once added; not when adding failed (reported) */
+	if (fk_filter_chain_add(fc, dm, opts, "--demangle") < 0) {
+		fk_options_free(dm, opts);
+		return EXIT_DATA;
+	}
+	return 0;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+	return EXIT_DATA;
 }
 
 int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
@@ -107,7 +160,11 @@ int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin 
 	pl.noutputs = 1;
 	pl.threads = cli_threads(c);
 	pl.progress = c->progress;
+	if (in->demangle && (rc = add_demangle(c, in, &pl.filters)) != 0)
+		goto out;
 	rc = cli_exit(fk_pipeline_run(&pl));
+out:
+	fk_filter_chain_free(&pl.filters);
 	fk_free(specs);
 	return rc;
 }

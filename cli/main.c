@@ -19,6 +19,8 @@ const struct cli_command cli_commands[] = {
 	  "  -o, --output FILE  write here (atomically) instead of stdout\n"
 	  "  PLUGIN OPTIONS     the input plugin's options, e.g. --pid, --event-filter=cycles\n"
 	  "                     (flamekit plugins --help NAME lists them)\n"
+	  "  --demangle[=short] demangle C++, Rust and D names as c++filt does; short drops\n"
+	  "                     argument lists and Rust hashes (--demangle=no: off, the default)\n"
 	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "graph", cmd_graph, "graph [OPTIONS] [FILE...]",
 	  "draw an SVG flame graph (flamegraph.pl's options)",
@@ -34,6 +36,8 @@ const struct cli_command cli_commands[] = {
 	  "                     with their defaults; flamekit-graph(1) describes them);\n"
 	  "                     unique prefixes and -title=x work\n"
 	  "  INPUT OPTIONS      the input plugin's, e.g. --format perf --pid\n"
+	  "  --demangle[=short] demangle C++, Rust and D names as c++filt does; short drops\n"
+	  "                     argument lists and Rust hashes (--demangle=no: off, the default)\n"
 	  "  FILE...            inputs, merged; '-' or none reads stdin; .gz is read transparently\n" },
 	{ "diff", cmd_diff, "diff [-n] [-s] [--format NAME] [-o FILE] BEFORE AFTER",
 	  "write two-column differential folded stacks (difffolded.pl)",

@@ -14,7 +14,7 @@
 #     sources, fuzz/input.c + those sources + the folded output plugin;
 #   - one per NAME=DIR word of $FUZZ_PLUGIN_DIRS (DIR relative to SRCDIR
 #     or absolute): an input plugin kept elsewhere, such as an out-of-tree
-#     one (make fuzz passes bpftrace=examples/plugin-bpftrace);
+#     one (make fuzz passes bpftrace-example=examples/plugin-bpftrace);
 #   - one per standalone harness fuzz/NAME.c (not input.c): that file plus
 #     the sources listed in fuzz/NAME.sources, if that file exists: one
 #     path per line, relative to SRCDIR, optionally followed by extra

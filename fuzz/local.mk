@@ -10,7 +10,7 @@ FUZZ_CFLAGS = -g -O1
 FUZZ_SECONDS = 60
 FUZZ_TARGETS =
 # Input plugins kept outside plugins/input/, as NAME=DIR.
-FUZZ_PLUGIN_DIRS = bpftrace=examples/plugin-bpftrace
+FUZZ_PLUGIN_DIRS = bpftrace-example=examples/plugin-bpftrace
 FUZZ_ENV = FUZZ_CC='$(FUZZ_CC)' FUZZ_CFLAGS='$(FUZZ_CFLAGS)' \
 	FUZZ_PLUGIN_DIRS='$(FUZZ_PLUGIN_DIRS)' \
 	FUZZ_CPPFLAGS='$(YAML_CFLAGS) $(LUA_CFLAGS) $(ZLIB_CFLAGS) $(PROTOBUF_C_CFLAGS) $(YAJL_CFLAGS)' \
@@ -33,4 +33,4 @@ TESTS += fuzz/regress.sh
 EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds \
 	fuzz/input-pprof.sources fuzz/input-perf-data.sources fuzz/lua.c fuzz/lua.sources fuzz/lua.dict \
 	fuzz/job.c fuzz/job.sources fuzz/job.dict fuzz/perf-data-header.c fuzz/perf-data-header.sources \
-	fuzz/html.dict fuzz/html.seeds
+	fuzz/html.dict fuzz/html.seeds fuzz/demangle.c fuzz/demangle.sources fuzz/filter-run.h

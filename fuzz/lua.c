@@ -30,17 +30,9 @@
  * are bugs.  FK_FUZZ_VERBOSE=1 shows flamekit's messages (to see which
  * error a script hit when replaying one input).
  */
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "fk.h"
-
-const struct fk_plugin_header *fk_fuzz_input_init(void);
-const struct fk_plugin_header *fk_fuzz_output_init(void);
-const struct fk_plugin_header *fk_fuzz_filter_init(void);
+#include "filter-run.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,17 +46,7 @@ static const char default_stacks[] =
 	"swapper;do_idle;intel_idle_[k] 1\n"
 	"main;0x7f3a2b1c;memcpy 1\n";
 
-static struct fk_registry reg;
-static const struct fk_plugin *input, *output, *filter;
-static void *input_opts, *output_opts;
-static int devnull = -1;
 static char dir[64], script_path[96];
-
-static void quiet(int level, const char *line)
-{
-	(void)level;
-	(void)line;
-}
 
 static void cleanup(void)
 {
@@ -76,23 +58,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	if (!getenv("FK_FUZZ_VERBOSE"))
-		fk_log_hook = quiet;
-	/* registered as the loader would, with its checks, minus dlopen */
-	if (fk_registry_init(&reg) < 0 ||
-	    fk_registry_add_builtin(&reg, fk_fuzz_input_init(), "(built-in input)") < 0 ||
-	    fk_registry_add_builtin(&reg, fk_fuzz_output_init(), "(built-in output)") < 0 ||
-	    fk_registry_add_builtin(&reg, fk_fuzz_filter_init(), "(built-in filter)") < 0)
-		exit(2);
-	input = fk_registry_find(&reg, FK_PLUGIN_INPUT, "folded");
-	output = fk_registry_find(&reg, FK_PLUGIN_OUTPUT, "folded");
-	filter = fk_registry_find(&reg, FK_PLUGIN_FILTER, "lua");
-	if (!input || !output || !filter) {
-		fprintf(stderr, "fuzz: the built-in plugins are not an input, an output and a filter\n");
-		exit(2);
-	}
-	if (fk_options_new(input, &input_opts) < 0 || fk_options_new(output, &output_opts) < 0)
-		exit(2);
+	fuzz_filter_setup("lua");
 	/* One directory per process: parallel jobs (-jobs=N) never share it. */
 	snprintf(dir, sizeof dir, "/tmp/fuzz-lua-XXXXXX");
 	if (!mkdtemp(dir)) {
@@ -101,8 +67,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	snprintf(script_path, sizeof script_path, "%s/script.lua", dir);
 	atexit(cleanup);
-	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	return devnull < 0 ? -1 : 0;
+	return 0;
 }
 
 /* Find the line that is exactly "--samples" (CRLF allowed); *script_len is
@@ -149,18 +114,18 @@ static void *filter_options(const uint8_t *data, size_t len)
 	char err[512], *args = NULL;
 	void *opts;
 
-	if (fk_options_new(filter, &opts) < 0)
+	if (fk_options_new(fuzz_filter, &opts) < 0)
 		return NULL;
 	if (len > al && memcmp(data, ARGS_PREFIX, al) == 0) {
 		const uint8_t *nl = memchr(data, '\n', len);
 		size_t n = (nl ? (size_t)(nl - data) : len) - al;
 		args = strndup((const char *)data + al, n);
 	}
-	if (fk_option_set(filter, opts, "script", script_path, err, sizeof err) < 0 ||
-	    fk_option_set(filter, opts, "memory-limit", "1M", err, sizeof err) < 0 ||
-	    fk_option_set(filter, opts, "instruction-limit", "100000", err, sizeof err) < 0 ||
-	    (args && fk_option_set(filter, opts, "args", args, err, sizeof err) < 0)) {
-		fk_options_free(filter, opts);
+	if (fk_option_set(fuzz_filter, opts, "script", script_path, err, sizeof err) < 0 ||
+	    fk_option_set(fuzz_filter, opts, "memory-limit", "1M", err, sizeof err) < 0 ||
+	    fk_option_set(fuzz_filter, opts, "instruction-limit", "100000", err, sizeof err) < 0 ||
+	    (args && fk_option_set(fuzz_filter, opts, "args", args, err, sizeof err) < 0)) {
+		fk_options_free(fuzz_filter, opts);
 		opts = NULL;
 	}
 	free(args);
@@ -170,14 +135,9 @@ static void *filter_options(const uint8_t *data, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fk_filter_chain fc;
-	struct fk_profile *p;
-	struct fk_input in;
-	struct fk_sink sink;
-	struct fk_writer w;
 	const uint8_t *stacks;
 	size_t script_len, nstacks;
 	void *opts;
-	int rc;
 
 	split(data, size, &script_len, &stacks);
 	if (stacks)
@@ -195,41 +155,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(&fc, 0, sizeof fc);
 	/* the chain owns opts from here on, even when create fails */
-	if (fk_filter_chain_add(&fc, filter, opts, "fuzz.yaml:1:1") < 0) {
+	if (fk_filter_chain_add(&fc, fuzz_filter, opts, "fuzz.yaml:1:1") < 0) {
 		if (fc.n == 0)
-			fk_options_free(filter, opts);
+			fk_options_free(fuzz_filter, opts);
 		fk_filter_chain_free(&fc);
 		return 0;
 	}
-	p = fk_profile_new();
-	if (!p)
-		goto out;
-	if (fk_input_open_mem(&in, "fuzz", stacks, nstacks) < 0) {
-		fk_profile_free(p);
-		goto out;
-	}
-	fk_sink_init(&sink, p, 0, 1, &fc);
-	rc = input->d.in.parse(&fk_host, &in, &sink, input_opts);
-	fk_sink_fini(&sink);
-	if (rc == 0 && in.error)
-		rc = in.error;
-	if (rc == 0)
-		fk_input_report(&in);
-	fk_input_close(&in);
-	if (rc == 0)
-		rc = fk_profile_apply_frame_filters(&p, &fc);
-	if (rc == 0)
-		rc = fk_profile_finish(p);
-	if (rc == 0 && fk_writer_open(&w, NULL) == 0) {
-		w.fd = devnull;
-		rc = output->d.out.render(&fk_host, p, &w, output_opts);
-		if (rc == 0)
-			fk_writer_commit(&w);
-		else
-			fk_writer_abort(&w);
-	}
-	fk_profile_free(p);
-out:
+	fuzz_filter_run(&fc, stacks, nstacks);
 	fk_filter_chain_free(&fc);
 	return 0;
 }

@@ -106,8 +106,8 @@ seed() {
 	name=$1 dir=$2
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	for f in "$src/tests/data/$name"/* "$src/fuzz/seeds/$name"/* \
-		"$src/examples/plugin-$name"/*.txt ${conf:+"$conf/$name/inputs"/*}; do
+	for f in "$src/tests/data/${name%-example}"/* "$src/fuzz/seeds/$name"/* \
+		"$src/examples/plugin-${name%-example}"/*.txt ${conf:+"$conf/$name/inputs"/*}; do
 		[ -f "$f" ] && head -c $MAXLEN "$f" > "$dir/$(basename "$f")"
 	done
 	if [ "$name" = job ]; then

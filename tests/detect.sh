@@ -141,4 +141,32 @@ printf '\001\002garbage\000\377\376 not a profile\n%%%%%%\n' > "$TMP/garbage.bin
 run "$FLAMEKIT" collapse "$TMP/garbage.bin"
 is "$rc:$err" "1:flamekit: $TMP/garbage.bin: cannot tell the input format (tried: $tried); give one with --format NAME" \
 	"garbage: exit 1, every format tried is named"
+# --- bpftrace and bcc (branch formats) ---------------------------------------
+# Each is detected on its own files, and no other file of the tests or of the
+# conformance corpus is taken for either.
+for f in "$D"/bpftrace/*.txt; do
+	is "$(detected "$f")" bpftrace "auto: bpftrace/$(basename "$f") is bpftrace"
+done
+for f in "$D"/bcc/*.txt; do
+	is "$(detected "$f")" bcc "auto: bcc/$(basename "$f") is bcc"
+done
+bad=
+for f in $(find "$D" -type f ! -path "$D/bpftrace/*" ! -path "$D/bcc/*" | sort) \
+	$( [ -d "$FK_CONFORMANCE" ] && find "$FK_CONFORMANCE" -type f -path '*/inputs/*' | sort); do
+	case $(detected "$f") in bpftrace | bcc) bad="$bad ${f#"$FK_SRCDIR"/}" ;; esac
+done
+is "$bad" "" "auto: no other fixture or conformance input is taken for bpftrace or bcc"
+# their first bytes, cut mid-line: the right format or none; from 400 on, the right one
+for f in "$D"/bpftrace/*.txt "$D"/bcc/*.txt; do
+	fmt=$(basename "$(dirname "$f")")
+	got=
+	for n in 60 150 400 1000 3000; do
+		head -c $n "$f" > "$TMP/cut.txt"
+		got="$got $(detected "$TMP/cut.txt")"
+	done
+	echo "$got" | grep -Eq "^( ($fmt|none)){2} $fmt $fmt $fmt$"
+	ok $? "auto: $fmt/$(basename "$f") cut after 60, 150, 400, 1000, 3000 bytes:$got"
+done
+# --- end of bpftrace and bcc -------------------------------------------------
+
 done_testing

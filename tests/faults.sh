@@ -111,6 +111,10 @@ walk "graph to html, with samples" "g.html" graph --format perf --output-plugin 
 walk "collapse an html report" "out.folded" collapse -o out.folded "$TMP/report.html"
 walk "diff" "d.folded" diff -n -o d.folded "$C/before.folded" "$C/after.folded"
 walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "$C/app.folded"
+# bpftrace, bcc and --demangle (branch formats)
+walk "collapse bpftrace" "out.folded" collapse -o out.folded "$D/bpftrace/forms.txt" "$D/bpftrace/two-maps.txt"
+walk "collapse bcc" "out.folded" collapse -o out.folded "$D/bcc/offwaketime.txt" "$D/bcc/stackcount.txt"
+walk "collapse --demangle=short" "out.folded" collapse --demangle=short -o out.folded "$D/demangle/names.folded"
 walk "collapse pprof (heap, gzip)" "out.folded" collapse -o out.folded "$D/pprof/heap.pb.gz"
 walk "collapse v8" "out.folded" collapse -o out.folded "$D/v8/node.cpuprofile"
 walk "graph to pprof, with samples" "g.pb.gz" graph --format perf --output-plugin pprof -o g.pb.gz "$D/perf/names.txt"

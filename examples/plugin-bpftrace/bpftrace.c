@@ -1,5 +1,6 @@
 /*
- * Input plugin "bpftrace": the stack aggregations bpftrace prints when it
+ * Input plugin "bpftrace-example" (the SDK's example; flamekit's own
+ * plugin "bpftrace" reads more forms): the stack aggregations bpftrace prints when it
  * exits, such as those of
  *
  *     bpftrace -e 'profile:hz:99 { @[kstack, ustack, comm] = count(); }'
@@ -286,7 +287,7 @@ static int probe(const unsigned char *buf, size_t len)
 
 static struct fk_input_plugin plugin = {
 	.h = {
-		.name = "bpftrace",
+		.name = "bpftrace-example",
 		.version = "1.0",
 		.description = "bpftrace @[kstack, ustack, comm] stack maps",
 		.options = options,

@@ -55,15 +55,15 @@ STAGED_PLUGINS="$STAGE$plugindir"
 # --- 2. the out-of-tree example plugin --------------------------------------
 # Built in a copy, as a third party would (the source tree may be read-only).
 cp -R "$EX" "$TMP/ex" && chmod -R u+w "$TMP/ex"
-rm -f "$TMP/ex/input-bpftrace.so" "$TMP/ex/check.out"
+rm -f "$TMP/ex/input-bpftrace-example.so" "$TMP/ex/check.out"
 submake -C "$TMP/ex" CFLAGS="-O2 -g -Werror" > "$TMP/build.log" 2>&1
 ok $? "the example builds against the staged SDK with -Wall -Wextra -Werror"
-[ -f "$TMP/ex/input-bpftrace.so" ] || sed 's/^/# /' "$TMP/build.log" | tail -20
+[ -f "$TMP/ex/input-bpftrace-example.so" ] || sed 's/^/# /' "$TMP/build.log" | tail -20
 ok $(grep -q -- "-I$STAGE$includedir" "$TMP/build.log"; echo $?) "it compiled with the staged include directory"
 if command -v nm > /dev/null 2>&1; then
-	is "$(nm -D --defined-only "$TMP/ex/input-bpftrace.so" | awk '$2 == "T" { print $3 }')" \
+	is "$(nm -D --defined-only "$TMP/ex/input-bpftrace-example.so" | awk '$2 == "T" { print $3 }')" \
 		"flamekit_plugin_init" "it exports one function, flamekit_plugin_init"
-	is "$(nm -D --undefined-only "$TMP/ex/input-bpftrace.so" | grep -c -e ' fk_' -e ' flamekit')" "0" \
+	is "$(nm -D --undefined-only "$TMP/ex/input-bpftrace-example.so" | grep -c -e ' fk_' -e ' flamekit')" "0" \
 		"it needs no engine symbol"
 else
 	skip "exports" "no nm"
@@ -71,37 +71,41 @@ else
 fi
 
 submake -C "$TMP/ex" install > "$TMP/inst.log" 2>&1
-ok $([ $? -eq 0 ] && [ -f "$STAGED_PLUGINS/input-bpftrace.so" ]; echo $?) \
+ok $([ $? -eq 0 ] && [ -f "$STAGED_PLUGINS/input-bpftrace-example.so" ]; echo $?) \
 	"make install puts it into pkg-config's plugindir"
 
 export FLAMEKIT_PLUGIN_PATH="$STAGED_PLUGINS"
-run "$FK" collapse --format bpftrace "$EX/sample.bpftrace.txt"
+run "$FK" collapse --format bpftrace-example "$EX/sample.bpftrace.txt"
 printf '%s\n' "$out" > "$TMP/got.folded"
-is "$rc:$err" "0:" "collapse --format bpftrace succeeds quietly"
+is "$rc:$err" "0:" "collapse --format bpftrace-example succeeds quietly"
 same_file "$EX/sample.expected.folded" "$TMP/got.folded" "folded output equals sample.expected.folded"
 
-run "$FK" collapse "$EX/sample.bpftrace.txt"
+# Its probe, alone: the in-tree bpftrace plugin (score 90) would win
+# detection beside it, so only it and the folded output are loaded.
+mkdir "$TMP/exonly"
+cp "$STAGED_PLUGINS/input-bpftrace-example.so" "$STAGED_PLUGINS/output-folded.so" "$TMP/exonly/"
+FLAMEKIT_PLUGIN_PATH="$TMP/exonly" run "$FK" collapse "$EX/sample.bpftrace.txt"
 printf '%s\n' "$out" > "$TMP/got2.folded"
-same_file "$EX/sample.expected.folded" "$TMP/got2.folded" "the format is auto-detected"
+same_file "$EX/sample.expected.folded" "$TMP/got2.folded" "the format is auto-detected by the example's probe"
 
 # the example is built against the staged headers: the ABI flamekit speaks
 cur_abi=$("$FK" --version | sed -n 's/.*(plugin ABI \([0-9.]*\)).*/\1/p')
 run "$FK" plugins
-line=$(printf '%-7s %-12s %-8s %-5s %-44s %s' input bpftrace 1.0 "$cur_abi" \
-	"bpftrace @[kstack, ustack, comm] stack maps" "$STAGED_PLUGINS/input-bpftrace.so")
+line=$(printf '%-7s %-12s %-8s %-5s %-44s %s' input bpftrace-example 1.0 "$cur_abi" \
+	"bpftrace @[kstack, ustack, comm] stack maps" "$STAGED_PLUGINS/input-bpftrace-example.so")
 ok $([ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -qxF "$line"; echo $?) \
 	"flamekit plugins lists it with version, ABI and path"
 [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -qxF "$line" || printf '%s\n' "$out" | sed 's/^/# /'
 
-run "$FK" plugins --help bpftrace
-is "$rc:$out" "0:input plugin \"bpftrace\" 1.0 (ABI $cur_abi)
+run "$FK" plugins --help bpftrace-example
+is "$rc:$out" "0:input plugin \"bpftrace-example\" 1.0 (ABI $cur_abi)
   bpftrace @[kstack, ustack, comm] stack maps
-  loaded from $STAGED_PLUGINS/input-bpftrace.so
+  loaded from $STAGED_PLUGINS/input-bpftrace-example.so
 
 options:
   --annotate-kernel        flag     mark the frames of the first of several stacks (kstack) with _[k] [default: false]
   --separator=TEXT         string   frame to put between kstack and ustack (e.g. '-'); none by default" \
-	"plugins --help bpftrace prints its option table"
+	"plugins --help bpftrace-example prints its option table"
 
 # Every form of record, and both options.
 cat > "$TMP/forms.txt" <<'EOF'
@@ -124,20 +128,20 @@ Attaching 1 probe...
         schedule+45
 ]: 5
 EOF
-run "$FK" collapse --format bpftrace "$TMP/forms.txt"
+run "$FK" collapse --format bpftrace-example "$TMP/forms.txt"
 is "$rc:$out:$err" "0:schedule+45 5
 sleep;main+38;clock_nanosleep+91;do_nanosleep+112;schedule+45 7
 sleep;main+38;read+10 2
 sshd 4:flamekit: warning: $TMP/forms.txt: skipped 1 unreadable line (line 15)" \
 	"every record form; another map's line is skipped and counted"
-run "$FK" collapse --format bpftrace --annotate-kernel --separator=- "$TMP/forms.txt"
+run "$FK" collapse --format bpftrace-example --annotate-kernel --separator=- "$TMP/forms.txt"
 is "$rc:$out" "0:schedule+45 5
 sleep;main+38;clock_nanosleep+91;-;do_nanosleep+112_[k];schedule+45_[k] 7
 sleep;main+38;read+10 2
 sshd 4" "--annotate-kernel and --separator=-"
 
 head -7 "$EX/sample.bpftrace.txt" > "$TMP/cut.txt"
-run "$FK" collapse --format bpftrace "$TMP/cut.txt"
+run "$FK" collapse --format bpftrace-example "$TMP/cut.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/cut.txt:3: this record has no closing ']: COUNT' line (is the file truncated?)" \
 	"a truncated record is an error naming the line of its @["
 
@@ -160,7 +164,7 @@ ok $(printf '%s\n' "$out" | grep -qE "^input +abi10 +1\.0 +1\.0 +built against t
 
 mkdir "$TMP/new"
 cp "$FK_BUILDDIR/tests/modules/.libs/wrongabi.so" "$TMP/new/"
-FLAMEKIT_PLUGIN_PATH="$TMP/new:$STAGED_PLUGINS" run "$FK" collapse --format bpftrace "$EX/sample.bpftrace.txt"
+FLAMEKIT_PLUGIN_PATH="$TMP/new:$STAGED_PLUGINS" run "$FK" collapse --format bpftrace-example "$EX/sample.bpftrace.txt"
 printf '%s\n' "$out" > "$TMP/got3.folded"
 is "$rc:$err" "0:flamekit: warning: $TMP/new/wrongabi.so: plugin refused: built for plugin ABI 99.3, but this flamekit speaks ABI $abi; rebuild the plugin against this flamekit's <flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)" \
 	"a plugin of another major is refused: file, both versions, the fix"
