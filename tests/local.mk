@@ -25,8 +25,8 @@ tests_modules_oldminor_la_SOURCES = tests/modules/oldminor.c
 tests_modules_oldminor_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 EXTRA_DIST += tests/modules/garbage.so
 
-TESTS += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh
-EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/lib.sh \
+TESTS += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/trust.sh
+EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/trust.sh tests/lib.sh \
 	tests/data/folded/basic.txt tests/data/folded/hostile.txt
 
 # The command built with fault injection (cli/main.c, FK_FAULT_INJECTION):
