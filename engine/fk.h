@@ -498,6 +498,11 @@ int fk_writer_side(struct fk_writer *w, const char *path, struct fk_writer **sid
 /* Would writing path replace the file (dev, ino)?  By inode, links
  * followed: "./x", "d/../x" and a link to x all are x. */
 bool fk_output_replaces(const char *path, dev_t dev, ino_t ino);
+/* Refuse an output (NULL or "-": stdout, never refused) that is one of the
+ * regular files files[0..n) (fk_output_replaces): `graph -o in.folded
+ * in.folded` would replace the profile with its graph.  0, or FK_ERR_USAGE
+ * reported. */
+int fk_output_not_input(const char *out, const char *const *files, size_t n);
 /* Do paths a and b name the same output file, however spelled ("x",
  * "./x", "d/../x", a symlink to x)?  "-" (stdout) is never the same as
  * anything: several outputs may share it. */

@@ -187,6 +187,21 @@ bool fk_output_replaces(const char *path, dev_t dev, ino_t ino)
 	       st.st_dev == dev && st.st_ino == ino;
 }
 
+int fk_output_not_input(const char *out, const char *const *files, size_t n)
+{
+	for (size_t k = 0; out && k < n; k++) {
+		struct stat st;
+		bool in = !files[k] || strcmp(files[k], "-") == 0;
+		if ((in ? fstat(STDIN_FILENO, &st) : stat(files[k], &st)) == 0 &&
+		    fk_output_replaces(out, st.st_dev, st.st_ino)) {
+			fk_log(FK_LOG_ERROR, "the output \"%s\" would overwrite the input \"%s\"", out,
+			       in ? "<stdin>" : files[k]);
+			return FK_ERR_USAGE;
+		}
+	}
+	return 0;
+}
+
 static int flush(struct fk_writer *w)
 {
 	size_t off = 0;
