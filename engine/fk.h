@@ -480,7 +480,10 @@ struct fk_writer {
 	bool epipe;          /* stdout reader went away */
 	bool finished;       /* fk_writer_finish done: only the rename is left */
 	struct fk_writer *sides; /* side outputs (fk_writer_side), committed with this one */
-	struct fk_writer *next;  /* the next side output of the same writer */
+	/* A side output: its writer, the next side of that writer, the next
+	 * side output pending in the process; its bytes are kept in buf
+	 * until it is finished (fk_writer_side_pending reads them). */
+	struct fk_writer *parent, *next, *next_pending;
 };
 
 /* Open for writing: path NULL or "-" writes stdout.  A path that is not a
@@ -495,6 +498,9 @@ int fk_writer_open(struct fk_writer *w, const char *path);
  * fk_writer_open does, into *side, which w owns; finished, committed and
  * aborted with w, so it is written only when w is. */
 int fk_writer_side(struct fk_writer *w, const char *path, struct fk_writer **side);
+/* host->side_pending: the bytes written so far to the pending side output
+ * of path (however spelled), NULL when there is none. */
+const char *fk_writer_side_pending(const char *path, size_t *len);
 /* Would writing path replace the file (dev, ino)?  By inode, links
  * followed: "./x", "d/../x" and a link to x all are x. */
 bool fk_output_replaces(const char *path, dev_t dev, ino_t ino);

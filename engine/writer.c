@@ -121,9 +121,30 @@ out:
 	return rc;
 }
 
+/* Side outputs not yet committed or aborted, newest first (renders run one
+ * at a time, on the calling thread). */
+static struct fk_writer *pending;
+
+static void unpend(struct fk_writer *s)
+{
+	for (struct fk_writer **pp = &pending; *pp; pp = &(*pp)->next_pending)
+		if (*pp == s) {
+			*pp = s->next_pending;
+			return;
+		}
+}
+
+static struct fk_writer *find_pending(const char *path)
+{
+	for (struct fk_writer *s = pending; s; s = s->next_pending)
+		if (fk_output_same(s->path, path))
+			return s;
+	return NULL;
+}
+
 int fk_writer_side(struct fk_writer *w, const char *path, struct fk_writer **side)
 {
-	struct fk_writer *s = fk_malloc(sizeof *s);
+	struct fk_writer *s = fk_malloc(sizeof *s), *old;
 	int rc;
 
 	*side = NULL;
@@ -135,10 +156,31 @@ int fk_writer_side(struct fk_writer *w, const char *path, struct fk_writer **sid
 		fk_free(s);
 		return rc;
 	}
+	if ((old = find_pending(path)) != NULL) {
+		/* an earlier output's map, which this one started from */
+		for (struct fk_writer **pp = &old->parent->sides; *pp; pp = &(*pp)->next)
+			if (*pp == old) {
+				*pp = old->next;
+				break;
+			}
+		fk_writer_abort(old);
+		fk_free(old);
+	}
+	s->parent = w;
 	s->next = w->sides;
 	w->sides = s;
+	s->next_pending = pending;
+	pending = s;
 	*side = s;
 	return 0;
+}
+
+const char *fk_writer_side_pending(const char *path, size_t *len)
+{
+	struct fk_writer *s = find_pending(path);
+
+	*len = s ? s->len : 0;
+	return s ? s->buf : NULL;
 }
 
 /* The name an output's bytes end up under, for comparing outputs: links
@@ -228,10 +270,32 @@ static int flush(struct fk_writer *w)
 	return 0;
 }
 
+/* A side output keeps its bytes until it is finished. */
+static int keep(struct fk_writer *w, const void *p, size_t n)
+{
+	if (w->len + n > w->cap) {
+		size_t cap = w->cap;
+		char *b;
+		while (cap < w->len + n)
+			cap *= 2;
+		if (!(b = fk_realloc(w->buf, cap))) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			return w->error = FK_ERR_NOMEM;
+		}
+		w->buf = b;
+		w->cap = cap;
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+	return 0;
+}
+
 int fk_writer_write(struct fk_writer *w, const void *p, size_t n)
 {
 	if (w->error)
 		return w->error;
+	if (w->parent && !w->finished)
+		return keep(w, p, n);
 	if (n >= w->cap) {
 		if (flush(w) < 0)
 			return w->error;
@@ -315,6 +379,8 @@ int fk_writer_finish(struct fk_writer *w)
 /* Free what w holds (sides included) and leave it closed. */
 static void release(struct fk_writer *w)
 {
+	if (w->parent)
+		unpend(w);
 	while (w->sides) {
 		struct fk_writer *s = w->sides;
 		w->sides = s->next;

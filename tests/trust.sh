@@ -101,8 +101,44 @@ EOY
 	ln -s "$V/created.folded" "$S/rootnew.folded"
 	run "$FLAMEKIT" collapse -o "$S/rootnew.folded" a.folded
 	is "$rc:$err:$(cat "$V/created.folded")" "0::$want" "root's own dangling link creates its target"
+
+	# The --cp palette map goes through the same writer: the rule above,
+	# written only when the run succeeds, mode and owner kept.
+	printf 'old->rgb(1,2,3)\n' > pal.map
+	chown 1234:2345 pal.map
+	chmod 640 pal.map
+	mkdir dev
+	cat > cp.yaml <<EOY
+inputs: [a.folded]
+outputs:
+  - {plugin: svg, path: cp.svg, options: {cp: true, palette-file: pal.map}}
+  - {plugin: folded, path: $TMP/dev/full}
+EOY
+	unshare -m sh -c "mount -t tmpfs none '$TMP/dev' && mknod '$TMP/dev/full' c 1 7 &&
+		exec '$FLAMEKIT' run cp.yaml" > cp.out 2>&1
+	is "$?:$(cat cp.out)" "1:flamekit: $TMP/dev/full: write error: No space left on device" \
+		"--cp: a job whose last output fails (a private /dev/full) fails"
+	is "$(cat pal.map):$(stat -c %u:%g:%a pal.map):$(ls cp.svg 2>&1 | grep -c 'No such'):$(tmps)" \
+		"old->rgb(1,2,3):1234:2345:640:1:0" "--cp: ...and leaves the palette map untouched"
+	run "$FLAMEKIT" graph --cp --palette-file pal.map -o cp.svg a.folded
+	is "$rc:$err:$(stat -c %u:%g:%a pal.map):$(sed 's/->.*//' pal.map | tr '\n' ' ')" \
+		"0::1234:2345:640: a b c old " "--cp: a run that succeeds rewrites the map, sorted, keeping its owner and mode"
+	is "$(grep '^old' pal.map)" "old->rgb(1,2,3)" "--cp: the map's old colours are kept"
+	mv pal.map real.map
+	ln -s real.map pal.map
+	run "$FLAMEKIT" graph --cp --palette-file pal.map -o cp2.svg $FK_SRCDIR/tests/data/folded/basic.txt
+	is "$rc:$(readlink pal.map):$(grep -c . real.map | awk '{print ($1 > 5)}')" "0:real.map:1" \
+		"--cp: through the caller's link, the link's target is rewritten, the link kept"
+	cp real.map "$V/pal.map"
+	chmod 600 "$V/pal.map"
+	as_nobody ln -s "$V/pal.map" "$S/pal.map"
+	printf 'new;names 1\n' > new.folded
+	run "$FLAMEKIT" graph --cp --palette-file "$S/pal.map" -o cp3.svg new.folded
+	is "$rc:$err:$(ls cp3.svg 2>&1 | grep -c 'No such')" "1:flamekit: [output:svg] $S/pal.map: refusing to follow the symbolic link $S/pal.map, owned by nobody, in a sticky world-writable directory owned by root:1" \
+		"--cp: a palette map planted as nobody's link is refused, and the graph not written"
+	same_file real.map "$V/pal.map" "--cp: the link's target is untouched"
 else
-	for t in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do
+	for t in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
 		skip "planted links" "needs root and setpriv to act as nobody"
 	done
 fi
