@@ -143,6 +143,25 @@ else
 	done
 fi
 
+# Two outputs of one run sharing a palette map: the second reads the map the
+# first is going to write, so both draw every frame in the map's colour
+# (random colours with different seeds, so that sharing shows).
+mkdir cp2
+printf 'main;foo 3\nmain;bar 2\nmain;foo;baz 1\n' > cp2/p.folded
+cat > cp2/two.yaml <<EOY
+inputs: [p.folded]
+outputs:
+  - {plugin: svg, path: o1.svg, options: {cp: true, palette-file: pal.map, random: true, seed: 1}}
+  - {plugin: icicle, path: o2.svg, options: {cp: true, palette-file: pal.map, random: true, seed: 2}}
+EOY
+colours() { # NAME->fill of every frame but the root, sorted
+	sed -n 's/.*<title>\([a-z]*\) (.* fill="\([^"]*\)".*/\1->\2/p' "$1" | grep -v '^all->' | sort
+}
+run "$FLAMEKIT" run cp2/two.yaml
+is "$rc:$err:$(colours cp2/o1.svg)" "0::$(grep -v '^->' cp2/pal.map)" \
+	"--cp: the first output draws the map's colours"
+is "$(colours cp2/o2.svg)" "$(grep -v '^->' cp2/pal.map)" "--cp: the second output of the run draws the same ones"
+
 # Interrupted runs: SIGINT, SIGTERM and SIGHUP in the middle of a job with
 # three outputs.  The input is a FIFO the test holds open without writing,
 # so flamekit waits in its read with every temporary created, whatever the
