@@ -201,6 +201,10 @@ static int walk(const char *path, struct fk_outpath *op, struct refusal *no)
 		if (fstatat(op->dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT || !last)
 				goto out;
+			if (end) {
+				errno = EISDIR; /* "new/": a file cannot be created as a directory */
+				goto out;
+			}
 			if (last_foreign) {
 				/* a dangling link: its target would be created in our
 				 * name where another user chose */
@@ -215,6 +219,10 @@ static int walk(const char *path, struct fk_outpath *op, struct refusal *no)
 			break;
 		}
 		if (!S_ISLNK(st.st_mode)) {
+			if (last && end && !S_ISDIR(st.st_mode)) {
+				errno = ENOTDIR; /* "file/" */
+				goto out;
+			}
 			if (last)
 				break;
 			if (go_down(op, comp) < 0)
@@ -269,7 +277,8 @@ static int walk(const char *path, struct fk_outpath *op, struct refusal *no)
 			errno = ENOMEM;
 			goto out;
 		}
-		sprintf(nrest, "%s%s%s", target, last ? "" : "/", last ? "" : next);
+		/* a trailing slash stays: "link/" must name a directory */
+		sprintf(nrest, "%s%s%s", target, last && !end ? "" : "/", last ? "" : next);
 		fk_free(rest);
 		rest = p = nrest;
 		if (target[0] == '/' && go_root(op) < 0) {
