@@ -144,6 +144,47 @@ struct refusal {
 	bool dangling;
 };
 
+/* The path left to walk after the link `comp` of op->dirfd: its target,
+ * then what followed the link (`next`, NULL when the link was the last
+ * component; `slash` when a trailing slash followed it, which stays: "link/"
+ * must name a directory).  Replaces *rest; an absolute target takes the walk
+ * back to the root.  0, or -1 with errno set. */
+static int splice_link(struct fk_outpath *op, const char *comp, const struct stat *st,
+                  const char *next, bool slash, char **rest)
+{
+	size_t cap = (size_t)st->st_size + PATH_MAX; /* procfs links say 0 */
+	char *target = fk_malloc(cap + 1), *nrest = NULL;
+	ssize_t tn;
+	int rc = -1;
+
+	if (!target) {
+		errno = ENOMEM;
+		return -1;
+	}
+	tn = readlinkat(op->dirfd, comp, target, cap);
+	if (tn <= 0) {
+		if (tn == 0)
+			errno = ENOENT;
+		goto out;
+	}
+	target[tn] = '\0';
+	if (!(nrest = fk_malloc((size_t)tn + (next ? strlen(next) : 0) + 2))) {
+		errno = ENOMEM;
+		goto out;
+	}
+	sprintf(nrest, "%s%s%s", target, next || slash ? "/" : "", next ? next : "");
+	if (target[0] == '/' && go_root(op) < 0)
+		goto out;
+	fk_free(*rest);
+	*rest = nrest;
+	nrest = NULL;
+	rc = 0;
+out:
+	fk_free(nrest);
+	fk_free(target);
+	return rc;
+}
+
 /* Walk `path` (see the top of the file) into op.  Returns 0; -1 with errno
  * set; or -2 with *no filled in, when a link may not be followed. */
 static int walk(const char *path, struct fk_outpath *op, struct refusal *no)
@@ -170,10 +211,9 @@ static int walk(const char *path, struct fk_outpath *op, struct refusal *no)
 	}
 	for (p = rest;;) {
 		struct stat st, dst;
-		char *end, *next, *target, *nrest;
+		char *end, *next;
 		bool last;
 		size_t n;
-		ssize_t tn;
 
 		while (*p == '/')
 			p++;
@@ -259,33 +299,9 @@ static int walk(const char *path, struct fk_outpath *op, struct refusal *no)
 			foreign_owner = st.st_uid;
 			foreign_dirowner = dst.st_uid;
 		}
-		if (!(target = fk_malloc((size_t)st.st_size + PATH_MAX + 1))) {
-			errno = ENOMEM;
+		if (splice_link(op, comp, &st, last ? NULL : next, last && end, &rest) < 0)
 			goto out;
-		}
-		tn = readlinkat(op->dirfd, comp, target, (size_t)st.st_size + PATH_MAX);
-		if (tn <= 0) {
-			if (tn == 0)
-				errno = ENOENT;
-			fk_free(target);
-			goto out;
-		}
-		target[tn] = '\0';
-		nrest = fk_malloc((size_t)tn + (last ? 0 : strlen(next)) + 2);
-		if (!nrest) {
-			fk_free(target);
-			errno = ENOMEM;
-			goto out;
-		}
-		/* a trailing slash stays: "link/" must name a directory */
-		sprintf(nrest, "%s%s%s", target, last && !end ? "" : "/", last ? "" : next);
-		fk_free(rest);
-		rest = p = nrest;
-		if (target[0] == '/' && go_root(op) < 0) {
-			fk_free(target);
-			goto out;
-		}
-		fk_free(target);
+		p = rest;
 	}
 	op->name = comp;
 	comp = NULL;
