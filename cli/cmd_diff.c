@@ -158,6 +158,8 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		return EXIT_USAGE;
 	if (!(out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "diff")))
 		return EXIT_DATA;
+	if ((r = fk_output_not_input(outpath, files, 2)) < 0)
+		return cli_exit(r);
 	for (int k = 0; k < 2; k++) {
 		struct fk_input_spec spec;
 		memset(&spec, 0, sizeof spec);

@@ -328,6 +328,8 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 		                "folded); merge the shards' outputs instead");
 		goto out;
 	}
+	if (fk_output_not_input(outpath, (const char *const *)files, nfiles) < 0)
+		goto out; /* EXIT_USAGE */
 	rc = EXIT_DATA;
 	if (cli_load(c) < 0)
 		goto out;

@@ -229,6 +229,8 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, s
 	int rc;
 
 	memset(&s, 0, sizeof s);
+	if ((rc = fk_output_not_input(outpath, files, nfiles)) < 0)
+		return rc;
 	/* the output first: an unwritable one fails before a long read */
 	if ((rc = fk_writer_open(&w, outpath)) < 0)
 		return rc;

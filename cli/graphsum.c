@@ -557,6 +557,10 @@ bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *
 	}
 	if (!(folded = foldsum_applies(c, in->pl, in->files, in->nfiles)))
 		return false;
+	if ((rc = fk_output_not_input(outpath, in->files, in->nfiles)) < 0) {
+		*status = cli_exit(rc);
+		return true;
+	}
 	if (out_pl->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES) {
 		if (!(p = fk_profile_new()))
 			return false;

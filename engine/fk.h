@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "flamekit/plugin.h"
 
@@ -443,11 +444,34 @@ void fk_input_skip(struct fk_input *in, uint64_t line);
 /* Report the skipped-line summary (a warning) if any were skipped. */
 void fk_input_report(struct fk_input *in);
 
+/* ---- where outputs go (outpath.c) --------------------------------------- */
+struct fk_outpath {
+	int dirfd;      /* O_PATH descriptor of the directory holding name, or -1 */
+	char *name;     /* the last component, in dirfd */
+	char *dir;      /* that directory as walked ("" for the current one) */
+	bool proc;      /* name is a link on procfs (/proc/self/fd/1): open it, never replace it */
+};
+/* Walk path to the directory and name its bytes go to, following a
+ * symbolic link only where fs.protected_symlinks' rule lets the caller,
+ * whatever the sysctl says (see outpath.c).  0, or FK_ERR_NOMEM / FK_ERR_IO
+ * reported naming path (and the refused link and its owner) unless quiet;
+ * op is then empty.  Free op with fk_outpath_free. */
+int fk_outpath_walk(const char *path, struct fk_outpath *op, bool quiet);
+void fk_outpath_free(struct fk_outpath *op);
+/* Create "NAME.tmp.XXXXXX" in dirfd, mode 0600, exclusively, and register
+ * it for removal by SIGINT, SIGTERM and SIGHUP (which then exit with 128 +
+ * the signal).  Returns the fd, *tmp (fk_malloc'd name) and *slot for
+ * fk_temp_forget; -1 with errno set.  dirfd must stay open until forgotten. */
+int fk_temp_create(int dirfd, const char *name, char **tmp, void **slot);
+/* The temporary is renamed or removed: a signal leaves it alone. */
+void fk_temp_forget(void *slot);
+
 /* ---- output streams (writer.c) ------------------------------------------- */
 struct fk_writer {
 	char *path;          /* the path given, NULL for stdout (for messages) */
-	char *target;        /* the file renamed over: path with its symlinks resolved */
-	char *tmp;           /* temporary path beside target; NULL when direct */
+	struct fk_outpath at; /* where: path walked, its links judged (see outpath.c) */
+	char *tmp;           /* temporary's name in at.dirfd; NULL when direct */
+	void *slot;          /* its registration for removal on a signal */
 	bool direct;         /* a device, FIFO, socket or /proc fd link: written in place */
 	int fd;
 	char *buf;
@@ -455,15 +479,36 @@ struct fk_writer {
 	int error;           /* first write error (negative status), reported once */
 	bool epipe;          /* stdout reader went away */
 	bool finished;       /* fk_writer_finish done: only the rename is left */
+	struct fk_writer *sides; /* side outputs (fk_writer_side), committed with this one */
+	/* A side output: its writer, the next side of that writer, the next
+	 * side output pending in the process; its bytes are kept in buf
+	 * until it is finished (fk_writer_side_pending reads them). */
+	struct fk_writer *parent, *next, *next_pending;
 };
 
 /* Open for writing: path NULL or "-" writes stdout.  A path that is not a
  * regular file (device, FIFO, socket, or a /proc/N/fd link) is opened and
  * written in place, never truncated when it is a device; a symlink is
- * resolved and its target replaced through a temporary beside it (the link
+ * followed where fk_outpath_walk allows it (refused otherwise, nothing
+ * written) and its target replaced through a temporary beside it (the link
  * stays a link); a replaced file keeps its permission bits, and its owner
  * and group when we may set them. */
 int fk_writer_open(struct fk_writer *w, const char *path);
+/* A side output of w (host->side_output, the --cp palette): opened as
+ * fk_writer_open does, into *side, which w owns; finished, committed and
+ * aborted with w, so it is written only when w is. */
+int fk_writer_side(struct fk_writer *w, const char *path, struct fk_writer **side);
+/* host->side_pending: the bytes written so far to the pending side output
+ * of path (however spelled), NULL when there is none. */
+const char *fk_writer_side_pending(const char *path, size_t *len);
+/* Would writing path replace the file (dev, ino)?  By inode, links
+ * followed: "./x", "d/../x" and a link to x all are x. */
+bool fk_output_replaces(const char *path, dev_t dev, ino_t ino);
+/* Refuse an output (NULL or "-": stdout, never refused) that is one of the
+ * regular files files[0..n) (fk_output_replaces): `graph -o in.folded
+ * in.folded` would replace the profile with its graph.  0, or FK_ERR_USAGE
+ * reported. */
+int fk_output_not_input(const char *out, const char *const *files, size_t n);
 /* Do paths a and b name the same output file, however spelled ("x",
  * "./x", "d/../x", a symlink to x)?  "-" (stdout) is never the same as
  * anything: several outputs may share it. */

@@ -329,4 +329,6 @@ const struct fk_host fk_host = {
 	.sink_keeps_samples = h_sink_keeps_samples,
 	.input_peek = fk_input_buffered,
 	.input_consume = fk_input_consume,
+	.side_output = fk_writer_side,
+	.side_pending = fk_writer_side_pending,
 };

@@ -555,13 +555,15 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 	}
 	if ((rc = output_clash(j, path, p)) < 0)
 		return rc;
-	{
-		/* By inode, not by name: "./job.yaml", "../dir/job.yaml" and a
-		 * link are all the job file. */
+	/* By inode, not by name: "./job.yaml", "../dir/job.yaml" and a link
+	 * are all the job file; the same for an input. */
+	if (j->ino && fk_output_replaces(p, j->dev, j->ino))
+		return yerr(j, path, "the output \"%s\" would overwrite this job file", p);
+	for (size_t i = 0; i < j->ninputs; i++) {
 		struct stat st;
-		if (strcmp(p, "-") != 0 && j->ino && stat(p, &st) == 0 && st.st_dev == j->dev &&
-		    st.st_ino == j->ino)
-			return yerr(j, path, "the output \"%s\" would overwrite this job file", p);
+		const char *in = j->inputs[i].path;
+		if (strcmp(in, "-") != 0 && stat(in, &st) == 0 && fk_output_replaces(p, st.st_dev, st.st_ino))
+			return yerr(j, path, "the output \"%s\" would overwrite the input \"%s\"", p, in);
 	}
 	return 0;
 }

@@ -212,12 +212,16 @@ static int render_one(const struct fk_output_spec *o, struct fk_profile *p, stru
 	return fk_log_unreported(rc, mark, is_stdout(o) ? NULL : o->path);
 }
 
-/* Two outputs into one file: the second would silently replace the first.
- * (A job reports this at load time with its file:line:col; this catches
- * the commands.) */
+/* Two outputs into one file: the second would silently replace the first;
+ * an output that is an input would replace what is read.  (A job reports
+ * these at load time with its file:line:col; this catches the commands.) */
 static int check_same_outputs(const struct fk_pipeline *pl)
 {
-	for (size_t i = 0; i < pl->noutputs; i++)
+	for (size_t i = 0; i < pl->noutputs; i++) {
+		for (size_t k = 0; k < pl->ninputs; k++)
+			if (!is_stdout(&pl->outputs[i]) &&
+			    fk_output_not_input(pl->outputs[i].path, &pl->inputs[k].path, 1) < 0)
+				return FK_ERR_USAGE;
 		for (size_t k = 0; k < i; k++)
 			if (!is_stdout(&pl->outputs[i]) && !is_stdout(&pl->outputs[k]) &&
 			    fk_output_same(pl->outputs[k].path, pl->outputs[i].path)) {
@@ -225,6 +229,7 @@ static int check_same_outputs(const struct fk_pipeline *pl)
 				       pl->outputs[k].path, pl->outputs[i].path);
 				return FK_ERR_USAGE;
 			}
+	}
 	return 0;
 }
 

@@ -1,9 +1,11 @@
 /*
  * Output streams.  A regular file is written to "TARGET.tmp.XXXXXX" beside
  * it and renamed into place by fk_writer_commit(), so a failed run leaves
- * either the old file or nothing, never half a graph.  TARGET is the path
- * with its symlinks followed, so a link stays a link and its target is what
- * gets replaced, keeping the old file's mode (and owner, as root).
+ * either the old file or nothing, never half a graph; a signal removes the
+ * temporary (outpath.c).  TARGET is the path with its symlinks followed
+ * where the rule of fs.protected_symlinks allows (outpath.c), so a link
+ * stays a link and its target is what gets replaced, keeping the old file's
+ * mode (and owner, as root).
  *
  * What is not a regular file cannot be replaced without harm: renaming over
  * /dev/null breaks the machine, over a FIFO strands its reader, over
@@ -14,87 +16,26 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "fk.h"
 
 #define WBUF (256u * 1024)
-#define PROC_SUPER_MAGIC 0x9fa0
-#define MAX_LINKS 40
 
 static const char *wname(const struct fk_writer *w) { return w->path ? w->path : "<stdout>"; }
 
-/* Is the directory holding `path` a procfs?  Its links (/proc/N/fd/M) name
- * open files, not places in a directory: what they point at cannot be
- * replaced by a rename, and may not even have a name ("pipe:[123]"). */
-static bool in_procfs(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? fk_strndup(path, (size_t)(slash - path) + (slash == path)) : fk_strdup(".");
-	struct statfs sf;
-	bool r = false;
-
-	if (dir && statfs(dir, &sf) == 0)
-		r = sf.f_type == PROC_SUPER_MAGIC;
-	fk_free(dir);
-	return r;
-}
-
-/* Follow path's symlinks to what they name, which need not exist yet (a
- * dangling link is written through to its target).  Stops early at a link
- * on procfs, setting *proc.  Returns an fk_malloc'd path the caller frees,
- * or NULL with errno set. */
-static char *resolve_links(const char *path, bool *proc)
-{
-	char *cur = fk_strdup(path);
-	char link[PATH_MAX];
-
-	*proc = false;
-	for (int hops = 0; cur && hops < MAX_LINKS; hops++) {
-		struct stat st;
-		const char *slash;
-		char *next;
-		ssize_t n;
-
-		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
-			return cur;
-		if (in_procfs(cur)) {
-			*proc = true;
-			return cur;
-		}
-		n = readlink(cur, link, sizeof link - 1);
-		if (n < 0)
-			break;
-		link[n] = '\0';
-		slash = strrchr(cur, '/');
-		if (link[0] == '/' || !slash)
-			next = fk_strdup(link);
-		else if ((next = fk_malloc((size_t)(slash - cur) + 2 + (size_t)n)) != NULL)
-			sprintf(next, "%.*s/%s", (int)(slash - cur), cur, link);
-		fk_free(cur);
-		cur = next;
-		if (hops + 1 == MAX_LINKS)
-			errno = ELOOP;
-	}
-	if (!cur)
-		errno = ENOMEM;
-	fk_free(cur);
-	return NULL;
-}
-
 /* Open the output in place: a device, FIFO or socket, or an fd link.  Only a
- * regular file (reached through /proc/N/fd) is truncated. */
-static int open_direct(struct fk_writer *w, const char *at, const struct stat *st)
+ * regular file (reached through /proc/N/fd) is truncated.  O_NOFOLLOW but
+ * for a /proc link: the walk judged the name not to be a link. */
+static int open_direct(struct fk_writer *w, const struct stat *st)
 {
 	w->direct = true;
-	w->fd = open(at, O_WRONLY | O_NOCTTY | (S_ISREG(st->st_mode) ? O_TRUNC : 0));
+	w->fd = openat(w->at.dirfd, w->at.name, O_WRONLY | O_NOCTTY | O_CLOEXEC |
+	               (w->at.proc ? 0 : O_NOFOLLOW) | (S_ISREG(st->st_mode) ? O_TRUNC : 0));
 	if (w->fd < 0) {
 		fk_log(FK_LOG_ERROR, "%s: cannot open output: %s", w->path, strerror(errno));
 		return FK_ERR_IO;
@@ -102,20 +43,19 @@ static int open_direct(struct fk_writer *w, const char *at, const struct stat *s
 	return 0;
 }
 
-/* Create the temporary beside w->target, with the mode (and, as root, the
- * owner and group) of the file it replaces, or open()'s mode for a new one. */
+/* Create the temporary beside the file it replaces, with that file's mode
+ * (and owner and group where the caller may keep them: all of them as
+ * root, the group it is a member of otherwise), or open()'s mode for a new
+ * one. */
 static int open_temp(struct fk_writer *w, const struct stat *old)
 {
-	if (!(w->tmp = fk_malloc(strlen(w->target) + 16))) {
-		fk_log(FK_LOG_ERROR, "out of memory");
-		return FK_ERR_NOMEM;
-	}
-	sprintf(w->tmp, "%s.tmp.XXXXXX", w->target);
-	w->fd = mkstemp(w->tmp);
+	w->fd = fk_temp_create(w->at.dirfd, w->at.name, &w->tmp, &w->slot);
 	if (w->fd < 0) {
+		if (errno == ENOMEM) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			return FK_ERR_NOMEM;
+		}
 		fk_log(FK_LOG_ERROR, "%s: cannot create output file: %s", w->path, strerror(errno));
-		fk_free(w->tmp);
-		w->tmp = NULL;
 		return FK_ERR_IO;
 	}
 	if (old) {
@@ -125,9 +65,14 @@ static int open_temp(struct fk_writer *w, const struct stat *old)
 			       w->path, strerror(errno));
 			return FK_ERR_IO;
 		}
+		if (geteuid() != 0 && old->st_gid != getegid()) {
+			/* fails when we are not in the old group: the new file has ours */
+			int ignored = fchown(w->fd, (uid_t)-1, old->st_gid);
+			(void)ignored;
+		}
 		fchmod(w->fd, old->st_mode & 07777);
 	} else {
-		/* mkstemp makes 0600; give the file the mode open() would have. */
+		/* 0600 so far; give the file the mode open() would have. */
 		mode_t um = umask(0);
 		umask(um);
 		fchmod(w->fd, 0666 & ~um);
@@ -138,10 +83,11 @@ static int open_temp(struct fk_writer *w, const struct stat *old)
 int fk_writer_open(struct fk_writer *w, const char *path)
 {
 	struct stat st;
-	bool proc, exists;
+	bool exists;
 	int rc;
 
 	memset(w, 0, sizeof *w);
+	w->at.dirfd = -1;
 	w->fd = STDOUT_FILENO;
 	w->cap = WBUF;
 	w->buf = fk_malloc(w->cap);
@@ -157,22 +103,16 @@ int fk_writer_open(struct fk_writer *w, const char *path)
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}
-	if (!(w->target = resolve_links(path, &proc))) {
-		rc = errno == ENOMEM ? FK_ERR_NOMEM : FK_ERR_IO;
-		if (rc == FK_ERR_NOMEM)
-			fk_log(FK_LOG_ERROR, "out of memory");
-		else
-			fk_log(FK_LOG_ERROR, "%s: cannot create output file: %s", path, strerror(errno));
+	if ((rc = fk_outpath_walk(path, &w->at, false)) < 0)
 		goto out;
-	}
-	exists = stat(w->target, &st) == 0;
+	exists = fstatat(w->at.dirfd, w->at.name, &st, w->at.proc ? 0 : AT_SYMLINK_NOFOLLOW) == 0;
 	if (exists && S_ISDIR(st.st_mode)) {
 		fk_log(FK_LOG_ERROR, "%s: cannot create output file: it is a directory", path);
 		rc = FK_ERR_IO;
 		goto out;
 	}
-	if (exists && (proc || !S_ISREG(st.st_mode)))
-		rc = open_direct(w, w->target, &st);
+	if (exists && (w->at.proc || !S_ISREG(st.st_mode)))
+		rc = open_direct(w, &st);
 	else
 		rc = open_temp(w, exists ? &st : NULL);
 out:
@@ -181,28 +121,82 @@ out:
 	return rc;
 }
 
+/* Side outputs not yet committed or aborted, newest first (renders run one
+ * at a time, on the calling thread). */
+static struct fk_writer *pending;
+
+static void unpend(struct fk_writer *s)
+{
+	for (struct fk_writer **pp = &pending; *pp; pp = &(*pp)->next_pending)
+		if (*pp == s) {
+			*pp = s->next_pending;
+			return;
+		}
+}
+
+static struct fk_writer *find_pending(const char *path)
+{
+	for (struct fk_writer *s = pending; s; s = s->next_pending)
+		if (fk_output_same(s->path, path))
+			return s;
+	return NULL;
+}
+
+int fk_writer_side(struct fk_writer *w, const char *path, struct fk_writer **side)
+{
+	struct fk_writer *s = fk_malloc(sizeof *s), *old;
+	int rc;
+
+	*side = NULL;
+	if (!s) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	if ((rc = fk_writer_open(s, path)) < 0) {
+		fk_free(s);
+		return rc;
+	}
+	if ((old = find_pending(path)) != NULL) {
+		/* an earlier output's map, which this one started from */
+		for (struct fk_writer **pp = &old->parent->sides; *pp; pp = &(*pp)->next)
+			if (*pp == old) {
+				*pp = old->next;
+				break;
+			}
+		fk_writer_abort(old);
+		fk_free(old);
+	}
+	s->parent = w;
+	s->next = w->sides;
+	w->sides = s;
+	s->next_pending = pending;
+	pending = s;
+	*side = s;
+	return 0;
+}
+
+const char *fk_writer_side_pending(const char *path, size_t *len)
+{
+	struct fk_writer *s = find_pending(path);
+
+	*len = s ? s->len : 0;
+	return s ? s->buf : NULL;
+}
+
 /* The name an output's bytes end up under, for comparing outputs: links
  * followed, the directory made absolute and free of "." and "..". */
 static char *output_key(const char *path)
 {
-	bool proc;
-	char *t = resolve_links(path, &proc), *dir, *base, *key = NULL, *slash;
+	struct fk_outpath at;
+	char *real, *key = NULL;
 
-	if (!t)
+	if (fk_outpath_walk(path, &at, true) < 0)
 		return NULL;
-	slash = strrchr(t, '/');
-	base = slash ? slash + 1 : t;
-	dir = slash ? fk_strndup(t, (size_t)(slash - t) + (slash == t)) : fk_strdup(".");
-	if (dir) {
-		char *real = realpath(dir, NULL);
-		if (real && (key = fk_malloc(strlen(real) + strlen(base) + 2)) != NULL)
-			sprintf(key, "%s/%s", real, base);
-		free(real);
-	}
-	fk_free(dir);
-	if (!key)
-		return t;
-	fk_free(t);
+	real = realpath(*at.dir ? at.dir : ".", NULL);
+	if (real && (key = fk_malloc(strlen(real) + strlen(at.name) + 2)) != NULL)
+		sprintf(key, "%s/%s", real, at.name);
+	free(real);
+	fk_outpath_free(&at);
 	return key;
 }
 
@@ -225,6 +219,29 @@ bool fk_output_same(const char *a, const char *b)
 	fk_free(ka);
 	fk_free(kb);
 	return same;
+}
+
+bool fk_output_replaces(const char *path, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_dev == dev && st.st_ino == ino;
+}
+
+int fk_output_not_input(const char *out, const char *const *files, size_t n)
+{
+	for (size_t k = 0; out && k < n; k++) {
+		struct stat st;
+		bool in = !files[k] || strcmp(files[k], "-") == 0;
+		if ((in ? fstat(STDIN_FILENO, &st) : stat(files[k], &st)) == 0 &&
+		    fk_output_replaces(out, st.st_dev, st.st_ino)) {
+			fk_log(FK_LOG_ERROR, "the output \"%s\" would overwrite the input \"%s\"", out,
+			       in ? "<stdin>" : files[k]);
+			return FK_ERR_USAGE;
+		}
+	}
+	return 0;
 }
 
 static int flush(struct fk_writer *w)
@@ -253,10 +270,32 @@ static int flush(struct fk_writer *w)
 	return 0;
 }
 
+/* A side output keeps its bytes until it is finished. */
+static int keep(struct fk_writer *w, const void *p, size_t n)
+{
+	if (w->len + n > w->cap) {
+		size_t cap = w->cap;
+		char *b;
+		while (cap < w->len + n)
+			cap *= 2;
+		if (!(b = fk_realloc(w->buf, cap))) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			return w->error = FK_ERR_NOMEM;
+		}
+		w->buf = b;
+		w->cap = cap;
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+	return 0;
+}
+
 int fk_writer_write(struct fk_writer *w, const void *p, size_t n)
 {
 	if (w->error)
 		return w->error;
+	if (w->parent && !w->finished)
+		return keep(w, p, n);
 	if (n >= w->cap) {
 		if (flush(w) < 0)
 			return w->error;
@@ -332,7 +371,29 @@ int fk_writer_finish(struct fk_writer *w)
 	w->finished = true;
 	if (!w->path && w->epipe)
 		rc = 0; /* the reader has what it wanted */
+	for (struct fk_writer *s = w->sides; s && rc == 0; s = s->next)
+		rc = fk_writer_finish(s);
 	return rc;
+}
+
+/* Free what w holds (sides included) and leave it closed. */
+static void release(struct fk_writer *w)
+{
+	if (w->parent)
+		unpend(w);
+	while (w->sides) {
+		struct fk_writer *s = w->sides;
+		w->sides = s->next;
+		fk_writer_abort(s);
+		fk_free(s);
+	}
+	fk_free(w->buf);
+	fk_free(w->path);
+	fk_outpath_free(&w->at);
+	fk_free(w->tmp);
+	memset(w, 0, sizeof *w);
+	w->fd = -1;
+	w->at.dirfd = -1;
 }
 
 int fk_writer_commit(struct fk_writer *w)
@@ -344,20 +405,28 @@ int fk_writer_commit(struct fk_writer *w)
 	if (!w->path && w->epipe)
 		rc = 0; /* the reader has what it wanted */
 	if (w->tmp) {
-		if (rc == 0 && rename(w->tmp, w->target) < 0) {
+		if (rc == 0 && renameat(w->at.dirfd, w->tmp, w->at.dirfd, w->at.name) < 0) {
 			fk_log(FK_LOG_ERROR, "%s: cannot rename output into place: %s", w->path,
 			       strerror(errno));
 			rc = FK_ERR_IO;
 		}
 		if (rc < 0)
-			unlink(w->tmp);
+			unlinkat(w->at.dirfd, w->tmp, 0);
+		fk_temp_forget(w->slot);
 	}
-	fk_free(w->buf);
-	fk_free(w->path);
-	fk_free(w->target);
-	fk_free(w->tmp);
-	memset(w, 0, sizeof *w);
-	w->fd = -1;
+	while (w->sides) {
+		struct fk_writer *s = w->sides;
+		int c;
+		w->sides = s->next;
+		if (rc == 0) {
+			c = fk_writer_commit(s);
+			rc = rc ? rc : c;
+		} else {
+			fk_writer_abort(s);
+		}
+		fk_free(s);
+	}
+	release(w);
 	return rc;
 }
 
@@ -365,12 +434,9 @@ void fk_writer_abort(struct fk_writer *w)
 {
 	if (w->path && w->fd >= 0)
 		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
-	fk_free(w->buf);
-	fk_free(w->path);
-	fk_free(w->target);
-	fk_free(w->tmp);
-	memset(w, 0, sizeof *w);
-	w->fd = -1;
+	if (w->tmp) {
+		unlinkat(w->at.dirfd, w->tmp, 0);
+		fk_temp_forget(w->slot);
+	}
+	release(w);
 }

@@ -29,6 +29,10 @@ TESTS += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.
 EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/lib.sh tests/dist-files.sh tests/distcheck.list \
 	tests/data/folded/basic.txt tests/data/folded/hostile.txt
 
+# Root among other users: links another user planted, the --cp map, signals.
+TESTS += tests/trust.sh
+EXTRA_DIST += tests/trust.sh
+
 # The command built with fault injection (cli/main.c, FK_FAULT_INJECTION):
 # tests/faults.sh fails the engine's allocations at every point of whole runs.
 check_PROGRAMS += tests/flamekit-faults

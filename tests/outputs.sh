@@ -1,8 +1,8 @@
 #!/bin/sh
 # Where -o and a job's outputs may point: devices, FIFOs and /proc fd links
 # are written in place, a symlink's target is replaced (the link stays), a
-# replaced file keeps its mode and owner, and two outputs into one file are
-# refused however they are spelled.  Everything happens in $TMP, and the
+# replaced file keeps its mode and owner, and two outputs into one file, or
+# an output that is an input, are refused however they are spelled.  Everything happens in $TMP, and the
 # device tests in a private mount namespace: never the machine's /dev.
 . "$FK_SRCDIR/tests/lib.sh"
 D="$FK_SRCDIR/tests/data/folded"
@@ -109,6 +109,33 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
 	is "$?:$(cat null.out)" "0:character special file" \
 		"job: two outputs into (a private) /dev/null are both written"
 fi
+
+# An output that is one of the inputs would replace the profile being read:
+# refused, by inode (through a link, another spelling, stdin), the input
+# untouched.
+cp in.folded self.folded
+ln -s self.folded selflink.folded
+for args in "graph -o self.folded self.folded" "graph --format folded -o self.folded self.folded" \
+	"collapse -o self.folded self.folded" "merge -o self.folded self.folded" \
+	"diff -o self.folded in.folded self.folded" "graph -o selflink.folded self.folded" \
+	"graph -o d/../self.folded ./self.folded"; do
+	run "$FLAMEKIT" $args
+	o=${args#* -o }
+	o=${o%% *}
+	in=${args##* }
+	is "$rc:$err" "2:flamekit: the output \"$o\" would overwrite the input \"$in\"" \
+		"$args: refused"
+	same_file in.folded self.folded "$args: the input is untouched"
+done
+run "$FLAMEKIT" graph -o self.folded < self.folded
+is "$rc:$err" '2:flamekit: the output "self.folded" would overwrite the input "<stdin>"' \
+	"graph -o FILE < FILE: refused"
+same_file in.folded self.folded "graph -o FILE < FILE: the input is untouched"
+printf 'inputs: [in.folded, self.folded]\noutputs:\n  - {plugin: svg, path: selflink.folded}\n' > self.yaml
+run "$FLAMEKIT" run self.yaml
+is "$rc:$err" '2:flamekit: self.yaml:3:25: the output "selflink.folded" would overwrite the input "self.folded"' \
+	"job: an output that is an input is refused at its line"
+same_file in.folded self.folded "job: the input is untouched"
 
 # Devices, in a private mount namespace on a tmpfs: no temporary, no
 # rename, no truncation.

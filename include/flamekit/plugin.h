@@ -82,6 +82,9 @@
  *        input_peek() and input_consume(): a plugin takes many buffered
  *        lines at once (perf's record bodies) instead of calling getline()
  *        for each.
+ *   1.5  struct fk_host gains side_output() and side_pending(): a second
+ *        file an output writes (the svg outputs' --cp palette map), written
+ *        only when the whole run succeeds, as the outputs are.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -134,7 +137,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 4
+#define FK_ABI_MINOR 5
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -668,6 +671,22 @@ struct fk_host {
 	 * taken this way keep any '\r' getline() would have removed. */
 	int (*input_peek)(struct fk_input *in, const char **data, size_t *len);
 	int (*input_consume)(struct fk_input *in, size_t len, uint64_t lines);
+
+	/* --- appended in ABI 1.5: check with FK_HOST_HAS before use --- */
+	/* side_output: a second file the render of w writes (a palette map),
+	 * into *side, which w owns: write it with write/printf.  It is opened
+	 * as an output is (its symbolic links judged, a temporary beside the
+	 * file, the old file's mode and owner kept) and renamed into place
+	 * with w's output, only when the whole run succeeded; a failed run
+	 * leaves the old file.  A later side output of the same file in the
+	 * same run replaces an earlier one (which is then never written).
+	 * Returns 0 or a negative status (reported, naming path).
+	 * side_pending: the bytes written so far to this run's side output of
+	 * path (however spelled), NULL when there is none: a render reads the
+	 * map an earlier output of the run will write, instead of the old
+	 * file.  Valid until the next call of side_output, write or printf. */
+	int (*side_output)(struct fk_writer *w, const char *path, struct fk_writer **side);
+	const char *(*side_pending)(const char *path, size_t *len);
 };
 
 /* Common head of every descriptor. */

@@ -297,11 +297,19 @@ int svg_href_ok(const char *s)
 int svg_palmap_load(const struct fk_host *h, const char *path, struct svg_smap *m)
 {
 	char *buf, *line, *end;
+	const char *pend = NULL;
 	size_t len;
-	int rc = slurp(h, path, &buf, &len, 1);
+	int rc = 0;
 
-	if (rc < 0 || !buf)
+	/* the map an earlier output of this run will write, if any */
+	if (FK_HOST_HAS(h, side_pending))
+		pend = h->side_pending(path, &len);
+	if (pend) {
+		if (!(buf = svg_strdup(h, pend, len)))
+			return FK_ERR_NOMEM;
+	} else if ((rc = slurp(h, path, &buf, &len, 1)) < 0 || !buf) {
 		return rc;
+	}
 	for (line = buf; line < buf + len; line = end + 1) {
 		char *nl = memchr(line, '\n', (size_t)(buf + len - line)), *arrow;
 		end = nl ? nl : buf + len;
@@ -329,62 +337,35 @@ static int cmp_ent(const void *a, const void *b)
 	return r ? r : (x->klen > y->klen) - (x->klen < y->klen);
 }
 
-/* Rewrite the palette map, sorted, through a temporary file and rename. */
-int svg_palmap_save(const struct fk_host *h, const char *path, struct svg_smap *m)
+/* Rewrite the palette map, sorted, as a side output of w: the engine writes
+ * it as it writes outputs (links judged, mode and owner kept, a temporary
+ * renamed into place) and only when the whole run succeeds. */
+int svg_palmap_save(const struct fk_host *h, struct fk_writer *w, const char *path,
+                    struct svg_smap *m)
 {
 	struct svg_smap_ent **v;
-	size_t k = 0, plen = strlen(path);
-	char *tmp;
-	FILE *f;
-	int rc = 0, fd;
-	mode_t um;
+	struct fk_writer *f;
+	size_t k = 0;
+	int rc = 0;
 
 	if (!m->dirty)
 		return 0;
-	v = h->alloc((m->n + 1) * sizeof *v);
-	tmp = h->alloc(plen + 16);
-	if (!v || !tmp) {
-		h->free(v);
-		h->free(tmp);
-		return FK_ERR_NOMEM;
+	if (!FK_HOST_HAS(h, side_output)) {
+		h->log(FK_LOG_ERROR, "cannot write %s: --cp needs flamekit's plugin ABI 1.5", path);
+		return FK_ERR_PLUGIN;
 	}
+	if (!(v = h->alloc((m->n + 1) * sizeof *v)))
+		return FK_ERR_NOMEM;
 	for (size_t i = 0; i <= m->mask; i++)
 		if (m->v[i].key)
 			v[k++] = &m->v[i];
 	qsort(v, k, sizeof *v, cmp_ent);
-	/* a unique temporary beside the palette, renamed into place: two runs
-	 * sharing a palette file never mix their writes */
-	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	f = fd < 0 ? NULL : fdopen(fd, "wb");
-	if (!f) {
-		h->log(FK_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			remove(tmp);
-		}
-		rc = FK_ERR_IO;
+	if ((rc = h->side_output(w, path, &f)) < 0)
 		goto out;
-	}
-	um = umask(0); /* mkstemp makes 0600: give the mode fopen would */
-	umask(um);
-	fchmod(fd, 0666 & ~um);
-	for (size_t i = 0; i < k; i++) {
-		fwrite(v[i]->key, 1, v[i]->klen, f);
-		fprintf(f, "->%s\n", v[i]->val);
-	}
-	if (ferror(f)) {
-		fclose(f);
-		errno = EIO;
-		f = NULL;
-	}
-	if (!f || fclose(f) != 0 || rename(tmp, path) != 0) {
-		h->log(FK_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
-		remove(tmp);
-		rc = FK_ERR_IO;
-	}
+	for (size_t i = 0; i < k && rc == 0; i++)
+		if ((rc = h->write(f, v[i]->key, v[i]->klen)) == 0)
+			rc = h->printf(f, "->%s\n", v[i]->val);
 out:
 	h->free(v);
-	h->free(tmp);
 	return rc;
 }

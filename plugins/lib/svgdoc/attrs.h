@@ -43,9 +43,11 @@ void svg_put_extra(struct svg_out *o, const char *s);
 int svg_href_ok(const char *s);
 
 /* The --cp palette map ("NAME->rgb(r,g,b)" lines): a missing file is an
- * empty map; saving rewrites it sorted, through a temporary file, and only
- * when the map is dirty. */
+ * empty map, and the map an earlier output of the run writes is read
+ * instead of the file; saving rewrites it sorted, as a side output of w
+ * (written only when the run succeeds), and only when the map is dirty. */
 int svg_palmap_load(const struct fk_host *h, const char *path, struct svg_smap *m);
-int svg_palmap_save(const struct fk_host *h, const char *path, struct svg_smap *m);
+int svg_palmap_save(const struct fk_host *h, struct fk_writer *w, const char *path,
+                    struct svg_smap *m);
 
 #endif

@@ -463,7 +463,7 @@ int svg_write(const struct svg_doc *d, const struct svg_frame *v, size_t n)
 	svg_out_flush(x.ob);
 	rc = x.ob->rc;
 	if (rc == 0 && o->cp)
-		rc = svg_palmap_save(h, o->palette_file, &x.cpmap);
+		rc = svg_palmap_save(h, d->w, o->palette_file, &x.cpmap);
 out:
 	svg_smap_free(&x.attrs);
 	svg_smap_free(&x.cpmap);
