@@ -7,8 +7,9 @@
  * says: a real capture with an empty line inside a stack, or one odd line,
  * is still perf, while text whose judged lines are mostly neither is not.
  */
-#include "internal.h"
+#include "../../lib/perfscript/internal.h"
 #include "../common/probe.h"
+#include "probe.h"
 
 struct tally {
 	unsigned headers, timed, frames, other;

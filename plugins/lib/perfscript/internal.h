@@ -1,6 +1,6 @@
 /*
  * What the files of the perf parser share.  Not for other plugins: they
- * use perf.h.
+ * use perfscript.h.
  *
  *   header.c  header lines: comm, pid/tid, time, period, event, arguments
  *   frames.c  frame lines: the oracle's tidying, annotations, modules
@@ -14,12 +14,12 @@
  *   scan.c    one segment: records, the fast path, pushing
  *   body.c    a record's body taken whole from the input's buffer
  *   driver.c  the session: segments through host->parse_chunks, in order
- *   probe.c   detection and the shard boundary
  *   weights.c --weight-field and --series-by-event
  *   events.c  the records dropped, per event, for the warnings
  *   fields.c  tracepoint fields (name=value, name: value, block:* by
  *             position), read for weights.c and pairing.c
- *   perf.c    the plugin descriptor
+ * The perf plugin's own files (plugins/input/perf/: the descriptor, the
+ * probe and the shard boundary) use the line matchers below too.
  */
 #ifndef FK_PERF_INTERNAL_H
 #define FK_PERF_INTERNAL_H
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "hash.h"
-#include "perf.h"
+#include "perfscript.h"
 
 /* Character classes by table: one load and test per byte where the
  * compares took several branches (header and frame lines are scanned a

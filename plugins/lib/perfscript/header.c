@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "../common/time.h"
+#include "../../input/common/time.h"
 
 /* The most seconds a time may have: beyond, its nanoseconds are not below
  * FK_TIME_NS_LIMIT (146 years of uptime, not a timestamp perf prints, and
