@@ -41,7 +41,8 @@ TESTS += tests/perf-pairing.sh
 EXTRA_DIST += tests/perf-pairing.sh tests/data/perf/pipepair.c tests/data/perf/kmalloc.c \
 	tests/data/perf/mallocs.c tests/data/perf/wakeups.txt tests/data/perf/wakeups.folded \
 	tests/data/perf/leak.txt tests/data/perf/leak.folded tests/data/perf/leak-uprobe.txt \
-	tests/data/perf/hostile-wakeups.txt tests/data/perf/hostile-leak.txt
+	tests/data/perf/hostile-wakeups.txt tests/data/perf/hostile-leak.txt \
+	tests/data/perf/leak-lost-free.txt
 EXTRA_DIST += examples/profiles/README.md examples/profiles/demo.c \
 	examples/profiles/demo.perf.txt.gz examples/profiles/blocking.c \
 	examples/profiles/blocking-cpu.perf.txt.gz examples/profiles/blocking-off.perf.txt.gz

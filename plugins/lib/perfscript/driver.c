@@ -245,7 +245,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 		dropped += r->dropped;
 		if (run && (rc = perf_offcpu_settle(run, r->off, &push)) < 0)
 			goto out;
-		if (lrun && (rc = perf_leak_settle(lrun, r->leak, &push)) < 0)
+		if (lrun && (rc = perf_leak_settle(lrun, r->leak)) < 0)
 			goto out;
 		perf_tcheck_join(&order, &r->order);
 	}

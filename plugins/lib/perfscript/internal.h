@@ -325,14 +325,16 @@ struct leak_seg;
 struct leak_run;
 struct leak_seg *perf_leak_seg_new(const struct fk_host *h);
 void perf_leak_seg_free(const struct fk_host *h, struct leak_seg *s);
-int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec *pr,
-                    const struct fk_sample *meta, const struct stack *st);
+/* An allocation; one of an address still live replaces the earlier block,
+ * which was freed (its free not recorded) and is counted in the warning. */
+int perf_leak_alloc(struct leak_seg *s, const struct pair_rec *pr, const struct fk_sample *meta,
+                    const struct stack *st);
 int perf_leak_free(struct leak_seg *s, const struct pair_rec *pr);
 struct pair_counts *perf_leak_counts(struct leak_seg *s);
 struct leak_run *perf_leak_run_new(const struct fk_host *h);
 void perf_leak_run_free(const struct fk_host *h, struct leak_run *r);
 /* Settle segment s (segments in order) against what came before. */
-int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p);
+int perf_leak_settle(struct leak_run *r, struct leak_seg *s);
 /* Push the allocations never freed (in time order) and log the summaries. */
 int perf_leak_end(struct leak_run *r, struct pusher *p, struct fk_input *in);
 

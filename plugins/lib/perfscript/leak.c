@@ -3,9 +3,10 @@
  * by address (or page frame number, for pages: a second key space); the
  * bytes of every allocation no free matched later in the capture are
  * charged to its allocating stack.  An allocation of an address already
- * allocated and not freed means the free between them was not recorded:
- * the earlier allocation is charged as never freed (it was not, as far as
- * the capture shows) and counted.  A free of an address not allocated is
+ * allocated and not freed proves the earlier block was freed (a live block
+ * is never handed out twice) and its free was not recorded: the earlier
+ * allocation is counted as freed, and counted in the warning, so lost free
+ * events do not inflate the growth.  A free of an address not allocated is
  * ignored and counted.
  *
  * Segments pair what they can on their own, as offcpu.c does: a table per
@@ -180,21 +181,17 @@ void perf_leak_seg_free(const struct fk_host *h, struct leak_seg *s)
 		state_free(h, s, &s->t, &s->s);
 }
 
-int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec *pr,
-                    const struct fk_sample *meta, const struct stack *st)
+int perf_leak_alloc(struct leak_seg *s, const struct pair_rec *pr, const struct fk_sample *meta,
+                    const struct stack *st)
 {
 	struct alloc *e;
 	bool fresh;
 	int64_t k;
-	int rc;
 
 	if (!(e = aget(s->h, &s->t, pr->key, (uint8_t)pr->space, &fresh)))
 		return FK_ERR_NOMEM;
-	if (e->live) {
-		s->c.again++;
-		if ((rc = charge(p, &s->s, e)) < 0)
-			return rc;
-	}
+	if (e->live)
+		s->c.again++; /* the earlier block was freed: replaced below */
 	if ((k = store_put(s->h, &s->s, st)) < 0)
 		return (int)k;
 	e->live = true;
@@ -237,11 +234,10 @@ void perf_leak_run_free(const struct fk_host *h, struct leak_run *r)
 		state_free(h, r, &r->t, &r->s);
 }
 
-int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
+int perf_leak_settle(struct leak_run *r, struct leak_seg *s)
 {
 	const struct fk_host *h = r->h;
 	bool fresh;
-	int rc;
 
 	for (size_t i = 0; s->t.v && i <= s->t.mask; i++) {
 		struct alloc *e = &s->t.v[i], *g;
@@ -250,7 +246,7 @@ int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
 			continue;
 		/* the segment's first event of the address meets what the
 		 * segments before left live there: a free frees it, an
-		 * allocation finds its free was not recorded */
+		 * allocation proves it was freed (the free not recorded) */
 		g = afind(&r->t, e->key, e->space);
 		if (e->first_free && g && g->live) {
 			g->live = false;
@@ -258,8 +254,6 @@ int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
 			r->c.unmatched++;
 		} else if (g && g->live) {
 			r->c.again++;
-			if ((rc = charge(p, &r->s, g)) < 0)
-				return rc;
 			g->live = false;
 		}
 		/* then what the segment left live joins the run */
@@ -300,7 +294,7 @@ static void report(const struct fk_host *h, struct fk_input *in, const struct pa
 		       c->unmatched == 1 ? "" : "s");
 	if (c->again)
 		h->log(FK_LOG_WARN, "%s: %llu allocation%s of an address still allocated (its "
-		       "free was not recorded); the earlier allocation is counted as never freed",
+		       "free was not recorded); the earlier allocation is counted as freed",
 		       name, (unsigned long long)c->again, c->again == 1 ? " was" : "s were");
 	if (c->bad)
 		h->log(FK_LOG_WARN, "%s: --leak skipped %llu allocation or free record%s whose "

@@ -144,7 +144,7 @@ int perf_pair_record(struct seg_result *res, struct pusher *p, const struct pair
 	case PK_WAKEUP:
 		return perf_offcpu_wakeup(res->off, pr->wakee, st);
 	case PK_ALLOC:
-		return perf_leak_alloc(res->leak, p, pr, meta, st);
+		return perf_leak_alloc(res->leak, pr, meta, st);
 	case PK_FREE:
 		return perf_leak_free(res->leak, pr);
 	default:
