@@ -13,7 +13,10 @@ TESTS += tests/perf-conformance.sh tests/perf.sh
 EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/names.txt tests/data/perf/events.txt \
 	tests/data/perf/offcpu.txt tests/data/perf/truncated.txt \
-	tests/data/perf/exiting.txt tests/data/perf/exiting.c
+	tests/data/perf/exiting.txt tests/data/perf/exiting.c tests/data/perf/exiting.folded \
+	tests/data/perf/system-wide.txt tests/data/perf/system-wide.folded \
+	tests/data/perf/system-wide-tid.folded tests/data/perf/onechar.txt \
+	tests/data/perf/onechar.folded tests/data/perf/spin.c
 # --weight-field and --series-by-event (weights.c)
 TESTS += tests/perf-weights.sh
 EXTRA_DIST += tests/perf-weights.sh tests/data/perf/weights.c \

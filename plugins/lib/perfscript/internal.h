@@ -56,6 +56,14 @@ struct header {
 
 /* The offset just after the PID/TID field, or 0 when s is not a header. */
 size_t perf_match_header(const char *s, size_t n, struct header *h);
+/* A ":-1 -1" header (h->tid -1 from perf_match_header) read as the oracle
+ * reads it, for plain collapse: the comm runs on to the first number
+ * followed by a blank (the period, read as the TID, in a sample's header
+ * ":-1    -1 [000]   862.843818:     250000 cpu-clock:ppp:").  Returns the
+ * end of that comm, where perf_match_event must read from to find the
+ * period and event the oracle finds, or 0 when the oracle cannot read the
+ * header (a tracepoint's, whose arguments follow its event). */
+size_t perf_match_exiting(const char *s, size_t n, struct header *h);
 /* Time, period, event and arguments after the PID/TID field. */
 void perf_match_event(const char *s, size_t n, size_t from, struct header *h);
 /* The same by the general rules alone, without the one-pass reading of the

@@ -446,10 +446,19 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
 	double weight;
 	int series;
 
-	perf_match_event(line, n, after, hd);
 	r->body_line = lineno + 1;
 	s->w->body_len = 0;
 	s->started = true;
+	/* a thread perf could no longer name (":-1 -1", exiting): the
+	 * pairing modes need its switch-ins and frees; elsewhere its header
+	 * is read as FlameGraph reads it, and a skipped line where FlameGraph
+	 * cannot read it, so that plain collapse is FlameGraph's output */
+	if (hd->tid == -1 && !perf_pairing(s->w->cfg.o) && !(after = perf_match_exiting(line, n, hd))) {
+		s->w->cfg.h->input_skip(s->in, lineno);
+		r->st = R_DROP;
+		return 0;
+	}
+	perf_match_event(line, n, after, hd);
 	if (!keep_event(s, hd, &series) || !record_weight(s, hd, &weight)) {
 		r->st = R_DROP;
 		return 0;
