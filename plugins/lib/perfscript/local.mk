@@ -9,8 +9,10 @@ plugins_lib_perfscript_libperfscript_la_SOURCES = \
 	plugins/lib/perfscript/header.c \
 	plugins/lib/perfscript/frames.c \
 	plugins/lib/perfscript/cache.c \
-	plugins/lib/perfscript/offcpu.c \
 	plugins/lib/perfscript/pairing.c \
+	plugins/lib/perfscript/offcpu.c \
+	plugins/lib/perfscript/pairstate.c \
+	plugins/lib/perfscript/push.c \
 	plugins/lib/perfscript/wakeups.c \
 	plugins/lib/perfscript/leak.c \
 	plugins/lib/perfscript/body.c \

@@ -108,31 +108,6 @@ void perf_worker_free(struct worker *w)
 	h->free(w);
 }
 
-int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp, fk_node_t *node)
-{
-	size_t k = 0;
-	int rc;
-
-	if (perf_grow(p->h, (void **)&p->refs, &p->refcap, st->n + 1, sizeof *p->refs) < 0)
-		return FK_ERR_NOMEM;
-	/* root first: the comm frame, then from the outermost caller */
-	for (size_t i = 0; i < st->n; i++) {
-		const struct frame *f = &st->fr[i == 0 ? 0 : st->n - i];
-		struct fk_frameref *r = &p->refs[k++];
-		r->name = st->names + f->off;
-		r->len = f->len;
-		r->annot = f->annot;
-		r->module = f->mod_len ? st->mods + f->mod_off : NULL;
-		r->module_len = f->mod_len;
-	}
-	smp->frames = p->refs;
-	smp->nframes = k;
-	rc = p->h->push(p->sink, smp, node);
-	smp->frames = NULL;
-	smp->nframes = 0;
-	return rc;
-}
-
 static int seg_error(struct seg *s, uint64_t line, int rc)
 {
 	const struct fk_host *h = s->w->cfg.h;
@@ -334,7 +309,7 @@ static int record_end(struct seg *s)
 		if (!perf_pairing(w->cfg.o))
 			rc = end_sample(s, &smp);
 		else if ((rc = parse_body(s, &skipped)) == 0)
-			rc = perf_pair_record(s->res, &w->push, &r->pair, &r->meta, &w->st);
+			rc = perf_pair_record(s->res, w->cfg.o, &w->push, &r->pair, &r->meta, &w->st);
 	}
 	r->st = R_IDLE;
 	w->body_len = 0;
