@@ -297,13 +297,12 @@ struct pair_rec {
 };
 /* A pairing mode: its steps, called only by pairing.c.  A segment's state
  * (seg) pairs what it can on its own and keeps its loose ends; the run's
- * (run) takes the segments in input order.  States are made zeroed with
- * the host as first member (perf_pair_state_new), NULL when out of memory;
- * the free steps accept NULL. */
+ * (run) takes the segments in input order.  The new step is pairing.c's:
+ * states of seg_size and run_size bytes, zeroed, whose first member is the
+ * host (perf_pair_state_new); the free steps accept NULL. */
 struct pair_mode {
-	void *(*seg_new)(const struct fk_host *h);
+	size_t seg_size, run_size;
 	void (*seg_free)(const struct fk_host *h, void *seg);
-	void *(*run_new)(const struct fk_host *h);
 	void (*run_free)(const struct fk_host *h, void *run);
 	/* Whether the record with this header is one the mode pairs, with
 	 * what it says in *pr (prev_tid, next_tid -1, the rest 0, on entry);

@@ -49,7 +49,7 @@ struct store {
 };
 
 /* A segment's state and the run's have the same parts; both begin with
- * the host (perf_pair_state_new). */
+ * the host (pairing.c makes them: perf_pair_state_new). */
 struct leak_seg {
 	const struct fk_host *h;
 	struct atable t;
@@ -168,11 +168,6 @@ static void state_free(const struct fk_host *h, void *self, struct atable *t, st
 	h->free(t->v);
 	store_free(h, s);
 	h->free(self);
-}
-
-static void *seg_new(const struct fk_host *h)
-{
-	return perf_pair_state_new(h, sizeof(struct leak_seg));
 }
 
 static void seg_free(const struct fk_host *h, void *seg)
@@ -314,11 +309,6 @@ static int record(void *seg, struct pusher *p, const struct pair_rec *pr,
 	return pr->kind == PK_FREE ? on_free(seg, pr) : 0;
 }
 
-static void *run_new(const struct fk_host *h)
-{
-	return perf_pair_state_new(h, sizeof(struct leak_run));
-}
-
 static void run_free(const struct fk_host *h, void *run)
 {
 	struct leak_run *r = run;
@@ -431,9 +421,9 @@ static int end(void *run, struct pusher *p)
 }
 
 const struct pair_mode perf_leak_mode = {
-	.seg_new = seg_new,
+	.seg_size = sizeof(struct leak_seg),
+	.run_size = sizeof(struct leak_run),
 	.seg_free = seg_free,
-	.run_new = run_new,
 	.run_free = run_free,
 	.keep = keep,
 	.record = record,

@@ -50,7 +50,7 @@ struct table {
 	size_t mask, n;
 };
 
-/* Both begin with the host (perf_pair_state_new). */
+/* Both begin with the host (pairing.c makes them: perf_pair_state_new). */
 struct offcpu_seg {
 	const struct fk_host *h;
 	struct table t;
@@ -146,11 +146,6 @@ static void stack_swap(struct stack *a, struct stack *b)
 	struct stack tmp = *a;
 	*a = *b;
 	*b = tmp;
-}
-
-static void *seg_new(const struct fk_host *h)
-{
-	return perf_pair_state_new(h, sizeof(struct offcpu_seg));
 }
 
 /* Free a segment's or the run's state, self, with its table and chain. */
@@ -291,11 +286,6 @@ static int record(void *seg, struct pusher *p, const struct pair_rec *pr,
 	return pr->kind == PK_WAKEUP ? on_wakeup(seg, pr->wakee, st) : 0;
 }
 
-static void *run_new(const struct fk_host *h)
-{
-	return perf_pair_state_new(h, sizeof(struct offcpu_run));
-}
-
 static void run_free(const struct fk_host *h, void *run)
 {
 	struct offcpu_run *r = run;
@@ -394,9 +384,9 @@ static void report(const struct fk_host *h, struct fk_input *in, const void *run
 }
 
 const struct pair_mode perf_offcpu_mode = {
-	.seg_new = seg_new,
+	.seg_size = sizeof(struct offcpu_seg),
+	.run_size = sizeof(struct offcpu_run),
 	.seg_free = seg_free,
-	.run_new = run_new,
 	.run_free = run_free,
 	.keep = keep,
 	.record = record,

@@ -21,7 +21,7 @@ int perf_pair_seg_new(const struct fk_host *h, const struct fk_perf_opts *o, str
 {
 	const struct pair_mode *m = mode_of(o);
 
-	if (m && !(res->pair = m->seg_new(h)))
+	if (m && !(res->pair = perf_pair_state_new(h, m->seg_size)))
 		return FK_ERR_NOMEM;
 	return 0;
 }
@@ -57,7 +57,7 @@ int perf_pair_run_begin(const struct fk_host *h, const struct fk_perf_opts *o, s
 {
 	memset(r, 0, sizeof *r);
 	r->m = mode_of(o);
-	if (r->m && !(r->state = r->m->run_new(h)))
+	if (r->m && !(r->state = perf_pair_state_new(h, r->m->run_size)))
 		return FK_ERR_NOMEM;
 	return 0;
 }
