@@ -7,7 +7,9 @@
  * says: a real capture with an empty line inside a stack, or one odd line,
  * is still perf, while text whose judged lines are mostly neither is not.
  */
-#include "../../lib/perfscript/internal.h"
+#include <string.h>
+
+#include "../../lib/perfscript/lines.h"
 #include "../common/probe.h"
 #include "probe.h"
 

@@ -24,8 +24,8 @@
  * Calls run one way: driver -> scan -> pairing -> the modes (offcpu, leak)
  * -> the leaves (pairstate, push, wakeups, frames, cache, fields, header,
  * body, events, weights).
- * The perf plugin's own files (plugins/input/perf/: the descriptor, the
- * probe and the shard boundary) use the line matchers below too.
+ * The line grammar (header and frame lines) is in lines.h, which the perf
+ * plugin's probe (plugins/input/perf/probe.c) uses too.
  */
 #ifndef FK_PERF_INTERNAL_H
 #define FK_PERF_INTERNAL_H
@@ -35,33 +35,10 @@
 #include <string.h>
 
 #include "hash.h"
+#include "lines.h"
 #include "perfscript.h"
 
-/* Character classes by table: one load and test per byte where the
- * compares took several branches (header and frame lines are scanned a
- * byte at a time). */
-enum { PERF_WS = 1, PERF_DIGIT = 2 };
-extern const unsigned char perf_cls[256];
-/* \s: ' ', and '\t' '\n' '\v' '\f' '\r' (9 .. 13) */
-static inline bool is_ws(unsigned char c) { return perf_cls[c] & PERF_WS; }
-static inline bool is_digit(unsigned char c) { return perf_cls[c] & PERF_DIGIT; }
-
 /* ---- header.c ---- */
-struct header {
-	const char *comm;
-	size_t comm_len;
-	long long pid, tid;  /* pid -1 when the header gives only one number */
-	const char *event;   /* NULL when no event could be read */
-	size_t event_len;
-	double period;       /* 0 when the header has none */
-	bool has_time;
-	int64_t time_ns;
-	const char *args;    /* tracepoint arguments after the event, or NULL */
-	size_t args_len;
-};
-
-/* The offset just after the PID/TID field, or 0 when s is not a header. */
-size_t perf_match_header(const char *s, size_t n, struct header *h);
 /* A ":-1 -1" header (h->tid -1 from perf_match_header) read as the oracle
  * reads it, for plain collapse: the comm runs on to the first number
  * followed by a blank (the period, read as the TID, in a sample's header
@@ -70,8 +47,6 @@ size_t perf_match_header(const char *s, size_t n, struct header *h);
  * period and event the oracle finds, or 0 when the oracle cannot read the
  * header (a tracepoint's, whose arguments follow its event). */
 size_t perf_match_exiting(const char *s, size_t n, struct header *h);
-/* Time, period, event and arguments after the PID/TID field. */
-void perf_match_event(const char *s, size_t n, size_t from, struct header *h);
 /* The same by the general rules alone, without the one-pass reading of the
  * usual layout: the reference the unit tests hold that reading to. */
 void perf_match_event_rules(const char *s, size_t n, size_t from, struct header *h);
@@ -101,21 +76,11 @@ struct stack {
 	size_t n, cap;
 };
 
-struct fline {
-	const char *pc;
-	size_t pc_len;
-	const char *func;
-	size_t func_len;
-	const char *mod;
-	size_t mod_len;
-};
-
 struct tidy {
 	const struct fk_host *h;
 	bool addrs, kernel, jit;
 };
 
-bool perf_match_frame(const char *s, size_t n, struct fline *f);
 /* Append the frames of one frame line (inline chains give several) to st. */
 int perf_add_frame(const struct tidy *t, struct stack *st, const struct fline *f, bool java);
 int perf_stack_put(const struct fk_host *h, struct stack *st, const char *s, size_t n);

@@ -6,6 +6,7 @@ plugins_lib_perfscript_libperfscript_la_SOURCES = \
 	plugins/lib/perfscript/perfscript.h \
 	plugins/lib/perfscript/internal.h \
 	plugins/lib/perfscript/hash.h \
+	plugins/lib/perfscript/lines.h \
 	plugins/lib/perfscript/header.c \
 	plugins/lib/perfscript/frames.c \
 	plugins/lib/perfscript/cache.c \
