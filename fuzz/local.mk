@@ -30,6 +30,8 @@ fuzz-clean:
 .PHONY: fuzz fuzz-run fuzz-clean
 
 TESTS += fuzz/regress.sh
+# the perfscript library's sources, for the perf harness
+EXTRA_DIST += fuzz/input-perf.sources
 EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds \
 	fuzz/input-pprof.sources fuzz/input-perf-data.sources fuzz/lua.c fuzz/lua.sources fuzz/lua.dict \
 	fuzz/job.c fuzz/job.sources fuzz/job.dict fuzz/perf-data-header.c fuzz/perf-data-header.sources \

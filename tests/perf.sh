@@ -199,8 +199,38 @@ PY
 else
 	skip "offcpu on exiting.txt" "no python3"
 fi
+# Plain collapse is stackcollapse-perf.pl's output byte for byte.  The
+# .folded files are FlameGraph 41fee1f's script run on the fixture beside
+# them (system-wide.txt: `perf record -a -g` of exiting.c and of spin.c run
+# as ./a and ./w, cut to the records of those programs, of sh and of the
+# three ':-1 -1' samples; onechar.txt: `perf record -g ./w`).  The
+# script cannot read a tracepoint's ':-1 -1' header (a skipped line, its
+# record dropped) and reads a sample's with the comm running on to the
+# period; the one-character comms were given a second character for the
+# script and had it removed after (STANDARDS in flamekit-formats(5)).
 collapse --format perf "$D/exiting.txt"
-is "$(echo "$out" | grep -c '^:-1;')" "1" "':-1 -1' records fold under their comm frame ':-1'"
+printf '%s\n' "$out" > "$TMP/exiting.folded"
+same_file "$D/exiting.folded" "$TMP/exiting.folded" "':-1 -1' tracepoint records: plain collapse is stackcollapse-perf.pl's"
+is "$rc:$err" "0:flamekit: warning: $D/exiting.txt: skipped 3 unreadable lines (lines 229, 306, 376)" \
+	"':-1 -1' tracepoint records: exit 0, their headers counted as skipped lines"
+for o in "" -tid; do
+	collapse --format perf ${o:+-$o} "$D/system-wide.txt"
+	printf '%s\n' "$out" > "$TMP/sw.folded"
+	same_file "$D/system-wide$o.folded" "$TMP/sw.folded" "system-wide capture${o:+ -$o}: stackcollapse-perf.pl's stacks (':-1 -1' samples, comms 'a' and 'w')"
+done
+is "$rc:$err" "0:" "system-wide capture: exit 0, no warning"
+
+# --- a comm of one character ---
+collapse --format perf "$D/onechar.txt"
+printf '%s\n' "$out" > "$TMP/onechar.folded"
+same_file "$D/onechar.folded" "$TMP/onechar.folded" "comm 'w': the stacks of the same capture named 'ww', but for the name"
+want=$(sed 's/^w /ww /' "$D/onechar.txt" | "$FLAMEKIT" collapse --format perf --tid | sed 's/^ww-/w-/')
+collapse --format perf --tid "$D/onechar.txt"
+is "$rc:$out" "0:$want" "comm 'w', --tid: as the capture renamed 'ww', but for the name"
+printf 'V 8 Worker 25607 [000] 94564.109216: 100 cycles:\n\t4005d0 work+0x10 (/app)\n\nx 12 [001] 94564.109300: 7 cycles:\n\t4005d0 work+0x10 (/app)\n' > "$TMP/one.txt"
+collapse --format perf "$TMP/one.txt"
+is "$rc:$out" "0:V_8_Worker;work 100
+x;work 7" "comm 'V 8 Worker' stays whole (a number after it, not a time); comm 'x' is one character"
 
 # --- modules: f.module and s:module(i) in Lua filters ---
 # lua SCRIPT-TEXT OUTPUT-PLUGIN [SCRIPT]: a job on names.txt with a lua filter

@@ -1,5 +1,5 @@
 /*
- * The tracepoint field reader (plugins/input/perf/fields.c) that
+ * The tracepoint field reader (plugins/lib/perfscript/fields.c) that
  * --weight-field, --leak and --wakeups share: every form perf prints, the
  * block:* events' positions, and what it must refuse as missing or bad.
  * One table of cases, each an event, its arguments, the field asked for,
@@ -7,7 +7,7 @@
  */
 #include "testlib.h"
 
-#include "../../plugins/input/perf/internal.h"
+#include "../../plugins/lib/perfscript/internal.h"
 
 struct fcase {
 	const char *ev, *args, *name;

@@ -1,6 +1,6 @@
 /*
  * The perf parser's fast paths against their references: a record body
- * taken whole (plugins/input/perf/body.c: the SSE2 scan against the byte
+ * taken whole (plugins/lib/perfscript/body.c: the SSE2 scan against the byte
  * loop, both against exact answers, and the hash taken during the scan
  * against perf_hash of the body), and the one-pass reading of the
  * usual header layout (header.c: perf_match_event against the general
@@ -12,7 +12,7 @@
 
 #include "testlib.h"
 
-#include "../../plugins/input/perf/internal.h"
+#include "../../plugins/lib/perfscript/internal.h"
 
 /* Both scans on s; they must agree, their hashes must be perf_hash's of
  * the body, and the answer is returned. */

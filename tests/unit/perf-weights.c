@@ -1,11 +1,11 @@
 /*
- * --weight-field and --series-by-event (plugins/input/perf/weights.c): the
+ * --weight-field and --series-by-event (plugins/lib/perfscript/weights.c): the
  * A,B parser, and through the engine the two series' units and weights.
  * The field reader's own tests are in perf-fields.c.
  */
 #include "testlib.h"
 
-#include "../../plugins/input/perf/internal.h"
+#include "../../plugins/lib/perfscript/internal.h"
 
 static void test_series_parse(void **state)
 {

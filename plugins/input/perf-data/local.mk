@@ -4,7 +4,7 @@ pkglib_LTLIBRARIES += plugins/input-perf-data.la
 plugins_input_perf_data_la_SOURCES = plugins/input/perf-data/perf-data.c \
 	plugins/input/perf-data/header.c plugins/input/perf-data/header.h
 plugins_input_perf_data_la_LDFLAGS = $(PLUGIN_LDFLAGS)
-plugins_input_perf_data_la_LIBADD = plugins/input/perf/libperfscript.la
+plugins_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperfscript.la
 
 TESTS += tests/perf-data.sh tests/perf-data-slices.sh
 EXTRA_DIST += tests/perf-data.sh tests/perf-data-slices.sh

@@ -56,7 +56,7 @@
 
 #include <flamekit/plugin.h>
 
-#include "../perf/perf.h"
+#include "../../lib/perfscript/perfscript.h"
 #include "header.h"
 
 extern char **environ;

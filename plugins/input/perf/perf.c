@@ -1,9 +1,9 @@
 /*
  * Input plugin "perf": the text `perf script` prints, folded the way
  * FlameGraph's stackcollapse-perf.pl (HEAD, 41fee1f) folds it, minus its
- * bugs, with --offcpu for sched_switch records.  The parser lives beside
- * this file as a library (perf.h) that perf-data links too; this is only
- * the plugin's descriptor.
+ * bugs, with --offcpu for sched_switch records.  The parser is a library
+ * (plugins/lib/perfscript/) that perf-data links too; this is only the
+ * plugin's descriptor.
  *
  * A record is a header line, its frame lines (leaf first) and a blank line:
  *
@@ -11,7 +11,8 @@
  *           7f7b3c2a1b2c Interpreter+0x2c (/tmp/perf-24636.map)
  *       ffffffff8103ce3b native_safe_halt ([kernel.kallsyms])
  */
-#include "perf.h"
+#include "../../lib/perfscript/perfscript.h"
+#include "probe.h"
 
 /* The rows name members of a struct holding the options as a member. */
 struct fk_perf_opts_row {

@@ -7,8 +7,11 @@
  * says: a real capture with an empty line inside a stack, or one odd line,
  * is still perf, while text whose judged lines are mostly neither is not.
  */
-#include "internal.h"
+#include <string.h>
+
+#include "../../lib/perfscript/lines.h"
 #include "../common/probe.h"
+#include "probe.h"
 
 struct tally {
 	unsigned headers, timed, frames, other;

@@ -2,7 +2,7 @@
  * The `perf script` text parser, as a library: the perf input plugin is a
  * thin shell around it, and a plugin that produces perf script text itself
  * (perf-data, which runs `perf script` on a perf.data file) links the same
- * convenience library (plugins/input/perf/libperfscript.la) instead of
+ * convenience library (plugins/lib/perfscript/libperfscript.la) instead of
  * copying it.
  *
  * Two ways in:
@@ -133,9 +133,5 @@ void fk_perf_free(struct fk_perf *p);
 /* The options' check (FK_CHECK_DOC): --series-by-event's two names, the
  * options that exclude each other. */
 int fk_perf_check(const struct fk_host *h, const void *opts, const char *where);
-
-/* The probe and the shard boundary of perf script text. */
-int fk_perf_probe(const unsigned char *buf, size_t len);
-ssize_t fk_perf_sync(const unsigned char *buf, size_t len, int eof);
 
 #endif

@@ -126,8 +126,7 @@ void fk_perf_free(struct fk_perf *p)
 		perf_worker_free(p->workers[i]);
 	for (unsigned i = 0; p->res && i < p->nworkers; i++) {
 		for (size_t k = 0; k < p->res[i].n; k++) {
-			perf_offcpu_seg_free(h, p->res[i].v[k].off);
-			perf_leak_seg_free(h, p->res[i].v[k].leak);
+			perf_pair_seg_free(h, p->cfg.o, &p->res[i].v[k]);
 			if (p->res[i].v[k].event_owned)
 				h->free((void *)p->res[i].v[k].event);
 		}
@@ -154,8 +153,7 @@ int fk_perf_segment(struct fk_perf *p, unsigned worker, uint64_t seq, struct fk_
 	res = &rs->v[rs->n++];
 	memset(res, 0, sizeof *res);
 	res->seq = seq;
-	if (((p->cfg.o->offcpu || p->cfg.o->wakeups) && !(res->off = perf_offcpu_seg_new(h))) ||
-	    (p->cfg.o->leak && !(res->leak = perf_leak_seg_new(h)))) {
+	if (perf_pair_seg_new(h, p->cfg.o, res) < 0) {
 		h->input_error(seg, 0, "out of memory");
 		return FK_ERR_NOMEM;
 	}
@@ -210,9 +208,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	const struct fk_host *h = p->h;
 	struct seg_result **all = NULL;
 	const struct kept_event *ev = p->chosen;
-	struct offcpu_run *run = NULL;
-	struct leak_run *lrun = NULL;
-	struct tcheck order = { 0 };
+	struct pair_run run = { 0 };
 	struct pusher push = { .h = h, .sink = sink };
 	struct ev_counts dropped_ev = { 0 };
 	uint64_t dropped = 0, wf_missing = 0, wf_bad = 0;
@@ -222,8 +218,7 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 	for (unsigned i = 0; i < p->nworkers; i++)
 		n += p->res[i].n;
 	all = h->alloc((n + 1) * sizeof *all);
-	if (!all || ((p->cfg.o->offcpu || p->cfg.o->wakeups) && !(run = perf_offcpu_run_new(h))) ||
-	    (p->cfg.o->leak && !(lrun = perf_leak_run_new(h)))) {
+	if (!all || perf_pair_run_begin(h, p->cfg.o, &run) < 0) {
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}
@@ -243,13 +238,10 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 			ev = r->event;
 		perf_events_join(&dropped_ev, &r->dropped_ev);
 		dropped += r->dropped;
-		if (run && (rc = perf_offcpu_settle(run, r->off, &push)) < 0)
+		if ((rc = perf_pair_settle(&run, r, &push)) < 0)
 			goto out;
-		if (lrun && (rc = perf_leak_settle(lrun, r->leak, &push)) < 0)
-			goto out;
-		perf_tcheck_join(&order, &r->order);
 	}
-	if (lrun && (rc = perf_leak_end(lrun, &push, p->in)) < 0)
+	if ((rc = perf_pair_end(&run, &push)) < 0)
 		goto out;
 	set_unit(p, sink, unit_kind, ev);
 	if (dropped && p->cfg.series) {
@@ -274,17 +266,14 @@ int fk_perf_end(struct fk_perf *p, struct fk_sink *sink)
 		       (unsigned long long)dropped, dropped == 1 ? "" : "s",
 		       perf_events_first(&dropped_ev));
 	}
-	if (run)
-		perf_offcpu_report(h, p->in, run, p->cfg.o->wakeups);
-	perf_pair_report(h, p->in, &order);
+	perf_pair_report(h, p->in, p->cfg.o, &run);
 	perf_weights_report(h, p->in, p->cfg.o, wf_missing, wf_bad);
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(p->in, 0, "out of memory");
 	else if (rc < 0)
 		h->input_error(p->in, 0, "could not add a sample");
-	perf_offcpu_run_free(h, run);
-	perf_leak_run_free(h, lrun);
+	perf_pair_run_free(h, &run);
 	h->free(push.refs);
 	h->free(all);
 	return rc;

@@ -1,25 +1,31 @@
 /*
  * What the files of the perf parser share.  Not for other plugins: they
- * use perf.h.
+ * use perfscript.h.
  *
  *   header.c  header lines: comm, pid/tid, time, period, event, arguments
  *   frames.c  frame lines: the oracle's tidying, annotations, modules
  *   cache.c   the record caches (text -> stack node); hash.h the hash
- *   offcpu.c  sched_switch pairing, within a segment and across segments,
- *             with the last wakeup of each wait for --wakeups
- *   pairing.c the records --offcpu, --wakeups and --leak keep, their fields,
- *             and what those modes share (state, counts)
+ *   pairing.c the pairing modes' one caller: their table's steps in turn
+ *   offcpu.c  the --offcpu and --wakeups mode: sched_switch pairing, within
+ *             a segment and across segments, with the last wakeup of each
+ *             wait for --wakeups
+ *   leak.c    the --leak mode: allocations paired with frees by address
+ *   pairstate.c what the modes share (state, tables, counts, fields, the
+ *             time-order check)
  *   wakeups.c the chain stack of --wakeups
- *   leak.c    --leak: allocations paired with frees by address
+ *   push.c    a saved stack pushed into the sink
  *   scan.c    one segment: records, the fast path, pushing
  *   body.c    a record's body taken whole from the input's buffer
  *   driver.c  the session: segments through host->parse_chunks, in order
- *   probe.c   detection and the shard boundary
  *   weights.c --weight-field and --series-by-event
  *   events.c  the records dropped, per event, for the warnings
  *   fields.c  tracepoint fields (name=value, name: value, block:* by
  *             position), read for weights.c and pairing.c
- *   perf.c    the plugin descriptor
+ * Calls run one way: driver -> scan -> pairing -> the modes (offcpu, leak)
+ * -> the leaves (pairstate, push, wakeups, frames, cache, fields, header,
+ * body, events, weights).
+ * The line grammar (header and frame lines) is in lines.h, which the perf
+ * plugin's probe (plugins/input/perf/probe.c) uses too.
  */
 #ifndef FK_PERF_INTERNAL_H
 #define FK_PERF_INTERNAL_H
@@ -29,35 +35,18 @@
 #include <string.h>
 
 #include "hash.h"
-#include "perf.h"
-
-/* Character classes by table: one load and test per byte where the
- * compares took several branches (header and frame lines are scanned a
- * byte at a time). */
-enum { PERF_WS = 1, PERF_DIGIT = 2 };
-extern const unsigned char perf_cls[256];
-/* \s: ' ', and '\t' '\n' '\v' '\f' '\r' (9 .. 13) */
-static inline bool is_ws(unsigned char c) { return perf_cls[c] & PERF_WS; }
-static inline bool is_digit(unsigned char c) { return perf_cls[c] & PERF_DIGIT; }
+#include "lines.h"
+#include "perfscript.h"
 
 /* ---- header.c ---- */
-struct header {
-	const char *comm;
-	size_t comm_len;
-	long long pid, tid;  /* pid -1 when the header gives only one number */
-	const char *event;   /* NULL when no event could be read */
-	size_t event_len;
-	double period;       /* 0 when the header has none */
-	bool has_time;
-	int64_t time_ns;
-	const char *args;    /* tracepoint arguments after the event, or NULL */
-	size_t args_len;
-};
-
-/* The offset just after the PID/TID field, or 0 when s is not a header. */
-size_t perf_match_header(const char *s, size_t n, struct header *h);
-/* Time, period, event and arguments after the PID/TID field. */
-void perf_match_event(const char *s, size_t n, size_t from, struct header *h);
+/* A ":-1 -1" header (h->tid -1 from perf_match_header) read as the oracle
+ * reads it, for plain collapse: the comm runs on to the first number
+ * followed by a blank (the period, read as the TID, in a sample's header
+ * ":-1    -1 [000]   862.843818:     250000 cpu-clock:ppp:").  Returns the
+ * end of that comm, where perf_match_event must read from to find the
+ * period and event the oracle finds, or 0 when the oracle cannot read the
+ * header (a tracepoint's, whose arguments follow its event). */
+size_t perf_match_exiting(const char *s, size_t n, struct header *h);
 /* The same by the general rules alone, without the one-pass reading of the
  * usual layout: the reference the unit tests hold that reading to. */
 void perf_match_event_rules(const char *s, size_t n, size_t from, struct header *h);
@@ -87,21 +76,11 @@ struct stack {
 	size_t n, cap;
 };
 
-struct fline {
-	const char *pc;
-	size_t pc_len;
-	const char *func;
-	size_t func_len;
-	const char *mod;
-	size_t mod_len;
-};
-
 struct tidy {
 	const struct fk_host *h;
 	bool addrs, kernel, jit;
 };
 
-bool perf_match_frame(const char *s, size_t n, struct fline *f);
 /* Append the frames of one frame line (inline chains give several) to st. */
 int perf_add_frame(const struct tidy *t, struct stack *st, const struct fline *f, bool java);
 int perf_stack_put(const struct fk_host *h, struct stack *st, const char *s, size_t n);
@@ -130,11 +109,7 @@ fk_node_t perf_cache_get(struct cache *c, struct h128 hv, size_t len, struct cac
 int perf_cache_put(const struct fk_host *h, struct cache *c, struct cache_entry *slot,
                    struct h128 hv, size_t len, fk_node_t node);
 
-/* ---- offcpu.c ---- */
-struct offcpu_seg;   /* one segment's pairing state and loose ends */
-struct offcpu_run;   /* the loose ends of the segments settled so far */
-struct pusher;       /* scan.c: pushes a saved stack */
-
+/* ---- pairstate.c: what the pairing modes share ---- */
 /* Records out of time order, per segment and for the run: a record whose
  * time is earlier than the one before it is counted. */
 struct tcheck {
@@ -145,25 +120,8 @@ struct tcheck {
 void perf_tcheck_note(struct tcheck *t, int64_t ns);
 /* seg follows what run has seen so far. */
 void perf_tcheck_join(struct tcheck *run, const struct tcheck *seg);
-
-struct offcpu_seg *perf_offcpu_seg_new(const struct fk_host *h);
-void perf_offcpu_seg_free(const struct fk_host *h, struct offcpu_seg *s);
-/* A sched_switch record: switch-in of next_tid, then switch-out of
- * prev_tid with the record's stack (prev_tid <= 0: none). */
-int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_tid,
-                       long long prev_tid, const struct fk_sample *meta, const struct stack *st);
-/* A sched_wakeup (or sched_waking) of `wakee` by the record's thread,
- * whose stack st is (--wakeups): kept as the waker of wakee's wait. */
-int perf_offcpu_wakeup(struct offcpu_seg *s, long long wakee, const struct stack *st);
-/* The segment's counts, for pairing.c to count the records it drops. */
-struct pair_counts *perf_offcpu_counts(struct offcpu_seg *s);
-struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h);
-void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r);
-/* Settle segment s (segments in order) against what came before. */
-int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher *p);
-/* Log the summaries (unmatched switch-outs, stray wakeups, other records). */
-void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r,
-                        bool wakeups);
+/* Warn about the records out of time order. */
+void perf_tcheck_report(const struct fk_host *h, struct fk_input *in, const struct tcheck *t);
 
 /* ---- body.c ---- */
 /* The record body at p[0..n): lines each starting with '\t' or ' ' and
@@ -218,9 +176,8 @@ struct seg_result {
 	struct ev_counts dropped_ev; /* the dropped records per event */
 	const struct kept_event *event; /* the event this segment kept */
 	bool event_owned;       /* event was allocated for this result */
-	struct offcpu_seg *off;
 	uint64_t wf_missing, wf_bad; /* records skipped by --weight-field */
-	struct leak_seg *leak;  /* --leak's pairing state and loose ends */
+	void *pair;             /* the pairing mode's state and loose ends */
 	struct tcheck order;    /* the times of the records paired */
 };
 struct scan_cfg {
@@ -234,16 +191,6 @@ void perf_worker_free(struct worker *w);
 /* Parse one segment; ev is the event to keep (NULL: the segment's first). */
 int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
               const struct kept_event *ev, struct seg_result *res);
-
-struct pusher {
-	const struct fk_host *h;
-	struct fk_sink *sink;
-	struct fk_frameref *refs;
-	size_t refcap;
-};
-/* Push a whole stack (no cache). */
-int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp,
-                    fk_node_t *node);
 
 /* ---- fields.c ---- */
 enum { PF_OK, PF_MISSING, PF_BAD };
@@ -265,23 +212,10 @@ const char *perf_weight_unit(const char *field);
 /* The one warning about records --weight-field skipped. */
 void perf_weights_report(const struct fk_host *h, struct fk_input *in, const struct fk_perf_opts *o,
                          uint64_t missing, uint64_t bad);
-/* ---- pairing.c ---- */
-enum pair_kind { PK_OTHER, PK_SWITCH, PK_WAKEUP, PK_ALLOC, PK_FREE };
-/* What a kept record of a pairing mode says, read from its header. */
-struct pair_rec {
-	int kind;
-	long long prev_tid, next_tid; /* PK_SWITCH; -1 when absent */
-	long long wakee;              /* PK_WAKEUP */
-	int space;                    /* PK_ALLOC, PK_FREE: 0 addresses, 1 page frames */
-	uint64_t key, bytes;          /* the address (or pfn); bytes of an allocation */
-};
-static inline bool perf_pairing(const struct fk_perf_opts *o)
-{
-	return o->offcpu || o->wakeups || o->leak;
-}
+/* ---- pairstate.c, continued ---- */
 /* What the pairing modes (offcpu.c, leak.c) count for their summaries:
- * pairing.c counts into a segment's the records it drops, and settling a
- * segment adds its counts to the run's. */
+ * a segment's count the records it drops, and settling a segment adds its
+ * counts to the run's. */
 struct pair_counts {
 	uint64_t unmatched; /* switch-outs never switched in; frees of no allocation */
 	uint64_t again;     /* --leak: allocations of an address still allocated */
@@ -302,15 +236,91 @@ void *perf_pair_state_new(const struct fk_host *h, size_t size);
  * as it was. */
 int perf_pair_table_grow(const struct fk_host *h, void **v, size_t *mask, size_t first_mask,
                          size_t elem, size_t (*slot)(const void *e, size_t mask));
-/* Whether the record with this header is kept in a pairing mode, with
- * what it says in *pr; records dropped are counted in res. */
+/* The number in tracepoint field `name` of the record (fields.c's rules). */
+int perf_pair_field(const struct header *hd, const char *name, uint64_t *v);
+
+/* ---- push.c ---- */
+struct pusher {
+	const struct fk_host *h;
+	struct fk_sink *sink;
+	struct fk_frameref *refs;
+	size_t refcap;
+};
+/* Push a whole stack (no cache). */
+int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp,
+                    fk_node_t *node);
+
+/* ---- the pairing modes: offcpu.c, leak.c ---- */
+enum pair_kind { PK_OTHER, PK_SWITCH, PK_WAKEUP, PK_ALLOC, PK_FREE };
+/* What a kept record of a pairing mode says, read from its header. */
+struct pair_rec {
+	int kind;
+	long long prev_tid, next_tid; /* PK_SWITCH; -1 when absent */
+	long long wakee;              /* PK_WAKEUP */
+	int space;                    /* PK_ALLOC, PK_FREE: 0 addresses, 1 page frames */
+	uint64_t key, bytes;          /* the address (or pfn); bytes of an allocation */
+};
+/* A pairing mode: its steps, called only by pairing.c.  A segment's state
+ * (seg) pairs what it can on its own and keeps its loose ends; the run's
+ * (run) takes the segments in input order.  The new step is pairing.c's:
+ * states of seg_size and run_size bytes, zeroed, whose first member is the
+ * host (perf_pair_state_new); the free steps accept NULL. */
+struct pair_mode {
+	size_t seg_size, run_size;
+	void (*seg_free)(const struct fk_host *h, void *seg);
+	void (*run_free)(const struct fk_host *h, void *run);
+	/* Whether the record with this header is one the mode pairs, with
+	 * what it says in *pr (prev_tid, next_tid -1, the rest 0, on entry);
+	 * records dropped are counted in seg. */
+	bool (*keep)(void *seg, const struct fk_perf_opts *o, const struct header *hd,
+	             struct pair_rec *pr);
+	/* A kept record and its stack (frame 0 the comm frame). */
+	int (*record)(void *seg, struct pusher *p, const struct pair_rec *pr,
+	              const struct fk_sample *meta, const struct stack *st);
+	/* Settle segment seg (segments in order) against what came before. */
+	int (*settle)(void *run, void *seg, struct pusher *p);
+	/* Push what is left once all are settled (NULL: nothing). */
+	int (*end)(void *run, struct pusher *p);
+	/* Log the summaries. */
+	void (*report)(const struct fk_host *h, struct fk_input *in, const void *run,
+	               const struct fk_perf_opts *o);
+};
+extern const struct pair_mode perf_offcpu_mode, perf_leak_mode;
+
+/* ---- pairing.c: the modes' one caller ---- */
+static inline bool perf_pairing(const struct fk_perf_opts *o)
+{
+	return o->offcpu || o->wakeups || o->leak;
+}
+struct seg_result;
+/* The segment state of the options' mode into res->pair (none without a
+ * mode): 0, or FK_ERR_NOMEM.  _free releases it. */
+int perf_pair_seg_new(const struct fk_host *h, const struct fk_perf_opts *o, struct seg_result *res);
+void perf_pair_seg_free(const struct fk_host *h, const struct fk_perf_opts *o,
+                        struct seg_result *res);
+/* With a mode (perf_pairing): whether the record with this header is kept,
+ * with what it says in *pr; records dropped are counted in res. */
 bool perf_pair_keep(struct seg_result *res, const struct fk_perf_opts *o, const struct header *hd,
                     struct pair_rec *pr);
-/* A kept record and its stack (frame 0 the comm frame) to its pairing. */
-int perf_pair_record(struct seg_result *res, struct pusher *p, const struct pair_rec *pr,
-                     const struct fk_sample *meta, const struct stack *st);
-/* Warn about the records out of time order. */
-void perf_pair_report(const struct fk_host *h, struct fk_input *in, const struct tcheck *t);
+/* A kept record and its stack (frame 0 the comm frame) to its mode. */
+int perf_pair_record(struct seg_result *res, const struct fk_perf_opts *o, struct pusher *p,
+                     const struct pair_rec *pr, const struct fk_sample *meta,
+                     const struct stack *st);
+/* The run: the mode's settled state and the records' time order. */
+struct pair_run {
+	const struct pair_mode *m; /* NULL: no pairing mode */
+	void *state;
+	struct tcheck order;
+};
+int perf_pair_run_begin(const struct fk_host *h, const struct fk_perf_opts *o, struct pair_run *r);
+/* Settle each segment's result, in input order. */
+int perf_pair_settle(struct pair_run *r, struct seg_result *res, struct pusher *p);
+/* Push what is left (--leak: the allocations never freed). */
+int perf_pair_end(struct pair_run *r, struct pusher *p);
+/* The mode's summaries, then the records out of time order. */
+void perf_pair_report(const struct fk_host *h, struct fk_input *in, const struct fk_perf_opts *o,
+                      const struct pair_run *r);
+void perf_pair_run_free(const struct fk_host *h, struct pair_run *r);
 
 /* ---- wakeups.c ---- */
 /* out = the chain of a wait: the blocked stack `target` (comm frame
@@ -319,21 +329,5 @@ void perf_pair_report(const struct fk_host *h, struct fk_input *in, const struct
  * top.  out is reused: its buffers stay the caller's. */
 int perf_chain_build(const struct fk_host *h, struct stack *out, const struct stack *target,
                      const struct stack *waker);
-
-/* ---- leak.c ---- */
-struct leak_seg;
-struct leak_run;
-struct leak_seg *perf_leak_seg_new(const struct fk_host *h);
-void perf_leak_seg_free(const struct fk_host *h, struct leak_seg *s);
-int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec *pr,
-                    const struct fk_sample *meta, const struct stack *st);
-int perf_leak_free(struct leak_seg *s, const struct pair_rec *pr);
-struct pair_counts *perf_leak_counts(struct leak_seg *s);
-struct leak_run *perf_leak_run_new(const struct fk_host *h);
-void perf_leak_run_free(const struct fk_host *h, struct leak_run *r);
-/* Settle segment s (segments in order) against what came before. */
-int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p);
-/* Push the allocations never freed (in time order) and log the summaries. */
-int perf_leak_end(struct leak_run *r, struct pusher *p, struct fk_input *in);
 
 #endif

@@ -10,7 +10,7 @@
  * slices) pair what they can on their own; each keeps its loose ends: for
  * every thread, its first switch event in the segment (a switch-in that
  * may close a wait begun earlier, or a switch-out that replaces one) and
- * the wait still open at its end.  perf_offcpu_settle() takes segments in
+ * the wait still open at its end.  settle() takes segments in
  * input order and joins the loose ends, so the totals are those of one
  * pass over the whole input, whatever the cut.
  *
@@ -50,7 +50,7 @@ struct table {
 	size_t mask, n;
 };
 
-/* Both begin with the host (perf_pair_state_new). */
+/* Both begin with the host (pairing.c makes them: perf_pair_state_new). */
 struct offcpu_seg {
 	const struct fk_host *h;
 	struct table t;
@@ -148,11 +148,6 @@ static void stack_swap(struct stack *a, struct stack *b)
 	*b = tmp;
 }
 
-struct offcpu_seg *perf_offcpu_seg_new(const struct fk_host *h)
-{
-	return perf_pair_state_new(h, sizeof(struct offcpu_seg));
-}
-
 /* Free a segment's or the run's state, self, with its table and chain. */
 static void state_free(const struct fk_host *h, void *self, struct table *t, struct stack *chain)
 {
@@ -161,8 +156,10 @@ static void state_free(const struct fk_host *h, void *self, struct table *t, str
 	h->free(self);
 }
 
-void perf_offcpu_seg_free(const struct fk_host *h, struct offcpu_seg *s)
+static void seg_free(const struct fk_host *h, void *seg)
 {
+	struct offcpu_seg *s = seg;
+
 	if (!s)
 		return;
 	h->free(s->first);
@@ -181,8 +178,10 @@ static int note_first(struct offcpu_seg *s, struct tstate *ts, bool in, int64_t 
 	return 0;
 }
 
-int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_tid,
-                       long long prev_tid, const struct fk_sample *meta, const struct stack *st)
+/* A sched_switch record: switch-in of next_tid, then switch-out of
+ * prev_tid with the record's stack (prev_tid <= 0: none). */
+static int on_switch(struct offcpu_seg *s, struct pusher *p, long long next_tid, long long prev_tid,
+                     const struct fk_sample *meta, const struct stack *st)
 {
 	const struct fk_host *h = s->h;
 	struct tstate *ts;
@@ -218,7 +217,9 @@ int perf_offcpu_switch(struct offcpu_seg *s, struct pusher *p, long long next_ti
 	return 0;
 }
 
-int perf_offcpu_wakeup(struct offcpu_seg *s, long long wakee, const struct stack *st)
+/* A sched_wakeup (or sched_waking) of `wakee` by the record's thread,
+ * whose stack st is (--wakeups): kept as the waker of wakee's wait. */
+static int on_wakeup(struct offcpu_seg *s, long long wakee, const struct stack *st)
 {
 	struct tstate *ts;
 
@@ -241,24 +242,62 @@ int perf_offcpu_wakeup(struct offcpu_seg *s, long long wakee, const struct stack
 	return perf_stack_copy(s->h, &ts->pwk, st);
 }
 
-struct pair_counts *perf_offcpu_counts(struct offcpu_seg *s)
+/* The records --offcpu keeps: sched_switch, and for --wakeups
+ * sched_wakeup or sched_waking; the others are counted. */
+static bool keep(void *seg, const struct fk_perf_opts *o, const struct header *hd,
+                 struct pair_rec *pr)
 {
-	return &s->c;
+	struct offcpu_seg *s = seg;
+	uint64_t v;
+
+	if (!hd->event)
+		goto other;
+	if (perf_memmem(hd->event, hd->event_len, "sched_switch", 12)) {
+		long long t;
+		pr->kind = PK_SWITCH;
+		if (hd->args && perf_arg_ll(hd->args, hd->args_len, "prev_pid=", &t))
+			pr->prev_tid = t;
+		if (hd->args && perf_arg_ll(hd->args, hd->args_len, "next_pid=", &t))
+			pr->next_tid = t;
+		return true;
+	}
+	if (o->wakeups && (perf_event_matches(hd->event, hd->event_len, "sched:sched_wakeup", 18) ||
+	                   perf_event_matches(hd->event, hd->event_len, "sched:sched_waking", 18))) {
+		if (perf_pair_field(hd, "pid", &v) != PF_OK || v > INT32_MAX) {
+			s->c.bad++;
+			return false;
+		}
+		pr->kind = PK_WAKEUP;
+		pr->wakee = (long long)v;
+		return true;
+	}
+other:
+	s->c.other++;
+	return false;
 }
 
-struct offcpu_run *perf_offcpu_run_new(const struct fk_host *h)
+static int record(void *seg, struct pusher *p, const struct pair_rec *pr,
+                  const struct fk_sample *meta, const struct stack *st)
 {
-	return perf_pair_state_new(h, sizeof(struct offcpu_run));
+	if (pr->kind == PK_SWITCH)
+		/* a wait needs both ends' times */
+		return meta->flags & FK_SAMPLE_TIME ?
+		       on_switch(seg, p, pr->next_tid, pr->prev_tid, meta, st) : 0;
+	return pr->kind == PK_WAKEUP ? on_wakeup(seg, pr->wakee, st) : 0;
 }
 
-void perf_offcpu_run_free(const struct fk_host *h, struct offcpu_run *r)
+static void run_free(const struct fk_host *h, void *run)
 {
+	struct offcpu_run *r = run;
+
 	if (r)
 		state_free(h, r, &r->t, &r->chain);
 }
 
-int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher *p)
+static int settle(void *run, void *seg, struct pusher *p)
 {
+	struct offcpu_run *r = run;
+	struct offcpu_seg *s = seg;
 	const struct fk_host *h = r->h;
 	int rc;
 
@@ -309,9 +348,11 @@ int perf_offcpu_settle(struct offcpu_run *r, struct offcpu_seg *s, struct pusher
 	return 0;
 }
 
-void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const struct offcpu_run *r,
-                        bool wakeups)
+static void report(const struct fk_host *h, struct fk_input *in, const void *run,
+                   const struct fk_perf_opts *o)
 {
+	const struct offcpu_run *r = run;
+	bool wakeups = o->wakeups;
 	const struct pair_counts *c = &r->c;
 	const char *name = h->input_name(in);
 	uint64_t unmatched = c->unmatched;
@@ -341,3 +382,14 @@ void perf_offcpu_report(const struct fk_host *h, struct fk_input *in, const stru
 		       (unsigned long long)c->other, c->other == 1 ? "" : "s",
 		       wakeups ? " or sched_wakeup" : "");
 }
+
+const struct pair_mode perf_offcpu_mode = {
+	.seg_size = sizeof(struct offcpu_seg),
+	.run_size = sizeof(struct offcpu_run),
+	.seg_free = seg_free,
+	.run_free = run_free,
+	.keep = keep,
+	.record = record,
+	.settle = settle,
+	.report = report,
+};

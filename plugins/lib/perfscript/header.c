@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "../common/time.h"
+#include "../../input/common/time.h"
 
 /* The most seconds a time may have: beyond, its nanoseconds are not below
  * FK_TIME_NS_LIMIT (146 years of uptime, not a timestamp perf prints, and
@@ -145,61 +145,119 @@ static inline size_t skip_token(const char *s, size_t i, size_t n)
 }
 
 /*
+ * The PID/TID field after a comm ending at e: blanks, digits, optional
+ * slashes and digits, and a blank ("-1" standing for a number when
+ * minus_one, below).  Returns the offset just after it with h's comm, pid
+ * and tid set, or 0.
+ */
+static size_t pid_field(const char *s, size_t e, size_t n, struct header *h, bool minus_one)
+{
+	size_t j = e, d1, d1e, d2, d2e;
+	uint64_t v1, v2;
+
+	while (j < n && is_ws((unsigned char)s[j]))
+		j++;
+	d1 = j;
+	if (minus_one && j + 2 < n && s[j] == '-' && s[j + 1] == '1' && is_ws((unsigned char)s[j + 2])) {
+		h->comm = s;
+		h->comm_len = e;
+		h->pid = h->tid = -1;
+		return j + 2;
+	}
+	j = digit_run(s, j, n, &v1);
+	if (j == d1)
+		return 0;
+	d1e = j;
+	while (j < n && s[j] == '/')
+		j++;
+	d2 = j;
+	j = digit_run(s, j, n, &v2);
+	d2e = j;
+	if (j >= n || !is_ws((unsigned char)s[j]))
+		return 0;
+	h->comm = s;
+	h->comm_len = e;
+	/* digit_run's values hold up to 18 digits; perf_parse_ll saturates
+	 * longer runs */
+	if (d1e - d1 > 18)
+		v1 = (uint64_t)perf_parse_ll(s + d1, d1e - d1);
+	if (d2e - d2 > 18)
+		v2 = (uint64_t)perf_parse_ll(s + d2, d2e - d2);
+	if (d2e > d2) {
+		h->pid = (long long)v1;
+		h->tid = (long long)v2;
+	} else {
+		h->pid = -1;
+		h->tid = (long long)v1;
+	}
+	return j;
+}
+
+/*
+ * A comm of one character ("w 20779 [001] 6236.830779: ..."), which the
+ * oracle's rule cannot give: the field after its PID/TID must be one that
+ * follows it in perf's layouts (the "[CPU]", or a time or an event, which
+ * end with ':') or nothing, so that a comm of several words whose first
+ * is one character and second a number ("V 8 Worker 25607 ...") is still
+ * read by the oracle's rule.  Returns the offset after the PID/TID field,
+ * or 0.
+ */
+static size_t one_char_comm(const char *s, size_t n, struct header *h)
+{
+	struct header t;
+	size_t after = pid_field(s, 1, n, &t, false), j = after, k;
+
+	if (!after)
+		return 0;
+	while (j < n && is_ws((unsigned char)s[j]))
+		j++;
+	k = skip_token(s, j, n);
+	if (j < n && s[j] != '[' && s[k - 1] != ':')
+		return 0;
+	h->comm = t.comm;
+	h->comm_len = t.comm_len;
+	h->pid = t.pid;
+	h->tid = t.tid;
+	return after;
+}
+
+/*
  * The oracle's header rule, /^(\S.+?)\s+(\d+)[/]*(\d+)*\s+/: the shortest
  * comm of at least two characters followed by blanks, digits, optional
  * slashes and digits, and a blank.  Returns the offset just after the
  * PID/TID field, or 0 when the line is not a header.  Beyond the oracle,
  * "-1" stands for a number: perf prints ":-1    -1 [000] ..." for the
  * records of a thread it can no longer name (one that exited), and their
- * sched_switch arguments still carry switch-ins that --offcpu needs.
+ * sched_switch arguments still carry switch-ins that --offcpu needs.  And
+ * a comm of one character is read as one (one_char_comm), where the
+ * oracle's rule takes the comm to run on to a later number (the period):
+ * a documented deviation (flamekit-formats(5)).
  */
+static size_t oracle_rule(const char *s, size_t n, struct header *h, bool minus_one)
+{
+	size_t j;
+
+	/* each blank from the third byte on ends a candidate comm */
+	for (size_t e = 2; (e = skip_token(s, e, n)) < n; e++)
+		if ((j = pid_field(s, e, n, h, minus_one)))
+			return j;
+	return 0;
+}
+
 size_t perf_match_header(const char *s, size_t n, struct header *h)
 {
+	size_t j;
+
 	if (n < 4 || is_ws((unsigned char)s[0]))
 		return 0;
-	/* each blank from the third byte on ends a candidate comm */
-	for (size_t e = 2; (e = skip_token(s, e, n)) < n; e++) {
-		size_t j, d1, d1e, d2, d2e;
-		uint64_t v1, v2;
-		j = e;
-		while (j < n && is_ws((unsigned char)s[j]))
-			j++;
-		d1 = j;
-		if (j + 2 < n && s[j] == '-' && s[j + 1] == '1' && is_ws((unsigned char)s[j + 2])) {
-			h->comm = s;
-			h->comm_len = e;
-			h->pid = h->tid = -1;
-			return j + 2;
-		}
-		j = digit_run(s, j, n, &v1);
-		if (j == d1)
-			continue;
-		d1e = j;
-		while (j < n && s[j] == '/')
-			j++;
-		d2 = j;
-		j = digit_run(s, j, n, &v2);
-		d2e = j;
-		if (j >= n || !is_ws((unsigned char)s[j]))
-			continue;
-		h->comm = s;
-		h->comm_len = e;
-		/* digit_run's values hold up to 18 digits; perf_parse_ll
-		 * saturates longer runs */
-		if (d1e - d1 > 18)
-			v1 = (uint64_t)perf_parse_ll(s + d1, d1e - d1);
-		if (d2e - d2 > 18)
-			v2 = (uint64_t)perf_parse_ll(s + d2, d2e - d2);
-		if (d2e > d2) {
-			h->pid = (long long)v1;
-			h->tid = (long long)v2;
-		} else {
-			h->pid = -1;
-			h->tid = (long long)v1;
-		}
+	if (is_ws((unsigned char)s[1]) && (j = one_char_comm(s, n, h)))
 		return j;
-	}
-	return 0;
+	return oracle_rule(s, n, h, true);
+}
+
+size_t perf_match_exiting(const char *s, size_t n, struct header *h)
+{
+	return oracle_rule(s, n, h, false) ? h->comm_len : 0;
 }
 
 /*
@@ -441,6 +499,10 @@ bool perf_first_event(const char *buf, size_t len, const char **ev, size_t *evle
 				s++, sn--;
 			after = perf_match_header(s, sn, &hd);
 			idle = false;
+			/* where the first event counts, a ":-1 -1" header
+			 * is read as FlameGraph reads it (scan.c) */
+			if (after && hd.tid == -1)
+				after = perf_match_exiting(s, sn, &hd);
 			if (after) {
 				perf_match_event(s, sn, after, &hd);
 				if (hd.event) {

@@ -3,16 +3,17 @@
  * by address (or page frame number, for pages: a second key space); the
  * bytes of every allocation no free matched later in the capture are
  * charged to its allocating stack.  An allocation of an address already
- * allocated and not freed means the free between them was not recorded:
- * the earlier allocation is charged as never freed (it was not, as far as
- * the capture shows) and counted.  A free of an address not allocated is
+ * allocated and not freed proves the earlier block was freed (a live block
+ * is never handed out twice) and its free was not recorded: the earlier
+ * allocation is counted as freed, and counted in the warning, so lost free
+ * events do not inflate the growth.  A free of an address not allocated is
  * ignored and counted.
  *
  * Segments pair what they can on their own, as offcpu.c does: a table per
  * segment keyed by address holds, for each, what the first event of that
  * address in the segment was (a loose end: a free may free an allocation
  * of an earlier segment; an allocation may find one still live there) and
- * the allocation still live at the segment's end.  perf_leak_settle()
+ * the allocation still live at the segment's end.  settle()
  * takes the segments in input order: the first event first (it came
  * before anything else of its address in the segment), then the live
  * allocation joins the run's.  So the
@@ -48,7 +49,7 @@ struct store {
 };
 
 /* A segment's state and the run's have the same parts; both begin with
- * the host (perf_pair_state_new). */
+ * the host (pairing.c makes them: perf_pair_state_new). */
 struct leak_seg {
 	const struct fk_host *h;
 	struct atable t;
@@ -169,32 +170,110 @@ static void state_free(const struct fk_host *h, void *self, struct atable *t, st
 	h->free(self);
 }
 
-struct leak_seg *perf_leak_seg_new(const struct fk_host *h)
+static void seg_free(const struct fk_host *h, void *seg)
 {
-	return perf_pair_state_new(h, sizeof(struct leak_seg));
-}
+	struct leak_seg *s = seg;
 
-void perf_leak_seg_free(const struct fk_host *h, struct leak_seg *s)
-{
 	if (s)
 		state_free(h, s, &s->t, &s->s);
 }
 
-int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec *pr,
-                    const struct fk_sample *meta, const struct stack *st)
+/* --leak's default event pairs: kmalloc and the slab caches by address,
+ * pages by page frame number (bytes: pages << order). */
+static const struct {
+	const char *ev;
+	int kind, space;
+} kmem[] = {
+	{ "kmem:kmalloc", PK_ALLOC, 0 },
+	{ "kmem:kmalloc_node", PK_ALLOC, 0 },
+	{ "kmem:kmem_cache_alloc", PK_ALLOC, 0 },
+	{ "kmem:kmem_cache_alloc_node", PK_ALLOC, 0 },
+	{ "kmem:kfree", PK_FREE, 0 },
+	{ "kmem:kmem_cache_free", PK_FREE, 0 },
+	{ "kmem:mm_page_alloc", PK_ALLOC, 1 },
+	{ "kmem:mm_page_free", PK_FREE, 1 },
+};
+
+/* Whether ev is one of the comma-separated events of list. */
+static bool in_list(const char *list, const char *ev, size_t evlen)
+{
+	while (list && *list) {
+		const char *c = strchr(list, ',');
+		size_t n = c ? (size_t)(c - list) : strlen(list);
+		if (n && perf_event_matches(ev, evlen, list, n))
+			return true;
+		list = c ? c + 1 : NULL;
+	}
+	return false;
+}
+
+/* The allocation and free records, with their kind, address and bytes;
+ * false when dropped (counted, but for a record without an event). */
+static bool keep(void *seg, const struct fk_perf_opts *o, const struct header *hd,
+                 struct pair_rec *pr)
+{
+	struct leak_seg *s = seg;
+	const char *ptr = o->leak_ptr && *o->leak_ptr ? o->leak_ptr : "ptr";
+	const char *bytes = o->leak_bytes && *o->leak_bytes ? o->leak_bytes : "bytes_alloc";
+	uint64_t order = 0;
+	int rc;
+
+	if (!hd->event)
+		return false;
+	pr->kind = PK_OTHER;
+	pr->space = 0;
+	if (o->leak_alloc || o->leak_free) {
+		if (in_list(o->leak_alloc, hd->event, hd->event_len))
+			pr->kind = PK_ALLOC;
+		else if (in_list(o->leak_free, hd->event, hd->event_len))
+			pr->kind = PK_FREE;
+	} else {
+		for (size_t i = 0; i < sizeof kmem / sizeof kmem[0] && pr->kind == PK_OTHER; i++)
+			if (perf_event_matches(hd->event, hd->event_len, kmem[i].ev, strlen(kmem[i].ev))) {
+				pr->kind = kmem[i].kind;
+				pr->space = kmem[i].space;
+			}
+	}
+	if (pr->kind == PK_OTHER) {
+		s->c.other++;
+		return false;
+	}
+	if (pr->space == 1) {
+		rc = perf_pair_field(hd, "pfn", &pr->key);
+		if (rc == PF_OK && pr->kind == PK_ALLOC)
+			rc = perf_pair_field(hd, "order", &order);
+		if (rc == PF_OK && order >= 32)
+			rc = PF_BAD;
+		pr->bytes = (uint64_t)(o->leak_page_size > 0 ? o->leak_page_size : 4096) << order;
+	} else {
+		rc = perf_pair_field(hd, ptr, &pr->key);
+		if (rc == PF_OK && pr->key == 0)
+			return false; /* free(NULL) does nothing; a NULL allocation failed */
+		if (rc == PF_OK && pr->kind == PK_ALLOC)
+			rc = perf_pair_field(hd, bytes, &pr->bytes);
+		if (rc == PF_OK && pr->kind == PK_ALLOC && o->leak_align > 1)
+			pr->bytes -= pr->bytes % (uint64_t)o->leak_align;
+	}
+	if (rc != PF_OK) {
+		s->c.bad++;
+		return false;
+	}
+	return true;
+}
+
+/* An allocation; one of an address still live replaces the earlier block,
+ * which was freed (its free not recorded) and is counted in the warning. */
+static int on_alloc(struct leak_seg *s, const struct pair_rec *pr, const struct fk_sample *meta,
+                    const struct stack *st)
 {
 	struct alloc *e;
 	bool fresh;
 	int64_t k;
-	int rc;
 
 	if (!(e = aget(s->h, &s->t, pr->key, (uint8_t)pr->space, &fresh)))
 		return FK_ERR_NOMEM;
-	if (e->live) {
-		s->c.again++;
-		if ((rc = charge(p, &s->s, e)) < 0)
-			return rc;
-	}
+	if (e->live)
+		s->c.again++; /* the earlier block was freed: replaced below */
 	if ((k = store_put(s->h, &s->s, st)) < 0)
 		return (int)k;
 	e->live = true;
@@ -205,7 +284,7 @@ int perf_leak_alloc(struct leak_seg *s, struct pusher *p, const struct pair_rec 
 	return 0;
 }
 
-int perf_leak_free(struct leak_seg *s, const struct pair_rec *pr)
+static int on_free(struct leak_seg *s, const struct pair_rec *pr)
 {
 	bool fresh;
 	struct alloc *e = aget(s->h, &s->t, pr->key, (uint8_t)pr->space, &fresh);
@@ -221,27 +300,29 @@ int perf_leak_free(struct leak_seg *s, const struct pair_rec *pr)
 	return 0;
 }
 
-struct pair_counts *perf_leak_counts(struct leak_seg *s)
+static int record(void *seg, struct pusher *p, const struct pair_rec *pr,
+                  const struct fk_sample *meta, const struct stack *st)
 {
-	return &s->c;
+	(void)p; /* what is never freed is pushed at the end */
+	if (pr->kind == PK_ALLOC)
+		return on_alloc(seg, pr, meta, st);
+	return pr->kind == PK_FREE ? on_free(seg, pr) : 0;
 }
 
-struct leak_run *perf_leak_run_new(const struct fk_host *h)
+static void run_free(const struct fk_host *h, void *run)
 {
-	return perf_pair_state_new(h, sizeof(struct leak_run));
-}
+	struct leak_run *r = run;
 
-void perf_leak_run_free(const struct fk_host *h, struct leak_run *r)
-{
 	if (r)
 		state_free(h, r, &r->t, &r->s);
 }
 
-int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
+static int settle(void *run, void *seg, struct pusher *p)
 {
+	struct leak_run *r = run;
+	struct leak_seg *s = seg;
 	const struct fk_host *h = r->h;
 	bool fresh;
-	int rc;
 
 	for (size_t i = 0; s->t.v && i <= s->t.mask; i++) {
 		struct alloc *e = &s->t.v[i], *g;
@@ -250,7 +331,7 @@ int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
 			continue;
 		/* the segment's first event of the address meets what the
 		 * segments before left live there: a free frees it, an
-		 * allocation finds its free was not recorded */
+		 * allocation proves it was freed (the free not recorded) */
 		g = afind(&r->t, e->key, e->space);
 		if (e->first_free && g && g->live) {
 			g->live = false;
@@ -258,8 +339,6 @@ int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
 			r->c.unmatched++;
 		} else if (g && g->live) {
 			r->c.again++;
-			if ((rc = charge(p, &r->s, g)) < 0)
-				return rc;
 			g->live = false;
 		}
 		/* then what the segment left live joins the run */
@@ -274,6 +353,7 @@ int perf_leak_settle(struct leak_run *r, struct leak_seg *s, struct pusher *p)
 		g->bytes = e->bytes;
 		g->meta = e->meta;
 	}
+	(void)p; /* nothing is pushed before the end */
 	perf_pair_counts_add(&r->c, &s->c);
 	return 0;
 }
@@ -289,9 +369,13 @@ static int by_time(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static void report(const struct fk_host *h, struct fk_input *in, const struct pair_counts *c)
+static void report(const struct fk_host *h, struct fk_input *in, const void *run,
+                   const struct fk_perf_opts *o)
 {
+	const struct pair_counts *c = &((const struct leak_run *)run)->c;
 	const char *name = h->input_name(in);
+
+	(void)o;
 
 	if (c->unmatched)
 		h->log(FK_LOG_WARN, "%s: --leak ignored %llu free%s of an address never seen "
@@ -300,7 +384,7 @@ static void report(const struct fk_host *h, struct fk_input *in, const struct pa
 		       c->unmatched == 1 ? "" : "s");
 	if (c->again)
 		h->log(FK_LOG_WARN, "%s: %llu allocation%s of an address still allocated (its "
-		       "free was not recorded); the earlier allocation is counted as never freed",
+		       "free was not recorded); the earlier allocation is counted as freed",
 		       name, (unsigned long long)c->again, c->again == 1 ? " was" : "s were");
 	if (c->bad)
 		h->log(FK_LOG_WARN, "%s: --leak skipped %llu allocation or free record%s whose "
@@ -311,8 +395,10 @@ static void report(const struct fk_host *h, struct fk_input *in, const struct pa
 		       (unsigned long long)c->other, c->other == 1 ? "" : "s");
 }
 
-int perf_leak_end(struct leak_run *r, struct pusher *p, struct fk_input *in)
+/* Push the allocations never freed, in time order. */
+static int end(void *run, struct pusher *p)
 {
+	struct leak_run *r = run;
 	const struct fk_host *h = r->h;
 	struct alloc **v = NULL;
 	size_t n = 0;
@@ -331,7 +417,17 @@ int perf_leak_end(struct leak_run *r, struct pusher *p, struct fk_input *in)
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = charge(p, &r->s, v[i]);
 	h->free(v);
-	if (rc == 0)
-		report(h, in, &r->c);
 	return rc;
 }
+
+const struct pair_mode perf_leak_mode = {
+	.seg_size = sizeof(struct leak_seg),
+	.run_size = sizeof(struct leak_run),
+	.seg_free = seg_free,
+	.run_free = run_free,
+	.keep = keep,
+	.record = record,
+	.settle = settle,
+	.end = end,
+	.report = report,
+};

@@ -108,31 +108,6 @@ void perf_worker_free(struct worker *w)
 	h->free(w);
 }
 
-int perf_push_stack(struct pusher *p, const struct stack *st, struct fk_sample *smp, fk_node_t *node)
-{
-	size_t k = 0;
-	int rc;
-
-	if (perf_grow(p->h, (void **)&p->refs, &p->refcap, st->n + 1, sizeof *p->refs) < 0)
-		return FK_ERR_NOMEM;
-	/* root first: the comm frame, then from the outermost caller */
-	for (size_t i = 0; i < st->n; i++) {
-		const struct frame *f = &st->fr[i == 0 ? 0 : st->n - i];
-		struct fk_frameref *r = &p->refs[k++];
-		r->name = st->names + f->off;
-		r->len = f->len;
-		r->annot = f->annot;
-		r->module = f->mod_len ? st->mods + f->mod_off : NULL;
-		r->module_len = f->mod_len;
-	}
-	smp->frames = p->refs;
-	smp->nframes = k;
-	rc = p->h->push(p->sink, smp, node);
-	smp->frames = NULL;
-	smp->nframes = 0;
-	return rc;
-}
-
 static int seg_error(struct seg *s, uint64_t line, int rc)
 {
 	const struct fk_host *h = s->w->cfg.h;
@@ -334,7 +309,7 @@ static int record_end(struct seg *s)
 		if (!perf_pairing(w->cfg.o))
 			rc = end_sample(s, &smp);
 		else if ((rc = parse_body(s, &skipped)) == 0)
-			rc = perf_pair_record(s->res, &w->push, &r->pair, &r->meta, &w->st);
+			rc = perf_pair_record(s->res, w->cfg.o, &w->push, &r->pair, &r->meta, &w->st);
 	}
 	r->st = R_IDLE;
 	w->body_len = 0;
@@ -446,10 +421,19 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
 	double weight;
 	int series;
 
-	perf_match_event(line, n, after, hd);
 	r->body_line = lineno + 1;
 	s->w->body_len = 0;
 	s->started = true;
+	/* a thread perf could no longer name (":-1 -1", exiting): the
+	 * pairing modes need its switch-ins and frees; elsewhere its header
+	 * is read as FlameGraph reads it, and a skipped line where FlameGraph
+	 * cannot read it, so that plain collapse is FlameGraph's output */
+	if (hd->tid == -1 && !perf_pairing(s->w->cfg.o) && !(after = perf_match_exiting(line, n, hd))) {
+		s->w->cfg.h->input_skip(s->in, lineno);
+		r->st = R_DROP;
+		return 0;
+	}
+	perf_match_event(line, n, after, hd);
 	if (!keep_event(s, hd, &series) || !record_weight(s, hd, &weight)) {
 		r->st = R_DROP;
 		return 0;
