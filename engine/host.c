@@ -329,4 +329,5 @@ const struct fk_host fk_host = {
 	.sink_keeps_samples = h_sink_keeps_samples,
 	.input_peek = fk_input_buffered,
 	.input_consume = fk_input_consume,
+	.push_child = fk_sink_push_child,
 };

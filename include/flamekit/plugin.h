@@ -82,6 +82,10 @@
  *        input_peek() and input_consume(): a plugin takes many buffered
  *        lines at once (perf's record bodies) instead of calling getline()
  *        for each.
+ *   1.5  struct fk_host gains push_child(): a tree-shaped input (V8's node
+ *        table, a report's tree) names each node's stack by its parent's
+ *        node and one frame, so a deep chain costs its length, not its
+ *        length squared.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -134,7 +138,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 4
+#define FK_ABI_MINOR 5
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -668,6 +672,20 @@ struct fk_host {
 	 * taken this way keep any '\r' getline() would have removed. */
 	int (*input_peek)(struct fk_input *in, const char **data, size_t *len);
 	int (*input_consume)(struct fk_input *in, size_t len, uint64_t lines);
+
+	/* --- appended in ABI 1.5: check with FK_HOST_HAS before use --- */
+	/* push_child: the node of the stack `parent`'s stack plus the frame
+	 * fr (FK_NODE_ROOT: the stack of fr alone) into *node, made when it is
+	 * new, without a sample: push_node() (or push_ext()) then adds one.
+	 * For an input whose stacks are a tree (a node and its parent), so
+	 * that each node's stack costs one frame, not its depth.  `parent` is a
+	 * node push(), push_ext() or push_child() gave for this sink.  When
+	 * the sink runs per-sample filters (which see whole stacks, so a
+	 * sample costs its depth anyway) *node is FK_NODE_NONE: push the
+	 * frames instead.  Returns 0 or a negative status (FK_ERR_NOMEM,
+	 * FK_ERR_USAGE for a parent that is not a node of the sink). */
+	int (*push_child)(struct fk_sink *s, fk_node_t parent, const struct fk_frameref *fr,
+	                  fk_node_t *node);
 };
 
 /* Common head of every descriptor. */

@@ -273,6 +273,7 @@ struct tree {
 	uint32_t *frm, *depth;
 	double *w0, *w1, *used;
 	unsigned char *end;
+	fk_node_t *node;     /* the sink's node of each, or NULL (tree_nodes) */
 	size_t n, cap;
 };
 
@@ -285,6 +286,7 @@ static void tree_free(const struct fk_host *h, struct tree *t)
 	h->free(t->w1);
 	h->free(t->used);
 	h->free(t->end);
+	h->free(t->node);
 }
 
 static int tree_grow(const struct fk_host *h, struct tree *t)
@@ -377,11 +379,63 @@ out:
 	return rc;
 }
 
-/* Push one stack: node k's path, root first. */
+/* Every node's stack as a tree node of the sink, through push_child (ABI
+ * 1.5): a node's from its parent's and its frame, so a chain of n nodes
+ * costs n, not n squared.  Only the nodes on the way to a stack's end get
+ * one (a node below which no stack ends holds no frame of the profile).
+ * tr->node stays NULL when the host cannot (an older engine, per-sample
+ * filters): push_node then pushes each path. */
+static int tree_nodes(struct rd *r, struct fk_sink *sink, const struct names *nm, struct tree *tr)
+{
+	const struct fk_host *h = r->h;
+	unsigned char *need;
+	int rc = 0;
+
+	if (!FK_HOST_HAS(h, push_child) || tr->n == 0)
+		return 0;
+	need = h->alloc(tr->n);
+	tr->node = h->alloc(tr->n * sizeof *tr->node);
+	if (!need || !tr->node) {
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
+	memcpy(need, tr->end, tr->n);
+	for (size_t k = tr->n; k-- > 0;) /* parents come before children */
+		if (need[k] && tr->par[k] >= 0)
+			need[tr->par[k]] = 1;
+	for (size_t k = 0; k < tr->n; k++) {
+		struct fk_frameref f;
+		tr->node[k] = FK_NODE_NONE;
+		if (!need[k])
+			continue;
+		memset(&f, 0, sizeof f);
+		f.name = nm->v[tr->frm[k]];
+		f.len = nm->len[tr->frm[k]];
+		if ((rc = h->push_child(sink, tr->par[k] < 0 ? FK_NODE_ROOT : tr->node[tr->par[k]], &f,
+		                        &tr->node[k])) < 0)
+			goto out;
+		if (tr->node[k] == FK_NODE_NONE) {
+			h->free(tr->node);
+			tr->node = NULL;
+			break;
+		}
+	}
+out:
+	h->free(need);
+	if (rc == FK_ERR_NOMEM)
+		return h->input_error(r->in, 0, "out of memory");
+	return rc;
+}
+
+/* Push one stack: node k's, by its tree node when known, else its path,
+ * root first. */
 static int push_node(struct rd *r, struct fk_sink *sink, const struct names *nm, const struct tree *tr, size_t k,
                      struct fk_sample *smp, struct fk_frameref **fr, size_t *cap)
 {
 	size_t d = tr->depth[k];
+
+	if (tr->node)
+		return r->h->push_node(sink, tr->node[k], smp);
 	if (grow_path(r->h, fr, cap, d) < 0)
 		return r->h->input_error(r->in, 0, "out of memory");
 	for (int32_t n = (int32_t)k; n >= 0; n = tr->par[n]) {
@@ -561,6 +615,8 @@ static int push_tree(struct rd *r, struct fk_sink *sink, const struct names *nm)
 	size_t cap = 0;
 	int rc = read_tree(r, nm, &tr, two);
 
+	if (rc == 0)
+		rc = tree_nodes(r, sink, nm, &tr);
 	if (rc == 0 && !two)
 		rc = push_timeline(r, sink, nm, &tr, &fr, &cap);
 	for (size_t k = 0; rc == 0 && k < tr.n; k++) {
