@@ -5,6 +5,11 @@
  * timeline, so do each sample's thread and its time (to the report's
  * --time-resolution), so the report can be drawn again as a flame chart or
  * per thread.  The format is described in plugins/lib/report/report.h.
+ *
+ * The report is held whole, so it is read only up to --max-input-size
+ * (common/limit.h), its timeline inflated only up to the same limit, and a
+ * file without the generator tag in its first bytes is refused before
+ * more is read (/dev/zero is not read for ever).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +21,20 @@
 
 #include "../../lib/report/b64.h"
 #include "../../lib/report/report.h"
+#include "../common/limit.h"
+
+/* The generator tag must be within the first bytes (page.html puts it at
+ * the top), as the probe looks for it. */
+#define MAGIC_WITHIN 4096
+
+struct opts {
+	const char *max_input_size;
+};
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
+	FK_OPTION_END,
+};
 
 struct names {
 	char **v;
@@ -30,6 +49,7 @@ struct rd {
 	size_t len;
 	const char *data, *end; /* the JSON object */
 	signed char digit[256];
+	struct fk_input_limit lim;
 };
 
 /* The value after "key": in the data object, or NULL. */
@@ -206,8 +226,10 @@ static int next_fw(const char **pp, const char *end, double *v)
 	return 0;
 }
 
-/* Raw inflate of n bytes into a buffer from h->alloc (*out, *outn bytes). */
-static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t n, char **out, size_t *outn)
+/* Raw inflate of n bytes into a buffer from h->alloc (*out, *outn bytes),
+ * at most max bytes: -2 beyond, -1 when damaged or out of memory. */
+static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t n, uint64_t max,
+                       char **out, size_t *outn)
 {
 	z_stream z;
 	size_t cap = n * 4 + 1024;
@@ -231,7 +253,17 @@ static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t 
 			goto out;
 		if (zr == Z_OK && z.avail_out)
 			goto out; /* input ended before the stream did */
+		if (zr == Z_OK && z.total_out >= max) {
+			rc = -2;
+			goto out;
+		}
 		cap *= 2;
+		if (cap > max && max >= z.total_out)
+			cap = (size_t)max + 1; /* one byte over says it is over */
+	}
+	if (z.total_out > max) {
+		rc = -2;
+		goto out;
 	}
 	if (z.total_out == cap) {
 		char *nb = h->realloc(*out, cap + 1);
@@ -586,7 +618,11 @@ static int push_timeline(struct rd *r, struct fk_sink *sink, const struct names 
 	if (!raw)
 		return h->input_error(r->in, 0, "out of memory");
 	rawn = fk_b64_decode(tl + 1, tlen, raw);
-	if (rawn < 0 || inflate_all(h, raw, (size_t)rawn, &dig, &dn) < 0) {
+	if (rawn >= 0 && (rc = inflate_all(h, raw, (size_t)rawn, r->lim.bytes, &dig, &dn)) == -2) {
+		rc = fk_limit_exceeded(h, r->in, &r->lim);
+		goto out;
+	}
+	if (rawn < 0 || rc < 0) {
 		rc = h->input_error(r->in, 0, "the report's timeline is damaged (not deflated base64)");
 		goto out;
 	}
@@ -634,38 +670,74 @@ static int push_tree(struct rd *r, struct fk_sink *sink, const struct names *nm)
 	return rc;
 }
 
-static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *opts)
+/* Whether the generator tag is in buf[0..len) where the probe looks. */
+static int has_magic(const char *buf, size_t len)
 {
+	size_t m = strlen(REPORT_MAGIC);
+	for (size_t i = 0; i + m <= len && i < MAGIC_WITHIN; i++)
+		if (buf[i] == '<' && memcmp(buf + i, REPORT_MAGIC, m) == 0)
+			return 1;
+	return 0;
+}
+
+/* The whole report into r->buf (NUL-terminated), up to the limit, the
+ * generator tag checked as soon as its bytes are in. */
+static int read_all(struct rd *r)
+{
+	const struct fk_host *h = r->h;
+	size_t cap = 1 << 20;
+	int checked = 0;
+
+	if (!(r->buf = h->alloc(cap + 1)))
+		return FK_ERR_NOMEM;
+	for (;;) {
+		ssize_t n;
+		if (r->len == cap) {
+			char *nb = h->realloc(r->buf, cap * 2 + 1);
+			if (!nb)
+				return FK_ERR_NOMEM;
+			r->buf = nb;
+			cap *= 2;
+		}
+		n = h->read(r->in, r->buf + r->len, cap - r->len);
+		if (n < 0)
+			return (int)n;
+		r->len += (size_t)n;
+		if (!checked && (n == 0 || r->len >= MAGIC_WITHIN + strlen(REPORT_MAGIC))) {
+			if (!has_magic(r->buf, r->len))
+				return h->input_error(r->in, 0, "not a flamekit HTML report: no %s in its first "
+				                      "%d bytes", REPORT_MAGIC, MAGIC_WITHIN);
+			checked = 1;
+		}
+		if (n == 0)
+			return 0;
+		if (r->len > r->lim.bytes)
+			return fk_limit_exceeded(h, r->in, &r->lim);
+	}
+}
+
+static int check(const struct fk_host *h, const void *op, const char *where)
+{
+	const struct opts *o = op;
+
+	(void)where;
+	return fk_limit_check(h, o->max_input_size);
+}
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
+{
+	const struct opts *o = op;
 	struct rd r = { .h = h, .in = in };
 	struct names nm = { 0 };
-	size_t cap = 1 << 20;
 	int rc = 0;
 	char unit[64];
 	const char *u;
 
-	(void)opts;
-	r.buf = h->alloc(cap + 1);
-	if (!r.buf)
-		return h->input_error(in, 0, "out of memory");
-	for (;;) {
-		ssize_t n;
-		if (r.len == cap) {
-			char *nb = h->realloc(r.buf, cap * 2 + 1);
-			if (!nb) {
-				rc = h->input_error(in, 0, "out of memory");
-				goto out;
-			}
-			r.buf = nb;
-			cap *= 2;
-		}
-		n = h->read(in, r.buf + r.len, cap - r.len);
-		if (n < 0) {
-			rc = (int)n;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		r.len += (size_t)n;
+	fk_limit_for(h, in, o->max_input_size, &r.lim);
+	if ((rc = read_all(&r)) < 0) {
+		if (rc == FK_ERR_NOMEM)
+			rc = h->input_error(in, 0, "out of memory");
+		goto out;
 	}
 	r.buf[r.len] = 0;
 	r.data = strstr(r.buf, REPORT_DATA_OPEN);
@@ -709,11 +781,7 @@ out:
  * of page.html. */
 static int probe(const unsigned char *buf, size_t len)
 {
-	size_t m = strlen(REPORT_MAGIC);
-	for (size_t i = 0; i + m <= len && i < 4096; i++)
-		if (buf[i] == '<' && memcmp(buf + i, REPORT_MAGIC, m) == 0)
-			return 100;
-	return 0;
+	return has_magic((const char *)buf, len) ? 100 : 0;
 }
 
 static struct fk_input_plugin plugin = {
@@ -721,9 +789,12 @@ static struct fk_input_plugin plugin = {
 		.name = "html",
 		.version = "1.0",
 		.description = "the profile inside a flamekit HTML report (output plugin html)",
+		.options = options,
+		.options_size = sizeof(struct opts),
 	},
 	.probe = probe,
 	.parse = parse,
+	.check = check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)
