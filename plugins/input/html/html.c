@@ -237,18 +237,22 @@ static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t 
 
 	memset(&z, 0, sizeof z);
 	*out = NULL;
-	if (inflateInit2(&z, -15) != Z_OK)
-		return -1;
+	if ((zr = inflateInit2(&z, -15)) != Z_OK)
+		return zr == Z_MEM_ERROR ? -3 : -1;
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)n;
 	while (zr != Z_STREAM_END) {
 		char *nb = h->realloc(*out, cap);
-		if (!nb)
+		if (!nb) {
+			rc = -3;
 			goto out;
+		}
 		*out = nb;
 		z.next_out = (Bytef *)*out + z.total_out;
 		z.avail_out = (uInt)(cap - z.total_out);
 		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr == Z_MEM_ERROR)
+			rc = -3;
 		if (zr != Z_OK && zr != Z_STREAM_END)
 			goto out;
 		if (zr == Z_OK && z.avail_out)
@@ -267,8 +271,10 @@ static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t 
 	}
 	if (z.total_out == cap) {
 		char *nb = h->realloc(*out, cap + 1);
-		if (!nb)
+		if (!nb) {
+			rc = -3;
 			goto out;
+		}
 		*out = nb;
 	}
 	(*out)[z.total_out] = 0; /* next_num stops at a NUL */
@@ -620,6 +626,10 @@ static int push_timeline(struct rd *r, struct fk_sink *sink, const struct names 
 	rawn = fk_b64_decode(tl + 1, tlen, raw);
 	if (rawn >= 0 && (rc = inflate_all(h, raw, (size_t)rawn, r->lim.bytes, &dig, &dn)) == -2) {
 		rc = fk_limit_exceeded(h, r->in, &r->lim);
+		goto out;
+	}
+	if (rc == -3) {
+		rc = h->input_error(r->in, 0, "out of memory");
 		goto out;
 	}
 	if (rawn < 0 || rc < 0) {
