@@ -175,4 +175,20 @@ run "$FLAMEKIT" collapse --max-input-size 1K "$TMP/chain.html"
 is "$rc:$out:$err" "1::flamekit: $TMP/chain.html: the input holds more than --max-input-size allows (1K): $LIMIT" \
 	"html: a report larger than --max-input-size 1K is refused"
 
+# The job key: an input's options.
+cat > "$TMP/limit.yaml" <<EOF
+inputs:
+  - path: "$TMP/chain.html"
+    options: {max-input-size: 1K}
+outputs:
+  - {plugin: folded, path: "$TMP/limit.folded"}
+EOF
+run "$FLAMEKIT" run "$TMP/limit.yaml"
+is "$rc:$err:$(ls "$TMP/limit.folded" 2> /dev/null)" "1:flamekit: $TMP/chain.html: the input holds more than --max-input-size allows (1K): $LIMIT:" \
+	"job: max-input-size in an input's options, nothing written"
+sed 's/1K/lots/; s/- path:/- format: html\n    path:/' "$TMP/limit.yaml" > "$TMP/lots.yaml"
+run "$FLAMEKIT" run --check "$TMP/lots.yaml"
+is "$rc:$err" "2:flamekit: [input:html] $TMP/lots.yaml:2:5: --max-input-size takes auto or a number of bytes with an optional K, M, G or T suffix (0: no limit), not \"lots\"" \
+	"job: a bad max-input-size is refused at --check with job.yaml:line:col"
+
 done_testing
