@@ -30,20 +30,12 @@ refused() {
 }
 
 if [ ! -f "$D/big.pb" ]; then
-	"$PY" - "$D/big.pb" 123 <<'EOF'
+	"$PY" - "$D/big.pb" 123 "$FK_SRCDIR/tests" <<'EOF'
 import random, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[3])
+from pbgen import f, i, v
 out, mb = sys.argv[1], float(sys.argv[2])
-def v(x):
-    b = bytearray()
-    while True:
-        c = x & 0x7f
-        x >>= 7
-        if not x:
-            b.append(c)
-            return bytes(b)
-        b.append(c | 0x80)
-def f(n, p): return v(n << 3 | 2) + v(len(p)) + p
-def i(n, x): return v(n << 3) + v(x)
 rnd = random.Random(1)
 NF = 5000
 strings = ["", "samples", "count", "cpu", "nanoseconds", "timestamp_ns"] + ["pkg.func%d" % k for k in range(NF)]
@@ -66,25 +58,23 @@ with open(out, "wb") as o:
         o.write(f(6, st.encode()))
 EOF
 fi
-if [ ! -f "$D/bomb-2g-samples.pb.gz" ]; then
+if [ ! -f "$D/bomb-2g.gz" ]; then
 	"$PY" - "$D" <<'EOF'
 import sys, zlib
 d = sys.argv[1]
-def gz(path, head, chunk, n):
+def gz(path, n):
     co = zlib.compressobj(9, zlib.DEFLATED, 31)
     with open(path, "wb") as o:
-        o.write(co.compress(head))
         for _ in range(n):
-            o.write(co.compress(chunk))
+            o.write(co.compress(bytes(1 << 20)))
         o.write(co.flush())
-mib = 1 << 20
-gz(d + "/bomb-256m.gz", b"", bytes(mib), 256)
-gz(d + "/bomb-2g.gz", b"", bytes(mib), 2048)
-# a valid start (a sample type), then 2 GiB of one 8-byte sample
-sample = bytes([0x12, 6, 0x0a, 1, 1, 0x12, 1, 1])
-gz(d + "/bomb-2g-samples.pb.gz", bytes([0x0a, 4, 8, 1, 16, 2]), sample * (mib // len(sample)), 2048)
+gz(d + "/bomb-256m.gz", 256)
+gz(d + "/bomb-2g.gz", 2048)
 EOF
 fi
+# a valid start, then 2 GiB of one 8-byte sample
+[ -f "$D/bomb-2g-samples.pb.gz" ] ||
+	"$PY" "$FK_SRCDIR/tests/pbgen.py" samples 268435456 "$D/bomb-2g-samples.pb.gz"
 if [ ! -f "$D/chain-100k.cpuprofile" ]; then
 	"$PY" - "$D/chain-100k.cpuprofile" 100000 <<'EOF'
 import json, sys

@@ -80,60 +80,21 @@ ok $([ "$rc" -eq 0 ] && cmp -s "$TMP/children.exp" "$TMP/html0.got"; echo $?) \
 LIMIT="refused, as a decompression bomb or an endless stream would be; a larger --max-input-size reads it"
 AUTO="auto: 8388608 bytes for this file" # 8 MiB: 16 times a small file is less
 
-# pb.py KIND N OUT: KIND string, a gzip pprof whose string table holds one
-# 64 MiB string (65 KB on disk); samples, a gzip pprof of N samples of one
-# stack ("f"), 8 bytes each; endless, an endless raw stream of samples on
-# stdout.
-cat > "$TMP/pb.py" <<'EOF'
-import gzip, sys
-def v(x):
-    b = bytearray()
-    while True:
-        c = x & 0x7f
-        x >>= 7
-        if not x:
-            b.append(c)
-            return bytes(b)
-        b.append(c | 0x80)
-def f(n, p): return v(n << 3 | 2) + v(len(p)) + p
-head = f(1, bytes([8, 1, 16, 2]))
-sample = f(2, f(1, v(1)) + f(2, v(1)))
-tail = f(4, bytes([8, 1]) + f(4, bytes([8, 1]))) + f(5, bytes([8, 1, 16, 3])) + \
-       b"".join(f(6, s) for s in (b"", b"samples", b"count", b"f"))
-kind = sys.argv[1]
-if kind == "endless":
-    out = sys.stdout.buffer
-    out.write(head)
-    try:
-        while True:
-            out.write(sample * 4096)
-    except BrokenPipeError:
-        sys.exit(0)
-with gzip.open(sys.argv[3], "wb", compresslevel=9) as o:
-    o.write(head)
-    if kind == "string":
-        o.write(bytes([0x32]) + v(64 << 20))
-        for _ in range(64):
-            o.write(b"a" * (1 << 20))
-    else:
-        n = int(sys.argv[2])
-        for _ in range(n // 1024):
-            o.write(sample * 1024)
-        o.write(tail)
-EOF
+# tests/pbgen.py writes the pprof files and streams by hand.
+PBGEN="$FK_SRCDIR/tests/pbgen.py"
 
-"$PY" "$TMP/pb.py" string 0 "$TMP/string.pb.gz"
+"$PY" "$PBGEN" string 0 "$TMP/string.pb.gz"
 run "$FLAMEKIT" collapse --format pprof "$TMP/string.pb.gz"
 is "$rc:$out:$err" "1::flamekit: $TMP/string.pb.gz: the input holds more than --max-input-size allows ($AUTO): $LIMIT" \
 	"pprof: a 65 KB gzip holding a 64 MiB string is refused at the default limit"
 
-"$PY" "$TMP/pb.py" samples 524288 "$TMP/samples.pb.gz"
+"$PY" "$PBGEN" samples 524288 "$TMP/samples.pb.gz"
 run "$FLAMEKIT" collapse --format pprof "$TMP/samples.pb.gz"
 is "$rc:$out:$err" "0:f 524288:" "pprof: 524,288 samples (4 MiB inflated from 6 KB) are read at the default limit"
 run "$FLAMEKIT" collapse --format pprof --max-input-size 2M "$TMP/samples.pb.gz"
 is "$rc:$out:$err" "1::flamekit: $TMP/samples.pb.gz: the input holds more than --max-input-size allows (2M): $LIMIT" \
 	"pprof: the same refused with --max-input-size 2M"
-"$PY" "$TMP/pb.py" samples 1048576 "$TMP/samples2.pb.gz"
+"$PY" "$PBGEN" samples 1048576 "$TMP/samples2.pb.gz"
 run "$FLAMEKIT" collapse --format pprof "$TMP/samples2.pb.gz"
 is "$rc:$out:$err" "1::flamekit: $TMP/samples2.pb.gz: the input holds more than --max-input-size allows ($AUTO): $LIMIT" \
 	"pprof: twice as many (8 MiB and 45 bytes from 12 KB) refused at the default limit"
@@ -146,7 +107,7 @@ run "$FLAMEKIT" collapse --format pprof --max-input-size 12X "$TMP/samples.pb.gz
 is "$rc:$out:$err" "2::flamekit: [input:pprof] --max-input-size takes auto or a number of bytes with an optional K, M, G or T suffix (0: no limit), not \"12X\"" \
 	"pprof: a bad --max-input-size is refused before reading"
 
-"$PY" "$TMP/pb.py" endless | "$FLAMEKIT" collapse --format pprof --max-input-size 1M - > "$TMP/endless.out" 2> "$TMP/endless.err"
+"$PY" "$PBGEN" endless | "$FLAMEKIT" collapse --format pprof --max-input-size 1M - > "$TMP/endless.out" 2> "$TMP/endless.err"
 is "$?:$(cat "$TMP/endless.out"):$(cat "$TMP/endless.err")" \
 	"1::flamekit: <stdin>: the input holds more than --max-input-size allows (1M): $LIMIT" \
 	"pprof: an endless stream of samples on stdin is refused at the limit"

@@ -87,4 +87,4 @@ EXTRA_DIST += tests/interop.sh tests/interop.py \
 # Bounded on hostile input: deep V8 and report chains, decompression bombs,
 # /dev/zero, --max-input-size (tests/bounds.sh; timings in bench/70-bounds.sh).
 TESTS += tests/bounds.sh
-EXTRA_DIST += tests/bounds.sh
+EXTRA_DIST += tests/bounds.sh tests/pbgen.py

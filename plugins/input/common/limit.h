@@ -72,6 +72,15 @@ static inline int fk_limit_check(const struct fk_host *h, const char *text)
 	return FK_ERR_USAGE;
 }
 
+/* A plugin's check() callback, `fn`, for options struct `st` whose member
+ * `member` holds the option's text. */
+#define FK_LIMIT_CHECK_FN(fn, st, member)                                     \
+	static int fn(const struct fk_host *h, const void *op, const char *where) \
+	{                                                                       \
+		(void)where;                                                    \
+		return fk_limit_check(h, ((const st *)op)->member);             \
+	}
+
 /* The limit for input `in` from the option's text (checked already). */
 static inline void fk_limit_for(const struct fk_host *h, struct fk_input *in, const char *text,
                                 struct fk_input_limit *l)

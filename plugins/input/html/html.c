@@ -726,13 +726,7 @@ static int read_all(struct rd *r)
 	}
 }
 
-static int check(const struct fk_host *h, const void *op, const char *where)
-{
-	const struct opts *o = op;
-
-	(void)where;
-	return fk_limit_check(h, o->max_input_size);
-}
+FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {

@@ -595,13 +595,7 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 	return rc;
 }
 
-static int check(const struct fk_host *h, const void *op, const char *where)
-{
-	const struct opts *o = op;
-
-	(void)where;
-	return fk_limit_check(h, o->max_input_size);
-}
+FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
