@@ -78,10 +78,13 @@ struct map {
 /* A stack seen before: its location ids (cids[at .. at + n)) and the
  * leaf node the host gave for them. */
 struct seen {
-	size_t at, n;
-	fk_node_t node;
-	int used;
+	size_t at;
+	uint32_t n;
+	fk_node_t node;      /* FK_NODE_NONE: an empty slot */
 };
+
+#define CACHE_MIN 1024
+#define CACHE_MAX ((size_t)1 << 22)
 
 struct ctx {
 	const struct fk_host *h;
@@ -486,33 +489,62 @@ static int frames_of(struct ctx *c, const Perftools__Profiles__Sample *s, size_t
 	return 0;
 }
 
-/* The cache slot for sample s's stack: the one holding the same location
- * ids, or the empty one where it goes. */
-static struct seen *cache_slot(const struct ctx *c, const Perftools__Profiles__Sample *s)
+static size_t ids_hash(const uint64_t *ids, size_t n)
 {
 	uint64_t hash = 1469598103934665603ull;
-	size_t k;
 
-	for (k = 0; k < s->n_location_id; k++)
-		hash = (hash ^ s->location_id[k]) * 1099511628211ull;
-	for (k = (size_t)(hash ^ (hash >> 29)) & c->cache_mask;; k = (k + 1) & c->cache_mask) {
+	for (size_t k = 0; k < n; k++)
+		hash = (hash ^ ids[k]) * 1099511628211ull;
+	return (size_t)(hash ^ (hash >> 29));
+}
+
+/* The cache slot for the stack of location ids ids[0..n): the one holding
+ * the same ids, or the empty one where it goes. */
+static struct seen *cache_slot(const struct ctx *c, const uint64_t *ids, size_t n)
+{
+	for (size_t k = ids_hash(ids, n) & c->cache_mask;; k = (k + 1) & c->cache_mask) {
 		struct seen *e = &c->cache[k];
-		if (!e->used)
+		if (e->node == FK_NODE_NONE)
 			return e;
-		if (e->n == s->n_location_id &&
-		    (e->n == 0 || !memcmp(c->cids + e->at, s->location_id, e->n * sizeof *s->location_id)))
+		if (e->n == n && (n == 0 || !memcmp(c->cids + e->at, ids, n * sizeof *ids)))
 			return e;
 	}
 }
 
-/* Remember sample s's stack in slot e (a table at most half full, its ids
- * copied); without memory for them, it is not remembered. */
+/* An empty table of cap slots for the cache (the old one moved in), or -1
+ * when there is no memory for it (the old one stays). */
+static int cache_resize(struct ctx *c, size_t cap)
+{
+	struct seen *old = c->cache, *v = c->h->alloc(cap * sizeof *v);
+	size_t oldcap = old ? c->cache_mask + 1 : 0;
+
+	if (!v)
+		return -1;
+	for (size_t k = 0; k < cap; k++)
+		v[k].node = FK_NODE_NONE;
+	c->cache = v;
+	c->cache_mask = cap - 1;
+	for (size_t k = 0; k < oldcap; k++)
+		if (old[k].node != FK_NODE_NONE)
+			*cache_slot(c, c->cids + old[k].at, old[k].n) = old[k];
+	c->h->free(old);
+	return 0;
+}
+
+/* Remember sample s's stack in slot e, its ids copied.  The table grows
+ * as stacks come, kept at most half full, up to CACHE_MAX slots; without
+ * memory, a stack is not remembered. */
 static void cache_keep(struct ctx *c, struct seen *e, const Perftools__Profiles__Sample *s, fk_node_t node)
 {
 	size_t n = s->n_location_id;
 
-	if (node == FK_NODE_NONE || c->cache_used >= (c->cache_mask + 1) / 2)
+	if (node == FK_NODE_NONE || n > UINT32_MAX)
 		return;
+	if (c->cache_used >= (c->cache_mask + 1) / 2) {
+		if (c->cache_mask + 1 >= CACHE_MAX || cache_resize(c, 2 * (c->cache_mask + 1)) < 0)
+			return;
+		e = cache_slot(c, s->location_id, n);
+	}
 	if (c->ncids + n > c->cap_cids) {
 		size_t cap = c->cap_cids ? c->cap_cids : 4096;
 		uint64_t *v;
@@ -526,9 +558,8 @@ static void cache_keep(struct ctx *c, struct seen *e, const Perftools__Profiles_
 	if (n)
 		memcpy(c->cids + c->ncids, s->location_id, n * sizeof *s->location_id);
 	e->at = c->ncids;
-	e->n = n;
+	e->n = (uint32_t)n;
 	e->node = node;
-	e->used = 1;
 	c->ncids += n;
 	c->cache_used++;
 }
@@ -555,8 +586,8 @@ static int push_sample(struct ctx *c, struct fk_sink *sink, const Perftools__Pro
 	smp.weight[0] = (double)s->value[vi];
 	apply_labels(c, s, &smp, &nattrs);
 	/* a stack seen before is pushed by its node: no names to intern */
-	e = c->cache ? cache_slot(c, s) : NULL;
-	if (e && e->used)
+	e = c->cache ? cache_slot(c, s->location_id, s->n_location_id) : NULL;
+	if (e && e->node != FK_NODE_NONE)
 		return push_one(c, sink, &smp, nattrs, e->node, NULL);
 	if ((rc = frames_of(c, s, i, &n)) < 0)
 		return rc;
@@ -572,16 +603,12 @@ static int push_sample(struct ctx *c, struct fk_sink *sink, const Perftools__Pro
 static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 {
 	struct fk_pprof_data *p = c->pf;
-	size_t cap = 1024, off = 0;
+	size_t off = 0;
 	int rc = 0;
 
-	/* a stack cache of up to 2^22 slots; without memory for it, no cache */
-	while (cap < 2 * p->n_sample && cap < ((size_t)1 << 22))
-		cap *= 2;
-	if ((c->cache = c->h->alloc(cap * sizeof *c->cache)) != NULL) {
-		memset(c->cache, 0, cap * sizeof *c->cache);
-		c->cache_mask = cap - 1;
-	}
+	/* a stack cache growing with the distinct stacks; without memory for
+	 * it, no cache */
+	cache_resize(c, CACHE_MIN);
 	fk_pprof_allocator(&c->pa, c->h);
 	for (size_t i = 0; rc == 0 && i < p->n_sample; i++) {
 		Perftools__Profiles__Sample *s = fk_pprof_sample(p, &c->pa, &off);
