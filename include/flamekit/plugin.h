@@ -82,7 +82,7 @@
  *        input_peek() and input_consume(): a plugin takes many buffered
  *        lines at once (perf's record bodies) instead of calling getline()
  *        for each.
- *   1.5  struct fk_host gains push_child(): a tree-shaped input (V8's node
+ *   1.6  struct fk_host gains push_child(): a tree-shaped input (V8's node
  *        table, a report's tree) names each node's stack by its parent's
  *        node and one frame, so a deep chain costs its length, not its
  *        length squared.
@@ -138,7 +138,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 5
+#define FK_ABI_MINOR 6
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -673,7 +673,7 @@ struct fk_host {
 	int (*input_peek)(struct fk_input *in, const char **data, size_t *len);
 	int (*input_consume)(struct fk_input *in, size_t len, uint64_t lines);
 
-	/* --- appended in ABI 1.5: check with FK_HOST_HAS before use --- */
+	/* --- appended in ABI 1.6: check with FK_HOST_HAS before use --- */
 	/* push_child: the node of the stack `parent`'s stack plus the frame
 	 * fr (FK_NODE_ROOT: the stack of fr alone) into *node, made when it is
 	 * new, without a sample: push_node() (or push_ext()) then adds one.

@@ -335,9 +335,10 @@ static void test_folded_on_a_1_0_host(void **state)
 	fk_registry_free(&r);
 }
 
-/* A 1.4 engine's host table ends before push_child: v8 and html check
- * FK_HOST_HAS and push each stack's frames instead, with the same tree
- * (and on a 1.5 host, push_child gives the nodes push() would). */
+/* An engine older than 1.6 has a host table that ends before push_child:
+ * v8 and html check FK_HOST_HAS and push each stack's frames instead, with
+ * the same tree (and on a 1.6 host, push_child gives the nodes push()
+ * would). */
 static struct fk_profile *v8_on(const struct fk_host *h, const char *text)
 {
 	struct fk_registry r;
@@ -367,7 +368,7 @@ static struct fk_profile *v8_on(const struct fk_host *h, const char *text)
 	return p;
 }
 
-static void test_v8_on_a_1_4_host(void **state)
+static void test_v8_on_a_1_5_host(void **state)
 {
 	static const char text[] =
 		"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\"},\"children\":[2,4]},"
@@ -381,7 +382,7 @@ static void test_v8_on_a_1_4_host(void **state)
 
 	(void)state;
 	old.struct_size = (uint32_t)offsetof(struct fk_host, push_child);
-	old.abi_minor = 4;
+	old.abi_minor = 5;
 	old.push_child = NULL;
 	if (!(p = v8_on(&old, text)))
 		skip();
@@ -483,7 +484,7 @@ int main(void)
 		cmocka_unit_test(test_directory_of_broken_descriptors),
 		cmocka_unit_test(test_check_callback),
 		cmocka_unit_test(test_folded_on_a_1_0_host),
-		cmocka_unit_test(test_v8_on_a_1_4_host),
+		cmocka_unit_test(test_v8_on_a_1_5_host),
 		cmocka_unit_test(test_garbage_file),
 		cmocka_unit_test(test_directory_with_broken_modules),
 		cmocka_unit_test(test_options),

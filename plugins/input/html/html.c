@@ -418,7 +418,7 @@ out:
 }
 
 /* Every node's stack as a tree node of the sink, through push_child (ABI
- * 1.5): a node's from its parent's and its frame, so a chain of n nodes
+ * 1.6): a node's from its parent's and its frame, so a chain of n nodes
  * costs n, not n squared.  Only the nodes on the way to a stack's end get
  * one (a node below which no stack ends holds no frame of the profile).
  * tr->node stays NULL when the host cannot (an older engine, per-sample

@@ -158,7 +158,7 @@ static int stack_of(struct ctx *c, size_t k, size_t *n)
 	return 0;
 }
 
-/* Node k's stack as a tree node, through push_child (ABI 1.5): up from k
+/* Node k's stack as a tree node, through push_child (ABI 1.6): up from k
  * to the first node whose stack is known (the root's is FK_NODE_ROOT),
  * then down again, one frame per node, so every node is named once and a
  * chain of n nodes costs n, not n squared.  *node is FK_NODE_NONE when
