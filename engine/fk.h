@@ -318,6 +318,9 @@ int fk_sink_init(struct fk_sink *s, struct fk_profile *p, int series, unsigned t
 void fk_sink_fini(struct fk_sink *s);
 int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *node);
 int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp);
+/* host->push_child */
+int fk_sink_push_child(struct fk_sink *s, fk_node_t parent, const struct fk_frameref *fr,
+                       fk_node_t *node);
 /* host->push_ext: push (known FK_NODE_NONE) or push_node, with attributes. */
 int fk_sink_push_ext(struct fk_sink *s, fk_node_t known, const struct fk_sample *smp,
                      const struct fk_sample_ext *ext, fk_node_t *out);

@@ -331,4 +331,5 @@ const struct fk_host fk_host = {
 	.input_consume = fk_input_consume,
 	.side_output = fk_writer_side,
 	.side_pending = fk_writer_side_pending,
+	.push_child = fk_sink_push_child,
 };

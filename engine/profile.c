@@ -620,6 +620,24 @@ int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample 
 	return rc < 0 ? rc : push_known(s, node, smp, &none);
 }
 
+int fk_sink_push_child(struct fk_sink *s, fk_node_t parent, const struct fk_frameref *fr,
+                       fk_node_t *node)
+{
+	struct fk_profile *p = s->p;
+	bool plain = plain_name(fr);
+	fk_frame_t id;
+
+	*node = FK_NODE_NONE;
+	if (s->filters)
+		return 0; /* they see whole stacks: the plugin pushes the frames */
+	if (parent >= p->tree.nnodes)
+		return FK_ERR_USAGE;
+	id = intern_frame(p, fr, plain, plain ? fk_intern_hash(fr->name, fr->len) : 0);
+	if (id == FK_FRAME_NONE || (*node = fk_tree_child(&p->tree, parent, id)) == FK_NODE_NONE)
+		return FK_ERR_NOMEM;
+	return 0;
+}
+
 int fk_sink_push_ext(struct fk_sink *s, fk_node_t known, const struct fk_sample *smp,
                      const struct fk_sample_ext *ext, fk_node_t *out)
 {

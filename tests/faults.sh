@@ -109,6 +109,9 @@ walk "graph to flamechart" "g.svg" graph --format perf --flamechart -o g.svg "$D
 walk "graph to html, with samples" "g.html" graph --format perf --output-plugin html -o g.html "$D/perf/names.txt"
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/report.html" "$D/html/hostile.txt"
 walk "collapse an html report" "out.folded" collapse -o out.folded "$TMP/report.html"
+# a report with a timeline (the v8 profile's timed samples), inflated at read-back
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/timed.html" "$D/v8/node.cpuprofile"
+walk "collapse an html report with a timeline" "out.folded" collapse -o out.folded "$TMP/timed.html"
 walk "diff" "d.folded" diff -n -o d.folded "$C/before.folded" "$C/after.folded"
 walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "$C/app.folded"
 # bpftrace, bcc and --demangle (branch formats)

@@ -83,3 +83,8 @@ EXTRA_DIST += tests/interop.sh tests/interop.py \
 	tests/data/pprof/gen.go tests/data/pprof/cpu.pb.gz tests/data/pprof/heap.pb.gz \
 	tests/data/pprof/labels.pb.gz \
 	tests/data/v8/gen.js tests/data/v8/node.cpuprofile
+
+# Bounded on hostile input: deep V8 and report chains, decompression bombs,
+# /dev/zero, --max-input-size (tests/bounds.sh; timings in bench/70-bounds.sh).
+TESTS += tests/bounds.sh
+EXTRA_DIST += tests/bounds.sh tests/pbgen.py

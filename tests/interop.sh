@@ -274,9 +274,10 @@ head -c 700 "$TMP/cpu.pb" > "$TMP/cut.pb"
 hostile "$TMP/cut.pb" pprof "flamekit: $TMP/cut.pb: not a valid pprof profile: its string table is missing or does not start with \"\" (truncated?)" \
 	"pprof: truncated at a field"
 head -c 701 "$TMP/cpu.pb" > "$TMP/cut2.pb"
-hostile "$TMP/cut2.pb" pprof "flamekit: $TMP/cut2.pb: not a pprof profile: its 701 bytes do not decode as a profile.proto message (truncated or corrupt)" \
+# 700 bytes end at a field (above): 701 cut the one starting at byte 700
+hostile "$TMP/cut2.pb" pprof "flamekit: $TMP/cut2.pb: not a pprof profile: byte 700 does not decode as part of a profile.proto message (truncated or corrupt)" \
 	"pprof: truncated inside a field"
-hostile "$NODE" pprof "flamekit: $NODE: not a pprof profile: its 8536 bytes do not decode as a profile.proto message (truncated or corrupt)" \
+hostile "$NODE" pprof "flamekit: $NODE: not a pprof profile: byte 0 does not decode as part of a profile.proto message (truncated or corrupt)" \
 	"pprof: JSON given as pprof"
 : > "$TMP/empty"
 hostile "$TMP/empty" pprof "flamekit: $TMP/empty: not a pprof profile: the input is empty" "pprof: empty input"

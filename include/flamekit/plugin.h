@@ -85,6 +85,10 @@
  *   1.5  struct fk_host gains side_output() and side_pending(): a second
  *        file an output writes (the svg outputs' --cp palette map), written
  *        only when the whole run succeeds, as the outputs are.
+ *   1.6  struct fk_host gains push_child(): a tree-shaped input (V8's node
+ *        table, a report's tree) names each node's stack by its parent's
+ *        node and one frame, so a deep chain costs its length, not its
+ *        length squared.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -137,7 +141,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 5
+#define FK_ABI_MINOR 6
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -687,6 +691,19 @@ struct fk_host {
 	 * file.  Valid until the next call of side_output, write or printf. */
 	int (*side_output)(struct fk_writer *w, const char *path, struct fk_writer **side);
 	const char *(*side_pending)(const char *path, size_t *len);
+	/* --- appended in ABI 1.6: check with FK_HOST_HAS before use --- */
+	/* push_child: the node of the stack `parent`'s stack plus the frame
+	 * fr (FK_NODE_ROOT: the stack of fr alone) into *node, made when it is
+	 * new, without a sample: push_node() (or push_ext()) then adds one.
+	 * For an input whose stacks are a tree (a node and its parent), so
+	 * that each node's stack costs one frame, not its depth.  `parent` is a
+	 * node push(), push_ext() or push_child() gave for this sink.  When
+	 * the sink runs per-sample filters (which see whole stacks, so a
+	 * sample costs its depth anyway) *node is FK_NODE_NONE: push the
+	 * frames instead.  Returns 0 or a negative status (FK_ERR_NOMEM,
+	 * FK_ERR_USAGE for a parent that is not a node of the sink). */
+	int (*push_child)(struct fk_sink *s, fk_node_t parent, const struct fk_frameref *fr,
+	                  fk_node_t *node);
 };
 
 /* Common head of every descriptor. */

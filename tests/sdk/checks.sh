@@ -183,6 +183,43 @@ SNIP
 $CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
 ok $? "ABI 1.4: input_peek() and input_consume() behind FK_HOST_HAS compile"
 
+# 10. ABI 1.6's push_child(), appended as the last member of struct fk_host
+# (after 1.4's input_consume), used behind FK_HOST_HAS with push() as the
+# fallback: a plugin built now still runs on a 1.4 engine.
+{ cat <<'SNIP'
+#include <string.h>
+#include <flamekit/plugin.h>
+_Static_assert(offsetof(struct fk_host, push_child) > offsetof(struct fk_host, input_consume),
+               "push_child is appended after input_consume");
+_Static_assert(sizeof(struct fk_host) == offsetof(struct fk_host, push_child) + sizeof(void (*)(void)),
+               "push_child is the last member");
+_Static_assert(FK_ABI_MAJOR == 1 && FK_ABI_MINOR >= 6, "push_child is ABI 1.6");
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
+{
+	struct fk_frameref f = { "main", 4, 0, NULL, 0 };
+	struct fk_sample smp;
+	fk_node_t node = FK_NODE_NONE;
+	(void)in;
+	(void)o;
+	memset(&smp, 0, sizeof smp);
+	smp.weight[0] = 1;
+	if (FK_HOST_HAS(h, push_child) && h->push_child(s, FK_NODE_ROOT, &f, &node) < 0)
+		return FK_ERR_NOMEM;
+	if (node != FK_NODE_NONE)
+		return h->push_node(s, node, &smp);
+	smp.frames = &f;
+	smp.nframes = 1;
+	return h->push(s, &smp, NULL);
+}
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
+FLAMEKIT_REGISTER_INPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
+st=$?
+ok $st "ABI 1.6: push_child(), the last member of struct fk_host, behind FK_HOST_HAS compiles"
+[ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
+
 # --- check() before any input is read ------------------------------------
 TOPDIR="$FK_BUILDDIR/tests/modules/check"
 printf 'a;b 1\n' > "$TMP/a.folded"

@@ -335,6 +335,70 @@ static void test_folded_on_a_1_0_host(void **state)
 	fk_registry_free(&r);
 }
 
+/* An engine older than 1.6 has a host table that ends before push_child:
+ * v8 and html check FK_HOST_HAS and push each stack's frames instead, with
+ * the same tree (and on a 1.6 host, push_child gives the nodes push()
+ * would). */
+static struct fk_profile *v8_on(const struct fk_host *h, const char *text)
+{
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+	struct fk_profile *p;
+	struct fk_input in;
+	struct fk_sink sink;
+	void *opts;
+
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_load_all(&r), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_INPUT, "v8");
+	if (!pl) { /* built without yajl */
+		fk_registry_free(&r);
+		return NULL;
+	}
+	assert_int_equal(fk_options_new(pl, &opts), 0);
+	assert_non_null(p = fk_profile_new());
+	assert_int_equal(fk_input_open_mem(&in, "mem", text, strlen(text)), 0);
+	assert_int_equal(fk_sink_init(&sink, p, 0, 1, NULL), 0);
+	assert_int_equal(pl->d.in.parse(h, &in, &sink, opts), 0);
+	fk_sink_fini(&sink);
+	assert_int_equal(fk_profile_finish(p), 0);
+	fk_input_close(&in);
+	fk_options_free(pl, opts);
+	fk_registry_free(&r);
+	return p;
+}
+
+static void test_v8_on_a_1_5_host(void **state)
+{
+	static const char text[] =
+		"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\"},\"children\":[2,4]},"
+		"{\"id\":2,\"callFrame\":{\"functionName\":\"a\",\"url\":\"\"},\"children\":[3]},"
+		"{\"id\":3,\"callFrame\":{\"functionName\":\"b\",\"url\":\"\"}},"
+		"{\"id\":4,\"callFrame\":{\"functionName\":\"a;c\",\"url\":\"\"}}],"
+		"\"samples\":[3,3,2,4]}";
+	struct fk_host old = fk_host;
+	struct fk_profile *p, *q;
+	fk_node_t n;
+
+	(void)state;
+	old.struct_size = (uint32_t)offsetof(struct fk_host, push_child);
+	old.abi_minor = 5;
+	old.push_child = NULL;
+	if (!(p = v8_on(&old, text)))
+		skip();
+	assert_non_null(q = v8_on(&fk_host, text));
+	assert_int_equal(p->tree.nnodes, 4); /* root, a, b under a, "a:c" */
+	assert_int_equal(q->tree.nnodes, 4);
+	for (n = 0; n < 4; n++) {
+		assert_int_equal(p->tree.nodes[n].parent, q->tree.nodes[n].parent);
+		assert_int_equal(p->tree.nodes[n].frame, q->tree.nodes[n].frame);
+		assert_true(p->tree.total[n * FK_SERIES_MAX] == q->tree.total[n * FK_SERIES_MAX]);
+	}
+	assert_true(q->tree.total[0] == 4);
+	fk_profile_free(p);
+	fk_profile_free(q);
+}
+
 static void test_garbage_file(void **state)
 {
 	struct fk_registry r;
@@ -420,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_directory_of_broken_descriptors),
 		cmocka_unit_test(test_check_callback),
 		cmocka_unit_test(test_folded_on_a_1_0_host),
+		cmocka_unit_test(test_v8_on_a_1_5_host),
 		cmocka_unit_test(test_garbage_file),
 		cmocka_unit_test(test_directory_with_broken_modules),
 		cmocka_unit_test(test_options),

@@ -5,6 +5,11 @@
  * timeline, so do each sample's thread and its time (to the report's
  * --time-resolution), so the report can be drawn again as a flame chart or
  * per thread.  The format is described in plugins/lib/report/report.h.
+ *
+ * The report is held whole, so it is read only up to --max-input-size
+ * (common/limit.h), its timeline inflated only up to the same limit, and a
+ * file without the generator tag in its first bytes is refused before
+ * more is read (/dev/zero is not read for ever).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +21,20 @@
 
 #include "../../lib/report/b64.h"
 #include "../../lib/report/report.h"
+#include "../common/limit.h"
+
+/* The generator tag must be within the first bytes (page.html puts it at
+ * the top), as the probe looks for it. */
+#define MAGIC_WITHIN 4096
+
+struct opts {
+	const char *max_input_size;
+};
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
+	FK_OPTION_END,
+};
 
 struct names {
 	char **v;
@@ -30,6 +49,7 @@ struct rd {
 	size_t len;
 	const char *data, *end; /* the JSON object */
 	signed char digit[256];
+	struct fk_input_limit lim;
 };
 
 /* The value after "key": in the data object, or NULL. */
@@ -206,8 +226,10 @@ static int next_fw(const char **pp, const char *end, double *v)
 	return 0;
 }
 
-/* Raw inflate of n bytes into a buffer from h->alloc (*out, *outn bytes). */
-static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t n, char **out, size_t *outn)
+/* Raw inflate of n bytes into a buffer from h->alloc (*out, *outn bytes),
+ * at most max bytes: -2 beyond, -1 when damaged or out of memory. */
+static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t n, uint64_t max,
+                       char **out, size_t *outn)
 {
 	z_stream z;
 	size_t cap = n * 4 + 1024;
@@ -215,28 +237,44 @@ static int inflate_all(const struct fk_host *h, const unsigned char *in, size_t 
 
 	memset(&z, 0, sizeof z);
 	*out = NULL;
-	if (inflateInit2(&z, -15) != Z_OK)
-		return -1;
+	if ((zr = inflateInit2(&z, -15)) != Z_OK)
+		return zr == Z_MEM_ERROR ? -3 : -1;
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)n;
 	while (zr != Z_STREAM_END) {
 		char *nb = h->realloc(*out, cap);
-		if (!nb)
+		if (!nb) {
+			rc = -3;
 			goto out;
+		}
 		*out = nb;
 		z.next_out = (Bytef *)*out + z.total_out;
 		z.avail_out = (uInt)(cap - z.total_out);
 		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr == Z_MEM_ERROR)
+			rc = -3;
 		if (zr != Z_OK && zr != Z_STREAM_END)
 			goto out;
 		if (zr == Z_OK && z.avail_out)
 			goto out; /* input ended before the stream did */
+		if (zr == Z_OK && z.total_out >= max) {
+			rc = -2;
+			goto out;
+		}
 		cap *= 2;
+		if (cap > max && max >= z.total_out)
+			cap = (size_t)max + 1; /* one byte over says it is over */
+	}
+	if (z.total_out > max) {
+		rc = -2;
+		goto out;
 	}
 	if (z.total_out == cap) {
 		char *nb = h->realloc(*out, cap + 1);
-		if (!nb)
+		if (!nb) {
+			rc = -3;
 			goto out;
+		}
 		*out = nb;
 	}
 	(*out)[z.total_out] = 0; /* next_num stops at a NUL */
@@ -273,6 +311,7 @@ struct tree {
 	uint32_t *frm, *depth;
 	double *w0, *w1, *used;
 	unsigned char *end;
+	fk_node_t *node;     /* the sink's node of each, or NULL (tree_nodes) */
 	size_t n, cap;
 };
 
@@ -285,6 +324,7 @@ static void tree_free(const struct fk_host *h, struct tree *t)
 	h->free(t->w1);
 	h->free(t->used);
 	h->free(t->end);
+	h->free(t->node);
 }
 
 static int tree_grow(const struct fk_host *h, struct tree *t)
@@ -377,11 +417,63 @@ out:
 	return rc;
 }
 
-/* Push one stack: node k's path, root first. */
+/* Every node's stack as a tree node of the sink, through push_child (ABI
+ * 1.6): a node's from its parent's and its frame, so a chain of n nodes
+ * costs n, not n squared.  Only the nodes on the way to a stack's end get
+ * one (a node below which no stack ends holds no frame of the profile).
+ * tr->node stays NULL when the host cannot (an older engine, per-sample
+ * filters): push_node then pushes each path. */
+static int tree_nodes(struct rd *r, struct fk_sink *sink, const struct names *nm, struct tree *tr)
+{
+	const struct fk_host *h = r->h;
+	unsigned char *need;
+	int rc = 0;
+
+	if (!FK_HOST_HAS(h, push_child) || tr->n == 0)
+		return 0;
+	need = h->alloc(tr->n);
+	tr->node = h->alloc(tr->n * sizeof *tr->node);
+	if (!need || !tr->node) {
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
+	memcpy(need, tr->end, tr->n);
+	for (size_t k = tr->n; k-- > 0;) /* parents come before children */
+		if (need[k] && tr->par[k] >= 0)
+			need[tr->par[k]] = 1;
+	for (size_t k = 0; k < tr->n; k++) {
+		struct fk_frameref f;
+		tr->node[k] = FK_NODE_NONE;
+		if (!need[k])
+			continue;
+		memset(&f, 0, sizeof f);
+		f.name = nm->v[tr->frm[k]];
+		f.len = nm->len[tr->frm[k]];
+		if ((rc = h->push_child(sink, tr->par[k] < 0 ? FK_NODE_ROOT : tr->node[tr->par[k]], &f,
+		                        &tr->node[k])) < 0)
+			goto out;
+		if (tr->node[k] == FK_NODE_NONE) {
+			h->free(tr->node);
+			tr->node = NULL;
+			break;
+		}
+	}
+out:
+	h->free(need);
+	if (rc == FK_ERR_NOMEM)
+		return h->input_error(r->in, 0, "out of memory");
+	return rc;
+}
+
+/* Push one stack: node k's, by its tree node when known, else its path,
+ * root first. */
 static int push_node(struct rd *r, struct fk_sink *sink, const struct names *nm, const struct tree *tr, size_t k,
                      struct fk_sample *smp, struct fk_frameref **fr, size_t *cap)
 {
 	size_t d = tr->depth[k];
+
+	if (tr->node)
+		return r->h->push_node(sink, tr->node[k], smp);
 	if (grow_path(r->h, fr, cap, d) < 0)
 		return r->h->input_error(r->in, 0, "out of memory");
 	for (int32_t n = (int32_t)k; n >= 0; n = tr->par[n]) {
@@ -532,7 +624,15 @@ static int push_timeline(struct rd *r, struct fk_sink *sink, const struct names 
 	if (!raw)
 		return h->input_error(r->in, 0, "out of memory");
 	rawn = fk_b64_decode(tl + 1, tlen, raw);
-	if (rawn < 0 || inflate_all(h, raw, (size_t)rawn, &dig, &dn) < 0) {
+	if (rawn >= 0 && (rc = inflate_all(h, raw, (size_t)rawn, r->lim.bytes, &dig, &dn)) == -2) {
+		rc = fk_limit_exceeded(h, r->in, &r->lim);
+		goto out;
+	}
+	if (rc == -3) {
+		rc = h->input_error(r->in, 0, "out of memory");
+		goto out;
+	}
+	if (rawn < 0 || rc < 0) {
 		rc = h->input_error(r->in, 0, "the report's timeline is damaged (not deflated base64)");
 		goto out;
 	}
@@ -561,6 +661,8 @@ static int push_tree(struct rd *r, struct fk_sink *sink, const struct names *nm)
 	size_t cap = 0;
 	int rc = read_tree(r, nm, &tr, two);
 
+	if (rc == 0)
+		rc = tree_nodes(r, sink, nm, &tr);
 	if (rc == 0 && !two)
 		rc = push_timeline(r, sink, nm, &tr, &fr, &cap);
 	for (size_t k = 0; rc == 0 && k < tr.n; k++) {
@@ -578,38 +680,68 @@ static int push_tree(struct rd *r, struct fk_sink *sink, const struct names *nm)
 	return rc;
 }
 
-static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *opts)
+/* Whether the generator tag is in buf[0..len) where the probe looks. */
+static int has_magic(const char *buf, size_t len)
 {
+	size_t m = strlen(REPORT_MAGIC);
+	for (size_t i = 0; i + m <= len && i < MAGIC_WITHIN; i++)
+		if (buf[i] == '<' && memcmp(buf + i, REPORT_MAGIC, m) == 0)
+			return 1;
+	return 0;
+}
+
+/* The whole report into r->buf (NUL-terminated), up to the limit, the
+ * generator tag checked as soon as its bytes are in. */
+static int read_all(struct rd *r)
+{
+	const struct fk_host *h = r->h;
+	size_t cap = 1 << 20;
+	int checked = 0;
+
+	if (!(r->buf = h->alloc(cap + 1)))
+		return FK_ERR_NOMEM;
+	for (;;) {
+		ssize_t n;
+		if (r->len == cap) {
+			char *nb = h->realloc(r->buf, cap * 2 + 1);
+			if (!nb)
+				return FK_ERR_NOMEM;
+			r->buf = nb;
+			cap *= 2;
+		}
+		n = h->read(r->in, r->buf + r->len, cap - r->len);
+		if (n < 0)
+			return (int)n;
+		r->len += (size_t)n;
+		if (!checked && (n == 0 || r->len >= MAGIC_WITHIN + strlen(REPORT_MAGIC))) {
+			if (!has_magic(r->buf, r->len))
+				return h->input_error(r->in, 0, "not a flamekit HTML report: no %s in its first "
+				                      "%d bytes", REPORT_MAGIC, MAGIC_WITHIN);
+			checked = 1;
+		}
+		if (n == 0)
+			return 0;
+		if (r->len > r->lim.bytes)
+			return fk_limit_exceeded(h, r->in, &r->lim);
+	}
+}
+
+FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
+{
+	const struct opts *o = op;
 	struct rd r = { .h = h, .in = in };
 	struct names nm = { 0 };
-	size_t cap = 1 << 20;
 	int rc = 0;
 	char unit[64];
 	const char *u;
 
-	(void)opts;
-	r.buf = h->alloc(cap + 1);
-	if (!r.buf)
-		return h->input_error(in, 0, "out of memory");
-	for (;;) {
-		ssize_t n;
-		if (r.len == cap) {
-			char *nb = h->realloc(r.buf, cap * 2 + 1);
-			if (!nb) {
-				rc = h->input_error(in, 0, "out of memory");
-				goto out;
-			}
-			r.buf = nb;
-			cap *= 2;
-		}
-		n = h->read(in, r.buf + r.len, cap - r.len);
-		if (n < 0) {
-			rc = (int)n;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		r.len += (size_t)n;
+	fk_limit_for(h, in, o->max_input_size, &r.lim);
+	if ((rc = read_all(&r)) < 0) {
+		if (rc == FK_ERR_NOMEM)
+			rc = h->input_error(in, 0, "out of memory");
+		goto out;
 	}
 	r.buf[r.len] = 0;
 	r.data = strstr(r.buf, REPORT_DATA_OPEN);
@@ -653,11 +785,7 @@ out:
  * of page.html. */
 static int probe(const unsigned char *buf, size_t len)
 {
-	size_t m = strlen(REPORT_MAGIC);
-	for (size_t i = 0; i + m <= len && i < 4096; i++)
-		if (buf[i] == '<' && memcmp(buf + i, REPORT_MAGIC, m) == 0)
-			return 100;
-	return 0;
+	return has_magic((const char *)buf, len) ? 100 : 0;
 }
 
 static struct fk_input_plugin plugin = {
@@ -665,9 +793,12 @@ static struct fk_input_plugin plugin = {
 		.name = "html",
 		.version = "1.0",
 		.description = "the profile inside a flamekit HTML report (output plugin html)",
+		.options = options,
+		.options_size = sizeof(struct opts),
 	},
 	.probe = probe,
 	.parse = parse,
+	.check = check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

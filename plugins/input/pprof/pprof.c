@@ -26,7 +26,10 @@
  * a numeric one's as decimal text (its unit dropped).  An engine older
  * than 1.3 gets the samples without them.
  *
- * A profile is one message, so the whole input is read into memory first.
+ * The profile is read field by field (plugins/lib/pprof/stream.c): its
+ * tables in compact form, its samples as bytes unpacked one at a time, so
+ * memory follows what the profile holds, not its inflated bytes; an input
+ * holding more than --max-input-size is refused (common/limit.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,11 +37,13 @@
 #include <string.h>
 
 #include "fk_pprof.h"
+#include "../common/limit.h"
 #include "../common/time.h"
 
 struct opts {
 	const char *sample_type;
 	int all, addresses;
+	const char *max_input_size;
 };
 
 static const struct fk_option options[] = {
@@ -50,6 +55,7 @@ static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_FLAG, "addresses", "0", struct opts, addresses,
 	          "name a location without symbols by its address (0x...), not as go tool pprof "
 	          "-traces does ([binary] or <unknown>)"),
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
 	FK_OPTION_END,
 };
 
@@ -69,17 +75,22 @@ struct map {
 
 #define NONE ((size_t)-1)
 
-/* A stack seen before: its location ids (those of sample `smp`) and the
+/* A stack seen before: its location ids (cids[at .. at + n)) and the
  * leaf node the host gave for them. */
 struct seen {
-	size_t smp;          /* sample index + 1, 0 for an empty slot */
-	fk_node_t node;
+	size_t at;
+	uint32_t n;
+	fk_node_t node;      /* FK_NODE_NONE: an empty slot */
 };
+
+#define CACHE_MIN 1024
+#define CACHE_MAX ((size_t)1 << 22)
 
 struct ctx {
 	const struct fk_host *h;
 	struct fk_input *in;
-	const fk_pprof_profile *pf;
+	struct fk_pprof_data *pf;
+	struct fk_pprof_alloc pa;  /* for the samples, one at a time */
 	struct map locs, funcs, maps;
 	/* every location's frames, leaf first: lf[lstart[i] .. lstart[i+1]) */
 	struct fk_frameref *lf;
@@ -90,6 +101,8 @@ struct ctx {
 	size_t cap_refs;
 	struct seen *cache;
 	size_t cache_mask, cache_used;
+	uint64_t *cids;      /* the cached stacks' location ids */
+	size_t ncids, cap_cids;
 	size_t frames_max, frames_left; /* the budget below */
 	int all, addresses;
 	/* a sample's other labels as attributes; nums[i] holds label i's
@@ -128,7 +141,7 @@ static size_t find(const struct map *m, uint64_t id)
 }
 
 /* Sort ids for lookup, refusing 0 and duplicates. */
-static int make_index(struct ctx *c, struct map *m, size_t n, uint64_t (*id)(const fk_pprof_profile *, size_t),
+static int make_index(struct ctx *c, struct map *m, size_t n, uint64_t (*id)(const struct fk_pprof_data *, size_t),
                       const char *what)
 {
 	struct idx *v = c->h->alloc((n ? n : 1) * sizeof *v);
@@ -157,12 +170,12 @@ static int make_index(struct ctx *c, struct map *m, size_t n, uint64_t (*id)(con
 	return 0;
 }
 
-static uint64_t loc_id(const fk_pprof_profile *p, size_t i) { return p->location[i]->id; }
-static uint64_t func_id(const fk_pprof_profile *p, size_t i) { return p->function[i]->id; }
-static uint64_t map_id(const fk_pprof_profile *p, size_t i) { return p->mapping[i]->id; }
+static uint64_t loc_id(const struct fk_pprof_data *p, size_t i) { return p->location[i].id; }
+static uint64_t func_id(const struct fk_pprof_data *p, size_t i) { return p->function[i].id; }
+static uint64_t map_id(const struct fk_pprof_data *p, size_t i) { return p->mapping[i].id; }
 
 /* The string at index k, or NULL when k is out of the table. */
-static const char *str(const fk_pprof_profile *p, int64_t k)
+static const char *str(const struct fk_pprof_data *p, int64_t k)
 {
 	return k >= 0 && (uint64_t)k < p->n_string_table ? p->string_table[k] : NULL;
 }
@@ -176,26 +189,26 @@ static int bad_string(struct ctx *c, const char *what, int64_t k)
 /* The value index to weigh by, from --sample-type or the defaults. */
 static int pick_value(struct ctx *c, const char *want, size_t *vi)
 {
-	const fk_pprof_profile *p = c->pf;
+	const struct fk_pprof_data *p = c->pf;
 	char list[512];
 	size_t ll = 0;
 
 	if (p->n_sample_type == 0)
 		return c->h->input_error(c->in, 0, "not a valid pprof profile: no sample types");
 	for (size_t i = 0; i < p->n_sample_type; i++) {
-		const char *t = str(p, p->sample_type[i]->type), *u = str(p, p->sample_type[i]->unit);
+		const char *t = str(p, p->sample_type[i].type), *u = str(p, p->sample_type[i].unit);
 		if (!t || !u)
-			return bad_string(c, "a sample type", !t ? p->sample_type[i]->type : p->sample_type[i]->unit);
+			return bad_string(c, "a sample type", !t ? p->sample_type[i].type : p->sample_type[i].unit);
 	}
 	if (!want) {
 		*vi = p->n_sample_type - 1;
 		for (size_t i = 0; p->default_sample_type > 0 && i < p->n_sample_type; i++)
-			if (p->sample_type[i]->type == p->default_sample_type)
+			if (p->sample_type[i].type == p->default_sample_type)
 				*vi = i;
 		return 0;
 	}
 	for (size_t i = 0; i < p->n_sample_type; i++) {
-		const char *t = str(p, p->sample_type[i]->type);
+		const char *t = str(p, p->sample_type[i].type);
 		if (strcmp(t, want) == 0) {
 			*vi = i;
 			return 0;
@@ -210,63 +223,68 @@ static int pick_value(struct ctx *c, const char *want, size_t *vi)
 
 /* Whether label lb holds the sample's time: a numeric "timestamp" or
  * "timestamp_ns" (nanoseconds). */
-static bool time_label(const fk_pprof_profile *p, const Perftools__Profiles__Label *lb)
+static bool time_label(const struct fk_pprof_data *p, const Perftools__Profiles__Label *lb)
 {
 	const char *key = p->string_table[lb->key];
 
 	return lb->str == 0 && (!strcmp(key, "timestamp") || !strcmp(key, "timestamp_ns"));
 }
 
-/* Check every reference once, so the sample loop can trust them, and
- * every time (common/time.h). */
+/* Check every reference of the tables once, so the sample loop can trust
+ * them. */
 static int check_refs(struct ctx *c)
 {
-	const fk_pprof_profile *p = c->pf;
+	const struct fk_pprof_data *p = c->pf;
 
 	for (size_t i = 0; i < p->n_function; i++) {
-		const Perftools__Profiles__Function *f = p->function[i];
+		const struct fk_pprof_func *f = &p->function[i];
 		if (!str(p, f->name))
 			return bad_string(c, "a function name", f->name);
 		if (!str(p, f->system_name))
 			return bad_string(c, "a function's system name", f->system_name);
 	}
 	for (size_t i = 0; i < p->n_mapping; i++)
-		if (!str(p, p->mapping[i]->filename))
-			return bad_string(c, "a mapping's file name", p->mapping[i]->filename);
+		if (!str(p, p->mapping[i].filename))
+			return bad_string(c, "a mapping's file name", p->mapping[i].filename);
 	for (size_t i = 0; i < p->n_location; i++) {
-		const Perftools__Profiles__Location *l = p->location[i];
+		const struct fk_pprof_loc *l = &p->location[i];
 		if (l->mapping_id && find(&c->maps, l->mapping_id) == NONE)
 			return c->h->input_error(c->in, 0, "not a valid pprof profile: location %" PRIu64
 			                         " names mapping %" PRIu64 ", which is not in the profile",
 			                         l->id, l->mapping_id);
-		for (size_t k = 0; k < l->n_line; k++)
-			if (find(&c->funcs, l->line[k]->function_id) == NONE)
+		for (size_t k = 0; k < l->nline; k++)
+			if (find(&c->funcs, p->line_func[l->line0 + k]) == NONE)
 				return c->h->input_error(c->in, 0, "not a valid pprof profile: location %" PRIu64
 				                         " names function %" PRIu64 ", which is not in the profile",
-				                         l->id, l->line[k]->function_id);
+				                         l->id, p->line_func[l->line0 + k]);
 	}
-	for (size_t i = 0; i < p->n_sample; i++) {
-		const Perftools__Profiles__Sample *s = p->sample[i];
-		if (s->n_value != p->n_sample_type)
-			return c->h->input_error(c->in, 0, "not a valid pprof profile: sample %zu has %zu values "
-			                         "for %zu sample types", i + 1, s->n_value, p->n_sample_type);
-		for (size_t k = 0; k < s->n_location_id; k++)
-			if (find(&c->locs, s->location_id[k]) == NONE)
-				return c->h->input_error(c->in, 0, "not a valid pprof profile: sample %zu names "
-				                         "location %" PRIu64 ", which is not in the profile",
-				                         i + 1, s->location_id[k]);
-		for (size_t k = 0; k < s->n_label; k++) {
-			const Perftools__Profiles__Label *lb = s->label[k];
-			if (!str(p, lb->key) || !str(p, lb->str) || !str(p, lb->num_unit))
-				return bad_string(c, "a sample label", !str(p, lb->key) ? lb->key :
-				                  !str(p, lb->str) ? lb->str : lb->num_unit);
-			if (time_label(p, lb) && !fk_time_ns_fits_i64(lb->num))
-				return c->h->input_error(c->in, 0, "not a usable pprof profile: sample %zu's "
-				                         "%s label is %" PRId64 " ns, beyond the "
-				                         FK_TIME_YEARS " years either side of 0 that "
-				                         "flamekit's times hold", i + 1,
-				                         p->string_table[lb->key], lb->num);
-		}
+	return 0;
+}
+
+/* Check sample i's references, and its time (common/time.h). */
+static int check_sample(struct ctx *c, const Perftools__Profiles__Sample *s, size_t i)
+{
+	const struct fk_pprof_data *p = c->pf;
+
+	if (s->n_value != p->n_sample_type)
+		return c->h->input_error(c->in, 0, "not a valid pprof profile: sample %zu has %zu values "
+		                         "for %zu sample types", i + 1, s->n_value, p->n_sample_type);
+	for (size_t k = 0; k < s->n_location_id; k++)
+		if (find(&c->locs, s->location_id[k]) == NONE)
+			return c->h->input_error(c->in, 0, "not a valid pprof profile: sample %zu names "
+			                         "location %" PRIu64 ", which is not in the profile",
+			                         i + 1, s->location_id[k]);
+	for (size_t k = 0; k < s->n_label; k++) {
+		const Perftools__Profiles__Label *lb = s->label[k];
+		if (!str(p, lb->key) || !str(p, lb->str) || !str(p, lb->num_unit))
+			return bad_string(c, "a sample label", !str(p, lb->key) ? lb->key :
+			                  !str(p, lb->str) ? lb->str : lb->num_unit);
+		if (time_label(p, lb) && !fk_time_ns_fits_i64(lb->num))
+			return c->h->input_error(c->in, 0, "not a usable pprof profile: sample %zu's "
+			                         "%s label is %" PRId64 " ns, beyond the "
+			                         FK_TIME_YEARS " years either side of 0 that "
+			                         "flamekit's times hold", i + 1,
+			                         p->string_table[lb->key], lb->num);
 	}
 	return 0;
 }
@@ -276,7 +294,7 @@ static int check_refs(struct ctx *c)
 static void apply_labels(struct ctx *c, const Perftools__Profiles__Sample *s,
                          struct fk_sample *smp, size_t *nattrs)
 {
-	const fk_pprof_profile *p = c->pf;
+	const struct fk_pprof_data *p = c->pf;
 
 	*nattrs = 0;
 	for (size_t k = 0; k < s->n_label; k++) {
@@ -312,24 +330,23 @@ static void apply_labels(struct ctx *c, const Perftools__Profiles__Sample *s,
 	}
 }
 
-/* Room for the labels of the sample with the most, when the engine takes
- * attributes. */
-static int attr_space(struct ctx *c)
+/* Room for the labels of sample s, when the engine takes attributes. */
+static int attr_space(struct ctx *c, const Perftools__Profiles__Sample *s)
 {
-	size_t most = 0;
+	size_t cap = c->cap_attrs ? c->cap_attrs : 8;
+	void *a, *n;
 
-	if (!FK_HOST_HAS(c->h, push_ext))
+	if (!FK_HOST_HAS(c->h, push_ext) || s->n_label <= c->cap_attrs)
 		return 0;
-	for (size_t i = 0; i < c->pf->n_sample; i++)
-		if (c->pf->sample[i]->n_label > most)
-			most = c->pf->sample[i]->n_label;
-	if (most == 0)
-		return 0;
-	c->attrs = c->h->alloc(most * sizeof *c->attrs);
-	c->nums = c->h->alloc(most * sizeof *c->nums);
-	if (!c->attrs || !c->nums)
+	while (cap < s->n_label)
+		cap *= 2;
+	if (!(a = c->h->realloc(c->attrs, cap * sizeof *c->attrs)))
 		return FK_ERR_NOMEM;
-	c->cap_attrs = most;
+	c->attrs = a;
+	if (!(n = c->h->realloc(c->nums, cap * sizeof *c->nums)))
+		return FK_ERR_NOMEM;
+	c->nums = n;
+	c->cap_attrs = cap;
 	return 0;
 }
 
@@ -352,10 +369,10 @@ static int push_one(struct ctx *c, struct fk_sink *sink, const struct fk_sample 
 /* The frame of a location without lines: as go tool pprof -traces names
  * it ("[binary]" from its mapping's file, else "<unknown>"), or its
  * address with --addresses. */
-static struct fk_frameref unsymbolized(struct ctx *c, const Perftools__Profiles__Location *l, size_t i)
+static struct fk_frameref unsymbolized(struct ctx *c, const struct fk_pprof_loc *l, size_t i)
 {
-	const fk_pprof_profile *p = c->pf;
-	const char *file = l->mapping_id ? p->string_table[p->mapping[find(&c->maps, l->mapping_id)]->filename] : "";
+	const struct fk_pprof_data *p = c->pf;
+	const char *file = l->mapping_id ? p->string_table[p->mapping[find(&c->maps, l->mapping_id)].filename] : "";
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	struct fk_frameref r;
 
@@ -379,7 +396,7 @@ static struct fk_frameref unsymbolized(struct ctx *c, const Perftools__Profiles_
 /* "[basename]" for every mapping, for unsymbolized locations. */
 static int mapping_names(struct ctx *c)
 {
-	const fk_pprof_profile *p = c->pf;
+	const struct fk_pprof_data *p = c->pf;
 
 	if (p->n_mapping == 0)
 		return 0;
@@ -388,7 +405,7 @@ static int mapping_names(struct ctx *c)
 		return FK_ERR_NOMEM;
 	memset(c->mapnames, 0, p->n_mapping * sizeof *c->mapnames);
 	for (size_t i = 0; i < p->n_mapping; i++) {
-		const char *file = p->string_table[p->mapping[i]->filename];
+		const char *file = p->string_table[p->mapping[i].filename];
 		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 		size_t n = strlen(base);
 		if (!(c->mapnames[i] = c->h->alloc(n + 3)))
@@ -404,11 +421,11 @@ static int mapping_names(struct ctx *c)
 /* Every location's frames, leaf first, once (references checked). */
 static int location_frames(struct ctx *c)
 {
-	const fk_pprof_profile *p = c->pf;
+	const struct fk_pprof_data *p = c->pf;
 	size_t total = 0, at = 0;
 
 	for (size_t i = 0; i < p->n_location; i++)
-		total += p->location[i]->n_line ? p->location[i]->n_line : 1;
+		total += p->location[i].nline ? p->location[i].nline : 1;
 	c->lstart = c->h->alloc((p->n_location + 1) * sizeof *c->lstart);
 	c->lf = c->h->alloc((total ? total : 1) * sizeof *c->lf);
 	c->addrs = c->h->alloc((p->n_location ? p->n_location : 1) * sizeof *c->addrs);
@@ -416,20 +433,20 @@ static int location_frames(struct ctx *c)
 		return FK_ERR_NOMEM;
 	memset(c->lf, 0, (total ? total : 1) * sizeof *c->lf);
 	for (size_t i = 0; i < p->n_location; i++) {
-		const Perftools__Profiles__Location *l = p->location[i];
+		const struct fk_pprof_loc *l = &p->location[i];
 		c->lstart[i] = at;
-		if (l->n_line == 0) {
+		if (l->nline == 0) {
 			c->lf[at++] = unsymbolized(c, l, i);
 			continue;
 		}
-		for (size_t j = 0; j < l->n_line; j++) {
-			const Perftools__Profiles__Function *f = p->function[find(&c->funcs, l->line[j]->function_id)];
+		for (size_t j = 0; j < l->nline; j++) {
+			const struct fk_pprof_func *f = &p->function[find(&c->funcs, p->line_func[l->line0 + j])];
 			const char *name = p->string_table[f->name];
 			if (!*name)
 				name = p->string_table[f->system_name];
 			c->lf[at].name = name;
 			c->lf[at].len = strlen(name);
-			if (c->all && j + 1 < l->n_line)
+			if (c->all && j + 1 < l->nline)
 				c->lf[at].annot = FK_ANNOT_INLINE;
 			at++;
 		}
@@ -438,10 +455,10 @@ static int location_frames(struct ctx *c)
 	return 0;
 }
 
-/* Frames of sample s, root first, into c->refs; *n gets the count. */
-static int frames_of(struct ctx *c, size_t i, size_t *n)
+/* Frames of sample s (number i), root first, into c->refs; *n gets the
+ * count. */
+static int frames_of(struct ctx *c, const Perftools__Profiles__Sample *s, size_t i, size_t *n)
 {
-	const Perftools__Profiles__Sample *s = c->pf->sample[i];
 	size_t m = 0;
 
 	for (size_t k = 0; k < s->n_location_id; k++) {
@@ -472,145 +489,157 @@ static int frames_of(struct ctx *c, size_t i, size_t *n)
 	return 0;
 }
 
-/* The cache slot for sample i's stack: the one holding the same location
- * ids, or the empty one where it goes. */
-static struct seen *cache_slot(const struct ctx *c, size_t i)
+static size_t ids_hash(const uint64_t *ids, size_t n)
 {
-	const Perftools__Profiles__Sample *s = c->pf->sample[i];
 	uint64_t hash = 1469598103934665603ull;
-	size_t k;
 
-	for (k = 0; k < s->n_location_id; k++)
-		hash = (hash ^ s->location_id[k]) * 1099511628211ull;
-	for (k = (size_t)(hash ^ (hash >> 29)) & c->cache_mask;; k = (k + 1) & c->cache_mask) {
+	for (size_t k = 0; k < n; k++)
+		hash = (hash ^ ids[k]) * 1099511628211ull;
+	return (size_t)(hash ^ (hash >> 29));
+}
+
+/* The cache slot for the stack of location ids ids[0..n): the one holding
+ * the same ids, or the empty one where it goes. */
+static struct seen *cache_slot(const struct ctx *c, const uint64_t *ids, size_t n)
+{
+	for (size_t k = ids_hash(ids, n) & c->cache_mask;; k = (k + 1) & c->cache_mask) {
 		struct seen *e = &c->cache[k];
-		const Perftools__Profiles__Sample *o;
-		if (!e->smp)
+		if (e->node == FK_NODE_NONE)
 			return e;
-		o = c->pf->sample[e->smp - 1];
-		if (o->n_location_id == s->n_location_id &&
-		    (s->n_location_id == 0 ||
-		     !memcmp(o->location_id, s->location_id, s->n_location_id * sizeof *s->location_id)))
+		if (e->n == n && (n == 0 || !memcmp(c->cids + e->at, ids, n * sizeof *ids)))
 			return e;
 	}
 }
 
-/* The whole input, which protobuf-c decodes in one piece. */
-static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **out, size_t *outlen)
+/* An empty table of cap slots for the cache (the old one moved in), or -1
+ * when there is no memory for it (the old one stays). */
+static int cache_resize(struct ctx *c, size_t cap)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t r;
+	struct seen *old = c->cache, *v = c->h->alloc(cap * sizeof *v);
+	size_t oldcap = old ? c->cache_mask + 1 : 0;
 
-	for (;;) {
-		if (cap - len < 65536) {
-			size_t nc = cap ? cap * 2 : 262144;
-			unsigned char *nb = h->realloc(buf, nc);
-			if (!nb) {
-				h->free(buf);
-				return FK_ERR_NOMEM;
-			}
-			buf = nb;
-			cap = nc;
-		}
-		r = h->read(in, buf + len, cap - len);
-		if (r < 0) {
-			h->free(buf);
-			return (int)r;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
+	if (!v)
+		return -1;
+	for (size_t k = 0; k < cap; k++)
+		v[k].node = FK_NODE_NONE;
+	c->cache = v;
+	c->cache_mask = cap - 1;
+	for (size_t k = 0; k < oldcap; k++)
+		if (old[k].node != FK_NODE_NONE)
+			*cache_slot(c, c->cids + old[k].at, old[k].n) = old[k];
+	c->h->free(old);
+	return 0;
+}
+
+/* Remember sample s's stack in slot e, its ids copied.  The table grows
+ * as stacks come, kept at most half full, up to CACHE_MAX slots; without
+ * memory, a stack is not remembered. */
+static void cache_keep(struct ctx *c, struct seen *e, const Perftools__Profiles__Sample *s, fk_node_t node)
+{
+	size_t n = s->n_location_id;
+
+	if (node == FK_NODE_NONE || n > UINT32_MAX)
+		return;
+	if (c->cache_used >= (c->cache_mask + 1) / 2) {
+		if (c->cache_mask + 1 >= CACHE_MAX || cache_resize(c, 2 * (c->cache_mask + 1)) < 0)
+			return;
+		e = cache_slot(c, s->location_id, n);
 	}
-	*out = buf;
-	*outlen = len;
+	if (c->ncids + n > c->cap_cids) {
+		size_t cap = c->cap_cids ? c->cap_cids : 4096;
+		uint64_t *v;
+		while (cap < c->ncids + n)
+			cap *= 2;
+		if (!(v = c->h->realloc(c->cids, cap * sizeof *v)))
+			return;
+		c->cids = v;
+		c->cap_cids = cap;
+	}
+	if (n)
+		memcpy(c->cids + c->ncids, s->location_id, n * sizeof *s->location_id);
+	e->at = c->ncids;
+	e->n = (uint32_t)n;
+	e->node = node;
+	c->ncids += n;
+	c->cache_used++;
+}
+
+/* Sample s (number i), checked, pushed. */
+static int push_sample(struct ctx *c, struct fk_sink *sink, const Perftools__Profiles__Sample *s,
+                       size_t i, size_t vi)
+{
+	struct fk_sample smp;
+	struct seen *e;
+	fk_node_t node = FK_NODE_NONE;
+	size_t n = 0, nz = 0, nattrs;
+	int rc;
+
+	if ((rc = check_sample(c, s, i)) < 0 || (rc = attr_space(c, s)) < 0)
+		return rc;
+	/* pprof drops a sample whose values are all zero (its merge does,
+	 * even of one profile): so do we, for the same stacks */
+	for (size_t k = 0; k < s->n_value; k++)
+		nz += s->value[k] != 0;
+	if (nz == 0)
+		return 0;
+	memset(&smp, 0, sizeof smp);
+	smp.weight[0] = (double)s->value[vi];
+	apply_labels(c, s, &smp, &nattrs);
+	/* a stack seen before is pushed by its node: no names to intern */
+	e = c->cache ? cache_slot(c, s->location_id, s->n_location_id) : NULL;
+	if (e && e->node != FK_NODE_NONE)
+		return push_one(c, sink, &smp, nattrs, e->node, NULL);
+	if ((rc = frames_of(c, s, i, &n)) < 0)
+		return rc;
+	smp.frames = c->refs;
+	smp.nframes = n;
+	if ((rc = push_one(c, sink, &smp, nattrs, FK_NODE_NONE, &node)) < 0)
+		return rc;
+	if (e)
+		cache_keep(c, e, s, node);
 	return 0;
 }
 
 static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 {
-	const fk_pprof_profile *p = c->pf;
-	size_t cap = 1024;
+	struct fk_pprof_data *p = c->pf;
+	size_t off = 0;
+	int rc = 0;
 
-	/* a stack cache of up to 2^22 slots; without memory for it, no cache */
-	while (cap < 2 * p->n_sample && cap < ((size_t)1 << 22))
-		cap *= 2;
-	if ((c->cache = c->h->alloc(cap * sizeof *c->cache)) != NULL) {
-		memset(c->cache, 0, cap * sizeof *c->cache);
-		c->cache_mask = cap - 1;
+	/* a stack cache growing with the distinct stacks; without memory for
+	 * it, no cache */
+	cache_resize(c, CACHE_MIN);
+	fk_pprof_allocator(&c->pa, c->h);
+	for (size_t i = 0; rc == 0 && i < p->n_sample; i++) {
+		Perftools__Profiles__Sample *s = fk_pprof_sample(p, &c->pa, &off);
+		if (!s)
+			return c->pa.failed ? FK_ERR_NOMEM :
+			       c->h->input_error(c->in, 0, "not a pprof profile: sample %zu does not decode "
+			                         "as a profile.proto Sample (truncated or corrupt)", i + 1);
+		rc = push_sample(c, sink, s, i, vi);
+		perftools__profiles__sample__free_unpacked(s, &c->pa.pa);
 	}
-
-	if (attr_space(c) < 0)
-		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < p->n_sample; i++) {
-		const Perftools__Profiles__Sample *s = p->sample[i];
-		struct fk_sample smp;
-		struct seen *e;
-		fk_node_t node = FK_NODE_NONE;
-		size_t n = 0, nz = 0, nattrs;
-		int rc;
-
-		/* pprof drops a sample whose values are all zero (its merge does,
-		 * even of one profile): so do we, for the same stacks */
-		for (size_t k = 0; k < s->n_value; k++)
-			nz += s->value[k] != 0;
-		if (nz == 0)
-			continue;
-		memset(&smp, 0, sizeof smp);
-		smp.weight[0] = (double)s->value[vi];
-		apply_labels(c, s, &smp, &nattrs);
-		/* a stack seen before is pushed by its node: no names to intern */
-		e = c->cache ? cache_slot(c, i) : NULL;
-		if (e && e->smp) {
-			if ((rc = push_one(c, sink, &smp, nattrs, e->node, NULL)) < 0)
-				return rc;
-			continue;
-		}
-		if ((rc = frames_of(c, i, &n)) < 0)
-			return rc;
-		smp.frames = c->refs;
-		smp.nframes = n;
-		if ((rc = push_one(c, sink, &smp, nattrs, FK_NODE_NONE, &node)) < 0)
-			return rc;
-		/* keep the table at most half full */
-		if (e && node != FK_NODE_NONE && c->cache_used < (c->cache_mask + 1) / 2) {
-			e->smp = i + 1;
-			e->node = node;
-			c->cache_used++;
-		}
-	}
-	return 0;
+	return rc;
 }
+
+FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	const struct opts *o = op;
 	struct ctx c = { .h = h, .in = in, .all = o->all, .addresses = o->addresses };
-	struct fk_pprof_alloc pa;
-	fk_pprof_profile *pf = NULL;
-	unsigned char *buf = NULL;
-	size_t len = 0, vi = 0;
+	struct fk_input_limit lim;
+	struct fk_pprof_data pd;
+	struct fk_pprof_data *pf = &pd;
+	size_t vi = 0;
 	int rc;
 
-	if ((rc = slurp(h, in, &buf, &len)) < 0)
-		goto out;
-	if (len == 0) {
-		rc = h->input_error(in, 0, "not a pprof profile: the input is empty");
-		goto out;
-	}
-	fk_pprof_allocator(&pa, h);
-	pf = perftools__profiles__profile__unpack(&pa.pa, len, buf);
-	if (!pf && pa.failed) {
-		rc = FK_ERR_NOMEM;
-		goto out;
-	}
-	if (!pf) {
-		rc = h->input_error(in, 0, "not a pprof profile: its %zu bytes do not decode as a "
-		                    "profile.proto message (truncated or corrupt)", len);
-		goto out;
-	}
+	fk_limit_for(h, in, o->max_input_size, &lim);
+	if ((rc = fk_pprof_read(h, in, &lim, &pd)) < 0)
+		goto out_quiet;
 	c.pf = pf;
-	c.frames_max = c.frames_left = len > FRAMES_MIN / FRAMES_PER_BYTE ? len * FRAMES_PER_BYTE : FRAMES_MIN;
+	c.frames_max = c.frames_left = pf->bytes > FRAMES_MIN / FRAMES_PER_BYTE ?
+	                               (size_t)pf->bytes * FRAMES_PER_BYTE : FRAMES_MIN;
 	if (pf->n_string_table == 0 || pf->string_table[0][0] != '\0') {
 		rc = h->input_error(in, 0, "not a valid pprof profile: its string table is missing or does not start with \"\" (truncated?)");
 		goto out;
@@ -624,18 +653,16 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if ((rc = push_samples(&c, sink, vi)) < 0)
 		goto out;
 	if (h->sink_set_unit)
-		h->sink_set_unit(sink, fk_pprof_unit_in(pf->string_table[pf->sample_type[vi]->type],
-		                                        pf->string_table[pf->sample_type[vi]->unit]));
+		h->sink_set_unit(sink, fk_pprof_unit_in(pf->string_table[pf->sample_type[vi].type],
+		                                        pf->string_table[pf->sample_type[vi].unit]));
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, 0, "out of memory");
-	/* the mapping names are counted by pf: free them first */
+out_quiet:
 	for (size_t i = 0; c.mapnames && i < pf->n_mapping; i++)
 		h->free(c.mapnames[i]);
 	h->free(c.mapnames);
-	if (pf)
-		perftools__profiles__profile__free_unpacked(pf, &pa.pa);
-	h->free(buf);
+	fk_pprof_data_free(pf);
 	h->free(c.locs.v);
 	h->free(c.locs.dense);
 	h->free(c.funcs.v);
@@ -647,6 +674,7 @@ out:
 	h->free(c.addrs);
 	h->free(c.refs);
 	h->free(c.cache);
+	h->free(c.cids);
 	h->free(c.attrs);
 	h->free(c.nums);
 	return rc;
@@ -722,6 +750,7 @@ static struct fk_input_plugin plugin = {
 	},
 	.probe = probe,
 	.parse = parse,
+	.check = check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -48,6 +48,7 @@ struct ctx {
 	size_t ndense;
 	struct fk_frameref *refs;
 	size_t cap_refs;
+	size_t *walk;         /* node_of's path up, p.n entries */
 };
 
 static int cmp_idx(const void *a, const void *b)
@@ -157,6 +158,46 @@ static int stack_of(struct ctx *c, size_t k, size_t *n)
 	return 0;
 }
 
+/* Node k's stack as a tree node, through push_child (ABI 1.6): up from k
+ * to the first node whose stack is known (the root's is FK_NODE_ROOT),
+ * then down again, one frame per node, so every node is named once and a
+ * chain of n nodes costs n, not n squared.  *node is FK_NODE_NONE when
+ * the host cannot do it (an older engine, per-sample filters): the caller
+ * pushes the frames. */
+static int node_of(struct ctx *c, struct fk_sink *sink, size_t k, fk_node_t *node)
+{
+	struct v8_node *v = c->p.v;
+	size_t m = 0, top;
+	int rc;
+
+	*node = FK_NODE_NONE;
+	if (!FK_HOST_HAS(c->h, push_child))
+		return 0;
+	if (!c->walk && !(c->walk = c->h->alloc((c->p.n ? c->p.n : 1) * sizeof *c->walk)))
+		return FK_ERR_NOMEM;
+	for (top = k; top != V8_NONE && v[top].leaf == FK_NODE_NONE; top = v[top].parent) {
+		if (m == c->p.n)
+			return bad(c, "not a V8 profile: the parents of node %s%.0f form a cycle", "", v[k].id);
+		c->walk[m++] = top;
+	}
+	*node = top == V8_NONE ? FK_NODE_ROOT : v[top].leaf;
+	while (m--) {
+		struct v8_node *d = &v[c->walk[m]];
+		struct fk_frameref r;
+		if (!d->is_root) {
+			memset(&r, 0, sizeof r);
+			r.name = c->p.text + d->name_off;
+			r.len = d->name_len;
+			if ((rc = c->h->push_child(sink, *node, &r, node)) < 0)
+				return rc;
+			if (*node == FK_NODE_NONE)
+				return 0;
+		}
+		d->leaf = *node;
+	}
+	return 0;
+}
+
 /* One sample of node k, at time_ns when timed. */
 static int push(struct ctx *c, struct fk_sink *sink, size_t k, double w, int timed, int64_t time_ns)
 {
@@ -170,6 +211,8 @@ static int push(struct ctx *c, struct fk_sink *sink, size_t k, double w, int tim
 		smp.flags = FK_SAMPLE_TIME;
 		smp.time_ns = time_ns;
 	}
+	if (c->p.v[k].leaf == FK_NODE_NONE && (rc = node_of(c, sink, k, &c->p.v[k].leaf)) < 0)
+		return rc;
 	if (c->p.v[k].leaf != FK_NODE_NONE)
 		return c->h->push_node(sink, c->p.v[k].leaf, &smp);
 	if ((rc = stack_of(c, k, &n)) < 0)
@@ -252,6 +295,7 @@ out:
 	h->free(c.ids);
 	h->free(c.dense);
 	h->free(c.refs);
+	h->free(c.walk);
 	return rc;
 }
 

@@ -5,7 +5,8 @@
 noinst_LTLIBRARIES += plugins/lib/libfkpprof.la
 nodist_plugins_lib_libfkpprof_la_SOURCES = \
 	plugins/lib/pprof/profile.pb-c.c plugins/lib/pprof/profile.pb-c.h
-plugins_lib_libfkpprof_la_SOURCES = plugins/lib/pprof/fk_pprof.c plugins/lib/pprof/fk_pprof.h
+plugins_lib_libfkpprof_la_SOURCES = plugins/lib/pprof/fk_pprof.c plugins/lib/pprof/fk_pprof.h \
+	plugins/lib/pprof/stream.c plugins/input/common/limit.h
 plugins_lib_libfkpprof_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/lib/pprof
 plugins_lib_libfkpprof_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
 plugins_lib_libfkpprof_la_LIBADD = $(PROTOBUF_C_LIBS)
