@@ -55,4 +55,47 @@ is "$(field details_out)" "[ ]" "mouseout clears the details line"
 is "$(field unzoom)" "354.0 177.0 other-shown" "Reset Zoom restores widths"
 is "$(field details)" "Function: d (4 samples, 20.00%)" "details line after unzoom"
 is "$(field label_a)" "a" "label text kept"
+
+# ---- --nameattr: nothing a nameattr file says runs ------------------------
+# links SVG NAME: load SVG with probe-links.js; its JSON in $links.
+links() {
+	{
+		sed '$d' "$1"
+		printf '<script type="text/ecmascript"><![CDATA[\n'
+		cat "$FK_SRCDIR/tests/browser/probe-links.js"
+		printf ']]></script>\n</svg>\n'
+	} > "$TMP/links.svg"
+	PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--virtual-time-budget=5000 --user-data-dir="$PROFILE" --dump-dom "file://$TMP/links.svg" \
+		> "$TMP/dom.txt" 2> "$TMP/chromium.err"
+	ok $? "chromium ran ($2)"
+	rm -rf "$PROFILE"
+	links=$(sed -n 's/.*<text id="fk-links">\(.*\)<\/text>.*/\1/p' "$TMP/dom.txt" | sed 's/&quot;/"/g; s/&amp;/\&/g')
+}
+# The attacks of issue 23: a second href, a second xlink:href.  Refused
+# (exit 1); were one drawn, the frame's click must not run fkpwn.
+tab=$(printf '\t')
+for extra in 'href="javascript:fkpwn(62)"' 'xlink:href="javascript:fkpwn(63)"' \
+	'href="jav&#x09;ascript:fkpwn(64)"'; do
+	printf 'b%shref=https://example.com/%sa_extra=%s\n' "$tab" "$tab" "$extra" > "$TMP/attack.txt"
+	"$FLAMEKIT" graph --nameattr "$TMP/attack.txt" "$FK_SRCDIR/tests/data/svg/small.txt" > "$TMP/attack.svg" 2> /dev/null
+	rc=$? pwned=
+	if [ $rc -eq 0 ]; then
+		links "$TMP/attack.svg" "$extra"
+		pwned=$(printf '%s' "$links" | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["pwned"])' 2>&1)
+	fi
+	is "$rc:$pwned" "1:" "a_extra=$extra is refused, and nothing runs"
+done
+# Hostile but inert attributes are drawn; in Chromium the links resolve to
+# https, file (relative) and mailto, no element has an on* attribute, and
+# clicking and hovering every frame runs nothing.
+printf 'a%stitle=<script>fkpwn(1)</script>%sclass=x" onload="fkpwn(2)%sg_extra=data-x="1" aria-label="&quot; onclick=&quot;fkpwn(3)"\nb%shref=https://example.com/?a=1&b="2"%sa_extra=rel="noopener"\nc%shref=rel/x.html#f"onclick="fkpwn(4)\nd%shref=mailto:x@example.com\n' \
+	"$tab" "$tab" "$tab" "$tab" "$tab" "$tab" "$tab" > "$TMP/inert.txt"
+"$FLAMEKIT" graph --nameattr "$TMP/inert.txt" "$FK_SRCDIR/tests/data/svg/small.txt" > "$TMP/inert.svg"
+ok $? "a nameattr file of inert attributes is drawn"
+links "$TMP/inert.svg" "inert attributes"
+is "$links" '{"links":["https:","file:","mailto:"],"handlers":0,"pwned":"none"}' \
+	"Chromium: three links (https, relative, mailto), no on* attribute, clicks and hovers run nothing"
 done_testing
