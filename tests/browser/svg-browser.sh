@@ -56,6 +56,33 @@ is "$(field unzoom)" "354.0 177.0 other-shown" "Reset Zoom restores widths"
 is "$(field details)" "Function: d (4 samples, 20.00%)" "details line after unzoom"
 is "$(field label_a)" "a" "label text kept"
 
+# ---- a search the URL gives is literal text --------------------------------
+# ?s=^(a+)+$ against a name of 40 a's and a b backtracks for ever as a regular
+# expression (chromium would be killed by the timeout and the page never
+# answer); as literal text it matches only the frame that contains it.
+{
+	printf 'main;%s 3\n' "$(printf 'a%.0s' $(seq 40))b"
+	printf 'main;x^(a+)+$y 1\n'
+	printf 'main;aaa 1\n'
+} > "$TMP/redos.folded"
+"$FLAMEKIT" graph "$TMP/redos.folded" > "$TMP/redos.svg"
+{
+	sed '$d' "$TMP/redos.svg"
+	printf '<script type="text/ecmascript"><![CDATA[\n'
+	cat "$FK_SRCDIR/tests/browser/probe-search.js"
+	printf ']]></script>\n</svg>\n'
+} > "$TMP/search.svg"
+PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
+timeout 30 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$PROFILE" --dump-dom "file://$TMP/search.svg?s=%5E(a%2B)%2B%24" \
+	> "$TMP/dom.txt" 2> "$TMP/chromium.err"
+rc=$?
+rm -rf "$PROFILE"
+is "$rc:$(sed -n 's/.*<text id="fk-search">\(.*\)<\/text>.*/\1/p' "$TMP/dom.txt" | sed 's/&quot;/"/g; s/&amp;/\&/g')" \
+	'0:{"highlighted":"x^(a+)+$y","matched":"Matched: 20.0%"}' \
+	"?s=^(a+)+\$ is literal text: the page answers, one frame (1 of 5) matched"
+
 # ---- --nameattr: nothing a nameattr file says runs ------------------------
 # links SVG NAME: load SVG with probe-links.js; its JSON in $links.
 links() {
