@@ -202,6 +202,11 @@ else
 		done
 	fi
 fi
+# A folded file whose window holds only the root's own weight (" 7", as
+# sorting puts first) is still folded.
+awk 'BEGIN { for (i = 0; i < 250; i++) print " 7"; print "a;b 1" }' > "$TMP/rootw.folded"
+run "$FLAMEKIT" collapse "$TMP/rootw.folded"
+is "$(detected "$TMP/rootw.folded"):$rc:$out:$err" "folded:0:a;b 1:" "auto: 250 root-weight lines, then a stack: folded"
 # The near misses above through the whole registry: refused as today, with
 # every format tried named; the odd perf file read as --format perf reads it.
 for f in ghc-prof xdebug-computer xdebug-human bcc-profile bcc-profile-delimited bcc-stackcount bcc-stackcount-pid; do

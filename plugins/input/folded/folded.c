@@ -279,7 +279,7 @@ static bool folded_line(const char *s, size_t n)
 	int two;
 	long sl;
 
-	if (fk_folded_count(s, n, &x) <= 0)
+	if (fk_folded_count(s, n, &x) < 0) /* " 7": the root's own weight */
 		return false;
 	sl = fk_folded_line(s, n, w, &two);
 	return !(two && sl > 0 && fk_folded_count(s, (size_t)sl, &x) >= 0);
