@@ -12,24 +12,36 @@ if [ -z "$CHROMIUM" ]; then
 	exit 0
 fi
 
+# with_probe SVG PROBE OUT: a copy of SVG with tests/browser/PROBE inserted
+# just before </svg>, inside a CDATA script element.
+with_probe() {
+	{
+		sed '$d' "$1"
+		printf '<script type="text/ecmascript"><![CDATA[\n'
+		cat "$FK_SRCDIR/tests/browser/$2"
+		printf ']]></script>\n</svg>\n'
+	} > "$3"
+}
+# dump SECONDS URL [OPTION...]: chromium --dump-dom of URL into $TMP/dom.txt,
+# killed after SECONDS; its status in $rc.
+dump() {
+	secs=$1 url=$2
+	shift 2
+	PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
+	timeout "$secs" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync "$@" \
+		--user-data-dir="$PROFILE" --dump-dom "$url" > "$TMP/dom.txt" 2> "$TMP/chromium.err"
+	rc=$?
+	rm -rf "$PROFILE"
+}
+
 "$FLAMEKIT" graph "$FK_SRCDIR/tests/data/svg/small.txt" > "$TMP/g.svg"
 ok $? "graph drawn"
-# Insert the probe just before </svg>, inside a CDATA script element.
-{
-	sed '$d' "$TMP/g.svg"
-	printf '<script type="text/ecmascript"><![CDATA[\n'
-	cat "$FK_SRCDIR/tests/browser/probe.js"
-	printf ']]></script>\n</svg>\n'
-} > "$TMP/probe.svg"
+with_probe "$TMP/g.svg" probe.js "$TMP/probe.svg"
 tail -1 "$TMP/g.svg" | grep -q '^</svg>$'
 ok $? "graph ends with </svg>"
 
-PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
-timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$PROFILE" --dump-dom "file://$TMP/probe.svg" > "$TMP/dom.txt" 2> "$TMP/chromium.err"
-rc=$?
-rm -rf "$PROFILE"
+dump 60 "file://$TMP/probe.svg"
 ok $rc "chromium ran"
 [ $rc -eq 0 ] || sed 's/^/# /' "$TMP/chromium.err" | tail -5
 
@@ -66,19 +78,8 @@ is "$(field label_a)" "a" "label text kept"
 	printf 'main;aaa 1\n'
 } > "$TMP/redos.folded"
 "$FLAMEKIT" graph "$TMP/redos.folded" > "$TMP/redos.svg"
-{
-	sed '$d' "$TMP/redos.svg"
-	printf '<script type="text/ecmascript"><![CDATA[\n'
-	cat "$FK_SRCDIR/tests/browser/probe-search.js"
-	printf ']]></script>\n</svg>\n'
-} > "$TMP/search.svg"
-PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
-timeout 30 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$PROFILE" --dump-dom "file://$TMP/search.svg?s=%5E(a%2B)%2B%24" \
-	> "$TMP/dom.txt" 2> "$TMP/chromium.err"
-rc=$?
-rm -rf "$PROFILE"
+with_probe "$TMP/redos.svg" probe-search.js "$TMP/search.svg"
+dump 30 "file://$TMP/search.svg?s=%5E(a%2B)%2B%24" --virtual-time-budget=5000
 is "$rc:$(sed -n 's/.*<text id="fk-search">\(.*\)<\/text>.*/\1/p' "$TMP/dom.txt" | sed 's/&quot;/"/g; s/&amp;/\&/g')" \
 	'0:{"highlighted":"x^(a+)+$y","matched":"Matched: 20.0%"}' \
 	"?s=^(a+)+\$ is literal text: the page answers, one frame (1 of 5) matched"
@@ -86,19 +87,9 @@ is "$rc:$(sed -n 's/.*<text id="fk-search">\(.*\)<\/text>.*/\1/p' "$TMP/dom.txt"
 # ---- --nameattr: nothing a nameattr file says runs ------------------------
 # links SVG NAME: load SVG with probe-links.js; its JSON in $links.
 links() {
-	{
-		sed '$d' "$1"
-		printf '<script type="text/ecmascript"><![CDATA[\n'
-		cat "$FK_SRCDIR/tests/browser/probe-links.js"
-		printf ']]></script>\n</svg>\n'
-	} > "$TMP/links.svg"
-	PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--virtual-time-budget=5000 --user-data-dir="$PROFILE" --dump-dom "file://$TMP/links.svg" \
-		> "$TMP/dom.txt" 2> "$TMP/chromium.err"
-	ok $? "chromium ran ($2)"
-	rm -rf "$PROFILE"
+	with_probe "$1" probe-links.js "$TMP/links.svg"
+	dump 60 "file://$TMP/links.svg" --virtual-time-budget=5000
+	ok $rc "chromium ran ($2)"
 	links=$(sed -n 's/.*<text id="fk-links">\(.*\)<\/text>.*/\1/p' "$TMP/dom.txt" | sed 's/&quot;/"/g; s/&amp;/\&/g')
 }
 # The attacks of issue 23: a second href, a second xlink:href.  Refused
