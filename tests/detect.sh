@@ -140,9 +140,10 @@ is "$rc:$err:$(printf '%s\n' "$out" | cmp -s - "$TMP/dtrace.svg"; echo $?)" "0::
 # Every fixture of every format against every input plugin's probe alone
 # (FLAMEKIT_PLUGIN_PATH naming a directory of that plugin and the folded
 # output only): the plugins that claim a file are its own format's, or none
-# for the text no plugin reads (GHC .prof, xdebug traces, bcc's profile and
-# stackcount, prose; tests/data/detect/*.format says "none").  A weak match
-# can only win where no plugin would claim the file on its own.
+# for the text no plugin reads (GHC .prof, xdebug traces, bcc's profile,
+# stackcount and offwaketime, prose; tests/data/detect/*.format says
+# "none").  A weak match can only win where no plugin would claim the file on
+# its own.
 ONE="$TMP/one"
 one_ok=true
 for p in $inputs; do
@@ -209,7 +210,8 @@ run "$FLAMEKIT" collapse "$TMP/rootw.folded"
 is "$(detected "$TMP/rootw.folded"):$rc:$out:$err" "folded:0:a;b 1:" "auto: 250 root-weight lines, then a stack: folded"
 # The near misses above through the whole registry: refused as today, with
 # every format tried named; the odd perf file read as --format perf reads it.
-for f in ghc-prof xdebug-computer xdebug-human bcc-profile bcc-profile-delimited bcc-stackcount bcc-stackcount-pid; do
+for f in ghc-prof xdebug-computer xdebug-human bcc-profile bcc-profile-delimited bcc-stackcount \
+	bcc-stackcount-pid bcc-offwaketime; do
 	run "$FLAMEKIT" collapse "$D/detect/$f.txt"
 	is "$rc:$out:$err" "1::flamekit: $D/detect/$f.txt: cannot tell the input format (tried: $tried); give one with --format NAME" \
 		"auto: detect/$f.txt is refused, no graph drawn"

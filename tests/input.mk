@@ -8,6 +8,8 @@ EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/detect/xdebug-computer.txt \
 	tests/data/detect/xdebug-human.format \
 	tests/data/detect/xdebug-human.txt \
+	tests/data/detect/bcc-offwaketime.format \
+	tests/data/detect/bcc-offwaketime.txt \
 	tests/data/detect/bcc-profile.format \
 	tests/data/detect/bcc-profile.txt \
 	tests/data/detect/bcc-profile-delimited.format \

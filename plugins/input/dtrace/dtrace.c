@@ -250,7 +250,8 @@ static bool ends_with_id(const char *s, size_t n, char open, char close)
  * ("Sampling at 49 Hertz of ...", "Tracing 1 functions for \"submit_bio\"...";
  * DTraceToolkit's "Sampling... Hit Ctrl-C to end." is DTrace's), profile's
  * "    -                comm (pid)" line before each count, stackcount's
- * "    comm [pid]" line before a count and its closing "Detaching...".
+ * "    comm [pid]" line before a count and its closing "Detaching...",
+ * offwaketime's "waker:" and "target:" lines.
  * Read as DTrace they lose a frame and gain a garbled root: such text is
  * not claimed.  (k: the line's indentation.)
  */
@@ -261,6 +262,8 @@ static bool bcc_mark(const char *s, size_t n, size_t k, size_t lineno)
 		return true;
 	if (n - k == 12 && memcmp(s + k, "Detaching...", 12) == 0)
 		return true;
+	if (k > 0 && (starts_with(s + k, n - k, "waker:  ") || starts_with(s + k, n - k, "target:  ")))
+		return true; /* offwaketime's "    waker:           comm pid" */
 	return k > 0 && n - k > 3 && s[k] == '-' && s[k + 1] == ' ' && s[k + 2] == ' ' &&
 	       ends_with_id(s, n, '(', ')');
 }
