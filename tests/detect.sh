@@ -3,7 +3,8 @@
 # right input plugin for every input of the conformance corpus (perf too,
 # when a perf input plugin is loaded), reads every expected folded file as
 # folded, never lets one of the five text formats claim perf script text,
-# and names the formats it tried when nothing fits.
+# and names the formats it tried when nothing fits; every fixture against
+# every plugin's probe alone.
 . "$FK_SRCDIR/tests/lib.sh"
 D="$FK_SRCDIR/tests/data"
 
@@ -135,6 +136,95 @@ run "$FLAMEKIT" graph "$D/dtrace/odd-header.txt"
 "$FLAMEKIT" graph --format dtrace "$D/dtrace/odd-header.txt" > "$TMP/dtrace.svg"
 is "$rc:$err:$(printf '%s\n' "$out" | cmp -s - "$TMP/dtrace.svg"; echo $?)" "0::0" \
 	"graph detects dtrace with odd header lines"
+
+# Every fixture of every format against every input plugin's probe alone
+# (FLAMEKIT_PLUGIN_PATH naming a directory of that plugin and the folded
+# output only): the plugins that claim a file are its own format's, or none
+# for the text no plugin reads (GHC .prof, xdebug traces, bcc's profile,
+# stackcount and offwaketime, prose; tests/data/detect/*.format says
+# "none").  A weak match can only win where no plugin would claim the file on
+# its own.
+ONE="$TMP/one"
+one_ok=true
+for p in $inputs; do
+	mkdir -p "$ONE/$p/.libs"
+	for m in "input-$p" output-folded; do
+		[ -f "$FLAMEKIT_PLUGIN_PATH/$m.la" ] && [ -f "$FLAMEKIT_PLUGIN_PATH/.libs/$m.so" ] || one_ok=false
+		ln -sf "$FLAMEKIT_PLUGIN_PATH/$m.la" "$ONE/$p/$m.la"
+		ln -sf "$FLAMEKIT_PLUGIN_PATH/.libs/$m.so" "$ONE/$p/.libs/$m.so"
+	done
+done
+# claims FILE: the input plugins whose probe, alone, takes FILE
+claims() {
+	c=
+	for p in $inputs; do
+		FLAMEKIT_PLUGIN_PATH="$ONE/$p" "$FLAMEKIT" collapse -v "$1" 2>&1 > /dev/null |
+			grep -q ': detected format ' && c="$c $p"
+	done
+	echo "${c# }"
+}
+# fixture FILE EXPECTED: FILE is claimed by EXPECTED (a list, maybe empty) only
+fixture() {
+	is "$(claims "$1")" "$2" "every probe on ${1#"$FK_SRCDIR/tests/data/"}: claimed by ${2:-none}"
+}
+if ! $one_ok; then
+	skip "every fixture against every probe" "no uninstalled plugin .la and .libs/*.so in $FLAMEKIT_PLUGIN_PATH"
+else
+	for f in "$D"/detect/*.txt; do
+		exp=$(cat "${f%.txt}.format")
+		[ "$exp" = none ] && exp=
+		fixture "$f" "$exp"
+	done
+	for fmt in dtrace stap pmcstat instruments ljp perf; do
+		for f in "$D/$fmt"/*.txt; do
+			case $f in
+			*/ljp/early-total.txt) fixture "$f" "" ;; # a Total line first: read only as --format ljp
+			*) fixture "$f" "$fmt" ;;
+			esac
+		done
+	done
+	for f in "$D"/folded/*.txt "$D"/svg/*.txt "$D"/html/hostile.txt "$D"/lua/meta.txt "$D"/*/*.folded; do
+		fixture "$f" folded
+	done
+	for f in "$D"/pprof/*.pb.gz; do fixture "$f" pprof; done
+	for f in "$D"/v8/*.cpuprofile; do fixture "$f" v8; done
+	# perf's probe knows perf.data too, to say how to read it
+	for f in "$D"/perf-data/*.data; do fixture "$f" "perf perf-data"; done
+	if echo "$inputs" | grep -qx html; then
+		"$FLAMEKIT" graph --output-plugin html -o "$TMP/report.html" "$D/svg/small.txt"
+		fixture "$TMP/report.html" html
+	fi
+	if [ -d "$FK_CONFORMANCE" ]; then
+		for fmt in dtrace stap pmcstat instruments ljp perf; do
+			for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do fixture "$f" "$fmt"; done
+		done
+		for f in "$FK_CONFORMANCE"/svg/inputs/*.txt "$FK_CONFORMANCE"/*/expected/*.txt; do
+			fixture "$f" folded
+		done
+	fi
+fi
+# A folded file whose window holds only the root's own weight (" 7", as
+# sorting puts first) is still folded.
+awk 'BEGIN { for (i = 0; i < 250; i++) print " 7"; print "a;b 1" }' > "$TMP/rootw.folded"
+run "$FLAMEKIT" collapse "$TMP/rootw.folded"
+is "$(detected "$TMP/rootw.folded"):$rc:$out:$err" "folded:0:a;b 1:" "auto: 250 root-weight lines, then a stack: folded"
+# The near misses above through the whole registry: refused as today, with
+# every format tried named; the odd perf file read as --format perf reads it.
+for f in ghc-prof xdebug-computer xdebug-human bcc-profile bcc-profile-delimited bcc-stackcount \
+	bcc-stackcount-pid bcc-offwaketime; do
+	run "$FLAMEKIT" collapse "$D/detect/$f.txt"
+	is "$rc:$out:$err" "1::flamekit: $D/detect/$f.txt: cannot tell the input format (tried: $tried); give one with --format NAME" \
+		"auto: detect/$f.txt is refused, no graph drawn"
+done
+if $has_perf; then
+	run "$FLAMEKIT" collapse "$D/detect/perf-weird.txt"
+	auto="$rc:$out:$err"
+	run "$FLAMEKIT" collapse --format perf "$D/detect/perf-weird.txt"
+	is "$auto" "$rc:$out:$err" "auto: two perf records, one with a line perf never prints, read as --format perf"
+	# stackcollapse-perf.pl's output for this file (it warns of the line too)
+	is "$rc:$out" "0:prog 1
+prog;do_work 1" "auto: the odd perf file gives stackcollapse-perf.pl's stacks"
+fi
 
 # Nothing fits: a clear error naming every format tried.
 printf '\001\002garbage\000\377\376 not a profile\n%%%%%%\n' > "$TMP/garbage.bin"

@@ -2,6 +2,24 @@
 # of format auto-detection.
 TESTS += tests/input.sh tests/detect.sh
 EXTRA_DIST += tests/input.sh tests/detect.sh \
+	tests/data/detect/ghc-prof.format \
+	tests/data/detect/ghc-prof.txt \
+	tests/data/detect/xdebug-computer.format \
+	tests/data/detect/xdebug-computer.txt \
+	tests/data/detect/xdebug-human.format \
+	tests/data/detect/xdebug-human.txt \
+	tests/data/detect/bcc-offwaketime.format \
+	tests/data/detect/bcc-offwaketime.txt \
+	tests/data/detect/bcc-profile.format \
+	tests/data/detect/bcc-profile.txt \
+	tests/data/detect/bcc-profile-delimited.format \
+	tests/data/detect/bcc-profile-delimited.txt \
+	tests/data/detect/bcc-stackcount.format \
+	tests/data/detect/bcc-stackcount.txt \
+	tests/data/detect/bcc-stackcount-pid.format \
+	tests/data/detect/bcc-stackcount-pid.txt \
+	tests/data/detect/perf-weird.format \
+	tests/data/detect/perf-weird.txt \
 	tests/data/detect/dtrace-noheader.format \
 	tests/data/detect/dtrace-noheader.txt \
 	tests/data/detect/dtrace-odd-header.format \

@@ -9,6 +9,8 @@ flamekit's folded output is).
   interop.py unsym FILE MAPPED   writes a raw profile.proto: one sample of
       main <- (function with only a system name) <- an unsymbolized
       location at 0x1234, in mapping /bin/x when MAPPED is 1
+  interop.py values FILE   writes a raw profile.proto of int64 extremes
+      (INT64_MIN, -1, INT64_MAX, ...) and prints its folded stacks
 """
 import json
 import re
@@ -117,19 +119,23 @@ def speedscope(path, which=None):
     emit(stacks)
 
 
-def unsym(path, mapped):
-    def varint(n):
-        out = b""
-        while True:
-            b, n = n & 0x7f, n >> 7
-            if not n:
-                return out + bytes([b])
-            out += bytes([b | 0x80])
+def varint(n):
+    n &= (1 << 64) - 1  # an int64 is its two's complement, ten bytes
+    out = b""
+    while True:
+        b, n = n & 0x7f, n >> 7
+        if not n:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
 
-    def fld(num, wt, payload):
-        if wt == 0:
-            return varint(num << 3) + varint(payload)
-        return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+def fld(num, wt, payload):
+    if wt == 0:
+        return varint(num << 3) + varint(payload)
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def unsym(path, mapped):
     p = fld(1, 2, fld(1, 0, 1) + fld(2, 0, 2))
     p += fld(2, 2, fld(1, 2, varint(1) + varint(2) + varint(3)) + fld(2, 2, varint(5)))
     p += fld(3, 2, fld(1, 0, 1) + fld(2, 0, 0x1000) + fld(3, 0, 0x9000) + fld(5, 0, 6))
@@ -143,6 +149,29 @@ def unsym(path, mapped):
     open(path, "wb").write(p)
 
 
+VALUES = [("a", -2**63), ("b", -1), ("c", 2**63 - 1), ("d", 7), ("e", -2**53 - 1),
+          ("f", 2**53 + 1), ("g", -(10**18) - 7)]
+
+
+def values(path):
+    """Writes a raw profile.proto of one sample type whose samples are
+    main;NAME with the int64 values above; prints the folded stacks a
+    profile of double weights gives: each value the nearest double, as an
+    exact integer."""
+    strings = ["", "samples", "count", "main"] + [n for n, _ in VALUES] + ["v.c"]
+    p = fld(1, 2, fld(1, 0, 1) + fld(2, 0, 2))
+    for i, (_, v) in enumerate(VALUES):
+        p += fld(2, 2, fld(1, 2, varint(i + 2) + varint(1)) + fld(2, 2, varint(v)))
+    for i in range(len(VALUES) + 1):  # location and function k: strings[k + 2]
+        p += fld(4, 2, fld(1, 0, i + 1) + fld(4, 2, fld(1, 0, i + 1)))
+        p += fld(5, 2, fld(1, 0, i + 1) + fld(2, 0, i + 3) + fld(3, 0, i + 3) + fld(4, 0, len(strings) - 1))
+    for st in strings:
+        p += fld(6, 2, st.encode())
+    open(path, "wb").write(p)
+    for n, v in VALUES:
+        print("main;%s %d" % (n, int(float(v))))
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "raw":
@@ -151,6 +180,8 @@ if __name__ == "__main__":
         traces()
     elif mode == "v8":
         v8(sys.argv[2])
+    elif mode == "values":
+        values(sys.argv[2])
     elif mode == "unsym":
         unsym(sys.argv[2], int(sys.argv[3]))
     else:

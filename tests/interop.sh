@@ -76,6 +76,25 @@ else
 	skip "go tool pprof on an unsymbolized profile" "go tool pprof is not installed (Debian: golang-go)"
 fi
 
+# int64 extremes (INT64_MIN, -1, INT64_MAX, 2^53 + 1...): folded output prints
+# each weight (the nearest double of the value) as an exact integer, and reads
+# back what it printed: collapse, merge and graph's folded output agree.
+"$PY" "$ORACLE" values "$TMP/values.pb" > "$TMP/values.exp"
+run "$FLAMEKIT" collapse "$TMP/values.pb"
+is "$rc:$out" "0:$(cat "$TMP/values.exp")" "pprof int64 extremes: exact integers in folded output (python's doubles)"
+printf '%s\n' "$out" > "$TMP/values.folded"
+run "$FLAMEKIT" collapse "$TMP/values.folded"
+is "$rc:$out:$err" "0:$(cat "$TMP/values.exp"):" "pprof int64 extremes: the folded output reads back, every figure the same"
+run "$FLAMEKIT" merge "$TMP/values.folded" "$TMP/values.folded"
+is "$rc:$out" "0:$(awk '{ $NF = sprintf("%.0f", 2 * $NF); print }' "$TMP/values.exp")" \
+	"pprof int64 extremes: merge of the folded output twice doubles each figure (awk's doubles)"
+if [ $have_go = yes ]; then
+	is "$(go tool pprof -raw "$TMP/values.pb" 2> /dev/null | "$PY" "$ORACLE" raw 0 | awk '{ $NF = sprintf("%.0f", $NF); print }')" \
+		"$(cat "$TMP/values.exp")" "go tool pprof reads the same int64 values (as doubles in awk)"
+else
+	skip "go tool pprof on int64 extremes" "go tool pprof is not installed (Debian: golang-go)"
+fi
+
 # --- v8 in: the file's own node tree is the oracle -----------------------
 run "$FLAMEKIT" collapse "$NODE"
 is "$out" "$("$PY" "$ORACLE" v8 "$NODE")" "node --cpu-prof profile, detected: its node tree's stacks"

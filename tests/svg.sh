@@ -151,6 +151,80 @@ is "$(grep -o '<title>bidi[^<]*</title>' "$TMP/hostile.svg")" \
 "$FLAMEKIT" graph "$FK_SRCDIR/tests/data/folded/hostile.txt" > "$TMP/hostile2.svg"
 xml_ok "$TMP/hostile2.svg" "tests/data/folded/hostile.txt: well-formed XML"
 
+# ---- --nameattr: only inert attributes, each once, safe links ----------------
+# Every refusal names the file, the line and the attribute; nothing is written.
+# The expected tags are flamegraph.pl's group_start with these keys.
+printf 'main;compute 10\nmain;read 5\n' > "$TMP/na.folded"
+na_refused() { # na_refused LINE MESSAGE NAME
+	printf '%b\n' "$1" > "$TMP/na.txt"
+	rm -f "$TMP/na.svg"
+	run "$FLAMEKIT" graph --nameattr "$TMP/na.txt" -o "$TMP/na.svg" "$TMP/na.folded"
+	is "$rc:$(test -e "$TMP/na.svg" && echo written):$err" \
+		"1::flamekit: [output:svg] $TMP/na.txt:1: $2" "nameattr refused: $3"
+}
+na_refused 'main\thref=https://x/\ta_extra=href="javascript:fkpwn(62)"' \
+	'a_extra: link "javascript:fkpwn(62)" refused: only http, https, mailto and relative links are written' \
+	"a second href (javascript:) in a_extra"
+na_refused 'main\thref=https://x/\ta_extra=xlink:href="https://y/"' \
+	'a_extra: xlink:href refused: the href key gives a frame its link, once' "a second xlink:href in a_extra"
+na_refused 'main\thref=https://x/\ta_extra=target="_blank"' \
+	'a_extra: attribute target given twice: an SVG element carries each attribute once' \
+	"a_extra repeating the target (_top by default)"
+na_refused 'main\tid=a\tg_extra=id="b"' \
+	'g_extra: attribute id given twice: an SVG element carries each attribute once' "g_extra repeating the id"
+na_refused 'main\thref=https://x/\thref=https://y/' 'key href given twice' "a key given twice"
+na_refused 'main\thref=javascript:alert(5)' \
+	'href: link "javascript:alert(5)" refused: only http, https, mailto and relative links are written' "javascript: href"
+na_refused 'main\thref= \0001JaVa\0015Sc\0013ript:alert(5)' \
+	'href: link " ?JaVa?Sc?ript:alert(5)" refused: only http, https, mailto and relative links are written' \
+	"javascript: href, mixed case, spaces and controls inside"
+na_refused 'main\thref=jav&#x09;ascript:alert(5)' \
+	'href: link "jav&#x09;ascript:alert(5)" refused: only http, https, mailto and relative links are written' \
+	"javascript: href hidden by a character reference"
+na_refused 'main\thref=&#106;&#X61;vascript&colon;alert(5)' \
+	'href: link "&#106;&#X61;vascript&colon;alert(5)" refused: only http, https, mailto and relative links are written' \
+	"javascript: href spelt in references"
+na_refused 'main\thref=&amp;#x6a;avascript:alert(5)' \
+	'href: link "&amp;#x6a;avascript:alert(5)" refused: only http, https, mailto and relative links are written' \
+	"javascript: href behind a reference to a reference"
+na_refused 'main\thref=data:text/html,<script>alert(5)</script>' \
+	'href: link "data:text/html,<script>alert(5)</script>" refused: only http, https, mailto and relative links are written' \
+	"data: href"
+na_refused 'main\thref=file:///etc/passwd' \
+	'href: link "file:///etc/passwd" refused: only http, https, mailto and relative links are written' "file: href"
+na_refused 'main\tg_extra=data-x="1" onclick="alert(6)"' \
+	'g_extra: onclick refused: flamekit writes no event handler' "an event handler in g_extra"
+na_refused 'main\thref=https://x/\ta_extra=ONMOUSEOVER="alert(7)"' \
+	'a_extra: ONMOUSEOVER refused: flamekit writes no event handler' "an upper-case event handler in a_extra"
+na_refused 'main\tg_extra=style="fill:url(javascript:x)"' \
+	'g_extra: style refused: a style can load URLs; use class' "a style in g_extra"
+na_refused 'main\tg_extra=filter="url(#x)"' \
+	'g_extra: attribute filter refused: only id, class, target, rel, title, lang, xml:lang, role, tabindex, xlink:title, xlink:show, data-* and aria-* are written' \
+	"an attribute outside the list"
+na_refused 'main\tg_extra=foo:bar="1"' \
+	'g_extra: attribute foo:bar refused: only id, class, target, rel, title, lang, xml:lang, role, tabindex, xlink:title, xlink:show, data-* and aria-* are written' \
+	"an undeclared namespace prefix (ill-formed)"
+na_refused 'main\tg_extra=data-x=1' 'g_extra: expected name="value" pairs, found "data-x=1"' "an unquoted value"
+na_refused 'main\tonclick=alert(1)' \
+	'unknown key onclick: the keys are title, href, target, id, class, g_extra and a_extra' "an unknown key"
+# Accepted: the tags flamegraph.pl writes for the same keys, every value escaped.
+printf 'main\thref=https://e.com/?a=1&b=2\ttarget=_blank\ta_extra=rel="noopener" xlink:title='"'"'t "q"'"'"'\tid=m\tclass=c\tg_extra=data-k="v" aria-label="<x>"\ttitle=T<1>\ncompute\thref=#frag\nread\tclass=r\tg_extra=xlink:show="new"\n' > "$TMP/na.txt"
+run "$FLAMEKIT" graph --nameattr "$TMP/na.txt" -o "$TMP/na.svg" "$TMP/na.folded"
+is "$rc:$err" "0:" "nameattr: a file of inert attributes is drawn"
+is "$(sed -n '/^<g id="frames">/,$p' "$TMP/na.svg" | sed 1d | grep -E '^<[ag] |^<title>' | sed 's/<\/title>.*//; s/^<title>/  /')" '<g >
+  all (15 samples, 100%)
+<a xlink:href="https://e.com/?a=1&amp;b=2" target="_blank" rel="noopener" xlink:title="t &quot;q&quot;" id="m" class="c" data-k="v" aria-label="&lt;x&gt;">
+  T&lt;1&gt;
+<a xlink:href="#frag" target="_top">
+  compute (10 samples, 66.67%)
+<g class="r" xlink:show="new">
+  read (5 samples, 33.33%)' "nameattr: flamegraph.pl's tags, the link first, each attribute once, escaped"
+xml_ok "$TMP/na.svg" "nameattr: well-formed XML"
+printf 'main\thref=mailto:a@b.c\ncompute\thref=/x/y.html\nread\thref=HTTP://e.com/\n' > "$TMP/na.txt"
+"$FLAMEKIT" graph --nameattr "$TMP/na.txt" "$TMP/na.folded" > "$TMP/na.svg"
+is "$(grep -o 'xlink:href="[^"]*"' "$TMP/na.svg" | tr '\n' ' ')" \
+	'xlink:href="mailto:a@b.c" xlink:href="/x/y.html" xlink:href="HTTP://e.com/" ' "nameattr: mailto, relative and upper-case http links kept"
+
 # ---- determinism ---------------------------------------------------------------
 for opts in "" "--random" "--hash --reverse" "--inverted --colors=java"; do
 	# shellcheck disable=SC2086

@@ -16,6 +16,7 @@ long fk_folded_count(const char *s, size_t n, double *w)
 {
 	size_t e = n, i = n;
 	char buf[64];
+	int neg = 0;
 
 	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
 		i--;
@@ -29,17 +30,23 @@ long fk_folded_count(const char *s, size_t n, double *w)
 	} else if (i == e) {
 		return -1;
 	}
+	/* a minus sign: the negative weights flamekit itself prints (pprof
+	 * values are int64), after the whitespace */
+	if (i >= 2 && s[i - 1] == '-' && is_space(s[i - 2]))
+		neg = 1, i--;
 	if (i == 0 || !is_space(s[i - 1]))
 		return -1;
-	if (e - i <= 15 && !memchr(s + i, '.', e - i)) {
+	if (e - i - (size_t)neg <= 15 && !memchr(s + i, '.', e - i)) {
 		/* The common case: an integer exact in a double, as strtod gives it. */
 		uint64_t v = 0;
-		for (size_t k = i; k < e; k++)
+		for (size_t k = i + (size_t)neg; k < e; k++)
 			v = v * 10 + (uint64_t)(s[k] - '0');
-		*w = (double)v;
+		*w = neg ? -(double)v : (double)v;
 		return (long)(i - 1);
 	}
-	/* an absurdly long digit run: parse what fits, it is > 1e60 anyway */
+	/* a long digit run: strtod rounds it to the nearest double, so every
+	 * integer fk_folded_format prints reads back as the same double; past
+	 * what buf holds it is > 1e60 anyway */
 	if (e - i < sizeof buf) {
 		memcpy(buf, s + i, e - i);
 		buf[e - i] = '\0';
@@ -93,7 +100,15 @@ size_t fk_folded_format(char *buf, size_t cap, double v)
 			*--p = '-';
 		n = (size_t)(tmp + sizeof tmp - p);
 	} else {
-		int k = snprintf(tmp, sizeof tmp, "%.15g", v);
+		/* every double of 2^53 and more is an integer: print it whole
+		 * (glibc's %.0f is exact), so the count grammar, which has no
+		 * exponent, reads it back as the same double; "%.15g" only for a
+		 * fraction, or a number too long for 31 digits */
+		int k = -1;
+		if (v == floor(v) && fabs(v) < 1e31)
+			k = snprintf(tmp, sizeof tmp, "%.0f", v);
+		if (k < 0)
+			k = snprintf(tmp, sizeof tmp, "%.15g", v);
 		p = tmp;
 		n = k < 0 ? 0 : (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1;
 	}

@@ -5,9 +5,11 @@
  * they agree byte for byte.  A convenience library with no state and no
  * allocation: it links into the engine and into plugins alike.
  *
- * A line's count is \d+(\.\d*)? at its very end, after one whitespace
+ * A line's count is -?\d+(\.\d*)? at its very end, after one whitespace
  * character; a second count before that one makes the line differential
- * (baseline first, then current).  Frames are split on ';' and trailing
+ * (baseline first, then current).  flamegraph.pl has no minus sign: flamekit
+ * reads one because it prints negative weights (pprof values are int64),
+ * and whatever it prints as folded it reads back.  Frames are split on ';' and trailing
  * empty fields are dropped, as Perl's split does.
  */
 #ifndef FK_FOLDED_GRAMMAR_H
@@ -28,9 +30,11 @@ long fk_folded_line(const char *s, size_t n, double w[2], int *two);
 /* The stack's length without its trailing ';' (empty fields). */
 size_t fk_folded_trim(const char *s, size_t n);
 
-/* A count as folded output prints it: an integer without a fraction when
- * it is one, else "%.15g".  Writes at most cap bytes (cap >= 32), no NUL
- * needed; returns the length. */
+/* A count as folded output prints it: an integer, exactly (every digit
+ * of the double, negative ones with '-'), when it is one below 1e31 in
+ * magnitude, else "%.15g".  fk_folded_count reads each integer back as the
+ * same double.  Writes at most cap bytes (cap >= 32), no NUL needed;
+ * returns the length. */
 size_t fk_folded_format(char *buf, size_t cap, double v);
 
 #endif

@@ -12,24 +12,36 @@ if [ -z "$CHROMIUM" ]; then
 	exit 0
 fi
 
+# with_probe SVG PROBE OUT: a copy of SVG with tests/browser/PROBE inserted
+# just before </svg>, inside a CDATA script element.
+with_probe() {
+	{
+		sed '$d' "$1"
+		printf '<script type="text/ecmascript"><![CDATA[\n'
+		cat "$FK_SRCDIR/tests/browser/$2"
+		printf ']]></script>\n</svg>\n'
+	} > "$3"
+}
+# dump SECONDS URL [OPTION...]: chromium --dump-dom of URL into $TMP/dom.txt,
+# killed after SECONDS; its status in $rc.
+dump() {
+	secs=$1 url=$2
+	shift 2
+	PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
+	timeout "$secs" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync "$@" \
+		--user-data-dir="$PROFILE" --dump-dom "$url" > "$TMP/dom.txt" 2> "$TMP/chromium.err"
+	rc=$?
+	rm -rf "$PROFILE"
+}
+
 "$FLAMEKIT" graph "$FK_SRCDIR/tests/data/svg/small.txt" > "$TMP/g.svg"
 ok $? "graph drawn"
-# Insert the probe just before </svg>, inside a CDATA script element.
-{
-	sed '$d' "$TMP/g.svg"
-	printf '<script type="text/ecmascript"><![CDATA[\n'
-	cat "$FK_SRCDIR/tests/browser/probe.js"
-	printf ']]></script>\n</svg>\n'
-} > "$TMP/probe.svg"
+with_probe "$TMP/g.svg" probe.js "$TMP/probe.svg"
 tail -1 "$TMP/g.svg" | grep -q '^</svg>$'
 ok $? "graph ends with </svg>"
 
-PROFILE=$(mktemp -d "${TMPDIR:-/tmp}/fk-chromium.XXXXXX")
-timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$PROFILE" --dump-dom "file://$TMP/probe.svg" > "$TMP/dom.txt" 2> "$TMP/chromium.err"
-rc=$?
-rm -rf "$PROFILE"
+dump 60 "file://$TMP/probe.svg"
 ok $rc "chromium ran"
 [ $rc -eq 0 ] || sed 's/^/# /' "$TMP/chromium.err" | tail -5
 
@@ -55,4 +67,53 @@ is "$(field details_out)" "[ ]" "mouseout clears the details line"
 is "$(field unzoom)" "354.0 177.0 other-shown" "Reset Zoom restores widths"
 is "$(field details)" "Function: d (4 samples, 20.00%)" "details line after unzoom"
 is "$(field label_a)" "a" "label text kept"
+
+# ---- a search the URL gives is literal text --------------------------------
+# ?s=^(a+)+$ against a name of 40 a's and a b backtracks for ever as a regular
+# expression (chromium would be killed by the timeout and the page never
+# answer); as literal text it matches only the frame that contains it.
+{
+	printf 'main;%s 3\n' "$(printf 'a%.0s' $(seq 40))b"
+	printf 'main;x^(a+)+$y 1\n'
+	printf 'main;aaa 1\n'
+} > "$TMP/redos.folded"
+"$FLAMEKIT" graph "$TMP/redos.folded" > "$TMP/redos.svg"
+with_probe "$TMP/redos.svg" probe-search.js "$TMP/search.svg"
+dump 30 "file://$TMP/search.svg?s=%5E(a%2B)%2B%24" --virtual-time-budget=5000
+is "$rc:$(sed -n 's/.*<text id="fk-search">\(.*\)<\/text>.*/\1/p' "$TMP/dom.txt" | sed 's/&quot;/"/g; s/&amp;/\&/g')" \
+	'0:{"highlighted":"x^(a+)+$y","matched":"Matched: 20.0%"}' \
+	"?s=^(a+)+\$ is literal text: the page answers, one frame (1 of 5) matched"
+
+# ---- --nameattr: nothing a nameattr file says runs ------------------------
+# links SVG NAME: load SVG with probe-links.js; its JSON in $links.
+links() {
+	with_probe "$1" probe-links.js "$TMP/links.svg"
+	dump 60 "file://$TMP/links.svg" --virtual-time-budget=5000
+	ok $rc "chromium ran ($2)"
+	links=$(sed -n 's/.*<text id="fk-links">\(.*\)<\/text>.*/\1/p' "$TMP/dom.txt" | sed 's/&quot;/"/g; s/&amp;/\&/g')
+}
+# The attacks of issue 23: a second href, a second xlink:href.  Refused
+# (exit 1); were one drawn, the frame's click must not run fkpwn.
+tab=$(printf '\t')
+for extra in 'href="javascript:fkpwn(62)"' 'xlink:href="javascript:fkpwn(63)"' \
+	'href="jav&#x09;ascript:fkpwn(64)"'; do
+	printf 'b%shref=https://example.com/%sa_extra=%s\n' "$tab" "$tab" "$extra" > "$TMP/attack.txt"
+	"$FLAMEKIT" graph --nameattr "$TMP/attack.txt" "$FK_SRCDIR/tests/data/svg/small.txt" > "$TMP/attack.svg" 2> /dev/null
+	rc=$? pwned=
+	if [ $rc -eq 0 ]; then
+		links "$TMP/attack.svg" "$extra"
+		pwned=$(printf '%s' "$links" | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["pwned"])' 2>&1)
+	fi
+	is "$rc:$pwned" "1:" "a_extra=$extra is refused, and nothing runs"
+done
+# Hostile but inert attributes are drawn; in Chromium the links resolve to
+# https, file (relative) and mailto, no element has an on* attribute, and
+# clicking and hovering every frame runs nothing.
+printf 'a%stitle=<script>fkpwn(1)</script>%sclass=x" onload="fkpwn(2)%sg_extra=data-x="1" aria-label="&quot; onclick=&quot;fkpwn(3)"\nb%shref=https://example.com/?a=1&b="2"%sa_extra=rel="noopener"\nc%shref=rel/x.html#f"onclick="fkpwn(4)\nd%shref=mailto:x@example.com\n' \
+	"$tab" "$tab" "$tab" "$tab" "$tab" "$tab" "$tab" > "$TMP/inert.txt"
+"$FLAMEKIT" graph --nameattr "$TMP/inert.txt" "$FK_SRCDIR/tests/data/svg/small.txt" > "$TMP/inert.svg"
+ok $? "a nameattr file of inert attributes is drawn"
+links "$TMP/inert.svg" "inert attributes"
+is "$links" '{"links":["https:","file:","mailto:"],"handlers":0,"pwned":"none"}' \
+	"Chromium: three links (https, relative, mailto), no on* attribute, clicks and hovers run nothing"
 done_testing

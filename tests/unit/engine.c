@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "testlib.h"
+#include "folded/fkfolded.h"
 
 static void test_intern_ids(void **state)
 {
@@ -382,6 +383,29 @@ static void test_format_weight(void **state)
 	assert_string_equal(b, "3.5");
 	fk_format_weight(b, sizeof b, 0);
 	assert_string_equal(b, "0");
+	/* integers past 9.2e18 in full, never "-9.22337203685478e+18", and
+	 * each read back as the same double */
+	{
+		static const struct { double v; const char *s; } t[] = {
+			{ -9223372036854775808.0, "-9223372036854775808" },
+			{ 9223372036854775807.0, "9223372036854775808" },
+			{ -18446744073709551616.0, "-18446744073709551616" },
+			{ 1e30, "1000000000000000019884624838656" },
+			{ -1, "-1" },
+			{ -2.5, "-2.5" },
+		};
+		for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+			char line[80];
+			double w[2];
+			int two;
+			fk_format_weight(b, sizeof b, t[i].v);
+			assert_string_equal(b, t[i].s);
+			snprintf(line, sizeof line, "a;b %s", b);
+			assert_int_equal(fk_folded_line(line, strlen(line), w, &two), 3);
+			assert_true(w[0] == t[i].v);
+			assert_int_equal(two, 0);
+		}
+	}
 }
 
 static void read_all_lines(struct fk_input *in, struct fk_buf *out)

@@ -217,20 +217,72 @@ out:
 	return rc;
 }
 
+static bool starts_with(const char *s, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+	return n >= k && memcmp(s, lit, k) == 0;
+}
+
+static bool contains(const char *s, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(s + i, lit, k) == 0)
+			return true;
+	return false;
+}
+
+/* s[0..n) ends with OPEN digits CLOSE: "(4521)", "[4521]". */
+static bool ends_with_id(const char *s, size_t n, char open, char close)
+{
+	size_t i = n;
+	if (i < 3 || s[i - 1] != close)
+		return false;
+	i--;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	return i > 0 && i < n - 1 && s[i - 1] == open && i >= 2 && s[i - 2] == ' ';
+}
+
+/*
+ * bcc's profile and stackcount print stacks the way DTrace does (frames, then
+ * a count line), with marks DTrace never prints: the tool's banner
+ * ("Sampling at 49 Hertz of ...", "Tracing 1 functions for \"submit_bio\"...";
+ * DTraceToolkit's "Sampling... Hit Ctrl-C to end." is DTrace's), profile's
+ * "    -                comm (pid)" line before each count, stackcount's
+ * "    comm [pid]" line before a count and its closing "Detaching...",
+ * offwaketime's "waker:" and "target:" lines.
+ * Read as DTrace they lose a frame and gain a garbled root: such text is
+ * not claimed.  (k: the line's indentation.)
+ */
+static bool bcc_mark(const char *s, size_t n, size_t k, size_t lineno)
+{
+	if (lineno <= 3 && ((starts_with(s, n, "Sampling at ") && contains(s, n, " Hertz of ")) ||
+	                    (starts_with(s, n, "Tracing ") && contains(s, n, " functions for \""))))
+		return true;
+	if (n - k == 12 && memcmp(s + k, "Detaching...", 12) == 0)
+		return true;
+	if (k > 0 && (starts_with(s + k, n - k, "waker:  ") || starts_with(s + k, n - k, "target:  ")))
+		return true; /* offwaketime's "    waker:           comm pid" */
+	return k > 0 && n - k > 3 && s[k] == '-' && s[k + 1] == ' ' && s[k + 2] == ' ' &&
+	       ends_with_id(s, n, '(', ')');
+}
+
 /*
  * Detection: the CPU/FUNCTION:NAME header is proof; without it, frame lines
  * holding a '`' (module`function) and lines holding only a count, and
- * nothing that looks like perf script's "comm pid time: event:" headers.
+ * nothing that looks like perf script's "comm pid time: event:" headers,
+ * nor any of bcc's marks (bcc_mark).
  */
 static int probe(const unsigned char *buf, size_t len)
 {
 	struct probe_window win = { buf, len, 0, 0 };
 	const char *s;
 	size_t n, ticks = 0, counts = 0, other = 0;
-	bool header = false;
+	bool header = false, comm_pid = false;
 
 	while (probe_line(&win, &s, &n)) {
-		size_t lines = win.lines;
+		size_t lines = win.lines, k0 = 0;
 		double c;
 		if (lines == 1 && cpu_header(s, n)) {
 			header = true;
@@ -238,10 +290,17 @@ static int probe(const unsigned char *buf, size_t len)
 		}
 		if (header && lines <= 3)
 			continue;
+		while (k0 < n && is_space(s[k0]))
+			k0++;
+		if (bcc_mark(s, n, k0, lines))
+			return 0;
 		if (count_line(s, n, &c) != 0) {
+			if (comm_pid)
+				return 0; /* stackcount's "    comm [pid]" before the count */
 			counts++;
 			continue;
 		}
+		comm_pid = k0 > 0 && !memchr(s + k0, '`', n - k0) && ends_with_id(s, n, '[', ']');
 		/* The parser skips the first three lines whatever they hold, as
 		 * stackcollapse.pl does: they cannot speak against the format. */
 		if (lines <= 3 && counts == 0 && ticks == 0)

@@ -269,8 +269,25 @@ out:
 	return rc;
 }
 
-/* Folded text: printable lines, most ending in " <digits>".  Scores by the
- * share of complete lines that match. */
+/* A folded line: a stack and its count (or the two of a differential
+ * line), the stack not itself ending in a number.  Three numbers or more at
+ * the end make a table's row (a GHC .prof cost-centre tree, an xdebug
+ * trace), never a stack. */
+static bool folded_line(const char *s, size_t n)
+{
+	double w[2], x;
+	int two;
+	long sl;
+
+	if (fk_folded_count(s, n, &x) < 0) /* " 7": the root's own weight */
+		return false;
+	sl = fk_folded_line(s, n, w, &two);
+	return !(two && sl > 0 && fk_folded_count(s, (size_t)sl, &x) >= 0);
+}
+
+/* Folded text: printable lines ending in " <digits>".  Scores by the share
+ * of complete lines that match: all of them, or all but one in five (a
+ * stray line flamegraph.pl skips); fewer is some other text with numbers. */
 static int probe(const unsigned char *buf, size_t len)
 {
 	size_t i = 0, lines = 0, good = 0;
@@ -278,7 +295,6 @@ static int probe(const unsigned char *buf, size_t len)
 	while (i < len && lines < 200) {
 		const unsigned char *nl = memchr(buf + i, '\n', len - i);
 		size_t n;
-		double w;
 		if (!nl)
 			break; /* the last, maybe cut, line is not judged */
 		n = (size_t)(nl - (buf + i));
@@ -286,7 +302,7 @@ static int probe(const unsigned char *buf, size_t len)
 			n--;
 		if (n) {
 			lines++;
-			if (fk_folded_count((const char *)buf + i, n, &w) > 0)
+			if (folded_line((const char *)buf + i, n))
 				good++;
 		}
 		i = (size_t)(nl - buf) + 1;
@@ -307,7 +323,7 @@ static int probe(const unsigned char *buf, size_t len)
 		return 0;
 	if (good == lines)
 		return 60;
-	return good * 2 >= lines ? 30 : 0;
+	return (lines - good) * 4 <= good ? 30 : 0;
 }
 
 /* Every line is one sample, so a shard starts after the first newline at or

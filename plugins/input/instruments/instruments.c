@@ -251,7 +251,26 @@ out:
 	return rc;
 }
 
-/* Detection: the "Weight\tSelf Weight" header, or rows only. */
+/* Column 1 of a row ends with its share, "100.0%", as Instruments always
+ * prints it: a row without one, headerless, is some other tab-separated
+ * table's (an xdebug trace's "2\t1\t0\t0.000246\t393544..."). */
+static bool share_col(const char *s, size_t n)
+{
+	const char *t = memchr(s, '\t', n);
+	size_t i = t ? (size_t)(t - s) : n, d;
+
+	while (i > 0 && s[i - 1] == ' ')
+		i--;
+	if (i == 0 || s[--i] != '%')
+		return false;
+	d = i;
+	while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '.'))
+		i--;
+	return i < d && (i == 0 || s[i - 1] == ' ');
+}
+
+/* Detection: the "Weight\tSelf Weight" header, or rows only (each with its
+ * share). */
 static int probe(const unsigned char *buf, size_t len)
 {
 	struct probe_window win = { buf, len, 0, 0 };
@@ -272,7 +291,7 @@ static int probe(const unsigned char *buf, size_t len)
 			header = true;
 			continue;
 		}
-		if (row(s, n, &w, &kind, &indent, &name, &nlen))
+		if (row(s, n, &w, &kind, &indent, &name, &nlen) && (header || share_col(s, n)))
 			rows++;
 		else
 			other++;

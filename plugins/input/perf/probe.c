@@ -36,6 +36,14 @@ static int header_kind(const char *s, size_t n)
 	return hd.has_time || hd.event ? 2 : 1;
 }
 
+static bool hex_lead(const char *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n && ((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+		i++;
+	return i > 0 && i < n && p[i] == ' ';
+}
+
 static void judge(struct tally *t, const char *p, size_t n, bool idle)
 {
 	struct fline f;
@@ -56,7 +64,9 @@ static void judge(struct tally *t, const char *p, size_t n, bool idle)
 			return;
 		}
 	}
-	if (perf_match_frame(p, n, &f))
+	/* perf script indents a frame line or (old versions) starts it with
+	 * the address: "(ms)" ending a table's heading is no frame */
+	if ((is_ws((unsigned char)p[0]) || hex_lead(p, n)) && perf_match_frame(p, n, &f))
 		t->frames++;
 	else
 		t->other++;
@@ -92,7 +102,7 @@ int fk_perf_probe(const unsigned char *buf, size_t len)
 		/* stacks: most judged lines must be headers or frames */
 		if (t.other * 10 <= judged)
 			return 90;
-		return t.other * 3 <= judged && t.frames >= t.headers ? 70 : 0;
+		return t.other * 3 <= judged && (t.frames >= t.headers || t.timed == t.headers) ? 70 : 0;
 	}
 	/* records without stacks (perf record without -g) */
 	if (t.perf_comment)

@@ -1,9 +1,11 @@
 /*
- * The side files a graph reads: --nameattr (per-function attributes, whose
- * raw attribute text is re-emitted only as well-formed, escaped pairs and
- * never as an event handler or a script URL) and the --cp palette map.
+ * The side files a graph reads: --nameattr (per-function attributes, checked
+ * when read: only inert attributes, each once, links only to http, https,
+ * mailto or relative URLs) and the --cp palette map.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,21 +157,348 @@ static int slurp(const struct fk_host *h, const char *path, char **out, size_t *
 
 /*
  * nameattr file: "FUNCTION<TAB>key=value<TAB>key=value...", one function a
- * line.  Values are stored as "key\0value\0key\0value\0\0".
+ * line, with flamegraph.pl's keys.  Each line is checked whole when it is
+ * read, so a graph is drawn with every attribute it names or not at all:
+ * the attributes an element gets are written at most once each, from a
+ * short list of inert ones (no event handler, no style, no link whose
+ * scheme is not http, https or mailto).  The entry stored for a function is
+ * "key\0value\0...\0": "title" for the tooltip, and "@NAME" for each
+ * attribute in the order flamegraph.pl writes them, the link first.
  */
+
+#define NA_MAX_ATTRS 64
+
+/* Attributes g_extra and a_extra may carry besides data-* and aria-*:
+ * none runs script, loads a resource or styles the frame. */
+static const char *const na_inert[] = {
+	"id", "class", "target", "rel", "title", "lang", "xml:lang", "role", "tabindex",
+	"xlink:title", "xlink:show", NULL,
+};
+
+struct na_line {
+	const struct fk_host *h;
+	const char *path;
+	size_t lineno;
+	char *out, *q;   /* the entry being built, and its end */
+	size_t nattrs;
+};
+
+static int na_fail(struct na_line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int na_fail(struct na_line *l, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	l->h->log(FK_LOG_ERROR, "%s:%zu: %s", l->path, l->lineno, msg);
+	return FK_ERR_DATA;
+}
+
+static int lc_eq(const char *s, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+	if (n != k)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
+		if (c != lit[i])
+			return 0;
+	}
+	return 1;
+}
+
+static size_t put_utf8(char *d, uint32_t cp)
+{
+	if (cp < 0x80) {
+		d[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		d[0] = (char)(0xc0 | (cp >> 6));
+		d[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		d[0] = (char)(0xe0 | (cp >> 12));
+		d[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		d[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	d[0] = (char)(0xf0 | (cp >> 18));
+	d[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	d[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	d[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* One pass of XML character and entity references decoded into d (never
+ * longer than s), every space and control character dropped, as a URL
+ * parser drops them; returns the length. */
+static size_t url_decode_pass(const char *s, size_t n, char *d)
+{
+	static const struct { const char *name; char c; } named[] = {
+		{ "amp", '&' }, { "lt", '<' }, { "gt", '>' }, { "quot", '"' }, { "apos", '\'' },
+		{ "colon", ':' }, { "tab", '\t' }, { "newline", '\n' },
+	};
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *semi = c == '&' ? memchr(s + i, ';', n - i < 16 ? n - i : 16) : NULL;
+		if (semi) {
+			const char *e = s + i + 1;
+			size_t en = (size_t)(semi - e);
+			uint32_t cp = 0;
+			int ok = 0;
+			if (en >= 2 && e[0] == '#') {
+				int hex = e[1] == 'x' || e[1] == 'X';
+				ok = en > (size_t)(1 + hex);
+				for (size_t j = 1 + (size_t)hex; ok && j < en; j++) {
+					char ch = e[j];
+					int v = ch >= '0' && ch <= '9' ? ch - '0'
+					       : hex && ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+					       : hex && ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+					if (v < 0)
+						ok = 0;
+					else if (cp <= 0x10ffff)
+						cp = cp * (hex ? 16u : 10u) + (uint32_t)v;
+				}
+				if (ok && cp > 0x20 && cp != 0x7f && cp <= 0x10ffff &&
+				    !(cp >= 0xd800 && cp <= 0xdfff))
+					k += put_utf8(d + k, cp);
+			} else {
+				for (size_t j = 0; j < sizeof named / sizeof named[0]; j++)
+					if (lc_eq(e, en, named[j].name)) {
+						ok = 1;
+						if ((unsigned char)named[j].c > 0x20)
+							d[k++] = named[j].c;
+						break;
+					}
+			}
+			if (ok) {
+				i = (size_t)(semi - s);
+				continue;
+			}
+		}
+		if (c > 0x20 && c != 0x7f)
+			d[k++] = (char)c;
+	}
+	return k;
+}
+
+/* A link flamekit writes: http, https, mailto, or no scheme (relative, or a
+ * fragment), judged after references are decoded (again and again: a
+ * browser decodes once, this is stricter) and spaces and controls dropped,
+ * so "jav&#x09;ascript:" is the javascript: it would become. */
+static int url_ok(const struct fk_host *h, const char *s, size_t n, int *ok)
+{
+	char *a = h->alloc(n + 1), *b = h->alloc(n + 1);
+	size_t k, m;
+
+	if (!a || !b) {
+		h->free(a);
+		h->free(b);
+		return FK_ERR_NOMEM;
+	}
+	k = url_decode_pass(s, n, a);
+	while ((m = url_decode_pass(a, k, b)) != k || memcmp(a, b, k) != 0) {
+		char *t = a;
+		a = b;
+		b = t;
+		k = m;
+	}
+	*ok = 1;
+	if (k && ((a[0] >= 'a' && a[0] <= 'z') || (a[0] >= 'A' && a[0] <= 'Z'))) {
+		size_t i = 1;
+		while (i < k && ((a[i] >= 'a' && a[i] <= 'z') || (a[i] >= 'A' && a[i] <= 'Z') ||
+		                 (a[i] >= '0' && a[i] <= '9') || a[i] == '+' || a[i] == '-' || a[i] == '.'))
+			i++;
+		if (i < k && a[i] == ':')
+			*ok = lc_eq(a, i, "http") || lc_eq(a, i, "https") || lc_eq(a, i, "mailto");
+	}
+	h->free(a);
+	h->free(b);
+	return 0;
+}
+
+/* Append one attribute to the entry, refusing it if given before. */
+static int na_put(struct na_line *l, const char *where, const char *name, size_t nn,
+                  const char *val, size_t vn)
+{
+	for (const char *p = l->out; *p; p += strlen(p) + 1, p += strlen(p) + 1)
+		if (p[0] == '@' && strlen(p + 1) == nn && memcmp(p + 1, name, nn) == 0)
+			return na_fail(l, "%s: attribute %.*s given twice: an SVG element carries each attribute once",
+			               where, (int)nn, name);
+	if (++l->nattrs > NA_MAX_ATTRS)
+		return na_fail(l, "%s: more than %d attributes", where, NA_MAX_ATTRS);
+	*l->q++ = '@';
+	memcpy(l->q, name, nn);
+	l->q += nn;
+	*l->q++ = '\0';
+	memcpy(l->q, val, vn);
+	l->q += vn;
+	*l->q++ = '\0';
+	*l->q = '\0';
+	return 0;
+}
+
+/* A link attribute's value: refused unless url_ok. */
+static int na_link(struct na_line *l, const char *where, const char *v, size_t vn)
+{
+	int ok, rc = url_ok(l->h, v, vn, &ok);
+
+	if (rc < 0)
+		return rc;
+	if (!ok) {
+		char shown[61];
+		size_t k = vn < 60 ? vn : 60;
+		for (size_t i = 0; i < k; i++) /* no control byte reaches a terminal */
+			shown[i] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
+		shown[k] = '\0';
+		return na_fail(l, "%s: link \"%s\" refused: only http, https, mailto and relative links are written",
+		               where, shown);
+	}
+	return 0;
+}
+
+/* Raw attribute text of g_extra or a_extra (flamegraph.pl pastes it into the
+ * tag): name="value" or name='value' pairs, each an inert attribute. */
+static int na_extra(struct na_line *l, const char *key, const char *s)
+{
+	while (*s) {
+		const char *name, *v, *ve;
+		size_t nn;
+		int rc;
+		char q;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		name = s;
+		while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		       *s == '_' || *s == '-' || *s == '.' || *s == ':')
+			s++;
+		nn = (size_t)(s - name);
+		q = *s == '=' ? s[1] : 0;
+		if (nn == 0 || (q != '"' && q != '\'') || !(ve = strchr(v = s + 2, q)))
+			return na_fail(l, "%s: expected name=\"value\" pairs, found \"%.40s\"", key, name);
+		if (nn >= 2 && lc_eq(name, 2, "on"))
+			return na_fail(l, "%s: %.*s refused: flamekit writes no event handler", key, (int)nn, name);
+		if (lc_eq(name, nn, "style"))
+			return na_fail(l, "%s: style refused: a style can load URLs; use class", key);
+		if (lc_eq(name, nn, "href") || lc_eq(name, nn, "xlink:href")) {
+			if ((rc = na_link(l, key, v, (size_t)(ve - v))) < 0)
+				return rc;
+			return na_fail(l, "%s: %.*s refused: the href key gives a frame its link, once", key,
+			               (int)nn, name);
+		}
+		int inert = 0;
+		for (size_t i = 0; na_inert[i] && !inert; i++)
+			inert = strlen(na_inert[i]) == nn && memcmp(na_inert[i], name, nn) == 0;
+		if (!inert && nn > 5 && (memcmp(name, "data-", 5) == 0 || memcmp(name, "aria-", 5) == 0))
+			inert = !memchr(name, ':', nn);
+		if (!inert)
+			return na_fail(l, "%s: attribute %.*s refused: only id, class, target, rel, title, lang, "
+			               "xml:lang, role, tabindex, xlink:title, xlink:show, data-* and aria-* are written",
+			               key, (int)nn, name);
+		if ((rc = na_put(l, key, name, nn, v, (size_t)(ve - v))) < 0)
+			return rc;
+		s = ve + 1;
+	}
+	return 0;
+}
+
+enum { NA_HREF, NA_TARGET, NA_AEXTRA, NA_ID, NA_CLASS, NA_GEXTRA, NA_TITLE, NA_NKEYS };
+static const char *const na_keys[NA_NKEYS] = {
+	"href", "target", "a_extra", "id", "class", "g_extra", "title",
+};
+
+/* One line's fields (tab-separated key=value, NUL-terminated in place)
+ * into l->out, checked. */
+static int na_parse(struct na_line *l, char *fields)
+{
+	const char *kv[NA_NKEYS] = { 0 };
+	int rc;
+
+	for (char *f = fields; f;) {
+		char *next = strchr(f, '\t'), *eq;
+		size_t k;
+		if (next)
+			*next++ = '\0';
+		eq = strchr(f, '=');
+		if (!eq) {
+			if (*f)
+				return na_fail(l, "expected key=value, found \"%.40s\"", f);
+			f = next;
+			continue;
+		}
+		*eq = '\0';
+		if (strcmp(f, "xlink:href") == 0)
+			f = (char *)"href";
+		for (k = 0; k < NA_NKEYS && strcmp(f, na_keys[k]) != 0; k++)
+			;
+		if (k == NA_NKEYS)
+			return na_fail(l, "unknown key %.40s: the keys are title, href, target, id, class, "
+			               "g_extra and a_extra", f);
+		if (kv[k])
+			return na_fail(l, "key %s given twice", f);
+		kv[k] = eq + 1;
+		f = next;
+	}
+	if (kv[NA_HREF] && *kv[NA_HREF]) {
+		if ((rc = na_link(l, "href", kv[NA_HREF], strlen(kv[NA_HREF]))) < 0 ||
+		    (rc = na_put(l, "href", "xlink:href", 10, kv[NA_HREF], strlen(kv[NA_HREF]))) < 0)
+			return rc;
+		/* default target=_top, else links open within an <object> */
+		const char *tg = kv[NA_TARGET] && *kv[NA_TARGET] ? kv[NA_TARGET] : "_top";
+		if ((rc = na_put(l, "target", "target", 6, tg, strlen(tg))) < 0)
+			return rc;
+	}
+	/* a_extra is checked even where flamegraph.pl drops it (no link) */
+	if (kv[NA_AEXTRA]) {
+		char *mark = l->q;
+		size_t n = l->nattrs;
+		if ((rc = na_extra(l, "a_extra", kv[NA_AEXTRA])) < 0)
+			return rc;
+		if (!(kv[NA_HREF] && *kv[NA_HREF])) {
+			l->q = mark;
+			*l->q = '\0';
+			l->nattrs = n;
+		}
+	}
+	if (kv[NA_ID] && (rc = na_put(l, "id", "id", 2, kv[NA_ID], strlen(kv[NA_ID]))) < 0)
+		return rc;
+	if (kv[NA_CLASS] && (rc = na_put(l, "class", "class", 5, kv[NA_CLASS], strlen(kv[NA_CLASS]))) < 0)
+		return rc;
+	if (kv[NA_GEXTRA] && (rc = na_extra(l, "g_extra", kv[NA_GEXTRA])) < 0)
+		return rc;
+	if (kv[NA_TITLE]) {
+		size_t n = strlen(kv[NA_TITLE]);
+		memcpy(l->q, "title", 6);
+		memcpy(l->q + 6, kv[NA_TITLE], n + 1);
+		l->q += 6 + n + 1;
+		*l->q = '\0';
+	}
+	return 0;
+}
+
 int svg_nameattr_load(const struct fk_host *h, const char *path, struct svg_smap *m)
 {
 	char *buf, *line, *end;
-	size_t len, lineno = 0;
+	size_t len;
+	struct na_line l = { h, path, 0, NULL, NULL, 0 };
 	int rc = slurp(h, path, &buf, &len, 0);
 
 	if (rc < 0)
 		return rc;
 	for (line = buf; line < buf + len; line = end + 1) {
 		char *nl = memchr(line, '\n', (size_t)(buf + len - line));
-		char *tab, *val, *q;
+		char *tab;
 		end = nl ? nl : buf + len;
-		lineno++;
+		l.lineno++;
 		if (end > line && end[-1] == '\r')
 			end[-1] = '\0';
 		*end = '\0';
@@ -177,32 +506,25 @@ int svg_nameattr_load(const struct fk_host *h, const char *path, struct svg_smap
 			continue;
 		tab = strchr(line, '\t');
 		if (!tab) {
-			h->log(FK_LOG_ERROR, "%s:%zu: expected FUNCTION<TAB>key=value", path, lineno);
-			rc = FK_ERR_DATA;
+			rc = na_fail(&l, "expected FUNCTION<TAB>key=value");
 			break;
 		}
-		val = h->alloc(strlen(tab) + 2);
-		if (!val) {
+		/* "@xlink:href\0" and "@target\0_top\0" are the most an entry
+		 * adds to its line's bytes, and '@' one per attribute */
+		l.out = h->alloc(2 * strlen(tab) + 64);
+		if (!l.out) {
 			rc = FK_ERR_NOMEM;
 			break;
 		}
-		q = val;
-		for (char *f = tab + 1; f && *f;) {
-			char *next = strchr(f, '\t'), *eq;
-			if (next)
-				*next++ = '\0';
-			eq = strchr(f, '=');
-			if (eq) {
-				memcpy(q, f, (size_t)(eq - f));
-				q += eq - f;
-				*q++ = '\0';
-				strcpy(q, eq + 1);
-				q += strlen(eq + 1) + 1;
-			}
-			f = next;
+		l.q = l.out;
+		*l.q = '\0';
+		l.nattrs = 0;
+		rc = na_parse(&l, tab + 1);
+		if (rc < 0) {
+			h->free(l.out);
+			break;
 		}
-		*q = '\0';
-		rc = svg_smap_put(m, line, (size_t)(tab - line), val);
+		rc = svg_smap_put(m, line, (size_t)(tab - line), l.out);
 		if (rc < 0)
 			break;
 	}
@@ -221,75 +543,28 @@ const char *svg_attr_get(const char *kv, const char *key)
 	return NULL;
 }
 
-static int attr_name_ok(const char *s, size_t n)
+int svg_attr_link(const char *kv)
 {
-	if (n == 0 || (n >= 2 && (s[0] == 'o' || s[0] == 'O') && (s[1] == 'n' || s[1] == 'N')))
-		return 0; /* no event handlers */
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' ||
-		      (i && ((c >= '0' && c <= '9') || c == '-' || c == '.'))))
-			return 0;
-	}
-	return 1;
+	return kv && strcmp(kv, "@xlink:href") == 0;
 }
 
-/* g_extra/a_extra hold raw attribute text in flamegraph.pl: re-emit only
- * well-formed name="value" pairs, escaped, and never an on* handler. */
-void svg_put_extra(struct svg_out *o, const char *s)
+void svg_put_attrs(struct svg_out *o, const char *kv)
 {
-	while (s && *s) {
-		const char *name, *eq;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		name = s;
-		while (*s && *s != '=' && *s != ' ')
-			s++;
-		eq = s;
-		if (*s != '=')
-			break;
-		s++;
-		char q = *s;
-		if (q != '"' && q != '\'')
-			break;
-		const char *v = ++s, *ve = strchr(v, q);
-		if (!ve)
-			break;
-		if (attr_name_ok(name, (size_t)(eq - name))) {
-			svg_put(o, " ", 1);
-			svg_put(o, name, (size_t)(eq - name));
+	int first = 1;
+
+	while (kv && *kv) {
+		const char *v = kv + strlen(kv) + 1;
+		if (kv[0] == '@') {
+			if (!first)
+				svg_put(o, " ", 1);
+			first = 0;
+			svg_puts(o, kv + 1);
 			svg_put(o, "=\"", 2);
-			svg_put_xml(o, v, (size_t)(ve - v));
+			svg_put_xmls(o, v);
 			svg_put(o, "\"", 1);
 		}
-		s = ve + 1;
+		kv = v + strlen(v) + 1;
 	}
-}
-
-int svg_href_ok(const char *s)
-{
-	static const char *const bad[] = { "javascript:", "data:", "vbscript:" };
-	while (*s == ' ' || *s == '\t' || (unsigned char)*s < 0x20)
-		s++;
-	for (size_t i = 0; i < 3; i++) {
-		size_t n = strlen(bad[i]), k = 0;
-		const char *p = s;
-		/* compare case-insensitively, ignoring embedded whitespace */
-		while (*p && k < n) {
-			if (*p == '\t' || *p == '\n' || *p == '\r') {
-				p++;
-				continue;
-			}
-			char c = *p >= 'A' && *p <= 'Z' ? (char)(*p + 32) : *p;
-			if (c != bad[i][k])
-				break;
-			p++;
-			k++;
-		}
-		if (k == n)
-			return 0;
-	}
-	return 1;
 }
 
 /* ---- palette map (--cp) -------------------------------------------------- */

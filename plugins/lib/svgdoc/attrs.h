@@ -32,15 +32,18 @@ void svg_smap_free(struct svg_smap *m);
 /* s[0..n) copied, NUL-terminated, with h->alloc; NULL when out of memory. */
 char *svg_strdup(const struct fk_host *h, const char *s, size_t n);
 
-/* nameattr file: "FUNCTION<TAB>key=value<TAB>...".  Values are stored as
- * "key\0value\0key\0value\0\0"; svg_attr_get looks one key up (NULL: none). */
+/* nameattr file: "FUNCTION<TAB>key=value<TAB>..." with flamegraph.pl's
+ * keys.  A line naming an unknown key, an attribute twice, an event
+ * handler, a style or a link whose scheme is not http, https or mailto is
+ * refused with PATH:LINE.  The entry of a function is "key\0value\0...\0":
+ * "title", and "@NAME" for each attribute to write, in order. */
 int svg_nameattr_load(const struct fk_host *h, const char *path, struct svg_smap *m);
+/* One key's value in an entry (kv may be NULL), NULL if absent. */
 const char *svg_attr_get(const char *kv, const char *key);
-/* Raw attribute text (a_extra, g_extra): only well-formed name="value"
- * pairs, escaped, never an on* handler. */
-void svg_put_extra(struct svg_out *o, const char *s);
-/* 0 for a javascript:, data: or vbscript: link. */
-int svg_href_ok(const char *s);
+/* 1 when the entry's element is a link (<a>), 0 for a group (<g>). */
+int svg_attr_link(const char *kv);
+/* The entry's attributes, name="escaped value", separated by one space. */
+void svg_put_attrs(struct svg_out *o, const char *kv);
 
 /* The --cp palette map ("NAME->rgb(r,g,b)" lines): a missing file is an
  * empty map, and the map an earlier output of the run writes is read

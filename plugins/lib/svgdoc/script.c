@@ -2,7 +2,10 @@
  * The script embedded in every SVG: flamegraph.pl's interaction (details
  * line, tooltip, click to zoom, Reset Zoom, Ctrl-F/F3 regex search with
  * "Matched: N%", Ctrl-I ignore case, ?s= ?x= ?y= URL state) and DOM ids,
- * written for flamekit.  Constants it needs (FK_NAMETYPE, FK_FONTSIZE,
+ * written for flamekit.  A search the URL gives (?s=) is literal text, never
+ * a regular expression: a link anyone can send must not hang the page with
+ * a pattern that backtracks for ever (^(a+)+$), and a RegExp cannot be
+ * interrupted.  A search typed in (Ctrl-F) is a regular expression.  Constants it needs (FK_NAMETYPE, FK_FONTSIZE,
  * FK_FONTWIDTH, FK_XPAD, FK_INVERTED, FK_SEARCHCOLOR) are written by the
  * renderer just before it.
  */
@@ -11,7 +14,7 @@
 const char svg_script[] =
 	"\"use strict\";\n"
 	"var fk = { details: null, searchbtn: null, icbtn: null, unzoombtn: null, matched: null,\n"
-	"	svg: null, frames: null, term: null, ignorecase: false, zoomed: null };\n"
+	"	svg: null, frames: null, term: null, literal: false, ignorecase: false, zoomed: null };\n"
 	"function init(evt) {\n"
 	"	fk.details = document.getElementById(\"details\").firstChild;\n"
 	"	fk.searchbtn = document.getElementById(\"search\");\n"
@@ -25,7 +28,7 @@ const char svg_script[] =
 	"		var r = find_rect_at(p.x, p.y);\n"
 	"		if (r) zoom(find_group(r));\n"
 	"	}\n"
-	"	if (p.s) search(p.s);\n"
+	"	if (p.s) search(p.s, true);\n"
 	"}\n"
 	"function find_rect_at(x, y) {\n"
 	"	var el = fk.frames.querySelectorAll(\"rect\");\n"
@@ -231,11 +234,16 @@ const char svg_script[] =
 	" * (a match inside a matching ancestor) and matches in different subtrees\n"
 	" * are merged as a union of intervals, so each sample counts once.\n"
 	" */\n"
-	"function search(term) {\n"
-	"	if (term) fk.term = term;\n"
+	"function search(term, literal) {\n"
+	"	if (term) { fk.term = term; fk.literal = !!literal; }\n"
 	"	if (fk.term === null) return;\n"
 	"	var re;\n"
-	"	try { re = new RegExp(fk.term, fk.ignorecase ? \"i\" : \"\"); } catch (err) { return; }\n"
+	"	if (fk.literal) {\n"
+	"		var lit = fk.ignorecase ? fk.term.toLowerCase() : fk.term;\n"
+	"		re = { test: function(s) { return (fk.ignorecase ? s.toLowerCase() : s).indexOf(lit) >= 0; } };\n"
+	"	} else {\n"
+	"		try { re = new RegExp(fk.term, fk.ignorecase ? \"i\" : \"\"); } catch (err) { return; }\n"
+	"	}\n"
 	"	reset_search();\n"
 	"	var el = fk.frames.children, iv = [], total = 0;\n"
 	"	for (var i = 0; i < el.length; i++) {\n"

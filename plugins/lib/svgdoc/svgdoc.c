@@ -341,31 +341,9 @@ static void write_frame(struct svg_w *x, const struct svg_frame *f)
 		struct svg_smap_ent *e = svg_smap_find(&x->attrs, name, len);
 		kv = e ? e->val : NULL;
 	}
-	t = svg_attr_get(kv, "href");
-	if (t && !svg_href_ok(t))
-		t = NULL;
-	if (t) {
-		const char *tg = svg_attr_get(kv, "target");
-		svg_puts(ob, "<a xlink:href=\"");
-		svg_put_xmls(ob, t);
-		svg_puts(ob, "\" target=\"");
-		svg_put_xmls(ob, tg && *tg ? tg : "_top");
-		svg_puts(ob, "\"");
-		svg_put_extra(ob, svg_attr_get(kv, "a_extra"));
-	} else {
-		svg_puts(ob, "<g ");
-	}
-	if ((t = svg_attr_get(kv, "id")) != NULL) {
-		svg_puts(ob, " id=\"");
-		svg_put_xmls(ob, t);
-		svg_puts(ob, "\"");
-	}
-	if ((t = svg_attr_get(kv, "class")) != NULL) {
-		svg_puts(ob, " class=\"");
-		svg_put_xmls(ob, t);
-		svg_puts(ob, "\"");
-	}
-	svg_put_extra(ob, svg_attr_get(kv, "g_extra"));
+	/* flamegraph.pl's tags: "<a ATTRS>" for a link, else "<g ATTRS>" */
+	svg_puts(ob, svg_attr_link(kv) ? "<a " : "<g ");
+	svg_put_attrs(ob, kv);
 	svg_puts(ob, ">\n<title>");
 	if ((t = svg_attr_get(kv, "title")) != NULL && *t) {
 		svg_put_xmls(ob, t);
@@ -406,7 +384,7 @@ static void write_frame(struct svg_w *x, const struct svg_frame *f)
 	if (!root)
 		put_label(ob, name, dlen, x2 - x1, o);
 	svg_puts(ob, "</text>\n");
-	svg_puts(ob, kv && svg_attr_get(kv, "href") && svg_href_ok(svg_attr_get(kv, "href")) ? "</a>\n" : "</g>\n");
+	svg_puts(ob, svg_attr_link(kv) ? "</a>\n" : "</g>\n");
 }
 
 int svg_write(const struct svg_doc *d, const struct svg_frame *v, size_t n)
