@@ -209,9 +209,9 @@ awk 'BEGIN { for (i = 0; i < 250; i++) print " 7"; print "a;b 1" }' > "$TMP/root
 run "$FLAMEKIT" collapse "$TMP/rootw.folded"
 is "$(detected "$TMP/rootw.folded"):$rc:$out:$err" "folded:0:a;b 1:" "auto: 250 root-weight lines, then a stack: folded"
 # The near misses above through the whole registry: refused as today, with
-# every format tried named; the odd perf file read as --format perf reads it.
-for f in ghc-prof xdebug-computer xdebug-human bcc-profile bcc-profile-delimited bcc-stackcount \
-	bcc-stackcount-pid bcc-offwaketime; do
+# every format tried named (bcc's default output, once taken for DTrace, is
+# now bcc's: see below); the odd perf file read as --format perf reads it.
+for f in ghc-prof xdebug-computer xdebug-human; do
 	run "$FLAMEKIT" collapse "$D/detect/$f.txt"
 	is "$rc:$out:$err" "1::flamekit: $D/detect/$f.txt: cannot tell the input format (tried: $tried); give one with --format NAME" \
 		"auto: detect/$f.txt is refused, no graph drawn"
@@ -237,11 +237,11 @@ is "$rc:$err" "1:flamekit: $TMP/garbage.bin: cannot tell the input format (tried
 for f in "$D"/bpftrace/*.txt; do
 	is "$(detected "$f")" bpftrace "auto: bpftrace/$(basename "$f") is bpftrace"
 done
-for f in "$D"/bcc/*.txt; do
-	is "$(detected "$f")" bcc "auto: bcc/$(basename "$f") is bcc"
+for f in "$D"/bcc/*.txt "$D"/detect/bcc-*.txt; do
+	is "$(detected "$f")" bcc "auto: ${f#"$D"/} is bcc"
 done
 bad=
-for f in $(find "$D" -type f ! -path "$D/bpftrace/*" ! -path "$D/bcc/*" | sort) \
+for f in $(find "$D" -type f ! -path "$D/bpftrace/*" ! -path "$D/bcc/*" ! -path "$D/detect/bcc-*" | sort) \
 	$( [ -d "$FK_CONFORMANCE" ] && find "$FK_CONFORMANCE" -type f -path '*/inputs/*' | sort); do
 	case $(detected "$f") in bpftrace | bcc) bad="$bad ${f#"$FK_SRCDIR"/}" ;; esac
 done
