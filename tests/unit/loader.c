@@ -51,6 +51,16 @@ static int nop_sample(void *state, struct fk_sample_edit *e)
 	return 0;
 }
 
+/* What FLAMEKIT_REGISTER_FILTER fills in. */
+static void stamp_filter(struct fk_filter_plugin *f)
+{
+	f->h.magic = FK_PLUGIN_MAGIC;
+	f->h.abi_major = FK_ABI_MAJOR;
+	f->h.abi_minor = FK_ABI_MINOR;
+	f->h.struct_size = (uint32_t)sizeof *f;
+	f->h.kind = FK_PLUGIN_FILTER;
+}
+
 /* fk_registry_add_builtin: a descriptor compiled into the program (the
  * fuzzing harnesses' way) gets the same checks as a module's. */
 static void test_add_builtin(void **state)
@@ -60,11 +70,7 @@ static void test_add_builtin(void **state)
 	const struct fk_plugin *pl;
 
 	(void)state;
-	f.h.magic = FK_PLUGIN_MAGIC;
-	f.h.abi_major = FK_ABI_MAJOR;
-	f.h.abi_minor = FK_ABI_MINOR;
-	f.h.struct_size = (uint32_t)sizeof f;
-	f.h.kind = FK_PLUGIN_FILTER;
+	stamp_filter(&f);
 	assert_int_equal(fk_registry_init(&r), 0);
 	assert_int_equal(fk_registry_add_builtin(&r, &f.h, "(built in) nop"), 0);
 	pl = fk_registry_find(&r, FK_PLUGIN_FILTER, "nop");
@@ -426,11 +432,7 @@ static void test_option_cmdline_only(void **state)
 	char err[256];
 
 	(void)state;
-	f.h.magic = FK_PLUGIN_MAGIC;
-	f.h.abi_major = FK_ABI_MAJOR;
-	f.h.abi_minor = FK_ABI_MINOR;
-	f.h.struct_size = (uint32_t)sizeof f;
-	f.h.kind = FK_PLUGIN_FILTER;
+	stamp_filter(&f);
 	assert_int_equal(fk_registry_init(&r), 0);
 	assert_int_equal(fk_registry_add_builtin(&r, &f.h, "(built in) cmd"), 0);
 	pl = fk_registry_find(&r, FK_PLUGIN_FILTER, "cmd");
