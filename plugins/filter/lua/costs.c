@@ -40,10 +40,7 @@ enum cost {
 	C_REP, C_SCAN, C_CONCAT, C_UNPACK, C_MOVE, C_INSERT, C_REMOVE, C_SORT,
 };
 
-/* Charge `steps` instructions to the current call, or raise the limit
- * error (what: why the call is dear, for the message). */
-static void charge(lua_State *L, double steps, const char *fmt, ...) FK_PRINTF(3, 4);
-static void charge(lua_State *L, double steps, const char *fmt, ...)
+void lf_charge(lua_State *L, double steps, const char *fmt, ...)
 {
 	struct state *s = state_of(L);
 	char w[256], what[160];
@@ -158,7 +155,7 @@ static void charge_call(lua_State *L, int kind, const char *name)
 		luaL_checklstring(L, 1, &n);
 		p = luaL_checklstring(L, 2, &m);
 		cost = pattern_cost(kind, n, p, m, kind == C_FIND && lua_toboolean(L, 4));
-		charge(L, cost / PATTERN_STEPS, "%s of a %zu-byte string may take %.3g pattern steps",
+		lf_charge(L, cost / PATTERN_STEPS, "%s of a %zu-byte string may take %.3g pattern steps",
 		       name, n, cost);
 		return;
 	case C_REP:
@@ -169,12 +166,12 @@ static void charge_call(lua_State *L, int kind, const char *name)
 		i = luaL_checkinteger(L, 2);
 		luaL_optlstring(L, 3, "", &m);
 		if (n + m == 0)
-			charge(L, i > 0 ? (double)i / COPY_STEPS : 0, "%s of %lld empty copies", name,
+			lf_charge(L, i > 0 ? (double)i / COPY_STEPS : 0, "%s of %lld empty copies", name,
 			       (long long)i);
 		return;
 	case C_SCAN:
 		cost = string_bytes(L);
-		charge(L, cost / SCAN_BYTES, "%s of %.0f bytes", name, cost);
+		lf_charge(L, cost / SCAN_BYTES, "%s of %.0f bytes", name, cost);
 		return;
 	case C_CONCAT:
 	case C_UNPACK: {
@@ -191,13 +188,13 @@ static void charge_call(lua_State *L, int kind, const char *name)
 		}
 		i = opt_int(L, ai, 1);
 		j = opt_int(L, aj, 0);
-		charge(L, span_of(i, j), "%s of %.0f elements", name, span_of(i, j));
+		lf_charge(L, span_of(i, j), "%s of %.0f elements", name, span_of(i, j));
 		return;
 	}
 	case C_MOVE:
 		i = luaL_checkinteger(L, 2);
 		j = luaL_checkinteger(L, 3);
-		charge(L, span_of(i, j), "%s of %.0f elements", name, span_of(i, j));
+		lf_charge(L, span_of(i, j), "%s of %.0f elements", name, span_of(i, j));
 		return;
 	case C_INSERT:
 	case C_REMOVE:
@@ -209,7 +206,7 @@ static void charge_call(lua_State *L, int kind, const char *name)
 			i = opt_int(L, 2, (lua_Integer)n);
 		if (i < 1)
 			i = 1; /* out of bounds: the library refuses it */
-		charge(L, span_of(i, (lua_Integer)n + 1), "%s of %.0f elements", name,
+		lf_charge(L, span_of(i, (lua_Integer)n + 1), "%s of %.0f elements", name,
 		       span_of(i, (lua_Integer)n + 1));
 		return;
 	case C_SORT: {
@@ -217,7 +214,7 @@ static void charge_call(lua_State *L, int kind, const char *name)
 		n = plain_length(L, name);
 		for (size_t k = n; k; k >>= 1)
 			lg++;
-		charge(L, (double)n * lg, "%s of %zu elements", name, n);
+		lf_charge(L, (double)n * lg, "%s of %zu elements", name, n);
 		return;
 	}
 	}

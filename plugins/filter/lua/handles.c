@@ -222,8 +222,18 @@ static int s_insert(lua_State *L)
 	struct fk_sample_edit *e = sample_check(L);
 	size_t n, i = frame_index(L, e, 2, 1);
 	const char *name = luaL_checklstring(L, 3, &n);
+	struct state *st = state_of(L);
+	size_t d = st->h->se_depth(e);
+
+	/* The frames a script adds stay in the engine's tree, outside its
+	 * heap: a call adds at most INSERT_MAX (a million a sample took 1.6 GB
+	 * for forty samples), and pays for the frames it moves. */
+	if (st->inserted >= INSERT_MAX)
+		return luaL_error(L, "s:insert: a sample() call may add at most %d frames", INSERT_MAX);
+	lf_charge(L, (double)(d - i), "s:insert moving %zu frames", d - i);
+	st->inserted++;
 	keep_name(L, 3, NULL, 0);
-	if (state_of(L)->h->se_insert(e, i, name, n) < 0)
+	if (st->h->se_insert(e, i, name, n) < 0)
 		return luaL_error(L, "not enough memory");
 	return 0;
 }
@@ -234,8 +244,11 @@ static int s_remove(lua_State *L)
 	size_t i = frame_index(L, e, 2, 0), j = i;
 	if (!lua_isnoneornil(L, 3))
 		j = frame_index(L, e, 3, 0);
-	if (j >= i)
+	if (j >= i) {
+		size_t d = state_of(L)->h->se_depth(e);
+		lf_charge(L, (double)(d - j), "s:remove moving %zu frames", d - j - 1);
 		state_of(L)->h->se_remove_range(e, i, j - i + 1);
+	}
 	return 0;
 }
 
@@ -264,6 +277,7 @@ static int s_find(lua_State *L)
 
 	if (!lua_isnoneornil(L, 3))
 		i = frame_index(L, e, 3, 1);
+	lf_charge(L, (double)(n - i), "s:find over %zu frames", n - i);
 	for (; i < n; i++) {
 		size_t l;
 		const char *name = h->se_frame_name(e, i, &l);
@@ -510,6 +524,7 @@ int lf_sample_body(struct state *s, struct fk_sample_edit *e)
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->sample_ref);
 	u = lua_newuserdatauv(L, sizeof *u, 0);
 	u->e = e;
+	s->inserted = 0;
 	luaL_setmetatable(L, SAMPLE_MT);
 	lua_pushvalue(L, -1);
 	lua_rawseti(L, LUA_REGISTRYINDEX, s->sample_anchor); /* disarmed by lf_protect() */

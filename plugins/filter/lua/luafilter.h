@@ -21,6 +21,7 @@
 #define HOOK_STEP 1000
 #define CONTEXT_MAX 160 /* bytes of a stack quoted in an error */
 #define SCAN_BYTES 64   /* bytes read or allocated in C that cost one instruction */
+#define INSERT_MAX 4096 /* frames one sample() call may add */
 
 /* One filter instance: owns its lua_State and the strings below. */
 struct state {
@@ -36,6 +37,7 @@ struct state {
 	int step;
 	int ret_line;         /* frame()'s line while its returned name is kept */
 	int names_ref;        /* registry: the set of names given to the engine */
+	size_t inserted;      /* frames s:insert added in this sample() call */
 	bool over_mem, over_instr;
 	char mem_where[256];  /* "script.lua:7:" where memory ran out */
 	char limit_msg[512];  /* the instruction-limit error, once raised */
@@ -83,6 +85,9 @@ void lf_where(lua_State *L, char *buf, size_t cap);
 void lf_poison(struct state *s, lua_State *L);
 
 /* costs.c */
+/* Charge `steps` instructions to the running call, or raise the limit
+ * error, "(WHAT)" saying why the call is dear. */
+void lf_charge(lua_State *L, double steps, const char *fmt, ...) FK_PRINTF(3, 4);
 /* Put the charged wrappers in place of the string, utf8 and table
  * functions that loop in C, and of tonumber. */
 void lf_wrap_costly(lua_State *L);
