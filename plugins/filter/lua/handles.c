@@ -451,6 +451,7 @@ int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 	struct frame_ud *u;
 	int status, t;
 
+	s->ret_line = s->frame_line; /* a memory error out of the call names frame() */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->frame_ref);
 	u = lua_newuserdatauv(L, sizeof *u, 0);
 	u->e = e;
@@ -477,9 +478,7 @@ int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 	} else if (t == LUA_TSTRING) {
 		size_t n, on;
 		const char *name = lua_tolstring(L, -1, &n), *old = s->h->fe_name(e, &on);
-		s->ret_line = s->frame_line; /* a memory error names frame() */
 		keep_name(L, -1, old, on);
-		s->ret_line = 0;
 		if (s->h->fe_rename(e, name, n) < 0)
 			status = FK_ERR_NOMEM;
 	} else if (t != LUA_TNIL && t != LUA_TBOOLEAN) {
@@ -521,6 +520,7 @@ int lf_sample_body(struct state *s, struct fk_sample_edit *e)
 	struct sample_ud *u;
 	int status, t;
 
+	s->ret_line = s->sample_line;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->sample_ref);
 	u = lua_newuserdatauv(L, sizeof *u, 0);
 	u->e = e;

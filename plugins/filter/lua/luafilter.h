@@ -35,7 +35,7 @@ struct state {
 	long long ilimit, icount;
 	size_t abytes;        /* bytes allocated not yet charged (< SCAN_BYTES) */
 	int step;
-	int ret_line;         /* frame()'s line while its returned name is kept */
+	int ret_line;         /* frame()'s or sample()'s line around its call */
 	int names_ref;        /* registry: the set of names given to the engine */
 	size_t inserted;      /* frames s:insert added in this sample() call */
 	bool over_mem, over_instr;

@@ -41,7 +41,7 @@ void lf_where(lua_State *L, char *buf, size_t cap)
 			return;
 		}
 	}
-	if (s && s->ret_line > 0) /* frame()'s returned name, after it returned */
+	if (s && s->ret_line > 0) /* around the call: frame() or sample() */
 		snprintf(buf, cap, "%s:%d:", s->script, s->ret_line);
 }
 
