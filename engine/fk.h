@@ -540,6 +540,12 @@ struct fk_plugin {
 	char *path;          /* the module file */
 	void *handle;        /* lt_dlhandle */
 	char *prefix;        /* "[KIND:NAME] " */
+	/* d.h.options points here when the plugin's table carries option
+	 * flags (ABI 1.7): a copy with the flags taken out of each type, so
+	 * that the engine's code sees plain types, and the flags of each
+	 * entry, in table order (NULL: no option has any).  Owned. */
+	struct fk_option *own_options;
+	unsigned *optflags;
 };
 
 struct fk_registry {
@@ -588,6 +594,13 @@ int fk_option_set(const struct fk_plugin *pl, void *opts, const char *name,
 struct fk_value;
 int fk_option_set_value(const struct fk_plugin *pl, void *opts, const char *name,
                         struct fk_value *v);
+/* Split the option flags (FK_OPT_CMDLINE_ONLY) off the types of pl's
+ * table, into pl->own_options and pl->optflags; the loader calls it on
+ * its copy of the descriptor.  0, FK_ERR_NOMEM, or FK_ERR_PLUGIN with one
+ * sentence in err (an unknown flag, or a table with no end). */
+int fk_options_adopt(struct fk_plugin *pl, char *err, size_t errlen);
+/* Whether option o of pl may be set only from the command line. */
+bool fk_option_cmdline_only(const struct fk_plugin *pl, const struct fk_option *o);
 /* The loader's check of an option table: names, types, offsets within
  * options_size, defaults.  0, or FK_ERR_PLUGIN with one sentence (no file
  * name) in err. */

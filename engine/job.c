@@ -206,6 +206,24 @@ static struct fk_value *to_value(const struct ynode *n)
 	return v;
 }
 
+/*
+ * An option declared FK_OPT_CMDLINE_ONLY (one that names a program to
+ * run) given a value by the job file itself is refused, at the key: a job
+ * file is data passed around, and must not choose what flamekit executes.
+ * A value from --set is the command line's.  The engine knows no such
+ * option by name: the plugin's table says which they are.
+ */
+static int refuse_cmdline_only(struct fk_job *j, const struct fk_plugin *pl,
+                               const struct ynode *k, const struct ynode *v)
+{
+	if (v->origin)
+		return 0;
+	return yerr(j, k, "a job file cannot set '%s' of the %s plugin \"%s\", which names a "
+	            "program to run: it belongs on the command line (--%s, or flamekit run --set) "
+	            "or in the environment that flamekit plugins --help %s names", k->text,
+	            fk_kind_name((int)pl->d.h.kind), pl->d.h.name, k->text, pl->d.h.name);
+}
+
 /* Set option k (a key node) of pl to v, by the option's declared type. */
 static int set_one(struct fk_job *j, const struct fk_plugin *pl, void *opts,
                    const struct ynode *k, const struct ynode *v)
@@ -219,6 +237,8 @@ static int set_one(struct fk_job *j, const struct fk_plugin *pl, void *opts,
 		fk_option_set(pl, opts, k->text, "", err, sizeof err);
 		return yerr(j, k, "%s", err);
 	}
+	if (fk_option_cmdline_only(pl, o) && (rc = refuse_cmdline_only(j, pl, k, v)) < 0)
+		return rc;
 	if (o->type == FK_OPT_VALUE) {
 		struct fk_value *tree = fk_yt_is_null(v) ? NULL : to_value(v);
 		if (!tree && !fk_yt_is_null(v))
@@ -321,15 +341,23 @@ static int input_path(struct fk_job *j, const struct ynode *n, int series)
 }
 
 /* The type of option `name` in the input plugins that have one (FK_OPT_END
- * when none has): the format is known only once the input is read. */
-static int any_input_option(const struct fk_registry *r, const char *name)
+ * when none has): the format is known only once the input is read.  *cmd
+ * is the first plugin where it is FK_OPT_CMDLINE_ONLY, or NULL. */
+static int any_input_option(const struct fk_registry *r, const char *name,
+                            const struct fk_plugin **cmd)
 {
 	const struct fk_option *o;
+	int type = FK_OPT_END;
 
+	*cmd = NULL;
 	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i]->d.h.kind == FK_PLUGIN_INPUT && (o = fk_option_find(r->v[i], name)))
-			return o->type;
-	return FK_OPT_END;
+		if (r->v[i]->d.h.kind == FK_PLUGIN_INPUT && (o = fk_option_find(r->v[i], name))) {
+			if (type == FK_OPT_END)
+				type = o->type;
+			if (!*cmd && fk_option_cmdline_only(r->v[i], o))
+				*cmd = r->v[i];
+		}
+	return type;
 }
 
 static int parse_input(struct fk_job *j, const struct ynode *n)
@@ -389,10 +417,13 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 				return nomem();
 			for (size_t i = 0; i + 1 < opt->n; i += 2) {
 				const struct ynode *key = opt->v[i], *v = opt->v[i + 1];
-				int type = any_input_option(j->reg, key->text);
+				const struct fk_plugin *cmd;
+				int type = any_input_option(j->reg, key->text, &cmd);
 				if (type == FK_OPT_END)
 					return yerr(j, key, "no input plugin has an option '%s' (see flamekit plugins "
 					            "--help NAME)", key->text);
+				if (cmd && (rc = refuse_cmdline_only(j, cmd, key, v)) < 0)
+					return rc;
 				if (v->type != Y_SCALAR)
 					return yerr(j, v, "option '%s' takes a single value, not %s", key->text, fk_yt_found(v));
 				e->names[e->nopts] = key->text;

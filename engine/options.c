@@ -176,6 +176,42 @@ static bool valid_option_name(const char *s)
  * unterminated. */
 #define OPTIONS_MAX 1024
 
+int fk_options_adopt(struct fk_plugin *pl, char *err, size_t errlen)
+{
+	const struct fk_option *t = pl->d.h.options;
+	size_t n, flagged = 0;
+
+	for (n = 0; t && t[n].type != FK_OPT_END; n++) {
+		if (n == OPTIONS_MAX)
+			return 0; /* fk_options_validate says so */
+		if ((unsigned)t[n].type & FK_OPT_FLAGS_MASK & ~(unsigned)FK_OPT_CMDLINE_ONLY) {
+			snprintf(err, errlen, "option '%.60s' has unknown flags 0x%x in its type; use "
+			         "the FK_OPT_* flags of <flamekit/plugin.h>", t[n].name ? t[n].name : "(null)",
+			         (unsigned)t[n].type & FK_OPT_FLAGS_MASK);
+			return FK_ERR_PLUGIN;
+		}
+		flagged += ((unsigned)t[n].type & FK_OPT_FLAGS_MASK) != 0;
+	}
+	if (!flagged)
+		return 0;
+	if (!(pl->own_options = fk_calloc(n + 1, sizeof *pl->own_options)) ||
+	    !(pl->optflags = fk_calloc(n + 1, sizeof *pl->optflags)))
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		pl->own_options[i] = t[i];
+		pl->own_options[i].type = (int)((unsigned)t[i].type & ~FK_OPT_FLAGS_MASK);
+		pl->optflags[i] = (unsigned)t[i].type & FK_OPT_FLAGS_MASK;
+	}
+	pl->d.h.options = pl->own_options; /* ends with the zeroed entry */
+	return 0;
+}
+
+bool fk_option_cmdline_only(const struct fk_plugin *pl, const struct fk_option *o)
+{
+	return pl->optflags && o >= pl->own_options &&
+	       (pl->optflags[o - pl->own_options] & FK_OPT_CMDLINE_ONLY);
+}
+
 int fk_options_validate(const struct fk_plugin *pl, char *err, size_t errlen)
 {
 	const struct fk_option *t = pl->d.h.options, *o;
@@ -375,6 +411,8 @@ void fk_options_table(const struct fk_plugin *pl, FILE *f)
 		fprintf(f, "  %-24s %-8s %s", left, type_name(o->type), o->help ? o->help : "");
 		if (o->def)
 			fprintf(f, " [default: %s]", o->def);
+		if (fk_option_cmdline_only(pl, o))
+			fprintf(f, " [command line only: a job file cannot set it]");
 		fputc('\n', f);
 	}
 }

@@ -60,6 +60,8 @@ void fk_registry_free(struct fk_registry *r)
 			lt_dlclose(pl->handle);
 		fk_free(pl->path);
 		fk_free(pl->prefix);
+		fk_free(pl->own_options);
+		fk_free(pl->optflags);
 		fk_free(pl);
 	}
 	for (size_t i = 0; i < r->ndirs; i++)
@@ -208,6 +210,14 @@ static int adopt(struct fk_registry *r, lt_dlhandle h, const char *path,
 	if (!pl->path || !pl->prefix)
 		goto out;
 	sprintf(pl->prefix, "[%s:%s] ", fk_kind_name((int)hd->kind), hd->name);
+	{
+		char opt[512];
+		if ((rc = fk_options_adopt(pl, opt, sizeof opt)) == FK_ERR_PLUGIN)
+			snprintf(why, sizeof why, "the %s plugin \"%s\": %s", fk_kind_name((int)hd->kind),
+			         hd->name, opt);
+		if (rc < 0)
+			goto out;
+	}
 	if ((rc = check_copy(pl, why, sizeof why)) < 0)
 		goto out;
 	rc = FK_ERR_NOMEM;
@@ -220,6 +230,8 @@ out:
 	if (pl) {
 		fk_free(pl->path);
 		fk_free(pl->prefix);
+		fk_free(pl->own_options);
+		fk_free(pl->optflags);
 		fk_free(pl);
 	}
 	if (rc == FK_ERR_PLUGIN)

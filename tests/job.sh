@@ -584,4 +584,64 @@ is "$rc:$(cat missing.txt):$(echo "$out" | grep -c '^  --width=N .*\[default: 12
 echo "$out" | sed -n '/^Graph options/,$p' | tail -n +3 > graph.opts
 same_file svg.opts graph.opts "graph --help: every option of plugins --help svg"
 
+# ---- a job file cannot run a program ------------------------------------------------
+# perf-data's `perf` option names the program it runs: only the command line
+# (--perf, --set) and FLAMEKIT_PERF may set it.  evil.sh and a `script` file
+# (what `perf: /bin/sh` would run, as `sh script -i x.data`) would each leave
+# a marker file behind.
+cp "$FK_SRCDIR/tests/data/perf-data/three-seconds.data" x.data
+printf '#!/bin/sh\ntouch "%s/marker"\n' "$TMP" > evil.sh
+cp evil.sh script
+cp evil.sh perf
+chmod +x evil.sh perf
+REFUSED="a job file cannot set 'perf' of the input plugin \"perf-data\", which names a program to run: it belongs on the command line (--perf, or flamekit run --set) or in the environment that flamekit plugins --help perf-data names"
+# col: the column of "perf" in the job's one line, counted by awk
+col() { awk -v k="$1" 'NR == 1 { print index($0, k) }' job.yaml; }
+job 'inputs: [{path: x.data, format: perf-data, options: {perf: ./evil.sh}}]
+outputs: [{plugin: folded, path: "-"}]' --check
+is "$rc:$err:$([ -e marker ]; echo $?)" "2:flamekit: job.yaml:1:$(col 'perf: ./evil'): $REFUSED:1" \
+	"run --check: a job setting perf is refused at the key, nothing run"
+job 'inputs: [{path: x.data, format: perf-data, options: {perf: ./evil.sh}}]
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$out:$err:$([ -e marker ]; echo $?)" "2::flamekit: job.yaml:1:$(col 'perf: ./evil'): $REFUSED:1" \
+	"run: the same, nothing run"
+job 'inputs: [{path: x.data, options: {perf: /bin/sh}}]
+outputs: [{plugin: folded, path: "-"}]'
+is "$rc:$out:$err:$([ -e marker ]; echo $?)" "2::flamekit: job.yaml:1:$(col 'perf: /bin'): $REFUSED:1" \
+	"perf: /bin/sh with a file named script, format auto-detected: refused, nothing run"
+job 'inputs:
+  - path: x.data
+    format: perf-data
+    options:
+      perf: /bin/sh
+outputs: [{plugin: folded, path: "-"}]' --check
+is "$rc:$err:$([ -e marker ]; echo $?)" "2:flamekit: job.yaml:5:7: $REFUSED:1" "block style: job.yaml:5:7"
+
+# where the setting belongs: --set, --perf, FLAMEKIT_PERF
+job 'inputs: [{path: x.data, format: perf-data}]
+outputs: [{plugin: folded, path: "-"}]' --threads 1 --set inputs.0.options.perf=./evil.sh
+is "$rc:$([ -e marker ]; echo $?)" "0:0" "flamekit run --set inputs.0.options.perf=PROG runs PROG: the command line's choice"
+rm -f marker
+run env FLAMEKIT_PERF="$TMP/evil.sh" "$FLAMEKIT" run --threads 1 job.yaml
+is "$rc:$([ -e marker ]; echo $?)" "0:0" "FLAMEKIT_PERF names the perf program"
+rm -f marker
+run "$FLAMEKIT" collapse --threads 1 --perf ./evil.sh x.data
+is "$rc:$([ -e marker ]; echo $?)" "0:0" "collapse --perf PROG runs PROG"
+rm -f marker
+
+# PATH's relative entries are not searched for perf: a job's directory
+# (here the current one) holding a `perf` cannot take its place.
+for p in ".:/nonexistent" ":/nonexistent" "/nonexistent:" "bin:/nonexistent"; do
+	mkdir -p bin && cp perf bin/perf
+	run env PATH="$p" "$FLAMEKIT" run --threads 1 job.yaml
+	is "$rc:$out:$err:$([ -e marker ]; echo $?)" "2::flamekit: [input:perf-data] x.data: cannot run perf: it is not in PATH; install it (Debian's package is linux-perf) or give its path with --perf PATH or FLAMEKIT_PERF=PATH:1" \
+		"PATH=$p: the perf of a relative entry is never run"
+done
+
+# ... nor by perf: it runs with PATH's absolute entries only
+printf '#!/bin/sh\necho "$PATH" > "%s/perf-path"\n' "$TMP" > pathperf
+chmod +x pathperf
+run env PATH=".:/usr/bin::bin:/bin:" "$FLAMEKIT" collapse --threads 1 --perf ./pathperf x.data
+is "$rc:$(cat perf-path)" "0:/usr/bin:/bin" "perf runs with PATH's relative and empty entries taken out"
+
 done_testing

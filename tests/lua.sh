@@ -478,4 +478,129 @@ script 'function sample(s) s.weight = 1e-320 s.weight = 6 end' "$TMP/w.folded"
 is "$rc:$out" "0:a;b 6
 a;c 6" "a weight set from 1e-320 to 6 is 6, not NaN"
 
+# ---- limits that cannot be escaped ------------------------------------------------
+# Each script loops where the instruction hook used to be off or blind (a
+# message handler, __close, __tostring, a C loop); each must end, within a
+# minute, with the limit error of its line.
+TO=
+command -v timeout > /dev/null 2>&1 && TO="timeout 60"
+# limited LIMIT TEXT [--check]: e.lua under instruction-limit LIMIT
+limited() {
+	printf '%s\n' "$2" > "$TMP/e.lua"
+	printf 'inputs: [{path: %s, format: folded}]\nfilters:\n  - plugin: lua\n    script: e.lua\n    options: {instruction-limit: %s}\noutputs: [{plugin: folded, path: "-"}]\n' \
+		"$D/stacks.folded" "$1" > "$TMP/lim.yaml"
+	run $TO "$FLAMEKIT" run $3 lim.yaml
+}
+MAIN="(running the script's main chunk)"
+LIM1000="e.lua:1: instruction limit of 1000 exceeded"
+
+XP='xpcall(function() while true do end end, function() while true do end end)'
+limited 1000 "$XP"
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (an endless loop?) $MAIN" \
+	"xpcall with an endless message handler stops at the limit"
+limited 1000 "$XP" --check
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (an endless loop?) $MAIN" \
+	"... and under run --check"
+
+limited 1000 'function frame(f) xpcall(error, function() while true do end end) end'
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (an endless loop?) (in frame() for frame \"swapper\")" \
+	"a handler that loops on an ordinary error stops at the limit"
+
+limited 1000 'function frame(f) local x <close> = setmetatable({}, {__close = function() while true do end end}) end'
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (an endless loop?) (in frame() for frame \"swapper\")" \
+	"an endless __close stops at the limit"
+
+limited 1000 'function frame(f) error(setmetatable({}, {__tostring = function() while true do end end})) end'
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (an endless loop?) (in frame() for frame \"swapper\")" \
+	"an error object whose __tostring loops stops at the limit"
+
+limited 1000 'function frame(f) while true do pcall(function() while true do pcall(error) end end) end end'
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (an endless loop?) (in frame() for frame \"swapper\")" \
+	"nested pcall loops that swallow the limit error stop at it"
+
+limited 1000 'function frame(f) coroutine.wrap(function() while true do end end)() end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: attempt to index a nil value (global 'coroutine') (in frame() for frame \"swapper\")" \
+	"a coroutine loop cannot start: no coroutines"
+
+limited 1000 'local mt = {} local t = setmetatable({}, mt) mt.__gc = function() while true do end end
+function frame(f) end'
+is "$rc:$out" "0:$(LC_ALL=C sort "$D/stacks.folded")" \
+	"__gc added after setmetatable is never a finalizer"
+
+limited 1000 'function frame(f) local x = string.rep("", 1 << 62) end'
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (string.rep of 4611686018427387904 empty copies) (in frame() for frame \"swapper\")" \
+	"string.rep of nothing, 2^62 times, is charged before it runs"
+
+limited 1000 'function frame(f) table.move({}, 1, 1 << 50, 2) end'
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (table.move of 1125899906842624 elements) (in frame() for frame \"swapper\")" \
+	"table.move of 2^50 nils is charged before it runs"
+
+limited 1000 'function frame(f) table.remove(setmetatable({}, {__len = function() return 1 << 62 end}), 1) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: table.remove: tables with a __len metamethod are not allowed in filter scripts (the length is read in C, outside the instruction limit) (in frame() for frame \"swapper\")" \
+	"table.remove of a table whose __len lies is refused"
+
+limited 10000000 'local s = ("x"):rep(1 << 24)
+function frame(f) for i = 1, 1000000 do utf8.len(s) end end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: instruction limit of 10000000 exceeded (utf8.len of 16777216 bytes) (in frame() for frame \"swapper\")" \
+	"a scan of a 16 MB string costs its bytes"
+
+limited 100000 'function frame(f)
+	if f.name ~= "add" then return end
+	local t = {} for i = 1, 50 do t[i] = 51 - i end
+	table.sort(t) table.insert(t, 1, 0) table.remove(t)
+	return table.concat(t, ",", 1, 3) .. ("x"):rep(2) .. select("#", table.unpack(t)) .. (f.name:find("d") or "-")
+end'
+is "$rc:$(grep xx "$TMP/out")" "0:main;render;fib;0,1,2xx502 1
+main;render;fib;fib;fib;0,1,2xx502 4" \
+	"the charged library functions still do their work"
+
+limited 100000 'local ok, m = xpcall(error, function(m) return "handled " .. m end, "x", 0)
+local a, b, c = xpcall(function(p, q) return p + q, "!" end, print, 40, 2)
+function frame(f) if f.name == "add" then return m .. tostring(ok) .. tostring(a) .. b .. c end end'
+is "$rc:$(grep handled "$TMP/out")" "0:main;render;fib;fib;fib;handled xfalsetrue42! 4
+main;render;fib;handled xfalsetrue42! 1" "xpcall's handler and results, below the limit"
+
+limited 100000 'function frame(f) local s = ("x"):sub({}) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: bad argument #1 to 'sub' (number expected, got table) (in frame() for frame \"swapper\")" \
+	"argument errors of charged functions still name them (a method call)"
+limited 100000 'function frame(f) local s = string.sub("x", {}) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:1: bad argument #2 to 'sub' (number expected, got table) (in frame() for frame \"swapper\")" \
+	"argument errors of charged functions still name them (a function call)"
+
+# the names a script gives the engine count against memory-limit
+for i in $(seq 1 40); do echo "main;f$i 1"; done > "$TMP/forty.folded"
+printf 'local n = 0\nfunction sample(s)\n\tn = n + 1\n\ts:rename(2, string.rep("x", 8 << 20) .. n)\nend\n' > "$TMP/e.lua"
+printf 'inputs: [{path: forty.folded, format: folded}]\nfilters: [{plugin: lua, script: e.lua}]\noutputs: [{plugin: folded, path: "-"}]\n' > "$TMP/names.yaml"
+TIME=
+[ -x /usr/bin/time ] && TIME="/usr/bin/time -o $TMP/rss -f %M"
+run $TO $TIME "$FLAMEKIT" run names.yaml
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:4: memory limit (64M) exceeded (in sample() for the stack main;f7)" \
+	"forty samples renamed to 8 MB names: the memory limit"
+if [ -n "$TIME" ]; then
+	# a loose bound: the 64 MB heap and the engine's copies (371 MB before)
+	ok "$([ "$(tail -1 "$TMP/rss")" -lt 200000 ] && echo 0 || echo 1)" "... within 200 MB of RSS ($(tail -1 "$TMP/rss") KB)"
+else
+	skip "RSS of the 8 MB names" "no /usr/bin/time"
+fi
+printf 'local n = 0\nfunction frame(f)\n\tn = n + 1\n\treturn string.rep("y", 8 << 20) .. n\nend\n' > "$TMP/e.lua"
+run $TO "$FLAMEKIT" run names.yaml
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:4: memory limit (64M) exceeded (in frame() for frame \"f6\")" \
+	"frame() returning distinct 8 MB names: the memory limit"
+
+# the frames a script adds live in the engine's tree: at most 4096 a call
+# (a million a sample, forty samples: 1.6 GB and 57 s before), and an
+# insert pays for the frames it moves (a million at position 2: hours)
+printf 'function sample(s)\n\tfor i = 1, 1000000 do s:insert(#s + 1, "x") end\nend\n' > "$TMP/e.lua"
+run $TO "$FLAMEKIT" run names.yaml
+is "$rc:${err%% (in sample()*}" "1:flamekit: [filter:lua] e.lua:2: s:insert: a sample() call may add at most 4096 frames" \
+	"a million frames inserted per sample: refused at 4096"
+printf 'function sample(s)\n\tfor i = 1, 3000 do s:insert(2, "x") end\n\tfor i = 1, 100000 do s:insert(2, "y") s:remove(2) end\nend\n' > "$TMP/e.lua"
+run $TO "$FLAMEKIT" run names.yaml
+is "$rc:${err%% (in sample()*}" "1:flamekit: [filter:lua] e.lua:3: instruction limit of 10000000 exceeded (s:insert moving 3001 frames)" \
+	"inserting at the root of a 3000-frame stack, again and again: each insert pays for the frames it moves"
+printf 'function sample(s)\n\tfor i = 1, 4000 do s:insert(2, "x") end\n\tfor i = 1, 100000 do s:find("nothing") end\nend\n' > "$TMP/e.lua"
+run $TO "$FLAMEKIT" run names.yaml
+is "$rc:${err%% (in sample()*}" "1:flamekit: [filter:lua] e.lua:3: instruction limit of 10000000 exceeded (s:find over 4002 frames)" \
+	"s:find over a deep stack pays for the frames it looks at"
+
 done_testing

@@ -211,7 +211,7 @@ done
 run "$FLAMEKIT" graph --format perf-data --perf ./fakeperf --wakeups --leak -o leak.svg one.data
 is "$rc:$err:$(cat fake.log):$([ -e leak.svg ]; echo $?)" "2:flamekit: [input:perf-data] --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each::1" \
 	"graph --format perf-data --wakeups --leak: refused, no perf run, no output"
-printf 'inputs:\n  - path: one.data\n    format: perf-data\n    options: {perf: ./fakeperf, leak: true, offcpu: true}\noutputs: [{plugin: folded, path: "-"}]\n' > leak.yaml
+printf 'inputs:\n  - path: one.data\n    format: perf-data\n    options: {leak: true, offcpu: true}\noutputs: [{plugin: folded, path: "-"}]\n' > leak.yaml
 run "$FLAMEKIT" run --check leak.yaml
 is "$rc:$err:$(cat fake.log)" "2:flamekit: [input:perf-data] leak.yaml:2:5: --leak cannot be combined with --offcpu or --wakeups: collapse the capture once for each:" \
 	"run --check: a job's perf-data input with leak and offcpu refused at its options"
@@ -267,7 +267,7 @@ run "$FLAMEKIT" collapse --perf ./nosuchperf one.data
 is "$rc:$out:$err" "2::flamekit: [input:perf-data] one.data: cannot run ./nosuchperf: No such file or directory" \
 	"--perf naming a missing program"
 run env PATH=/nonexistent "$FLAMEKIT" collapse one.data
-is "$rc:$out:$err" "2::flamekit: [input:perf-data] one.data: cannot run perf: it is not in PATH; install it (Debian's package is linux-perf) or give its path with --perf PATH" \
+is "$rc:$out:$err" "2::flamekit: [input:perf-data] one.data: cannot run perf: it is not in PATH; install it (Debian's package is linux-perf) or give its path with --perf PATH or FLAMEKIT_PERF=PATH" \
 	"no perf installed: one sentence naming linux-perf"
 run sh -c "cat one.data | '$FLAMEKIT' collapse --format perf-data --perf ./fakeperf"
 is "$rc:$err" "1:flamekit: <stdin>: perf script needs the perf.data file itself, not a pipe; give its path" \

@@ -89,6 +89,13 @@
  *        table, a report's tree) names each node's stack by its parent's
  *        node and one frame, so a deep chain costs its length, not its
  *        length squared.
+ *   1.7  option flags, or'ed into struct fk_option's type:
+ *        FK_OPT_CMDLINE_ONLY (a job file may not set the option: one that
+ *        names a program to run).  struct fk_option has no struct_size
+ *        and tables of it are read by stride, so the flag lives in the
+ *        type's high bits instead of a new field; an engine before 1.7
+ *        refuses a plugin that uses it ("unknown type"), which is the
+ *        safe answer, since it could not keep job files from setting it.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -141,7 +148,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 6
+#define FK_ABI_MINOR 7
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -215,8 +222,20 @@ enum fk_opt_type {
 	                * engine, valid for the whole run. */
 };
 
+/* --- 1.7 --- Flags or'ed into an option's type:
+ * FK_OPTION(FK_OPT_STRING | FK_OPT_CMDLINE_ONLY, "perf", ...).
+ * FK_OPT_CMDLINE_ONLY: only the command line (an option of the command,
+ * or `flamekit run --set`) may set it; a job file that does is refused
+ * at load time, so at `run --check` too, with job.yaml:LINE:COL and where
+ * the setting belongs.  For an option that names a program to run or
+ * code to load: a job file is data a colleague passes around, and must
+ * not be able to choose what flamekit executes.  The help line should
+ * say where else the value may come from (an environment variable). */
+#define FK_OPT_CMDLINE_ONLY 0x10000
+#define FK_OPT_FLAGS_MASK 0xffff0000u
+
 struct fk_option {
-	int type;            /* enum fk_opt_type */
+	int type;            /* enum fk_opt_type, or'ed with FK_OPT_* flags (1.7) */
 	const char *name;    /* "event-filter": lower-case letters, digits and
 	                      * '-', starting with a letter; unique in the table */
 	const char *def;     /* default as text, or NULL */
@@ -244,13 +263,14 @@ enum fk_value_type {
 #if defined(__GNUC__) && !defined(__cplusplus)
 #define FK__OPT_IS(st, member, T) \
 	__builtin_types_compatible_p(__typeof__(((st *)0)->member), T)
+#define FK__OPT_T(type) ((type) & 0xffff)
 #define FK__OPT_TYPE_OK(type, st, member)                                        \
-	(((type) == FK_OPT_FLAG && FK__OPT_IS(st, member, int)) ||                \
-	 ((type) == FK_OPT_INT && FK__OPT_IS(st, member, long long)) ||           \
-	 ((type) == FK_OPT_DOUBLE && FK__OPT_IS(st, member, double)) ||           \
-	 (((type) == FK_OPT_STRING || (type) == FK_OPT_PATH) &&                   \
+	((FK__OPT_T(type) == FK_OPT_FLAG && FK__OPT_IS(st, member, int)) ||       \
+	 (FK__OPT_T(type) == FK_OPT_INT && FK__OPT_IS(st, member, long long)) ||  \
+	 (FK__OPT_T(type) == FK_OPT_DOUBLE && FK__OPT_IS(st, member, double)) ||  \
+	 ((FK__OPT_T(type) == FK_OPT_STRING || FK__OPT_T(type) == FK_OPT_PATH) && \
 	  (FK__OPT_IS(st, member, const char *) || FK__OPT_IS(st, member, char *))) || \
-	 ((type) == FK_OPT_VALUE && FK__OPT_IS(st, member, const struct fk_value *)))
+	 (FK__OPT_T(type) == FK_OPT_VALUE && FK__OPT_IS(st, member, const struct fk_value *)))
 /* sizeof(char[-1]) does not compile: "size of unnamed array is negative"
  * points at the FK_OPTION line whose member has the wrong type. */
 #define FK__OPT_CHECK(type, st, member) \

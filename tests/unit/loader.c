@@ -51,6 +51,16 @@ static int nop_sample(void *state, struct fk_sample_edit *e)
 	return 0;
 }
 
+/* What FLAMEKIT_REGISTER_FILTER fills in. */
+static void stamp_filter(struct fk_filter_plugin *f)
+{
+	f->h.magic = FK_PLUGIN_MAGIC;
+	f->h.abi_major = FK_ABI_MAJOR;
+	f->h.abi_minor = FK_ABI_MINOR;
+	f->h.struct_size = (uint32_t)sizeof *f;
+	f->h.kind = FK_PLUGIN_FILTER;
+}
+
 /* fk_registry_add_builtin: a descriptor compiled into the program (the
  * fuzzing harnesses' way) gets the same checks as a module's. */
 static void test_add_builtin(void **state)
@@ -60,11 +70,7 @@ static void test_add_builtin(void **state)
 	const struct fk_plugin *pl;
 
 	(void)state;
-	f.h.magic = FK_PLUGIN_MAGIC;
-	f.h.abi_major = FK_ABI_MAJOR;
-	f.h.abi_minor = FK_ABI_MINOR;
-	f.h.struct_size = (uint32_t)sizeof f;
-	f.h.kind = FK_PLUGIN_FILTER;
+	stamp_filter(&f);
 	assert_int_equal(fk_registry_init(&r), 0);
 	assert_int_equal(fk_registry_add_builtin(&r, &f.h, "(built in) nop"), 0);
 	pl = fk_registry_find(&r, FK_PLUGIN_FILTER, "nop");
@@ -465,6 +471,61 @@ static void test_options(void **state)
 	fk_registry_free(&r);
 }
 
+/* ABI 1.7's FK_OPT_CMDLINE_ONLY: the engine's copy of the table has plain
+ * types, the flag is kept beside it, and an unknown flag is refused. */
+struct cmd_opts {
+	const char *prog;
+	int verbose;
+};
+
+static void test_option_cmdline_only(void **state)
+{
+	static struct fk_option table[] = {
+		FK_OPTION(FK_OPT_FLAG, "verbose", "0", struct cmd_opts, verbose, "talk"),
+		FK_OPTION(FK_OPT_STRING | FK_OPT_CMDLINE_ONLY, "prog", NULL, struct cmd_opts, prog,
+		          "the program to run"),
+		FK_OPTION_END,
+	};
+	static struct fk_filter_plugin f = { .h = { .name = "cmd", .options = table,
+	                                            .options_size = sizeof(struct cmd_opts) },
+	                                     .sample = nop_sample };
+	struct fk_registry r;
+	const struct fk_plugin *pl;
+	const struct fk_option *o;
+	void *opts;
+	char err[256];
+
+	(void)state;
+	stamp_filter(&f);
+	assert_int_equal(fk_registry_init(&r), 0);
+	assert_int_equal(fk_registry_add_builtin(&r, &f.h, "(built in) cmd"), 0);
+	pl = fk_registry_find(&r, FK_PLUGIN_FILTER, "cmd");
+	assert_non_null(pl);
+	o = fk_option_find(pl, "prog");
+	assert_non_null(o);
+	assert_int_equal(o->type, FK_OPT_STRING);
+	assert_true(fk_option_cmdline_only(pl, o));
+	assert_false(fk_option_cmdline_only(pl, fk_option_find(pl, "verbose")));
+	/* the command line sets it as any string */
+	assert_int_equal(fk_options_new(pl, &opts), 0);
+	assert_int_equal(fk_option_set(pl, opts, "prog", "/usr/bin/perf", err, sizeof err), 0);
+	assert_string_equal(((struct cmd_opts *)opts)->prog, "/usr/bin/perf");
+	fk_options_free(pl, opts);
+	fk_registry_free(&r);
+
+	table[1].type = FK_OPT_STRING | 0x400000;
+	f.h.name = "badflag";
+	assert_int_equal(fk_registry_init(&r), 0);
+	capture_start();
+	assert_int_equal(fk_registry_add_builtin(&r, &f.h, "badflag.so"), FK_ERR_PLUGIN);
+	assert_string_equal(capture_text(), "badflag.so: plugin refused: the filter plugin "
+	                    "\"badflag\": option 'prog' has unknown flags 0x400000 in its type; use the "
+	                    "FK_OPT_* flags of <flamekit/plugin.h>\n");
+	capture_stop();
+	fk_registry_free(&r);
+	table[1].type = FK_OPT_STRING | FK_OPT_CMDLINE_ONLY;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_garbage_file),
 		cmocka_unit_test(test_directory_with_broken_modules),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_option_cmdline_only),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -58,11 +58,40 @@ static struct fk_frame_edit *frame_check(lua_State *L)
 	return u->e;
 }
 
+/*
+ * The names a script gives the engine stay in the engine's memory for the
+ * whole run, beyond the script's heap.  So each distinct one is kept in a
+ * set in the script's own heap (the registry's names_ref), where it counts
+ * against memory-limit: forty samples renamed to 8 MB names fail with
+ * "memory limit (64M) exceeded" instead of taking 371 MB.  A name the
+ * frame already has costs nothing.  The string at idx is a Lua string.
+ */
+static void keep_name(lua_State *L, int idx, const char *old, size_t oldn)
+{
+	struct state *s = state_of(L);
+	size_t n;
+	const char *t = lua_tolstring(L, idx, &n);
+
+	if (old && oldn == n && memcmp(old, t, n) == 0)
+		return;
+	idx = lua_absindex(L, idx);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, s->names_ref);
+	lua_pushvalue(L, idx);
+	if (lua_rawget(L, -2) == LUA_TNIL) {
+		lua_pushvalue(L, idx);
+		lua_pushboolean(L, 1);
+		lua_rawset(L, -4);
+	}
+	lua_pop(L, 2);
+}
+
 static int f_rename(lua_State *L)
 {
 	struct fk_frame_edit *e = frame_check(L);
-	size_t n;
+	size_t n, on;
 	const char *name = luaL_checklstring(L, 2, &n);
+	const char *old = state_of(L)->h->fe_name(e, &on);
+	keep_name(L, 2, old, on);
 	if (state_of(L)->h->fe_rename(e, name, n) < 0)
 		return luaL_error(L, "not enough memory");
 	return 0;
@@ -169,8 +198,10 @@ static int s_kind(lua_State *L)
 static int s_rename(lua_State *L)
 {
 	struct fk_sample_edit *e = sample_check(L);
-	size_t n, i = frame_index(L, e, 2, 0);
+	size_t n, on, i = frame_index(L, e, 2, 0);
 	const char *name = luaL_checklstring(L, 3, &n);
+	const char *old = state_of(L)->h->se_frame_name(e, i, &on);
+	keep_name(L, 3, old, on);
 	if (state_of(L)->h->se_rename(e, i, name, n) < 0)
 		return luaL_error(L, "not enough memory");
 	return 0;
@@ -191,7 +222,18 @@ static int s_insert(lua_State *L)
 	struct fk_sample_edit *e = sample_check(L);
 	size_t n, i = frame_index(L, e, 2, 1);
 	const char *name = luaL_checklstring(L, 3, &n);
-	if (state_of(L)->h->se_insert(e, i, name, n) < 0)
+	struct state *st = state_of(L);
+	size_t d = st->h->se_depth(e);
+
+	/* The frames a script adds stay in the engine's tree, outside its
+	 * heap: a call adds at most INSERT_MAX (a million a sample took 1.6 GB
+	 * for forty samples), and pays for the frames it moves. */
+	if (st->inserted >= INSERT_MAX)
+		return luaL_error(L, "s:insert: a sample() call may add at most %d frames", INSERT_MAX);
+	lf_charge(L, (double)(d - i), "s:insert moving %zu frames", d - i);
+	st->inserted++;
+	keep_name(L, 3, NULL, 0);
+	if (st->h->se_insert(e, i, name, n) < 0)
 		return luaL_error(L, "not enough memory");
 	return 0;
 }
@@ -202,8 +244,11 @@ static int s_remove(lua_State *L)
 	size_t i = frame_index(L, e, 2, 0), j = i;
 	if (!lua_isnoneornil(L, 3))
 		j = frame_index(L, e, 3, 0);
-	if (j >= i)
+	if (j >= i) {
+		size_t d = state_of(L)->h->se_depth(e);
+		lf_charge(L, (double)(d - j), "s:remove moving %zu frames", d - j - 1);
 		state_of(L)->h->se_remove_range(e, i, j - i + 1);
+	}
 	return 0;
 }
 
@@ -232,6 +277,7 @@ static int s_find(lua_State *L)
 
 	if (!lua_isnoneornil(L, 3))
 		i = frame_index(L, e, 3, 1);
+	lf_charge(L, (double)(n - i), "s:find over %zu frames", n - i);
 	for (; i < n; i++) {
 		size_t l;
 		const char *name = h->se_frame_name(e, i, &l);
@@ -405,6 +451,7 @@ int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 	struct frame_ud *u;
 	int status, t;
 
+	s->ret_line = s->frame_line; /* a memory error out of the call names frame() */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->frame_ref);
 	u = lua_newuserdatauv(L, sizeof *u, 0);
 	u->e = e;
@@ -429,8 +476,9 @@ int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 	if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
 		s->h->fe_drop(e);
 	} else if (t == LUA_TSTRING) {
-		size_t n;
-		const char *name = lua_tolstring(L, -1, &n);
+		size_t n, on;
+		const char *name = lua_tolstring(L, -1, &n), *old = s->h->fe_name(e, &on);
+		keep_name(L, -1, old, on);
 		if (s->h->fe_rename(e, name, n) < 0)
 			status = FK_ERR_NOMEM;
 	} else if (t != LUA_TNIL && t != LUA_TBOOLEAN) {
@@ -472,9 +520,11 @@ int lf_sample_body(struct state *s, struct fk_sample_edit *e)
 	struct sample_ud *u;
 	int status, t;
 
+	s->ret_line = s->sample_line;
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->sample_ref);
 	u = lua_newuserdatauv(L, sizeof *u, 0);
 	u->e = e;
+	s->inserted = 0;
 	luaL_setmetatable(L, SAMPLE_MT);
 	lua_pushvalue(L, -1);
 	lua_rawseti(L, LUA_REGISTRYINDEX, s->sample_anchor); /* disarmed by lf_protect() */

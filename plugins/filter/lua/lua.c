@@ -252,6 +252,8 @@ static int setup(struct state *s, const struct setup *u)
 	s->frame_anchor = luaL_ref(s->L, LUA_REGISTRYINDEX);
 	lua_pushboolean(s->L, 0);
 	s->sample_anchor = luaL_ref(s->L, LUA_REGISTRYINDEX);
+	lua_newtable(s->L);
+	s->names_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
 	lua_pushcfunction(s->L, lf_open_sandbox);
 	if (lf_call(s, 0, 0, &status) < 0) {
 		rc = lf_report(s, status, " (opening the libraries)");

@@ -1,8 +1,9 @@
 /*
  * The lua filter's parts (lua.c: the instance and the descriptor;
  * sandbox.c: the trimmed libraries, the memory and instruction limits and
- * protected calls; handles.c: frames and samples as userdata, and the
- * calls that hand them to the script).  Every lf_ function is private to
+ * protected calls; costs.c: the library calls charged before they run;
+ * handles.c: frames and samples as userdata, and the calls that hand them
+ * to the script).  Every lf_ function is private to
  * the module: only flamekit_plugin_init is exported.
  */
 #ifndef FK_LUAFILTER_H
@@ -19,6 +20,8 @@
 #define SAMPLE_MT "flamekit.sample"
 #define HOOK_STEP 1000
 #define CONTEXT_MAX 160 /* bytes of a stack quoted in an error */
+#define SCAN_BYTES 64   /* bytes read or allocated in C that cost one instruction */
+#define INSERT_MAX 4096 /* frames one sample() call may add */
 
 /* One filter instance: owns its lua_State and the strings below. */
 struct state {
@@ -30,7 +33,11 @@ struct state {
 	const char *memtext;  /* the limit as given ("64M"), for messages */
 	int frame_line, sample_line; /* where frame() and sample() are defined */
 	long long ilimit, icount;
+	size_t abytes;        /* bytes allocated not yet charged (< SCAN_BYTES) */
 	int step;
+	int ret_line;         /* frame()'s or sample()'s line around its call */
+	int names_ref;        /* registry: the set of names given to the engine */
+	size_t inserted;      /* frames s:insert added in this sample() call */
 	bool over_mem, over_instr;
 	char mem_where[256];  /* "script.lua:7:" where memory ran out */
 	char limit_msg[512];  /* the instruction-limit error, once raised */
@@ -72,6 +79,22 @@ int lf_protect(struct state *s, lua_CFunction fn, void *arg);
 void lf_full_src(const struct state *s, const char *msg, size_t len, char *out, size_t cap);
 /* lua_CFunction: open the trimmed libraries and the handles' metatables. */
 int lf_open_sandbox(lua_State *L);
+/* "script.lua:LINE:" of the innermost script line running, into buf. */
+void lf_where(lua_State *L, char *buf, size_t cap);
+/* A limit was hit: the hook fires at every instruction from now on. */
+void lf_poison(struct state *s, lua_State *L);
+
+/* costs.c */
+/* Charge `steps` instructions to the running call, or raise the limit
+ * error, "(WHAT)" saying why the call is dear. */
+void lf_charge(lua_State *L, double steps, const char *fmt, ...) FK_PRINTF(3, 4);
+/* Put the charged wrappers in place of the string, utf8 and table
+ * functions that loop in C, and of tonumber. */
+void lf_wrap_costly(lua_State *L);
+/* A message handler's msg "bad argument #N to '?'" from a function behind
+ * a charged wrapper: push it with the function's name and return 1, or
+ * return 0 (nothing pushed). */
+int lf_fix_argerror(lua_State *L, const char *msg);
 
 /* handles.c */
 void lf_handles_register(lua_State *L);

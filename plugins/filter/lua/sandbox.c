@@ -2,8 +2,16 @@
  * The lua filter's sandbox: Lua's base, string, table, math and utf8
  * libraries without load, loadfile, dofile, collectgarbage and
  * string.dump, in the style of Lua's own linit.c; a memory-capped
- * allocator, an instruction-count hook and a cost charged for pattern
- * searches; and the protected calls that report a script's failure once.
+ * allocator, an instruction-count hook (and costs charged for the library
+ * calls that loop in C, costs.c); and the protected calls that report a
+ * script's failure once.
+ *
+ * A limit, once hit, poisons the state (lf_poison): the hook fires at
+ * every instruction from then on and raises the limit error again, the
+ * script's own message handlers (xpcall) no longer run, and the call fails
+ * even if the script caught the error.  Lua runs a message handler for an
+ * error raised inside a hook with hooks off, so an xpcall handler that
+ * loops would otherwise escape the limit for good.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -20,8 +28,9 @@
 
 /* ---- limits ---------------------------------------------------------- */
 
-static void where_now(lua_State *L, char *buf, size_t cap)
+void lf_where(lua_State *L, char *buf, size_t cap)
 {
+	struct state *s = state_of(L);
 	lua_Debug ar;
 	buf[0] = '\0';
 	for (int level = 0; lua_getstack(L, level, &ar); level++) {
@@ -32,6 +41,17 @@ static void where_now(lua_State *L, char *buf, size_t cap)
 			return;
 		}
 	}
+	if (s && s->ret_line > 0) /* around the call: frame() or sample() */
+		snprintf(buf, cap, "%s:%d:", s->script, s->ret_line);
+}
+
+static void l_hook(lua_State *L, lua_Debug *ar);
+
+void lf_poison(struct state *s, lua_State *L)
+{
+	if (!s->over_mem)
+		s->over_instr = true;
+	lua_sethook(L, l_hook, LUA_MASKCOUNT, 1);
 }
 
 void *lf_l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -46,13 +66,19 @@ void *lf_l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	}
 	if (nsize > old && (s->over_mem || s->mem + (nsize - old) > s->memlimit)) {
 		if (!s->over_mem && s->L)
-			where_now(s->L, s->mem_where, sizeof s->mem_where);
+			lf_where(s->L, s->mem_where, sizeof s->mem_where);
 		s->over_mem = true;
 		if (s->L)
-			lua_sethook(s->L, lua_gethook(s->L), LUA_MASKCOUNT, 1);
+			lf_poison(s, s->L);
 		return NULL;
 	}
 	ptr = s->h->realloc(ptr, nsize);
+	if (ptr && nsize > old) {
+		/* copies that allocate (s:upper(), a .. b) cost their bytes */
+		s->abytes += nsize - old;
+		s->icount += (long long)(s->abytes / SCAN_BYTES);
+		s->abytes %= SCAN_BYTES;
+	}
 	if (ptr)
 		s->mem = s->mem - old + nsize;
 	return ptr;
@@ -67,12 +93,10 @@ static void l_hook(lua_State *L, lua_Debug *ar)
 	s->icount += s->step;
 	if (s->icount <= s->ilimit && !s->over_mem && !s->over_instr)
 		return;
-	if (!s->over_mem)
-		s->over_instr = true;
 	/* From now on stop at every instruction: a pcall in the script must
 	 * not be able to carry on. */
-	lua_sethook(L, l_hook, LUA_MASKCOUNT, 1);
-	where_now(L, w, sizeof w);
+	lf_poison(s, L);
+	lf_where(L, w, sizeof w);
 	if (s->over_mem)
 		lua_pushfstring(L, "%s memory limit (%s) exceeded", w, s->memtext);
 	else
@@ -130,18 +154,23 @@ static bool has_position(const char *msg)
 static int l_msgh(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
+	if (msg && lf_fix_argerror(L, msg))
+		msg = lua_tostring(L, -1);
 	if (msg && !has_position(msg)) {
 		/* raised inside a C function ("C stack overflow" from string.gsub,
 		 * error(msg, 0)): the innermost script line is the place to blame */
 		char w[256];
-		where_now(L, w, sizeof w);
+		lf_where(L, w, sizeof w);
 		if (w[0])
 			msg = lua_pushfstring(L, "%s %s", w, msg);
 	}
 	if (!msg) {
+		struct state *s = state_of(L);
 		char w[256];
-		where_now(L, w, sizeof w);
-		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+		lf_where(L, w, sizeof w);
+		/* past a limit no script code runs here (lf_report words it) */
+		if (!s->over_instr && !s->over_mem && luaL_callmeta(L, 1, "__tostring") &&
+		    lua_type(L, -1) == LUA_TSTRING)
 			msg = lua_pushfstring(L, "%s %s", w, lua_tostring(L, -1));
 		else
 			msg = lua_pushfstring(L, "%s error raised with a %s value, not a message", w,
@@ -212,7 +241,7 @@ int lf_call(struct state *s, int nargs, int nres, int *status)
 	int base = lua_gettop(L) - nargs, rc;
 
 	s->icount = 0;
-	lua_sethook(L, l_hook, LUA_MASKCOUNT, s->step);
+	lua_sethook(L, l_hook, LUA_MASKCOUNT, s->over_instr || s->over_mem ? 1 : s->step);
 	lua_pushcfunction(L, l_msgh);
 	lua_insert(L, base);
 	rc = lua_pcall(L, nargs, nres, base);
@@ -249,6 +278,41 @@ static int l_print(lua_State *L)
 	return 0;
 }
 
+/* xpcall()'s message handler, through this guard: Lua calls it for an
+ * error raised in the instruction hook with hooks off, where nothing would
+ * stop a handler that loops.  Once a limit is hit the handler is not
+ * called, and the error goes on as it is. */
+static int l_xpcall_guard(lua_State *L)
+{
+	struct state *s = state_of(L);
+
+	if (s->over_instr || s->over_mem)
+		return lua_gettop(L) ? 1 : 0;
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
+/* xpcall(f, msgh, ...): Lua's, with msgh behind l_xpcall_guard.  No
+ * coroutines in the sandbox, so no continuation. */
+static int l_xpcall(lua_State *L)
+{
+	int n = lua_gettop(L), status;
+
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_pushvalue(L, 2);
+	lua_pushcclosure(L, l_xpcall_guard, 1);
+	lua_replace(L, 2);      /* f guard args... */
+	lua_pushvalue(L, 1);
+	lua_insert(L, 3);       /* f guard f args... */
+	status = lua_pcall(L, n - 2, LUA_MULTRET, 2);
+	lua_pushboolean(L, status == LUA_OK);
+	lua_replace(L, 1);      /* ok guard results... */
+	lua_remove(L, 2);
+	return lua_gettop(L);
+}
+
 /* setmetatable() without __gc: Lua runs finalizers with debug hooks off,
  * so a __gc function would escape the instruction limit (an endless loop
  * in one hung flamekit), and it would run at any allocation of a later
@@ -270,92 +334,6 @@ static int l_setmetatable(lua_State *L)
 	lua_insert(L, 1);
 	lua_call(L, 2, 1);
 	return 1;
-}
-
-/*
- * string.find, match, gmatch and gsub run their whole search in C, where
- * the instruction hook cannot stop them, and Lua patterns backtrack: a
- * 100 KB subject and ".-b" take minutes.  So each call is charged, before
- * it runs, an upper bound of its matcher steps (PATTERN_STEPS to an
- * instruction): (n + 1) start positions, times (n + 1) for each
- * repetition (* + - %b) or back-reference, times the pattern's length, for
- * an n-byte subject.  A call the budget cannot pay fails as an endless
- * loop would; on frame names (tens of bytes) the charge is negligible.
- */
-#define PATTERN_STEPS 16
-
-enum pattern_fn { PAT_FIND, PAT_MATCH, PAT_GMATCH, PAT_GSUB };
-static const char *const pattern_fn_name[] = { "find", "match", "gmatch", "gsub" };
-
-static double pattern_cost(int fn, size_t n, const char *p, size_t m, bool plain)
-{
-	double cost = (double)m + 1, span = (double)n + 1;
-	bool specials = false;
-	size_t i = 0;
-
-	if (!plain)
-		for (size_t k = 0; k < m && !specials; k++)
-			specials = strchr("^$*+?.([%-", p[k]) != NULL;
-	if (plain || (fn == PAT_FIND && !specials))
-		return span * cost; /* a plain substring search */
-	if (m > 0 && p[0] == '^' && fn != PAT_GMATCH)
-		i = 1; /* anchored: one start position */
-	else
-		cost *= span;
-	for (; i < m; i++) {
-		if (p[i] == '%' && i + 1 < m) {
-			i++;
-			if (p[i] == 'b' || (p[i] >= '1' && p[i] <= '9'))
-				cost *= span;
-			if (p[i] == 'b' || p[i] == 'f')
-				i += p[i] == 'b' ? 2 : 0;
-		} else if (p[i] == '[') {
-			/* a set: its '-' and '*' are not repetitions */
-			i++;
-			if (i < m && p[i] == '^')
-				i++;
-			if (i < m && p[i] == ']')
-				i++;
-			for (; i < m && p[i] != ']'; i++)
-				if (p[i] == '%')
-					i++;
-		} else if (p[i] == '*' || p[i] == '+' || p[i] == '-') {
-			cost *= span;
-		}
-		if (cost > 1e30)
-			break;
-	}
-	return cost;
-}
-
-static int l_pattern(lua_State *L)
-{
-	struct state *s = state_of(L);
-	int fn = (int)lua_tointeger(L, lua_upvalueindex(2));
-	size_t n, m;
-	const char *p;
-	double cost, steps;
-
-	luaL_checklstring(L, 1, &n);
-	p = luaL_checklstring(L, 2, &m);
-	cost = pattern_cost(fn, n, p, m, fn == PAT_FIND && lua_toboolean(L, 4));
-	steps = cost / PATTERN_STEPS;
-	if (steps > (double)(s->ilimit - s->icount)) {
-		char w[256];
-		where_now(L, w, sizeof w);
-		s->over_instr = true;
-		lua_sethook(L, l_hook, LUA_MASKCOUNT, 1);
-		snprintf(s->limit_msg, sizeof s->limit_msg, "%s instruction limit of %lld exceeded "
-		         "(string.%s of a %zu-byte string may take %.3g pattern steps)", w,
-		         s->ilimit, pattern_fn_name[fn], n, cost);
-		lua_pushstring(L, s->limit_msg);
-		return lua_error(L);
-	}
-	s->icount += (long long)steps;
-	lua_pushvalue(L, lua_upvalueindex(1));
-	lua_insert(L, 1);
-	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-	return lua_gettop(L);
 }
 
 int lf_open_sandbox(lua_State *L)
@@ -382,17 +360,13 @@ int lf_open_sandbox(lua_State *L)
 	lua_pushcclosure(L, l_setmetatable, 1);
 	lua_setfield(L, -2, "setmetatable");
 	lua_pop(L, 1);
+	lua_pushcfunction(L, l_xpcall);
+	lua_setglobal(L, "xpcall");
 	lua_getglobal(L, LUA_STRLIBNAME);
 	lua_pushnil(L);
 	lua_setfield(L, -2, "dump");
-	for (int fn = PAT_FIND; fn <= PAT_GSUB; fn++) {
-		/* the string table is also the strings' metatable __index */
-		lua_getfield(L, -1, pattern_fn_name[fn]);
-		lua_pushinteger(L, fn);
-		lua_pushcclosure(L, l_pattern, 2);
-		lua_setfield(L, -2, pattern_fn_name[fn]);
-	}
 	lua_pop(L, 1);
+	lf_wrap_costly(L);
 	/* math.random is seeded from the clock: make runs repeatable. */
 	lua_getglobal(L, LUA_MATHLIBNAME);
 	lua_getfield(L, -1, "randomseed");
@@ -438,6 +412,7 @@ int lf_protect(struct state *s, lua_CFunction fn, void *arg)
 	status = lua_pcall(L, 1, 0, 0);
 	lua_sethook(L, NULL, 0, 0);
 	disarm(s);
+	s->ret_line = 0;
 	if (status == LUA_OK)
 		return 0;
 	status = lf_report(s, status, "");

@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,7 +102,7 @@ static void command(const struct pd_opts *o, const char *path, const char *range
 	const struct fk_perf_opts *po = &o->perf;
 	size_t n = 0;
 
-	argv[n++] = o->perf_bin && o->perf_bin[0] ? o->perf_bin : "perf";
+	argv[n++] = "perf"; /* spawn() puts find_perf()'s path here */
 	argv[n++] = "script";
 	argv[n++] = "-i";
 	argv[n++] = path;
@@ -145,51 +146,128 @@ static void command(const struct pd_opts *o, const char *path, const char *range
  * its time: 4,300 faults for half of a 23 MB perf.data, 1,800 with the
  * tunable.  glibc before 2.35 and other C libraries ignore it; a
  * GLIBC_TUNABLES that sets glibc.malloc.hugetlb already is left alone.
- * Returns a NULL-terminated array of environ's strings but GLIBC_TUNABLES,
- * and the new GLIBC_TUNABLES in *own (both for the caller to free), or
- * NULL: the tunable is set already, or out of memory (environ is used).
+ * And PATH without its empty and relative entries, for the programs perf
+ * itself may run (addr2line, objdump), as find_perf() looks for perf.
+ * Returns a NULL-terminated array of environ's strings but those two and
+ * the new ones in own[0] and own[1] (all for the caller to free; an own[]
+ * may be NULL), or NULL when out of memory (environ is used).
  */
 #define THP_TUNABLE "glibc.malloc.hugetlb=1"
 static char **perf_env(const struct fk_host *h, char **own)
 {
-	const char *old = getenv("GLIBC_TUNABLES");
-	size_t n = 0, i, k = 0;
+	const char *old = getenv("GLIBC_TUNABLES"), *path = getenv("PATH"), *p, *e;
+	size_t n = 0, i, k = 0, o = 5;
 	char **env;
 
-	*own = NULL;
-	if (old && strstr(old, "glibc.malloc.hugetlb="))
-		return NULL;
+	own[0] = own[1] = NULL;
 	while (environ[n])
 		n++;
-	env = h->alloc((n + 2) * sizeof *env);
-	*own = h->alloc(sizeof "GLIBC_TUNABLES=" + sizeof THP_TUNABLE + (old ? strlen(old) + 1 : 0));
-	if (!env || !*own) {
+	env = h->alloc((n + 3) * sizeof *env);
+	if (!(old && strstr(old, "glibc.malloc.hugetlb=")))
+		own[0] = h->alloc(sizeof "GLIBC_TUNABLES=" + sizeof THP_TUNABLE +
+		                  (old ? strlen(old) + 1 : 0));
+	if (path)
+		own[1] = h->alloc(strlen(path) + 6);
+	if (!env || (!own[0] && !(old && strstr(old, "glibc.malloc.hugetlb="))) || (path && !own[1])) {
 		h->free(env);
-		h->free(*own);
-		*own = NULL;
+		h->free(own[0]);
+		h->free(own[1]);
+		own[0] = own[1] = NULL;
 		return NULL;
 	}
-	sprintf(*own, "GLIBC_TUNABLES=%s%s%s", old ? old : "", old && old[0] ? ":" : "", THP_TUNABLE);
+	if (own[0])
+		sprintf(own[0], "GLIBC_TUNABLES=%s%s%s", old ? old : "", old && old[0] ? ":" : "",
+		        THP_TUNABLE);
+	if (own[1]) {
+		memcpy(own[1], "PATH=", 5);
+		for (p = path;; p = e + 1) {
+			size_t l = (e = strchr(p, ':')) ? (size_t)(e - p) : strlen(p);
+			if (l && p[0] == '/') {
+				if (o > 5)
+					own[1][o++] = ':';
+				memcpy(own[1] + o, p, l);
+				o += l;
+			}
+			if (!e)
+				break;
+		}
+		own[1][o] = '\0';
+	}
 	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], "GLIBC_TUNABLES=", 15) != 0)
+		if (!(own[0] && strncmp(environ[i], "GLIBC_TUNABLES=", 15) == 0) &&
+		    !(own[1] && strncmp(environ[i], "PATH=", 5) == 0))
 			env[k++] = environ[i];
-	env[k++] = *own;
+	if (own[0])
+		env[k++] = own[0];
+	if (own[1])
+		env[k++] = own[1];
 	env[k] = NULL;
 	return env;
 }
 
-/* Start argv[0] with its standard output into a pipe whose read end goes
- * into *fd.  0, or the error of posix_spawnp, reported unless quiet (whose
- * perf's standard error goes to /dev/null too). */
+/*
+ * The perf program, into buf: --perf (from the command line only: the
+ * option is FK_OPT_CMDLINE_ONLY, so a job file cannot choose a program for
+ * flamekit to run), else $FLAMEKIT_PERF, else "perf".  A name with a '/'
+ * is used as given; one without is looked up in PATH's absolute
+ * directories only, since an empty or relative entry ("", ".", "bin")
+ * would find a perf in whatever directory flamekit runs in, a job's
+ * directory say, which the job's author may control.  PATH unset: glibc's
+ * default, /bin:/usr/bin.  *name is the name looked for.  0, or -ENOENT.
+ */
+static int find_perf(const struct pd_opts *o, char *buf, size_t cap, const char **name)
+{
+	const char *prog = o->perf_bin && o->perf_bin[0] ? o->perf_bin : getenv("FLAMEKIT_PERF");
+	const char *path = getenv("PATH"), *p, *e;
+
+	if (!prog || !*prog)
+		prog = "perf";
+	*name = prog;
+	if (strchr(prog, '/')) {
+		snprintf(buf, cap, "%s", prog);
+		return 0;
+	}
+	for (p = path ? path : "/bin:/usr/bin";; p = e + 1) {
+		size_t n = (e = strchr(p, ':')) ? (size_t)(e - p) : strlen(p), l = strlen(prog);
+		struct stat st;
+		if (n && p[0] == '/' && n + l + 2 <= cap) {
+			memcpy(buf, p, n);
+			buf[n] = '/';
+			memcpy(buf + n + 1, prog, l + 1);
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+				return 0;
+		}
+		if (!e)
+			return -ENOENT;
+	}
+}
+
+/* Start perf (find_perf) with argv and its standard output into a pipe
+ * whose read end goes into *fd.  0, or the error of posix_spawn, reported
+ * unless quiet (whose perf's standard error goes to /dev/null too). */
 static int spawn(const struct fk_host *h, const char *path, const struct pd_opts *o,
                  const char *const *argv, int quiet, pid_t *pid, int *fd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t sa;
 	sigset_t dfl;
-	char **env, *tunables;
+	char **env, *own[2], prog[4096];
+	const char *name, *av[ARGS_MAX];
+	size_t n;
 	int p[2], e;
 
+	if (find_perf(o, prog, sizeof prog, &name) < 0) {
+		*pid = 0;
+		if (quiet)
+			;
+		else if (strcmp(name, "perf") == 0)
+			h->log(FK_LOG_ERROR, "%s: cannot run perf: it is not in PATH; install it (Debian's "
+			       "package is linux-perf) or give its path with --perf PATH or FLAMEKIT_PERF=PATH",
+			       path);
+		else
+			h->log(FK_LOG_ERROR, "%s: cannot run %s: it is not in PATH", path, name);
+		return FK_ERR_USAGE;
+	}
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return h->log(FK_LOG_ERROR, "%s: cannot make a pipe: %s", path, strerror(errno)),
 		       FK_ERR_IO;
@@ -204,23 +282,22 @@ static int spawn(const struct fk_host *h, const char *path, const struct pd_opts
 	sigaddset(&dfl, SIGPIPE);
 	posix_spawnattr_setsigdefault(&sa, &dfl);
 	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
-	env = perf_env(h, &tunables);
-	e = posix_spawnp(pid, argv[0], &fa, &sa, (char *const *)argv, env ? env : environ);
+	env = perf_env(h, own);
+	for (n = 0; argv[n] && n + 1 < ARGS_MAX; n++)
+		av[n] = n ? argv[n] : prog; /* as execvp would: perf finds itself by it */
+	av[n] = NULL;
+	e = posix_spawn(pid, prog, &fa, &sa, (char *const *)av, env ? env : environ);
 	h->free(env);
-	h->free(tunables);
+	h->free(own[0]);
+	h->free(own[1]);
 	posix_spawnattr_destroy(&sa);
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
 	if (e != 0) {
 		close(p[0]);
 		*pid = 0;
-		if (quiet)
-			;
-		else if (e == ENOENT && !(o->perf_bin && o->perf_bin[0]))
-			h->log(FK_LOG_ERROR, "%s: cannot run perf: it is not in PATH; install it (Debian's "
-			       "package is linux-perf) or give its path with --perf PATH", path);
-		else
-			h->log(FK_LOG_ERROR, "%s: cannot run %s: %s", path, argv[0], strerror(e));
+		if (!quiet)
+			h->log(FK_LOG_ERROR, "%s: cannot run %s: %s", path, prog, strerror(e));
 		return FK_ERR_USAGE;
 	}
 	*fd = p[0];
@@ -591,8 +668,9 @@ static const struct fk_option options[] = {
 	          "--leak: round each size down to a multiple of this"),
 	PD_OPTION(FK_OPT_INT, "leak-page-size", "4096", leak_page_size,
 	          "--leak: bytes per page for kmem:mm_page_alloc"),
-	FK_OPTION(FK_OPT_STRING, "perf", NULL, struct pd_opts, perf_bin,
-	          "the perf program to run (default: perf, found in PATH)"),
+	FK_OPTION(FK_OPT_STRING | FK_OPT_CMDLINE_ONLY, "perf", NULL, struct pd_opts, perf_bin,
+	          "the perf program to run (default: $FLAMEKIT_PERF, else perf, found in PATH's "
+	          "absolute directories)"),
 	FK_OPTION(FK_OPT_STRING, "symfs", NULL, struct pd_opts, symfs,
 	          "passed to perf script --symfs: look for symbol files under this directory"),
 	FK_OPTION(FK_OPT_STRING, "kallsyms", NULL, struct pd_opts, kallsyms,
