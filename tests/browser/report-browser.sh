@@ -8,12 +8,6 @@
 # from awk over the input.  Skipped without chromium.
 . "$FK_SRCDIR/tests/lib.sh"
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROMIUM" ] || [ -z "$PYTHON3" ]; then
-	skip "report in a browser" "chromium or python3 not installed"
-	done_testing
-	exit 0
-fi
 . "$FK_SRCDIR/tests/browser/report-lib.sh"
 HOVER='(function (fx, fy) { var c = document.getElementById("cv"), r = c.getBoundingClientRect();
 	c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + fx, clientY: r.top + fy, bubbles: true }));
@@ -123,15 +117,7 @@ is "$(ans typed)" "$(matched '^b$' "$TMP/re.txt")" "a typed term is a regex"
 
 # --- the top table: self and total equal go tool pprof -top ---------------
 GO=$(command -v go || true)
-cat > "$TMP/top.txt" <<'E'
-main;f;g;f;h 2
-main;f 3
-main;g;f 1
-x;f;f 4
-main;g 5
-other;a;b 3
-other;c 6
-E
+cp "$FK_SRCDIR/tests/data/html/recursion.txt" "$TMP/top.txt"
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/top.html" "$TMP/top.txt"
 ROWS='Array.prototype.map.call(document.querySelectorAll("#top tbody tr"), function (r) {
 	return [r.cells[0].textContent, r.cells[1].dataset.v, r.cells[2].dataset.v].join(" "); }).join("|")'
