@@ -133,14 +133,15 @@ if [ -n "$GO" ]; then
 else
 	skip "top table against pprof" "go not installed"
 fi
-is "$(lines rows | head -1)" "$(awk '{ n = split($1, f, ";"); delete seen; for (i = 1; i <= n; i++) if (!seen[f[i]]++) t[f[i]] += $NF }
-	END { for (k in t) print t[k], k }' "$TMP/top.txt" | sort -k1,1nr -k2 | awk 'NR == 1 { print $2 }') "$(awk '{ n = split($1, f, ";");
-	delete seen; for (i = 1; i <= n; i++) if (!seen[f[i]]++) t[f[i]] += $NF } END { for (k in t) print t[k], k }' "$TMP/top.txt" |
-	sort -k1,1nr -k2 | awk 'NR == 1 { print $1 }')" "sorted by total: the heaviest first"
-is "$(lines self | head -1 | cut -d' ' -f1)" "$(awk '{ n = split($1, f, ";"); s[f[n]] += $NF } END { for (k in s) print s[k], k }' "$TMP/top.txt" |
-	sort -k1,1nr -k2 | awk 'NR == 1 { print $2 }')" "tsort=self: the heaviest self first"
+# awk: each function's total (once per stack) and self, heaviest first, ties by name
+awk '{ n = split($1, f, ";"); delete seen; for (i = 1; i <= n; i++) if (!seen[f[i]]++) t[f[i]] += $NF; s[f[n]] += $NF }
+	END { for (k in t) print k, s[k] + 0, t[k] }' "$TMP/top.txt" > "$TMP/top.awk"
+is "$(lines rows | tr '|' '\n')" "$(sort -k3,3nr -k1,1 "$TMP/top.awk")" "sorted by total: the heaviest first"
+is "$(lines self | tr '|' '\n')" "$(sort -k2,2nr -k1,1 "$TMP/top.awk")" "tsort=self: the heaviest self first"
 is "$(lines filt | cut -d' ' -f1 | sort | tr '\n' ' ')" "$(tr ' ;' '\n\n' < "$TMP/top.txt" | grep -v '^[0-9]*$' | grep a | sort -u | tr '\n' ' ')" \
 	"the search filters the rows"
 FIRST=$(lines filt | head -1 | cut -d' ' -f1)
-is "$(ans click | cut -d' ' -f1)" "#view=sandwich&fn=$FIRST" "a row's click opens its sandwich"
+FT=$(awk -v f="$FIRST" '$1 == f { print $3 }' "$TMP/top.awk")
+is "$(ans click)" "#view=sandwich&search=a&fn=$FIRST Function: $FIRST ($FT samples, $(pct2 "$FT" "$(total "$TMP/top.txt")")%)" \
+	"a row's click opens its sandwich"
 done_testing
