@@ -76,6 +76,23 @@ is "$(ans root)" "Function: all ($(grp "$PF") page-faults, 100.00%, was $(hns "$
 	"two series: the widths in page-faults, the was value in ns"
 is "$(ans f2)" "Function: f2 ($(grp "$PF2") page-faults, $(pct2 "$PF2" "$PF")%, was $(hns "$CPU2"))" "and on a frame"
 
+# --- a differential's label on saturated blue is white, as in the SVG ---
+printf 'm;shrank 400 10\nm;keep 100 100\n' > "$TMP/blue.txt"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/blue.html" "$TMP/blue.txt"
+"$FLAMEKIT" graph "$TMP/blue.txt" | grep -A1 '<title>shrank' > "$TMP/blue.svg"
+# pixels of the row of shrank (two above all): in its fill's x range, the text's
+LABEL='(function () { var c = document.getElementById("cv"), d = devicePixelRatio, y = Math.round((c.clientHeight - 4 - 2.5 * 16) * d),
+	p = c.getContext("2d").getImageData(0, y - 3 * d, c.width, 6 * d).data, w = c.width, lo = w, hi = -1, white = 0, black = 0, i, x;
+	for (x = 0; x < w; x++) { i = 4 * (3 * d * w + x); if (p[i] === 0 && p[i + 1] === 0 && p[i + 2] === 255) { lo = Math.min(lo, x); hi = x; } }
+	for (i = 0; i < p.length; i += 4) { x = (i / 4) % w; if (x < lo || x > hi) continue;
+		if (p[i] > 200 && p[i + 1] > 200) white++; else if (p[i] < 60 && p[i + 1] < 60 && p[i + 2] < 60) black++; }
+	return (hi > lo ? "blue" : "none") + " " + (white > 0 ? "white" : "no-white") + " " + (black > 0 ? "black" : "no-black"); })()'
+page "$TMP/blue.html" '#' "label=$LABEL"
+clean "differential label"
+grep -q 'fill="rgb(0,0,255)"' "$TMP/blue.svg" && grep -q '<text  fill="#fff"' "$TMP/blue.svg"
+ok $? "the SVG draws shrank in saturated blue with a white label"
+is "$(ans label)" "blue white no-black" "the page too: a white label on the saturated blue frame, no black text"
+
 # --- a damaged report: the reader's sentence on the page, in bounded time --
 "$PYTHON3" - "$TMP/three.html" "$TMP" <<'PY'
 import sys
