@@ -167,8 +167,12 @@ if [ $have_go = yes ]; then
 	ok $? "perf -> pprof: go tool pprof -traces reads it"
 	grep -q '^ *tid: ' "$TMP/traces" && grep -q '^timestamp_ns: ' "$TMP/traces"
 	ok $? "perf -> pprof: thread ids and timestamps are labels"
-	go tool pprof -top "$TMP/perf.pb.gz" > /dev/null 2>&1
+	go tool pprof -top "$TMP/perf.pb.gz" > "$TMP/top" 2> /dev/null
 	ok $? "perf -> pprof: go tool pprof -top reads it"
+	# perf's clock is monotonic: no wall-clock start (go tool pprof showed
+	# "Time: Jan 19, 1970" for seconds since boot), a duration still
+	is "$(grep -c '^Time:' "$TMP/top") $(grep -c '^Duration:' "$TMP/top")" "0 1" \
+		"perf -> pprof: no time_nanos from a monotonic clock, the duration kept"
 	"$FLAMEKIT" graph --format perf --output-plugin pprof -o "$TMP/names.pb.gz" "$NAMES"
 	is "$(go tool pprof -tags "$TMP/names.pb.gz" 2> /dev/null | sed -n '/^ comm:/,/^$/p' | tr -s ' ')" \
 		" comm: Total 1.2ms
