@@ -52,6 +52,39 @@ clean "flame chart bands"
 is "$(lines b | sed 's/f\([0-9]\)_[01]$/f\1_N/')" "$(printf 'Function: t%d / Function: f%d_N\n' 0 0 1 1 2 2)" \
 	"each thread's band holds its own root frame and functions"
 
+# the same on a V8 profile: a sample every 10 ms, give or take 1 us (times
+# in us from startTime), each weighing the time to the next; python computes
+# the cells
+"$PYTHON3" - "$TMP/v8.cpuprofile" "$TMP/v8cells.want" <<'PY'
+import json, sys
+n = 230
+deltas = [0] + [10000 + (i % 3 == 0) - (i % 3 == 1) for i in range(1, n)]
+samples = [2 + i % 2 for i in range(n)]
+t, ts = 5000000, []
+for d in deltas:
+    t += d
+    ts.append(t)
+end = ts[-1] + 10000
+prof = {"nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "url": "", "lineNumber": -1}, "children": [2, 3]},
+                  {"id": 2, "callFrame": {"functionName": "a", "url": "", "lineNumber": -1}},
+                  {"id": 3, "callFrame": {"functionName": "b", "url": "", "lineNumber": -1}}],
+        "startTime": 5000000, "endTime": end, "samples": samples, "timeDeltas": deltas}
+json.dump(prof, open(sys.argv[1], "w"))
+cells = {}
+for i, t in enumerate(ts):
+    w = (ts[i + 1] if i + 1 < n else end) - t
+    ms = (t - ts[0]) // 1000  # the report's 1 ms resolution
+    cells[ms // 20] = cells.get(ms // 20, 0) + w * 1000
+with open(sys.argv[2], "w") as f:
+    for k in sorted(cells):
+        f.write("%d %d\n" % (k, cells[k]))
+PY
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/v8.html" "$TMP/v8.cpuprofile"
+page "$TMP/v8.html" '#view=heatmap' "cells=$CELLS"
+clean "v8 heat map"
+lines cells | cut -d' ' -f1,2 > "$TMP/v8cells.got"
+same_file "$TMP/v8cells.want" "$TMP/v8cells.got" "V8: every heat-map cell holds its samples' time, those on a boundary too"
+
 # --- the total: on the root, in the status line, in the Thread menu -------
 ALL=$(awk '/cpu-clock:$/ { s += $5 } END { print s }' "$TMP/three.txt")
 per() { awk -v t="$1" '/cpu-clock:$/ { split($2, a, "/"); if (a[2] == t) s += $5 } END { print s }' "$TMP/three.txt"; }
