@@ -162,8 +162,11 @@ timeout 30 "$PYTHON3" "$CDP" "$CHROMIUM" "$TMP/re.html" '#search=^(a%2B)%2B$' "m
 	"typed=$TYPE('^b\$')" > "$TMP/ans" 2> /dev/null
 ok $? "a link searching ^(a+)+\$ does not hang the page"
 is "$(ans box)" 'open ^(a+)+$' "a link's search opens the box with its term"
-is "$(ans m)" "$(awk 'index($1, "^(a+)+$") { s += $NF } END { print s }' "$TMP/re.txt")" "a link's term is matched as text"
+is "$(ans m)" "$(awk 'index($1, "^(a+)+$") { s += $NF } END { print s }' "$TMP/re.txt")" "a link's unbounded regex is matched as text"
 is "$(ans typed)" "$(matched '^b$' "$TMP/re.txt")" "a typed term is a regex"
+timeout 30 "$PYTHON3" "$CDP" "$CHROMIUM" "$TMP/re.html" '#search=^(b|x)' "m=$MAT.dataset.samples" \
+	"mode=document.getElementById('searchmode').textContent" > "$TMP/ans" 2> /dev/null
+is "$(ans m):$(ans mode)" "$(matched '^(b|x)' "$TMP/re.txt"):" "a link's regex that runs in bounded time stays a regex"
 
 # --- the top table: self and total equal go tool pprof -top ---------------
 GO=$(command -v go || true)
