@@ -34,7 +34,7 @@ same_file "$TMP/want" "$TMP/got" "diff of two reports = diff of their inputs"
 
 # Every byte of a name survives: invalid UTF-8, U+2028, '</script>'.
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/h.html" "$D/hostile.txt"
-is "$(grep -c '</script>' "$TMP/h.html")" 2 "only the page's own two </script> tags"
+is "$(grep -c '</script>' "$TMP/h.html")" 3 "only the page's own three </script> tags (guard, data, loader)"
 is "$(grep -c "$(printf '\342\200\250')" "$TMP/h.html")" 0 "U+2028 never appears raw"
 grep -q '\\u2028' "$TMP/h.html"
 ok $? "U+2028 is written as an escape"

@@ -4,7 +4,9 @@ flamekit's folded output is).
 
   interop.py raw N      stdin: `go tool pprof -raw` output; weight = value N
   interop.py traces     stdin: `go tool pprof -sample_index=samples -traces`
-  interop.py v8 FILE    a .cpuprofile, from its own node tree
+  interop.py v8 FILE [samples]   a .cpuprofile, from its own node tree, each
+      sample weighing the time to the next one (the last: to endTime) in ns,
+      as DevTools does; "samples": each counts once
   interop.py speedscope FILE [PROFILE]   a speedscope file (all profiles, or one)
   interop.py unsym FILE MAPPED   writes a raw profile.proto: one sample of
       main <- (function with only a system name) <- an unsymbolized
@@ -79,8 +81,14 @@ def traces():
     emit(stacks)
 
 
-def v8(path):
+def v8(path, count=False):
     d = json.load(open(path))
+    ts, deltas = d["samples"], d.get("timeDeltas")
+    timed = not count and isinstance(deltas, list) and len(deltas) == len(ts)
+    if timed:  # DevTools: a sample lasts until the next one
+        t = d.get("startTime", 0) + sum(deltas)
+        dur = deltas[1:] + [d["endTime"] - t if "endTime" in d else 0]
+        weight = [max(x, 0) * 1000 for x in dur]
     byid = {n["id"]: n for n in d["nodes"]}
     parent = {}
     for n in d["nodes"]:
@@ -94,14 +102,14 @@ def v8(path):
             s += " %s:%d" % (cf["url"], cf["lineNumber"] + 1)
         return s
     stacks = {}
-    for sid in d["samples"]:
+    for k, sid in enumerate(ts):
         frames, i = [], sid
         while i is not None:
             n = byid[i]
             if not (n["callFrame"]["functionName"] == "(root)" and not n["callFrame"]["url"]):
                 frames.append(name(n))
             i = parent.get(i)
-        add(stacks, list(reversed(frames)), 1)
+        add(stacks, list(reversed(frames)), weight[k] if timed else 1)
     emit(stacks)
 
 
@@ -179,7 +187,7 @@ if __name__ == "__main__":
     elif mode == "traces":
         traces()
     elif mode == "v8":
-        v8(sys.argv[2])
+        v8(sys.argv[2], len(sys.argv) > 3 and sys.argv[3] == "samples")
     elif mode == "values":
         values(sys.argv[2])
     elif mode == "unsym":

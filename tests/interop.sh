@@ -104,16 +104,28 @@ printf '%s' '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","li
 {"id":3,"callFrame":{"functionName":"(garbage collector)","url":"","lineNumber":-1}},
 {"id":4,"callFrame":{"functionName":"(idle)","url":"","lineNumber":-1}},
 {"id":5,"callFrame":{"functionName":"f;g","url":"file:///a.js","lineNumber":0}}],
-"startTime":1000,"samples":[5,5,3,4,2],"timeDeltas":[10,10,10,10,10]}' > "$TMP/small.cpuprofile"
+"startTime":1000,"endTime":1100,"samples":[5,5,3,4,2],"timeDeltas":[10,20,30,5,7]}' > "$TMP/small.cpuprofile"
 run "$FLAMEKIT" collapse "$TMP/small.cpuprofile"
+# each sample lasts until the next, the last until endTime: 20, 30, 5, 7 and 28 us
+is "$out" "(anonymous) file:///a.js:10 28000
+(anonymous) file:///a.js:10;f:g file:///a.js:1 50000
+(garbage collector) 5000
+(idle) 7000" "v8: each sample weighs the time to the next one, the last to endTime, in ns (DevTools, speedscope)"
+is "$out" "$("$PY" "$ORACLE" v8 "$TMP/small.cpuprofile")" "v8: the same as the oracle's time weights"
+run "$FLAMEKIT" collapse --sample-type samples "$TMP/small.cpuprofile"
 is "$out" "(anonymous) file:///a.js:10 1
 (anonymous) file:///a.js:10;f:g file:///a.js:1 2
 (garbage collector) 1
 (idle) 1" "v8: FUNCTION URL:LINE (1-based), (anonymous), no (root), (idle) and (garbage collector) kept"
 run "$FLAMEKIT" graph --format v8 --output-plugin speedscope "$TMP/small.cpuprofile"
-is "$(echo "$out" | grep -c '"weights":\[1,1,1,1,1\]')" 1 "v8: each sample counts once, at its time (speedscope keeps the five in order)"
+is "$(echo "$out" | grep -c '"weights":\[20000,30000,5000,7000,28000\]')" 1 "v8: each sample weighs its time, in order (speedscope keeps the five)"
+run "$FLAMEKIT" graph --format v8 --sample-type samples --output-plugin speedscope "$TMP/small.cpuprofile"
+is "$(echo "$out" | grep -c '"weights":\[1,1,1,1,1\]')" 1 "v8 --sample-type samples: each sample counts once, at its time"
 is "$(echo "$out" | grep -o '"type":"sampled","name":"[^"]*"')" '"type":"sampled","name":"all samples"' \
 	"v8 -> speedscope: timed samples without threads are one profile, all samples"
+run "$FLAMEKIT" collapse --sample-type cpu "$TMP/small.cpuprofile"
+is "$rc:$err" "1:flamekit: $TMP/small.cpuprofile: no sample type 'cpu' in a V8 profile (it has: time, samples)" \
+	"v8: an unknown --sample-type names the two it has"
 
 # --- pprof labels: sample attributes (ABI 1.3) ------------------------------
 # labels.pb.gz (gen.go labels): worker=a runs busyA, worker=b (and
@@ -186,8 +198,12 @@ if [ $have_go = yes ]; then
 	ok $? "perf -> pprof: go tool pprof -traces reads it"
 	grep -q '^ *tid: ' "$TMP/traces" && grep -q '^timestamp_ns: ' "$TMP/traces"
 	ok $? "perf -> pprof: thread ids and timestamps are labels"
-	go tool pprof -top "$TMP/perf.pb.gz" > /dev/null 2>&1
+	go tool pprof -top "$TMP/perf.pb.gz" > "$TMP/top" 2> /dev/null
 	ok $? "perf -> pprof: go tool pprof -top reads it"
+	# perf's clock is monotonic: no wall-clock start (go tool pprof showed
+	# "Time: Jan 19, 1970" for seconds since boot), a duration still
+	is "$(grep -c '^Time:' "$TMP/top") $(grep -c '^Duration:' "$TMP/top")" "0 1" \
+		"perf -> pprof: no time_nanos from a monotonic clock, the duration kept"
 	"$FLAMEKIT" graph --format perf --output-plugin pprof -o "$TMP/names.pb.gz" "$NAMES"
 	is "$(go tool pprof -tags "$TMP/names.pb.gz" 2> /dev/null | sed -n '/^ comm:/,/^$/p' | tr -s ' ')" \
 		" comm: Total 1.2ms

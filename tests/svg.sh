@@ -90,6 +90,16 @@ is "$(grep -o '<title>a ([^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/diff.svg" | 
 "$FLAMEKIT" graph --diff-subtree "$D/diff.txt" > "$TMP/diffs.svg"
 is "$(grep -o '<title>a ([^<]*</title><rect[^>]*fill="[^"]*"' "$TMP/diffs.svg" | sed 's/<rect.*fill=/ /')" \
 	'<title>a (6 samples, 60.00%; +20.00%)</title> "rgb(255,105,105)"' "--diff-subtree: a grew by 2 of maxdelta 4: red"
+# Differential labels by contrast: white on a fill whose WCAG luminance is
+# below 0.179 (saturated blue or red), black elsewhere (awk computes it).
+printf 'm;shrank 40 1\nm;grew 1 40\nm;less 40 30\nm;same 20 20\n' > "$TMP/contrast.txt"
+"$FLAMEKIT" graph "$TMP/contrast.txt" > "$TMP/contrast.svg"
+awk '/<rect/ && /fill="rgb\(/ { split($0, a, /fill="rgb\(|\)"/); split(a[2], c, ","); L = 0
+	for (i = 1; i <= 3; i++) { v = c[i] / 255; v = v <= 0.03928 ? v / 12.92 : exp(2.4 * log((v + 0.055) / 1.055)); L += (i == 1 ? 0.2126 : i == 2 ? 0.7152 : 0.0722) * v }
+	want = L < 0.179 ? "white" : "black"; next_text = 1; next }
+	next_text && /<text/ { print want, (/fill="#fff"/ ? "white" : "black"); next_text = 0 }' "$TMP/contrast.svg" > "$TMP/contrast.cmp"
+is "$(awk '$1 != $2' "$TMP/contrast.cmp")$(grep -c white "$TMP/contrast.cmp")" "1" \
+	"differential labels: white where it contrasts more (the frame shrunk most, in saturated blue), black elsewhere (red included)"
 
 # ---- --cp: a palette map is read, kept and extended ---------------------------
 printf 'main->rgb(1,2,3)\n' > "$TMP/pal.map"

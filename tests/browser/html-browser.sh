@@ -6,49 +6,14 @@
 # no request for anything outside the file.  Skipped without chromium.
 . "$FK_SRCDIR/tests/lib.sh"
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROMIUM" ] || [ -z "$PYTHON3" ]; then
-	skip "html report in a browser" "chromium or python3 not installed"
-	done_testing
-	exit 0
-fi
-CDP="$FK_SRCDIR/tests/browser/cdp.py"
-DET='document.getElementById("details")'
-MAT='document.getElementById("matched")'
-
-page() { # page REPORT STEP...: run cdp.py, answers in $TMP/ans
-	timeout 120 "$PYTHON3" "$CDP" "$CHROMIUM" "$@" > "$TMP/ans" 2> "$TMP/cdp.err"
-	ok $? "chromium drove $(basename "$1")"
-	sed 's/^/# /' "$TMP/cdp.err" | grep -v dbus | tail -5
-}
-ans() { sed -n "s/^$1	//p" "$TMP/ans"; }
-clean() { # clean: the last page run had no error and made no request
-	is "$(ans errors)/$(ans requests)" "0/0" "$1: no page error, no network request"
-}
-# awk: the total weight of the folded lines in which some frame matches ERE $1
-matched() {
-	awk -v re="$1" '{ n = split($1, f, ";"); for (i = 1; i <= n; i++) if (f[i] ~ re) { s += $NF; break } }
-		END { printf "%.0f\n", s }' "$2"
-}
-total() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
-pct1() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", 100 * a / b }'; }
-pct2() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", 100 * a / b }'; }
+. "$FK_SRCDIR/tests/browser/report-lib.sh"
 
 # --- a small profile with recursion ------------------------------------
-cat > "$TMP/small.txt" <<'E'
-main;f;g;f;h 2
-main;f 3
-main;g;f 1
-x;f;f 4
-main;g 5
-other;a;b 3
-other;c 6
-E
+cp "$FK_SRCDIR/tests/data/html/recursion.txt" "$TMP/small.txt"
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/small.html" "$TMP/small.txt"
 T=$(total "$TMP/small.txt")
 page "$TMP/small.html" '#' "ready=document.documentElement.dataset.ready" \
-	'#search=^(f|b)$' "m=$MAT.textContent" "ms=$MAT.dataset.samples" \
-	'#search=^G$&ignorecase=1' "mi=$MAT.dataset.samples" \
+	"ms=$TYPE('^(f|b)\$')" "m=$MAT.textContent" "mi=$TYPE('^G\$', 1)" \
 	'#zoom=main;g' "z=$DET.textContent" \
 	"crumbs=document.getElementById('crumbs').textContent" \
 	'#view=sandwich&fn=f' "sand=$DET.textContent" "sw=$DET.dataset.samples" \
@@ -57,9 +22,9 @@ page "$TMP/small.html" '#' "ready=document.documentElement.dataset.ready" \
 clean "small"
 is "$(ans ready)" 1 "data-ready=1 after the first drawing"
 M=$(matched '^(f|b)$' "$TMP/small.txt")
-is "$(ans ms)" "$M" "search ^(f|b)\$: each sample once ($M of $T)"
+is "$(ans ms)" "$M" "typed search ^(f|b)\$: each sample once ($M of $T)"
 is "$(ans m)" "Matched: $(pct1 "$M" "$T")%" "Matched: N% as computed with awk"
-is "$(ans mi)" "$(matched '^g$' "$TMP/small.txt")" "ignorecase=1: ^G\$ matches g"
+is "$(ans mi)" "$(matched '^g$' "$TMP/small.txt")" "ignore case: ^G\$ matches g"
 Z=$(awk '$1 ~ /^main;g(;|$)/ { s += $NF } END { print s }' "$TMP/small.txt")
 is "$(ans z)" "Zoomed: g ($Z samples, $(pct2 "$Z" "$T")%)" "zoom=main;g: details of the zoomed frame"
 is "$(ans crumbs)" "all > main > g" "breadcrumbs of the zoom"
@@ -163,7 +128,8 @@ HC="$FK_SRCDIR/tests/data/svg/hotcold.txt"
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/hc.html" "$HC"
 page "$TMP/hc.html" '#zoom=app;main' "diff=$DET.textContent" '#two=hotcold&zoom=app;main' "hc=$DET.textContent"
 clean "two series"
-D2=$(awk '$1 ~ /^app;main(;|$)/ { s += $3 } { t += $3 } END { printf "%d samples, %.2f%%", s, 100 * s / t }' "$HC")
+D2=$(awk '$1 ~ /^app;main(;|$)/ { s += $3 } { t += $3 } END { printf "%s samples, %.2f%%", s, 100 * s / t }' "$HC" |
+	{ read -r n rest; echo "$(grp "$n") $rest"; })
 is "$(ans diff)" "Zoomed: main ($D2)" "differential: widths are the second column"
 HCMS=$(awk '{ ms = $2 * 1000 / 99 + $3 / 1000; t += ms } $1 ~ /^app;main(;|$)/ { s += ms }
 	END { v = sprintf("%.3f", s); sub(/0+$/, "", v); sub(/\.$/, "", v); printf "%s ms, %.2f%%", v, 100 * s / t }' "$HC")
@@ -196,7 +162,7 @@ is "$(ans off)" "$APP $COLD" "hot/cold: app's off-CPU part, after all on-CPU sta
 page "$TMP/hostile.html" '#search=script' "n=document.querySelectorAll('script').length" \
 	"m=$MAT.dataset.samples" "t=document.title"
 clean "hostile names"
-is "$(ans n)" 3 "no name added a script element (the page's: data, loader, the code it inflates)"
+is "$(ans n)" 4 "no name added a script element (the page's: the guard, data, loader, the code it inflates)"
 is "$(ans m)" "$(matched 'script' "$FK_SRCDIR/tests/data/html/hostile.txt")" "search over hostile names"
 # Each hostile name zoomed to (a link's zoom=): #details shows it as text,
 # byte for byte; bytes that are not UTF-8 as the characters U+0080..U+00FF
@@ -234,7 +200,7 @@ for k in 1 2 3 4 5; do
 	want=$(sed -n "${k}p" "$TMP/hos" | cut -f2-)
 	is "$(ans z$k)" "$want" "hostile name $k shown as text in #details"
 done
-is "$(ans k1):$(ans h4):$(ans n)" "0:true:3" "no element made from a name, no markup in #details, no script added"
+is "$(ans k1):$(ans h4):$(ans n)" "0:true:4" "no element made from a name, no markup in #details, no script added"
 
 # --- a real perf capture: threads and time ranges ----------------------
 STAIRS="$FK_SRCDIR/../shared/data/stairs.perf.txt.gz"
@@ -258,8 +224,8 @@ if [ -f "$STAIRS" ]; then
 		"#view=chart&thread=$TID" "chart=document.documentElement.dataset.drawMs !== undefined" \
 		'#search=clear_page' "m=$MAT.dataset.samples"
 	clean "perf capture"
-	is "$(ans th)" "Shown: $TT ns ($(pct2 "$TT" "$ALL")% of all)" "thread=$TID: that thread's total"
-	is "$(ans r)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "range=2-3.5: that range's total"
+	is "$(ans th)" "Shown: $(hns "$TT") ($(pct2 "$TT" "$ALL")% of all $(hns "$ALL"))" "thread=$TID: that thread's total"
+	is "$(ans r)" "Shown: $(hns "$RT") ($(pct2 "$RT" "$ALL")% of all $(hns "$ALL"))" "range=2-3.5: that range's total"
 	is "$(ans cr)" "#view=chart&thread=$TID&range=1-1.2 Range: 1 - 1.2 s" "a flame chart of a range of one thread: the hash kept"
 	"$FLAMEKIT" collapse "$STAIRS" > "$TMP/stairs.folded" 2> /dev/null
 	is "$(ans m)" "$(matched 'clear_page' "$TMP/stairs.folded")" "search on the capture"
@@ -272,7 +238,7 @@ if [ -f "$STAIRS" ]; then
 	page "$TMP/stairs.html" '#view=heatmap' "c1=$CELL(2, 0)" "c2=$CELL(3, 24)" "hr=$DET.textContent"
 	clean "heat map"
 	is "$(ans c2)" "#range=2-3.5" "two clicks on the heat map select 2.00-3.50 s and show its flame graph"
-	is "$(ans hr)" "Shown: $RT ns ($(pct2 "$RT" "$ALL")% of all)" "the heat map's range: its total"
+	is "$(ans hr)" "Shown: $(hns "$RT") ($(pct2 "$RT" "$ALL")% of all $(hns "$ALL"))" "the heat map's range: its total"
 	# hovering a cell names its time and what it holds: 2.50-2.52 s, all
 	# threads, and thread $TID alone
 	HM='(function (c, r) { var e = document.getElementById("cv"), b = e.getBoundingClientRect(),
@@ -284,8 +250,8 @@ if [ -f "$STAIRS" ]; then
 			if (ms >= 2500 && ms < 2520 && (tid == "" || id[i] == tid)) s += w[i] } printf "%.0f\n", s }' "$TMP/samples"; }
 	page "$TMP/stairs.html" '#view=heatmap' "all=$HM(2, 25)" "#view=heatmap&thread=$TID" "one=$HM(2, 25)"
 	clean "heat map hover"
-	is "$(ans all)" "Time: 2.50 s, $(cell) ns" "heat map cell 2.50 s: its samples' weight"
-	is "$(ans one)" "Time: 2.50 s, $(cell "$TID") ns" "heat map cell 2.50 s of thread $TID"
+	is "$(ans all)" "Time: 2.50 s, $(hns "$(cell)")" "heat map cell 2.50 s: its samples' weight"
+	is "$(ans one)" "Time: 2.50 s, $(hns "$(cell "$TID")")" "heat map cell 2.50 s of thread $TID"
 else
 	skip "perf capture" "no ../shared/data/stairs.perf.txt.gz"
 fi
@@ -296,7 +262,8 @@ awk 'BEGIN { for (i = 0; i < 30; i++) { p = i % 3 == 2 ? 200 : 100; t = i % 3 ==
 	> "$TMP/procs.txt"
 "$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/procs.html" "$TMP/procs.txt" 2> /dev/null
 sum() { awk -v want="$1" 'BEGIN { for (i = 0; i < 30; i++) { p = i % 3 == 2 ? 200 : 100; t = i % 3 == 1 ? 101 : p
-	if (want == "p" p || want == t) s += 1000 + i; a += 1000 + i } printf "%d ns (%.2f%% of all)", s, 100 * s / a }'; }
+	if (want == "p" p || want == t) s += 1000 + i; a += 1000 + i } printf "%d %.2f %d", s, 100 * s / a, a }' |
+	{ read -r s p a; echo "$(hns "$s") ($p% of all $(hns "$a"))"; }; }
 page "$TMP/procs.html" '#thread=p100' "p=$DET.textContent" '#thread=101' "t=$DET.textContent" \
 	"opts=Array.prototype.map.call(document.getElementById('thread').options, function (o) { return o.value; }).join(',')"
 clean "processes"
@@ -320,7 +287,7 @@ page "$TMP/deep.html" '#' "top=$TOP(2001)" "above=$TOP(2002)" "h=document.getEle
 		return document.getElementById('details').textContent; })()"
 clean "2,000-deep stack"
 is "$(ans top)" "Function: f1999 (10 samples, 50.00%) drawn" "the 2,001st row above all is drawn: f1999"
-is "$(ans above)" "  blank" "nothing above it"
+is "$(ans above)" "Total: 20 samples blank" "nothing above it: the status line shows the total"
 is "$(ans h)" true "within a canvas' size limit"
 is "$(ans itop)" "Function: f1999 (10 samples, 50.00%)" "icicle: the deepest frame at the bottom"
 
@@ -331,7 +298,7 @@ awk 'BEGIN{srand(3); for (i=0;i<30000;i++){ s="root"; d=5+int(rand()*20); for(j=
 BT=$(total "$TMP/big.txt")
 BM=$(matched '^fn_1[0-9]_' "$TMP/big.txt")
 Z=$(awk '$1 ~ /^root;fn_7_0(;|$)/ { s += $NF } END { print s }' "$TMP/big.txt")
-page "$TMP/big.html" '#search=^fn_1[0-9]_' "m=$MAT.textContent" "ms=$MAT.dataset.samples" \
+page "$TMP/big.html" '#' "ms=$TYPE('^fn_1[0-9]_')" "m=$MAT.textContent" \
 	'#zoom=root;fn_7_0' "z=$DET.dataset.samples" '#sort=weight&view=icicle' "ok=1"
 clean "30,000 stacks"
 is "$(ans ms)" "$BM" "large profile: matched samples"

@@ -30,7 +30,7 @@
 enum kind { K_SKIP, K_TOP, K_NODES, K_NODE, K_CF, K_KIDS, K_SAMPLES, K_DELTAS };
 /* The keys that matter, one bit each (first one wins). */
 enum key { Y_OTHER, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_START, Y_ID, Y_CF, Y_HITS, Y_KIDS,
-           Y_PARENT, Y_FN, Y_URL, Y_LINE };
+           Y_PARENT, Y_FN, Y_URL, Y_LINE, Y_END };
 
 struct str {
 	char *s;
@@ -56,7 +56,7 @@ struct rd {
 
 static const struct { unsigned char kind; const char *name; unsigned char key; } keys[] = {
 	{ K_TOP, "nodes", Y_NODES }, { K_TOP, "samples", Y_SAMPLES },
-	{ K_TOP, "timeDeltas", Y_DELTAS }, { K_TOP, "startTime", Y_START },
+	{ K_TOP, "timeDeltas", Y_DELTAS }, { K_TOP, "startTime", Y_START }, { K_TOP, "endTime", Y_END },
 	{ K_NODE, "id", Y_ID }, { K_NODE, "callFrame", Y_CF }, { K_NODE, "hitCount", Y_HITS },
 	{ K_NODE, "children", Y_KIDS }, { K_NODE, "parent", Y_PARENT },
 	{ K_CF, "functionName", Y_FN }, { K_CF, "url", Y_URL }, { K_CF, "lineNumber", Y_LINE },
@@ -201,6 +201,8 @@ static int scalar(struct rd *r, int isnum, double num, const unsigned char *s, s
 	case K_TOP:
 		if (key == Y_START && isnum)
 			p->start = num;
+		else if (key == Y_END && isnum)
+			p->end = num, p->has_end = 1;
 		return 1;
 	case K_NODE:
 		if (key == Y_ID && isnum) {

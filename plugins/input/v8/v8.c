@@ -9,10 +9,14 @@
  * A frame is "FUNCTION URL:LINE" (lineNumber is 0-based in the file, 1-based
  * here), "(anonymous)" when the function name is empty, and just FUNCTION
  * when the url is empty.  The "(root)" node is not a frame; "(program)",
- * "(idle)" and "(garbage collector)" are.  Each entry of `samples` counts
- * once (unit "samples"), at startTime plus the running sum of timeDeltas
- * (microseconds), so time-ordered outputs work; a time beyond 64 bits of
- * nanoseconds is an error (sample_ns).  A profile without
+ * "(idle)" and "(garbage collector)" are.  Each entry of `samples` is at
+ * startTime plus the running sum of timeDeltas (microseconds), so
+ * time-ordered outputs work; a time beyond 64 bits of nanoseconds is an
+ * error (sample_ns).  It weighs the time until the next sample (the last
+ * one: until endTime), in ns as perf's cpu-clock (so pprof's
+ * cpu/nanoseconds), as DevTools and speedscope weigh it;
+ * --sample-type samples counts each once instead (unit "samples"), as do
+ * profiles without timeDeltas.  A profile without
  * `samples` falls back to each node's hitCount, without times.  Nodes may
  * name their parent ("parent", as Chrome's trace events do) instead of
  * their children.
@@ -37,6 +41,17 @@
 struct idx {
 	double id;
 	size_t i;
+};
+
+struct opts {
+	const char *sample_type;
+};
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "sample-type", "time", struct opts, sample_type,
+	          "time: weigh each sample by the time until the next one (in ns, as DevTools and speedscope); "
+	          "samples: count each once"),
+	FK_OPTION_END,
 };
 
 struct ctx {
@@ -242,7 +257,16 @@ static int sample_ns(struct ctx *c, size_t i, double t_us, int64_t *ns)
 	return 0;
 }
 
-static int read_samples(struct ctx *c, struct fk_sink *sink)
+/* What sample i weighs by time, in ns: the delta to the next sample, the last
+ * one's the time left to endTime (0 without one); never negative (V8's
+ * deltas can be, when samples come out of order). */
+static double duration(const struct v8_prof *p, size_t i, double t)
+{
+	double d = i + 1 < p->nsamples ? p->deltas[i + 1] : p->has_end ? p->end - t : 0;
+	return d > 0 && d == d ? d * 1000 : 0; /* us -> ns */
+}
+
+static int read_samples(struct ctx *c, struct fk_sink *sink, int by_time)
 {
 	const struct v8_prof *p = &c->p;
 	double t = p->start;
@@ -268,7 +292,7 @@ static int read_samples(struct ctx *c, struct fk_sink *sink)
 			if ((rc = sample_ns(c, i, t, &ns)) < 0)
 				return rc;
 		}
-		if ((rc = push(c, sink, k, 1, timed, ns)) < 0)
+		if ((rc = push(c, sink, k, timed && by_time ? duration(p, i, t) : 1, timed, ns)) < 0)
 			return rc;
 	}
 	if (p->has_deltas && !timed)
@@ -280,14 +304,18 @@ static int read_samples(struct ctx *c, struct fk_sink *sink)
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct ctx c = { .h = h, .in = in };
-	int rc;
+	const struct opts *o = op;
+	const char *type = o && o->sample_type ? o->sample_type : "time";
+	int by_time = strcmp(type, "time") == 0, rc;
 
-	(void)op;
+	if (!by_time && strcmp(type, "samples") != 0)
+		return h->input_error(in, 0, "no sample type '%s' in a V8 profile (it has: time, samples)", type);
 	if ((rc = v8_read(h, in, &c.p)) < 0 || (rc = link_nodes(&c)) < 0 ||
-	    (rc = read_samples(&c, sink)) < 0)
+	    (rc = read_samples(&c, sink, by_time)) < 0)
 		goto out;
-	if (h->sink_set_unit)
-		h->sink_set_unit(sink, "samples");
+	if (h->sink_set_unit) /* by time only where every sample has one */
+		h->sink_set_unit(sink, by_time && c.p.has_samples && c.p.has_deltas && c.p.ndeltas == c.p.nsamples ?
+		                 "ns" : "samples");
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, 0, "out of memory");
@@ -320,6 +348,8 @@ static struct fk_input_plugin plugin = {
 		.name = "v8",
 		.version = "1.0",
 		.description = "V8 .cpuprofile JSON (node --cpu-prof, Chrome DevTools)",
+		.options = options,
+		.options_size = sizeof(struct opts),
 	},
 	.probe = probe,
 	.parse = parse,

@@ -36,6 +36,8 @@ struct v8_prof {
 	double *samples, *deltas;
 	size_t nsamples, capsamples, ndeltas, capdeltas;
 	double start;         /* startTime, 0 when absent */
+	double end;           /* endTime, when has_end */
+	int has_end;
 	int has_nodes;        /* "nodes" is an array */
 	int has_samples, has_deltas; /* "samples", "timeDeltas" are arrays */
 };

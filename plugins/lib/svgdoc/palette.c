@@ -312,3 +312,20 @@ void pal_scale(double value, double max, int negate, char out[32])
 		r = g = (int)(210 * (max + value) / max);
 	RGB(r, g, b);
 }
+
+/* WCAG relative luminance of one sRGB channel (0..255). */
+static double channel(int v)
+{
+	double c = v / 255.0;
+	return c <= 0.03928 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+int pal_dark(const char *fill)
+{
+	int r, g, b;
+
+	if (sscanf(fill, "rgb(%d,%d,%d)", &r, &g, &b) != 3)
+		return 0;
+	/* below 0.179 white contrasts more than black: (1 + 0.05) / (L + 0.05) > (L + 0.05) / 0.05 */
+	return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b) < 0.179;
+}

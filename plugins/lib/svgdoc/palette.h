@@ -39,6 +39,10 @@ void pal_colour(const char *type, int hash, struct pal_rand *rnd, const char *na
 /* Differential colour: white, red (grew) or blue (shrank), as color_scale(). */
 void pal_scale(double value, double max, int negate, char out[32]);
 
+/* true when fill ("rgb(r,g,b)") is dark enough that a white label contrasts
+ * more with it than a black one (WCAG relative luminance below 0.179). */
+int pal_dark(const char *fill);
+
 /*
  * Decode one UTF-8 character from s[0..len).  Returns its length (>= 1) and
  * stores the code point, or -1 in *cp when the bytes are not valid UTF-8

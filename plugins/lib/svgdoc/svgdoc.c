@@ -378,7 +378,9 @@ static void write_frame(struct svg_w *x, const struct svg_frame *f)
 	svg_printf(ob, "<rect x=\"%s\" y=\"", x1s);
 	svg_put_num(ob, y1);
 	svg_printf(ob, "\" width=\"%0.1f\" height=\"%0.1f\" fill=\"%s\" rx=\"2\" ry=\"2\" />\n", w, y2 - y1, fill);
-	svg_printf(ob, "<text  x=\"%0.2f\" y=\"", x1 + 3);
+	/* a differential's saturated blues and reds take white labels */
+	svg_printf(ob, d->differential && pal_dark(fill) ? "<text  fill=\"#fff\" x=\"%0.2f\" y=\"" : "<text  x=\"%0.2f\" y=\"",
+	           x1 + 3);
 	svg_put_num(ob, 3 + (y1 + y2) / 2);
 	svg_puts(ob, "\" >");
 	if (!root)

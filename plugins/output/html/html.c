@@ -304,13 +304,18 @@ static int put_tail(struct out *o)
 	put(o, t, (size_t)(a - t));
 	puts_(o, "/* the page's code (page.html in flamekit's source), deflated */\n"
 	      "(function (z) {\n"
-	      "\tvar b = atob(z), u = new Uint8Array(b.length);\n"
+	      "\tvar damaged = function () { window.fkFail(\"the report's code is damaged\"); };\n"
+	      "\twindow.fkLoader = 1;\n"
+	      "\ttry {\n"
+	      "\t\tvar b = atob(z), u = new Uint8Array(b.length);\n"
+	      "\t} catch (e) { return damaged(); }\n"
 	      "\tfor (var i = 0; i < b.length; i++) u[i] = b.charCodeAt(i);\n"
 	      "\tnew Response(new Blob([u]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"))).text().then(function (c) {\n"
 	      "\t\tvar s = document.createElement(\"script\");\n"
 	      "\t\ts.textContent = c;\n"
 	      "\t\tdocument.body.appendChild(s);\n"
-	      "\t}, function (e) { document.getElementById(\"details\").textContent = \"error: \" + e.message; });\n"
+	      "\t\tif (!window.fkStarted) damaged();\n"
+	      "\t}, damaged);\n"
 	      "})(\"");
 	put(o, z, zn);
 	puts_(o, "\");\n");

@@ -11,7 +11,9 @@
  * plugin reads back), a string label "comm" with its thread name, and a
  * string label for each of its attributes (ABI 1.3: a pprof input's
  * goroutine labels come back as they were, numeric ones as text); and
- * time_nanos/duration_nanos span them.  Otherwise each stack is one sample
+ * duration_nanos spans them (time_nanos, a wall-clock start, is left out:
+ * the inputs' clocks are monotonic, perf's and V8's from boot or process
+ * start, and go tool pprof would show them as "Jan 1, 1970").  Otherwise each stack is one sample
  * with its total.  Weights are rounded to integers (pprof's values are
  * int64).
  *
@@ -476,7 +478,8 @@ static int write_samples(const struct fk_host *h, const struct fk_profile *p, co
 	return rc ? rc : g->rc;
 }
 
-/* The profile's time span from the timed samples. */
+/* The profile's time span from the timed samples; no time_nanos, as no
+ * input gives a wall-clock time (see the top of this file). */
 static void time_span(const struct fk_host *h, const struct fk_profile *p, fk_pprof_profile *pf)
 {
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
@@ -496,7 +499,6 @@ static void time_span(const struct fk_host *h, const struct fk_profile *p, fk_pp
 		 * not: a span over INT64_MAX is clamped, as pprof cannot hold
 		 * it, without a signed overflow */
 		uint64_t span = (uint64_t)t1 - (uint64_t)t0;
-		pf->time_nanos = t0;
 		pf->duration_nanos = span > INT64_MAX ? INT64_MAX : (int64_t)span;
 	}
 }
