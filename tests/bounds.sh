@@ -12,7 +12,8 @@ PY=${PYTHON3:-python3}
 # "(root)"; MODE children (each node names its child) or parent (each names
 # its parent, as Chrome's trace events do), ids shuffled so that a child
 # may come before its parent in the table.  The leaf is sampled twice, one
-# middle node not at all.  EXP gets the folded stacks, sorted by bytes.
+# middle node not at all.  EXP gets the folded stacks, sorted by bytes,
+# each sample counted once (the runs below say --sample-type samples).
 cat > "$TMP/chain.py" <<'EOF'
 import json, random, sys
 n, mode = int(sys.argv[1]), sys.argv[2]
@@ -44,7 +45,7 @@ EOF
 
 for mode in children parent; do
 	"$PY" "$TMP/chain.py" 3000 $mode "$TMP/$mode.exp" > "$TMP/$mode.cpuprofile"
-	run "$FLAMEKIT" collapse "$TMP/$mode.cpuprofile"
+	run "$FLAMEKIT" collapse --sample-type samples "$TMP/$mode.cpuprofile"
 	printf '%s\n' "$out" > "$TMP/$mode.got"
 	ok $([ "$rc" -eq 0 ] && [ -z "$err" ] && [ "$(wc -l < "$TMP/$mode.exp")" -eq 2999 ] &&
 		cmp -s "$TMP/$mode.exp" "$TMP/$mode.got"; echo $?) \
@@ -54,7 +55,7 @@ done
 # The same through a per-sample filter, which sees whole stacks (the host
 # gives no node then, and the plugin pushes the frames).
 cat > "$TMP/filter.yaml" <<EOF
-inputs: ["$TMP/children.cpuprofile"]
+inputs: [{path: "$TMP/children.cpuprofile", options: {sample-type: samples}}]
 filters:
   - {plugin: grep, options: {exclude: nomatch}}
 outputs:
@@ -65,12 +66,12 @@ ok $([ "$rc" -eq 0 ] && cmp -s "$TMP/children.exp" "$TMP/filtered.folded"; echo 
 	"v8: the chain through a per-sample filter: the same stacks"
 
 # An HTML report of the chain, read back: its tree is a 3,000-deep chain.
-"$FLAMEKIT" graph --output-plugin html -o "$TMP/chain.html" "$TMP/children.cpuprofile"
+"$FLAMEKIT" graph --sample-type samples --output-plugin html -o "$TMP/chain.html" "$TMP/children.cpuprofile"
 run "$FLAMEKIT" collapse "$TMP/chain.html"
 printf '%s\n' "$out" > "$TMP/html.got"
 ok $([ "$rc" -eq 0 ] && [ -z "$err" ] && cmp -s "$TMP/children.exp" "$TMP/html.got"; echo $?) \
 	"html: a report of the 3,000-node chain reads back as python's stacks"
-"$FLAMEKIT" graph --output-plugin html --timeline=0 -o "$TMP/chain0.html" "$TMP/children.cpuprofile"
+"$FLAMEKIT" graph --sample-type samples --output-plugin html --timeline=0 -o "$TMP/chain0.html" "$TMP/children.cpuprofile"
 run "$FLAMEKIT" collapse "$TMP/chain0.html"
 printf '%s\n' "$out" > "$TMP/html0.got"
 ok $([ "$rc" -eq 0 ] && cmp -s "$TMP/children.exp" "$TMP/html0.got"; echo $?) \
