@@ -56,3 +56,24 @@ print(f"{fmt:12s} {mb:6.1f} MB  collapse {t_fk:6.2f} s = {mb / t_fk:7.1f} MB/s  
       f"(cat {t_cat:.2f} s, wc -l {t_wc:.2f} s)  peak RSS {rss:.0f} MB")
 PY
 done
+
+# The JSON inputs (speedscope, ...) on files of about SIZE_MB that
+# bench/json-gen.py writes: 2,000 distinct stacks, as above.
+for fmt in speedscope; do
+	f="$D/$fmt.json"
+	[ -s "$f" ] || "${PYTHON3:-python3}" "$(dirname "$0")/json-gen.py" "$fmt" "$SIZE_MB" "$f"
+	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'
+import os, resource, subprocess, sys, time
+fk, fmt, f = sys.argv[1:4]
+mb = os.path.getsize(f) / 1e6
+def timed(cmd):
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+t_cat = timed(["cat", f])
+t_fk = timed([fk, "collapse", "--format", fmt, f])
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{fmt:12s} {mb:6.1f} MB  collapse {t_fk:6.2f} s = {mb / t_fk:7.1f} MB/s  "
+      f"(cat {t_cat:.2f} s)  peak RSS {rss:.0f} MB")
+PY
+done

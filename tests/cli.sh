@@ -20,7 +20,7 @@ ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit collapse'; echo 
 # (sorted), and those of --plugin-dir too: the option's whole entry.
 fopt() { printf '%s\n' "$out" | sed -n '/^  -f, --format NAME/,/^  -o, /p' | sed '$d'; }
 builtins="dtrace, folded, html, instruments, ljp,
-                     perf, perf-data, pmcstat, pprof, stap, v8"
+                     perf, perf-data, pmcstat, pprof, speedscope, stap, v8"
 run "$FLAMEKIT" collapse --help
 is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detected) or an input
                      plugin loaded: $builtins" "collapse --help names every input plugin loaded"
@@ -30,7 +30,7 @@ is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detect
 run "$FLAMEKIT" diff -h
 is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or
                      an input plugin loaded: dtrace, folded, html, instruments,
-                     ljp, perf, perf-data, pmcstat, pprof, stap, v8" "diff -h names every input plugin loaded"
+                     ljp, perf, perf-data, pmcstat, pprof, speedscope, stap, v8" "diff -h names every input plugin loaded"
 run "$FLAMEKIT" graph --help
 is "$rc:$(printf '%s\n' "$out" | sed -n '/^  --output-plugin NAME/,/^  GRAPH/p' | sed '$d')" \
 "0:  --output-plugin NAME  what draws: svg (default), flamechart (default with
@@ -42,10 +42,10 @@ cp "$FK_BUILDDIR/tests/modules/.libs/meta.so" "$FK_BUILDDIR/tests/modules/.libs/
 run "$FLAMEKIT" collapse --plugin-dir "$TMP/third" --help
 is "$rc:$err:$(fopt)" "0::  -f, --format NAME  input format: auto (the default: detected) or an input
                      plugin loaded: dtrace, folded, html, instruments, ljp,
-                     meta, perf, perf-data, pmcstat, pprof, stap, v8" "collapse --plugin-dir DIR --help names DIR's input plugin"
+                     meta, perf, perf-data, pmcstat, pprof, speedscope, stap, v8" "collapse --plugin-dir DIR --help names DIR's input plugin"
 run "$FLAMEKIT" help graph --plugin "$TMP/third"
 is "$rc:$err:$(fopt | tail -1):$(printf '%s\n' "$out" | grep -c 'describes them): dump, flamechart,')" \
-	"0::                     meta, perf, perf-data, pmcstat, pprof, stap, v8:1" \
+	"0::                     meta, perf, perf-data, pmcstat, pprof, speedscope, stap, v8:1" \
 	"help graph --plugin DIR (a prefix) names DIR's input and output plugins"
 FLAMEKIT_PLUGIN_PATH="$TMP/third" run "$FLAMEKIT" diff --help
 is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or

@@ -83,3 +83,10 @@ EXTRA_DIST += tests/interop.sh tests/interop.py \
 	tests/data/pprof/gen.go tests/data/pprof/cpu.pb.gz tests/data/pprof/heap.pb.gz \
 	tests/data/pprof/labels.pb.gz \
 	tests/data/v8/gen.js tests/data/v8/node.cpuprofile
+
+# The JSON input plugins (speedscope, ...): hand-written files against
+# Python oracles over the JSON, round trips through flamekit's outputs.
+TESTS += tests/speedscope.sh
+EXTRA_DIST += tests/speedscope.sh tests/speedscope.py \
+	tests/data/speedscope/mixed.json tests/data/speedscope/profiles-first.json \
+	tests/data/speedscope/bytes.json

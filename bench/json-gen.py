@@ -1,0 +1,30 @@
+"""Writes a benchmark input of one of the JSON formats (bench/40-inputs.sh):
+json-gen.py FORMAT MB FILE, about MB megabytes, 2,000 distinct stacks of 8
+to 31 frames, written a sample at a time so that the generator stays small."""
+import json
+import random
+import sys
+
+fmt, mb, path = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+random.seed(42)
+names = ["fn_%d_%d" % (k, i) for k in range(97) for i in range(32)]
+stacks = []
+for k in range(2000):
+    d = 8 + k % 24
+    stacks.append([(k % 97) * 32 + i for i in range(d)])
+limit = mb * 1e6
+
+with open(path, "w") as out:
+    if fmt == "speedscope":
+        out.write('{"$schema":"https://www.speedscope.app/file-format-schema.json",'
+                  '"shared":{"frames":[')
+        out.write(",".join(json.dumps({"name": n}) for n in names))
+        out.write(']},"profiles":[{"type":"sampled","name":"bench","unit":"none",'
+                  '"startValue":0,"endValue":0,"samples":[')
+        size, n = 0, 0
+        while size < limit:
+            s = json.dumps(stacks[random.randrange(2000)], separators=(",", ":"))
+            out.write(("," if n else "") + s)
+            size += len(s) + 3
+            n += 1
+        out.write('],"weights":[' + ",".join(["1"] * n) + "]}]}\n")
