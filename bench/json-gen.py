@@ -28,3 +28,33 @@ with open(path, "w") as out:
             size += len(s) + 3
             n += 1
         out.write('],"weights":[' + ",".join(["1"] * n) + "]}]}\n")
+    elif fmt == "chrome":
+        # a Profile and ProfileChunk events of 100 samples each: the nodes
+        # of the 2,000 stacks (a tree) in the first chunk
+        nodes, ids, leaf = [{"callFrame": {"functionName": "(root)", "scriptId": 0}, "id": 1}], {}, []
+        for st in stacks:
+            parent = 1
+            for f in st:
+                key = (parent, f)
+                if key not in ids:
+                    ids[key] = len(nodes) + 1
+                    nodes.append({"callFrame": {"functionName": names[f], "scriptId": 1,
+                                                "url": "file:///bench.js", "lineNumber": f % 100},
+                                  "id": ids[key], "parent": parent})
+                parent = ids[key]
+            leaf.append(parent)
+        out.write('{"traceEvents":[{"args":{"data":{"startTime":1000}},"cat":"v8","id":"0x1",'
+                  '"name":"Profile","ph":"P","pid":1,"tid":1,"ts":1000}')
+        size, first = 0, True
+        while size < limit:
+            smp = [leaf[random.randrange(2000)] for _ in range(100)]
+            cpu = {"samples": smp}
+            if first:
+                cpu["nodes"] = nodes
+                first = False
+            s = json.dumps({"args": {"data": {"cpuProfile": cpu, "timeDeltas": [125] * 100}},
+                            "cat": "v8", "id": "0x1", "name": "ProfileChunk", "ph": "P",
+                            "pid": 1, "tid": 2, "ts": 1000}, separators=(",", ":"))
+            out.write("," + s)
+            size += len(s)
+        out.write("]}\n")

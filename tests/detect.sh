@@ -109,11 +109,11 @@ for f in "$D"/detect/*.txt; do
 	is "$(detected "$f")" "$exp" "auto: detect/$(basename "$f") is $exp"
 done
 
-# --- The JSON formats (speedscope, ...) -----------------------------------
+# --- The JSON formats (speedscope, chrome, ...) -------------------------
 # Each is detected on its own fixtures (tests/data/FORMAT/*.json, gzipped
 # too), and no other file of tests/data or of the conformance corpus is
 # taken for one of them.
-json_formats="speedscope"
+json_formats="speedscope chrome"
 for fmt in $json_formats; do
 	for f in "$D/$fmt"/*.json; do
 		gzip -c "$f" > "$TMP/j.json.gz"

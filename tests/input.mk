@@ -90,3 +90,7 @@ TESTS += tests/speedscope.sh
 EXTRA_DIST += tests/speedscope.sh tests/speedscope.py \
 	tests/data/speedscope/mixed.json tests/data/speedscope/profiles-first.json \
 	tests/data/speedscope/bytes.json
+TESTS += tests/chrome.sh
+EXTRA_DIST += tests/chrome.sh tests/chrome.py \
+	tests/data/chrome/startup.json tests/data/chrome/events.json \
+	tests/data/chrome/busy.html tests/data/chrome/record.sh

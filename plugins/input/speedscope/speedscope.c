@@ -620,7 +620,8 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	c->j.h = h;
 	c->j.in = in;
 	c->j.what = WHAT;
-	if (!(c->foff = h->alloc(2 * sizeof *c->foff))) {
+	/* text is never NULL, so that a name of length 0 points somewhere */
+	if (!(c->foff = h->alloc(2 * sizeof *c->foff)) || GROW(c, c->text, c->tcap, 1) < 0) {
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}

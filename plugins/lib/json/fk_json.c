@@ -142,7 +142,9 @@ int fk_json_parse(struct fk_json *j, const yajl_callbacks *cb, void *ctx)
 		/* cut short: the error is at the last byte read */
 		j->chunk = NULL;
 		st = yajl_complete_parse(j->y);
-		if (st != yajl_status_ok && !j->failed && !j->nomem) {
+		if (st != yajl_status_ok && !j->failed && !j->nomem && j->unclosed_ok) {
+			st = yajl_status_ok;
+		} else if (st != yajl_status_ok && !j->failed && !j->nomem) {
 			uint64_t line = j->nl + 1, col;
 			int64_t at = (int64_t)j->base - 1;
 			if (j->lastnl == at) /* ends with a newline: at the end of that line */

@@ -28,6 +28,8 @@ struct fk_json {
 	const struct fk_host *h;
 	struct fk_input *in;
 	const char *what;       /* "speedscope file": messages say "not a speedscope file: ..." */
+	int unclosed_ok;        /* set by the callbacks while input that ends here is
+	                         * whole (the Trace Event Format's array without its "]") */
 	/* private to fk_json.c */
 	yajl_handle y;
 	const unsigned char *chunk;
