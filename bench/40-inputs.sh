@@ -59,7 +59,7 @@ done
 
 # The JSON inputs (speedscope, ...) on files of about SIZE_MB that
 # bench/json-gen.py writes: 2,000 distinct stacks, as above.
-for fmt in speedscope chrome; do
+for fmt in speedscope chrome gecko; do
 	f="$D/$fmt.json"
 	[ -s "$f" ] || "${PYTHON3:-python3}" "$(dirname "$0")/json-gen.py" "$fmt" "$SIZE_MB" "$f"
 	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'

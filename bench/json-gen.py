@@ -58,3 +58,32 @@ with open(path, "w") as out:
             out.write("," + s)
             size += len(s)
         out.write("]}\n")
+    elif fmt == "gecko":
+        # the processed format: one thread, the stack table of the 2,000
+        # stacks (a tree), func i = frame i = string i, samples as columns
+        frame, prefix, ids, leaf = [], [], {}, []
+        for st in stacks:
+            parent = None
+            for f in st:
+                key = (parent, f)
+                if key not in ids:
+                    ids[key] = len(frame)
+                    frame.append(f)
+                    prefix.append(parent)
+                parent = ids[key]
+            leaf.append(parent)
+        n = len(names)
+        head = {"meta": {"interval": 1, "startTime": 0, "preprocessedProfileVersion": 49,
+                         "product": "bench"}, "libs": []}
+        out.write(json.dumps(head)[:-1] + ',"threads":[{"name":"bench","pid":"1","tid":1,')
+        out.write('"stackTable":' + json.dumps({"frame": frame, "prefix": prefix}) + ",")
+        out.write('"frameTable":' + json.dumps({"func": list(range(n)), "address": [-1] * n}) + ",")
+        out.write('"funcTable":' + json.dumps({"name": list(range(n)), "resource": [-1] * n}) + ",")
+        out.write('"stringArray":' + json.dumps(names) + ',"samples":{"weightType":"samples","stack":[')
+        size, count = 0, 0
+        while size < limit / 2:
+            s = str(leaf[random.randrange(2000)])
+            out.write(("," if count else "") + s)
+            size += len(s) + 1
+            count += 1
+        out.write('],"timeDeltas":[' + ",".join(["1.25"] * count) + "]}}]}\n")

@@ -31,6 +31,6 @@ fuzz-clean:
 
 TESTS += fuzz/regress.sh
 EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds \
-	fuzz/input-pprof.sources fuzz/input-perf-data.sources fuzz/input-speedscope.sources fuzz/input-chrome.sources fuzz/lua.c fuzz/lua.sources fuzz/lua.dict \
+	fuzz/input-pprof.sources fuzz/input-perf-data.sources fuzz/input-speedscope.sources fuzz/input-chrome.sources fuzz/input-gecko.sources fuzz/lua.c fuzz/lua.sources fuzz/lua.dict \
 	fuzz/job.c fuzz/job.sources fuzz/job.dict fuzz/perf-data-header.c fuzz/perf-data-header.sources \
 	fuzz/html.dict fuzz/html.seeds

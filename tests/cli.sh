@@ -19,8 +19,9 @@ ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit collapse'; echo 
 # The formats a help text names are the input plugins loaded, every one
 # (sorted), and those of --plugin-dir too: the option's whole entry.
 fopt() { printf '%s\n' "$out" | sed -n '/^  -f, --format NAME/,/^  -o, /p' | sed '$d'; }
-builtins="chrome, dtrace, folded, html, instruments,
-                     ljp, perf, perf-data, pmcstat, pprof, speedscope, stap, v8"
+builtins="chrome, dtrace, folded, gecko, html,
+                     instruments, ljp, perf, perf-data, pmcstat, pprof,
+                     speedscope, stap, v8"
 run "$FLAMEKIT" collapse --help
 is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detected) or an input
                      plugin loaded: $builtins" "collapse --help names every input plugin loaded"
@@ -29,8 +30,8 @@ is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detect
                      plugin loaded: $builtins" "help graph names every input plugin loaded"
 run "$FLAMEKIT" diff -h
 is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or
-                     an input plugin loaded: chrome, dtrace, folded, html,
-                     instruments, ljp, perf, perf-data, pmcstat, pprof,
+                     an input plugin loaded: chrome, dtrace, folded, gecko,
+                     html, instruments, ljp, perf, perf-data, pmcstat, pprof,
                      speedscope, stap, v8" "diff -h names every input plugin loaded"
 run "$FLAMEKIT" graph --help
 is "$rc:$(printf '%s\n' "$out" | sed -n '/^  --output-plugin NAME/,/^  GRAPH/p' | sed '$d')" \
@@ -42,9 +43,9 @@ mkdir "$TMP/third"
 cp "$FK_BUILDDIR/tests/modules/.libs/meta.so" "$FK_BUILDDIR/tests/modules/.libs/dump.so" "$TMP/third/"
 run "$FLAMEKIT" collapse --plugin-dir "$TMP/third" --help
 is "$rc:$err:$(fopt)" "0::  -f, --format NAME  input format: auto (the default: detected) or an input
-                     plugin loaded: chrome, dtrace, folded, html, instruments,
-                     ljp, meta, perf, perf-data, pmcstat, pprof, speedscope,
-                     stap, v8" "collapse --plugin-dir DIR --help names DIR's input plugin"
+                     plugin loaded: chrome, dtrace, folded, gecko, html,
+                     instruments, ljp, meta, perf, perf-data, pmcstat, pprof,
+                     speedscope, stap, v8" "collapse --plugin-dir DIR --help names DIR's input plugin"
 run "$FLAMEKIT" help graph --plugin "$TMP/third"
 is "$rc:$err:$(fopt | tr -s ' \n' ' ' | grep -c ' ljp, meta, perf, '):$(printf '%s\n' "$out" | grep -c 'describes them): dump, flamechart,')" \
 	"0::1:1" \

@@ -109,11 +109,11 @@ for f in "$D"/detect/*.txt; do
 	is "$(detected "$f")" "$exp" "auto: detect/$(basename "$f") is $exp"
 done
 
-# --- The JSON formats (speedscope, chrome, ...) -------------------------
+# --- The JSON formats (speedscope, chrome, gecko) ------------------------
 # Each is detected on its own fixtures (tests/data/FORMAT/*.json, gzipped
 # too), and no other file of tests/data or of the conformance corpus is
 # taken for one of them.
-json_formats="speedscope chrome"
+json_formats="speedscope chrome gecko"
 for fmt in $json_formats; do
 	for f in "$D/$fmt"/*.json; do
 		gzip -c "$f" > "$TMP/j.json.gz"

@@ -94,3 +94,6 @@ TESTS += tests/chrome.sh
 EXTRA_DIST += tests/chrome.sh tests/chrome.py \
 	tests/data/chrome/startup.json tests/data/chrome/events.json \
 	tests/data/chrome/busy.html tests/data/chrome/record.sh
+TESTS += tests/gecko.sh
+EXTRA_DIST += tests/gecko.sh tests/gecko.py \
+	tests/data/gecko/firefox.json tests/data/gecko/samply.json tests/data/gecko/alloc.json

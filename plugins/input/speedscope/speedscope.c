@@ -113,10 +113,20 @@ struct ctx {
 	unsigned nprofiles;
 	int unit_kind;
 	const char *unit_name;
-	/* pushing */
+	/* pushing: a trie of the stacks seen (frame index paths), each
+	 * node caching the sink's leaf, so a repeated stack is one push_node */
+	struct tnode *trie;
+	size_t ntrie, captrie;
+	uint32_t *slots;             /* open addressing: trie index + 1, 0 empty */
+	size_t nslots;
 	struct fk_frameref *refs;
 	size_t caprefs;
 	int push_rc;
+};
+
+struct tnode {
+	uint32_t parent, frame;
+	fk_node_t leaf;
 };
 
 static int grow(struct ctx *c, void **v, size_t *cap, size_t need, size_t size)
@@ -137,6 +147,55 @@ static int grow(struct ctx *c, void **v, size_t *cap, size_t need, size_t size)
 #define GROW(c, arr, cap, need) grow((c), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* --- pushing -------------------------------------------------------- */
+
+static size_t slot_of(uint32_t parent, uint32_t frame, size_t mask)
+{
+	uint64_t k = ((uint64_t)parent << 32 | frame) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(k >> 29) & mask;
+}
+
+static int rehash(struct ctx *c)
+{
+	size_t n = c->nslots ? c->nslots * 2 : 4096;
+	uint32_t *sl = c->h->alloc(n * sizeof *sl);
+
+	if (!sl)
+		return -1;
+	memset(sl, 0, n * sizeof *sl);
+	for (size_t i = 1; i < c->ntrie; i++) {
+		size_t k = slot_of(c->trie[i].parent, c->trie[i].frame, n - 1);
+		while (sl[k])
+			k = (k + 1) & (n - 1);
+		sl[k] = (uint32_t)i + 1;
+	}
+	c->h->free(c->slots);
+	c->slots = sl;
+	c->nslots = n;
+	return 0;
+}
+
+/* The trie node of frame f under node parent (0 is the root), added when
+ * new; (size_t)-1 when out of memory. */
+static size_t child(struct ctx *c, uint32_t parent, uint32_t f)
+{
+	size_t k;
+
+	if (c->ntrie * 2 >= c->nslots && rehash(c) < 0)
+		return (size_t)-1;
+	k = slot_of(parent, f, c->nslots - 1);
+	for (; c->slots[k]; k = (k + 1) & (c->nslots - 1)) {
+		const struct tnode *t = &c->trie[c->slots[k] - 1];
+		if (t->parent == parent && t->frame == f)
+			return c->slots[k] - 1;
+	}
+	if (c->ntrie >= UINT32_MAX - 1 || GROW(c, c->trie, c->captrie, c->ntrie + 1) < 0)
+		return (size_t)-1;
+	c->trie[c->ntrie].parent = parent;
+	c->trie[c->ntrie].frame = f;
+	c->trie[c->ntrie].leaf = FK_NODE_NONE;
+	c->slots[k] = (uint32_t)c->ntrie + 1;
+	return c->ntrie++;
+}
 
 /* A profile named "[COMM ]tid T[ (pid P)]" (flamekit's speedscope output):
  * its parts; 0 when it is named otherwise. */
@@ -200,20 +259,16 @@ static int push_prof(struct ctx *c, const struct prof *p)
 			h->input_skip(c->in, s->line);
 			continue;
 		}
-		if (GROW(c, c->refs, c->caprefs, s->n) < 0)
-			return FK_ERR_NOMEM;
+		size_t t = 0;
 		for (size_t k = 0; k < s->n; k++) {
 			uint32_t f = c->idx[s->off + k];
 			if (f >= c->nframes)
 				return h->input_error(c->in, s->line, "not a " WHAT ": profile %u names frame "
 				                      "%" PRIu32 ", but shared.frames has %zu", p->number, f,
 				                      c->nframes);
-			memset(&c->refs[k], 0, sizeof c->refs[k]);
-			c->refs[k].name = c->text + c->foff[f];
-			c->refs[k].len = c->foff[f + 1] - c->foff[f];
+			if ((t = child(c, (uint32_t)t, f)) == (size_t)-1)
+				return FK_ERR_NOMEM;
 		}
-		smp.frames = c->refs;
-		smp.nframes = s->n;
 		smp.weight[0] = s->w * p->scale;
 		smp.flags &= ~(unsigned)FK_SAMPLE_TIME;
 		if (p->timed) {
@@ -225,7 +280,21 @@ static int push_prof(struct ctx *c, const struct prof *p)
 			smp.flags |= FK_SAMPLE_TIME;
 			smp.time_ns = (int64_t)llround(ns);
 		}
-		rc = h->push(c->sink, &smp, NULL);
+		if (c->trie[t].leaf != FK_NODE_NONE) {
+			rc = h->push_node(c->sink, c->trie[t].leaf, &smp);
+			continue;
+		}
+		if (GROW(c, c->refs, c->caprefs, s->n) < 0)
+			return FK_ERR_NOMEM;
+		for (size_t k = 0; k < s->n; k++) {
+			uint32_t f = c->idx[s->off + k];
+			memset(&c->refs[k], 0, sizeof c->refs[k]);
+			c->refs[k].name = c->text + c->foff[f];
+			c->refs[k].len = c->foff[f + 1] - c->foff[f];
+		}
+		smp.frames = c->refs;
+		smp.nframes = s->n;
+		rc = h->push(c->sink, &smp, &c->trie[t].leaf);
 	}
 	return rc;
 }
@@ -620,13 +689,17 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	c->j.h = h;
 	c->j.in = in;
 	c->j.what = WHAT;
-	/* text is never NULL, so that a name of length 0 points somewhere */
-	if (!(c->foff = h->alloc(2 * sizeof *c->foff)) || GROW(c, c->text, c->tcap, 1) < 0) {
+	/* text is never NULL, so that a name of length 0 points somewhere;
+	 * trie node 0 is the root */
+	if (!(c->foff = h->alloc(2 * sizeof *c->foff)) || GROW(c, c->text, c->tcap, 1) < 0 ||
+	    GROW(c, c->trie, c->captrie, 1) < 0) {
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}
 	c->capf = 2;
 	c->foff[0] = 0;
+	c->trie[0].leaf = FK_NODE_NONE;
+	c->ntrie = 1;
 	if ((rc = fk_json_parse(&c->j, &callbacks, c)) < 0)
 		goto out;
 	if (!c->has_shared || !c->frames_done || !c->has_profiles) {
@@ -652,6 +725,8 @@ out:
 	h->free(c->weights);
 	h->free(c->open);
 	h->free(c->refs);
+	h->free(c->trie);
+	h->free(c->slots);
 	h->free(c);
 	return rc;
 }
