@@ -55,6 +55,18 @@ run "$FLAMEKIT" graph --format chrome --output-plugin speedscope "$C/startup.jso
 is "$(printf '%s' "$out" | grep -o '"name":"[^"]*","unit"')" '"name":"CrRendererMain tid 11333 (pid 11333)","unit"' \
 	"speedscope out: the sampled thread (the Profile event's, not the sampler's) and its name"
 
+run "$FLAMEKIT" graph --format chrome --events=durations --output-plugin html "$C/events.json"
+is "$(printf '%s' "$out" | grep -o '"threads":\[\[[^]]*\],\[[^]]*\],\[[^]]*\]\]')" \
+	'"threads":[[10,1,"Main \u003c\u0026\u003e"],[10,2,"Worker"],[11,11]]' \
+	"html report: the thread menu's pid, tid and thread_name (escaped)"
+if command -v go > /dev/null 2>&1; then
+	"$FLAMEKIT" graph --format chrome --events=durations --output-plugin pprof "$C/events.json" > "$TMP/e.pb.gz" 2> /dev/null
+	is "$(go tool pprof -traces "$TMP/e.pb.gz" 2> /dev/null | grep -c '^ *comm:  Worker$')" 5 \
+		"pprof out: the thread name is the comm label of the 5 stretches of Worker (go tool pprof -traces)"
+else
+	skip "pprof labels" "go tool pprof is not installed (Debian: golang-go)"
+fi
+
 # bad files
 bad() { # bad JSON EXPECTED-ERROR-AFTER-FILE NAME [ARGS]
 	printf '%s\n' "$1" > "$TMP/bad.json"

@@ -46,6 +46,16 @@ EOT
 run "$FLAMEKIT" run "$TMP/t.yaml"
 is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/samply.json" --threads)" "per-thread.lua: thread name, pid (a string in the file) and tid"
 
+if command -v go > /dev/null 2>&1; then
+	"$FLAMEKIT" graph --output-plugin pprof "$G/samply.json" > "$TMP/s.pb.gz" 2> /dev/null
+	is "$(go tool pprof -traces "$TMP/s.pb.gz" 2> /dev/null | grep -A2 '^ *comm:  worker <1>$' | grep -v -- '^--$' | tr -s ' ' | sort | uniq -c | tr -s ' ')" \
+		" 2 comm: worker <1>
+ 2 pid: 4242
+ 2 tid: 4243" "pprof out: thread name, pid and tid as labels (go tool pprof -traces)"
+else
+	skip "pprof labels" "go tool pprof is not installed (Debian: golang-go)"
+fi
+
 bad() { # bad JSON EXPECTED-ERROR-AFTER-FILE NAME
 	printf '%s\n' "$1" > "$TMP/bad.json"
 	run "$FLAMEKIT" collapse --format gecko "$TMP/bad.json"
