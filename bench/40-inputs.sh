@@ -1,6 +1,6 @@
 #!/bin/sh
-# Throughput of the dtrace, stap, pmcstat, instruments and ljp input plugins
-# on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
+# Throughput of the dtrace, stap, pmcstat, instruments, ljp, speedscope,
+# chrome and gecko input plugins on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
 mkdir -p "$D"
@@ -37,9 +37,16 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 	}' > "$2"
 }
 
-for fmt in dtrace stap pmcstat instruments ljp; do
-	f="$D/$fmt.txt"
-	[ -s "$f" ] || gen $fmt "$f"
+# the JSON inputs' files come from bench/json-gen.py: the same 2,000 stacks
+for fmt in dtrace stap pmcstat instruments ljp speedscope chrome gecko; do
+	case $fmt in
+	speedscope | chrome | gecko)
+		f="$D/$fmt.json"
+		[ -s "$f" ] || "${PYTHON3:-python3}" "$(dirname "$0")/json-gen.py" "$fmt" "$SIZE_MB" "$f" ;;
+	*)
+		f="$D/$fmt.txt"
+		[ -s "$f" ] || gen $fmt "$f" ;;
+	esac
 	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'
 import os, resource, subprocess, sys, time
 fk, fmt, f = sys.argv[1:4]
@@ -57,23 +64,3 @@ print(f"{fmt:12s} {mb:6.1f} MB  collapse {t_fk:6.2f} s = {mb / t_fk:7.1f} MB/s  
 PY
 done
 
-# The JSON inputs (speedscope, ...) on files of about SIZE_MB that
-# bench/json-gen.py writes: 2,000 distinct stacks, as above.
-for fmt in speedscope chrome gecko; do
-	f="$D/$fmt.json"
-	[ -s "$f" ] || "${PYTHON3:-python3}" "$(dirname "$0")/json-gen.py" "$fmt" "$SIZE_MB" "$f"
-	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'
-import os, resource, subprocess, sys, time
-fk, fmt, f = sys.argv[1:4]
-mb = os.path.getsize(f) / 1e6
-def timed(cmd):
-    t = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
-t_cat = timed(["cat", f])
-t_fk = timed([fk, "collapse", "--format", fmt, f])
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(f"{fmt:12s} {mb:6.1f} MB  collapse {t_fk:6.2f} s = {mb / t_fk:7.1f} MB/s  "
-      f"(cat {t_cat:.2f} s)  peak RSS {rss:.0f} MB")
-PY
-done

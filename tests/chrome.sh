@@ -5,15 +5,11 @@
 # against tests/chrome.py, an oracle over Python's json module; threads
 # reaching Lua and the speedscope output; bad files with their errors.
 . "$FK_SRCDIR/tests/lib.sh"
+. "$FK_SRCDIR/tests/jsonlib.sh"
 C="$FK_SRCDIR/tests/data/chrome"
-PY=${PYTHON:-python3}
 ORACLE="$FK_SRCDIR/tests/chrome.py"
 
-if ! command -v "$PY" > /dev/null 2>&1; then
-	skip "chrome" "no python3"
-	done_testing
-	exit 0
-fi
+need_python chrome
 
 for f in startup events; do
 	for m in samples durations; do
@@ -37,19 +33,7 @@ run "$FLAMEKIT" collapse --events=durations "$TMP/obj.json.gz"
 is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/events.json")" "the object form, gzipped, detected: the same stacks"
 
 # threads: pid, tid and thread_name reach Lua and the outputs
-cat > "$TMP/t.yaml" <<EOT
-inputs:
-  - path: $C/events.json
-    format: chrome
-    options: {events: durations}
-filters:
-  - plugin: lua
-    script: $FK_SRCDIR/lua/per-thread.lua
-outputs:
-  - plugin: folded
-    path: "-"
-EOT
-run "$FLAMEKIT" run "$TMP/t.yaml"
+per_thread "$C/events.json" chrome "{events: durations}"
 is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/events.json" --threads)" "per-thread.lua: thread_name-pid/tid roots"
 run "$FLAMEKIT" graph --format chrome --output-plugin speedscope "$C/startup.json"
 is "$(printf '%s' "$out" | grep -o '"name":"[^"]*","unit"')" '"name":"CrRendererMain tid 11333 (pid 11333)","unit"' \
@@ -68,22 +52,17 @@ else
 fi
 
 # bad files
-bad() { # bad JSON EXPECTED-ERROR-AFTER-FILE NAME [ARGS]
-	printf '%s\n' "$1" > "$TMP/bad.json"
-	run "$FLAMEKIT" collapse --format chrome $4 "$TMP/bad.json"
-	is "$rc:$out:$err" "1::flamekit: $TMP/bad.json$2" "error: $3"
-}
-bad '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}' \
+bad chrome '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}' \
 	":1: not a Chrome trace: the JSON is cut short at column 69 (truncated or unclosed)" "the object form truncated"
-bad '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,
+bad chrome '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,
 "args":{"data":{"cpuProfile":{"nodes":[],"samples":[1,1]},"timeDeltas":[5]}}}]' \
 	":2: not a Chrome trace: a ProfileChunk has 2 samples and 1 timeDeltas (column 77)" "samples and time deltas of different lengths"
-bad '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,
+bad chrome '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,
 "args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"samples":[1,7]},"timeDeltas":[5,5]}}}]' \
 	": not a Chrome trace: sample 7 of profile 0x1 is not the id of a node" "a sample of no node"
-bad '[{"ph":"X","name":"a","tid":1,"ts":1,"dur":2}]' \
+bad chrome '[{"ph":"X","name":"a","tid":1,"ts":1,"dur":2}]' \
 	":1: not a Chrome trace: a \"X\" event has no numeric pid and tid (column 45)" "an event without pid"
-bad '[1]' ":1: not a Chrome trace: an event is not an object (column 2)" "an event that is no object"
-bad '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]' ": events=all: give samples, durations or auto" \
+bad chrome '[1]' ":1: not a Chrome trace: an event is not an object (column 2)" "an event that is no object"
+bad chrome '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]' ": events=all: give samples, durations or auto" \
 	"a bad events= value" --events=all
 done_testing

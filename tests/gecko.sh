@@ -5,15 +5,11 @@
 # unsymbolicated frames, tracing-ms weights) against tests/gecko.py, an
 # oracle over Python's json module; threads reaching Lua; bad files.
 . "$FK_SRCDIR/tests/lib.sh"
+. "$FK_SRCDIR/tests/jsonlib.sh"
 G="$FK_SRCDIR/tests/data/gecko"
-PY=${PYTHON:-python3}
 ORACLE="$FK_SRCDIR/tests/gecko.py"
 
-if ! command -v "$PY" > /dev/null 2>&1; then
-	skip "gecko" "no python3"
-	done_testing
-	exit 0
-fi
+need_python gecko
 
 for f in firefox samply alloc; do
 	run "$FLAMEKIT" collapse "$G/$f.json"
@@ -33,17 +29,7 @@ is "$(printf '%s\n' "$out" | grep -c '^libc.so.6+0x1234;main;compute;busy+0x10 3
 run "$FLAMEKIT" graph --output-plugin speedscope "$G/alloc.json"
 is "$(printf '%s' "$out" | grep -o '"unit":"[a-z]*"' | sort -u)" '"unit":"nanoseconds"' "tracing-ms weights are ns"
 
-cat > "$TMP/t.yaml" <<EOT
-inputs:
-  - path: $G/samply.json
-filters:
-  - plugin: lua
-    script: $FK_SRCDIR/lua/per-thread.lua
-outputs:
-  - plugin: folded
-    path: "-"
-EOT
-run "$FLAMEKIT" run "$TMP/t.yaml"
+per_thread "$G/samply.json"
 is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/samply.json" --threads)" "per-thread.lua: thread name, pid (a string in the file) and tid"
 
 if command -v go > /dev/null 2>&1; then
@@ -56,28 +42,23 @@ else
 	skip "pprof labels" "go tool pprof is not installed (Debian: golang-go)"
 fi
 
-bad() { # bad JSON EXPECTED-ERROR-AFTER-FILE NAME
-	printf '%s\n' "$1" > "$TMP/bad.json"
-	run "$FLAMEKIT" collapse --format gecko "$TMP/bad.json"
-	is "$rc:$out:$err" "1::flamekit: $TMP/bad.json$2" "error: $3"
-}
 M='"meta":{"interval":1,"startTime":0}'
-bad "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"data\":[[0,1]],\"schema\":{\"stack\":0}}}]}" \
+bad gecko "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"data\":[[0,1]],\"schema\":{\"stack\":0}}}]}" \
 	":1: not a Firefox Profiler file: a table's \"data\" comes before its \"schema\" (column 79)" "data before schema"
-bad "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[5]},\"stackTable\":{\"frame\":[0],\"prefix\":[null]},
+bad gecko "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[5]},\"stackTable\":{\"frame\":[0],\"prefix\":[null]},
 \"frameTable\":{\"location\":[0]},\"stringTable\":[\"a\"]}]}" \
 	":2: not a Firefox Profiler file: thread t: sample 0 names stack 5, not in the stack table (1 entries)" "a stack index past the table"
-bad "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[1]},\"stackTable\":{\"frame\":[0,0],\"prefix\":[1,0]},
+bad gecko "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[1]},\"stackTable\":{\"frame\":[0,0],\"prefix\":[1,0]},
 \"frameTable\":{\"location\":[0]},\"stringTable\":[\"a\"]}]}" \
 	":2: not a Firefox Profiler file: thread t: the prefixes of stack 1 form a cycle" "prefixes in a cycle"
-bad "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[0]},\"stackTable\":{\"frame\":[0],\"prefix\":[null]},
+bad gecko "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[0]},\"stackTable\":{\"frame\":[0],\"prefix\":[null]},
 \"frameTable\":{\"location\":[3]},\"stringTable\":[\"a\"]}]}" \
 	":2: not a Firefox Profiler file: thread t: frame 0 has no name in the string table (1 strings)" "a string index past the table"
-bad "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[0],\"weight\":[1],\"weightType\":\"bytes\"},\"stackTable\":{\"frame\":[0],\"prefix\":[null]},\"frameTable\":{\"location\":[0]},\"stringTable\":[\"a\"]},
+bad gecko "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[0],\"weight\":[1],\"weightType\":\"bytes\"},\"stackTable\":{\"frame\":[0],\"prefix\":[null]},\"frameTable\":{\"location\":[0]},\"stringTable\":[\"a\"]},
 {\"name\":\"u\",\"samples\":{\"stack\":[0]},\"stackTable\":{\"frame\":[0],\"prefix\":[null]},\"frameTable\":{\"location\":[0]},\"stringTable\":[\"a\"]}]}" \
 	":2: not a Firefox Profiler file: thread u weighs its samples in samples, an earlier one in bytes: flamekit reads one unit per input" \
 	"threads in two units"
-bad "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[0],\"weightType\":\"parsecs\"}}]}" \
+bad gecko "{$M,\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[0],\"weightType\":\"parsecs\"}}]}" \
 	":1: not a Firefox Profiler file: weightType \"parsecs\" is none of samples, tracing-ms, bytes (column 105)" "an unknown weightType"
-bad "{$M,\"threads\":[{\"name\":\"t\"" ":1: not a Firefox Profiler file: the JSON is cut short at column 60 (truncated or unclosed)" "truncated"
+bad gecko "{$M,\"threads\":[{\"name\":\"t\"" ":1: not a Firefox Profiler file: the JSON is cut short at column 60 (truncated or unclosed)" "truncated"
 done_testing

@@ -87,7 +87,7 @@ EXTRA_DIST += tests/interop.sh tests/interop.py \
 # The JSON input plugins (speedscope, ...): hand-written files against
 # Python oracles over the JSON, round trips through flamekit's outputs.
 TESTS += tests/speedscope.sh
-EXTRA_DIST += tests/speedscope.sh tests/speedscope.py \
+EXTRA_DIST += tests/speedscope.sh tests/speedscope.py tests/jsonlib.sh \
 	tests/data/speedscope/mixed.json tests/data/speedscope/profiles-first.json \
 	tests/data/speedscope/bytes.json
 TESTS += tests/chrome.sh

@@ -5,16 +5,12 @@
 # folded stacks come back exactly); thread names and ids reaching Lua and
 # the speedscope output; and bad files, each with its exact error.
 . "$FK_SRCDIR/tests/lib.sh"
+. "$FK_SRCDIR/tests/jsonlib.sh"
 D="$FK_SRCDIR/tests/data"
 S="$D/speedscope"
-PY=${PYTHON:-python3}
 ORACLE="$FK_SRCDIR/tests/speedscope.py"
 
-if ! command -v "$PY" > /dev/null 2>&1; then
-	skip "speedscope" "no python3"
-	done_testing
-	exit 0
-fi
+need_python speedscope
 
 for f in mixed profiles-first bytes; do
 	run "$FLAMEKIT" collapse "$S/$f.json"
@@ -36,17 +32,7 @@ is "$(printf '%s' "$out" | grep -o '"unit":"[a-z]*"' | sort -u)" '"unit":"bytes"
 
 # each profile a thread: flamekit's own "COMM tid T (pid P)" names come back
 # as comm, tid and pid; any other name is the comm, with the profile's number
-cat > "$TMP/t.yaml" <<EOT
-inputs:
-  - path: $S/mixed.json
-filters:
-  - plugin: lua
-    script: $FK_SRCDIR/lua/per-thread.lua
-outputs:
-  - plugin: folded
-    path: "-"
-EOT
-run "$FLAMEKIT" run "$TMP/t.yaml"
+per_thread "$S/mixed.json"
 is "$rc:$out" "0:main thread;main 4000000
 main thread;main;emit <&> \"x\" 5000000
 main thread;main;parse 2000000
@@ -78,43 +64,38 @@ if [ -d "$FK_CONFORMANCE" ]; then
 fi
 
 # bad files: FILE:LINE:COL and what is wrong
-bad() { # bad JSON EXPECTED-ERROR-AFTER-FILE NAME
-	printf '%s\n' "$1" > "$TMP/bad.json"
-	run "$FLAMEKIT" collapse --format speedscope "$TMP/bad.json"
-	is "$rc:$out:$err" "1::flamekit: $TMP/bad.json$2" "error: $3"
-}
 H='"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"},{"name":"b"}]}'
-bad "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
 \"events\":[{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"C\",\"frame\":1,\"at\":2}]}]}" \
 	":2: not a speedscope file: an event closes frame 1, which is not the innermost open frame (column 69)" \
 	"a close of a frame that is not the innermost"
-bad "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
 \"events\":[{\"type\":\"O\",\"frame\":0,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":2}]}]}" \
 	":2: not a speedscope file: an event is earlier than the one before it (column 69)" "events out of order"
-bad "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
 \"events\":[{\"type\":\"O\",\"frame\":0,\"at\":5}]}]}" \
 	":2: not a speedscope file: profile 1 ends with 1 frames still open (column 41)" "a frame left open"
-bad "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
 \"samples\":[[0],[0,1]],\"weights\":[1]}]}" \
 	":2: not a speedscope file: profile 1 has 2 samples and 1 weights (column 36)" "samples and weights of different lengths"
-bad "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
 \"samples\":[[0],[0,7]],\"weights\":[1,1]}]}" \
 	":2: not a speedscope file: profile 1 names frame 7, but shared.frames has 2" "a frame index past the frames"
-bad "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]},
+bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]},
 {\"type\":\"sampled\",\"name\":\"y\",\"unit\":\"bytes\",\"samples\":[[0]],\"weights\":[1]}]}" \
 	":2: not a speedscope file: profile 2 is in bytes, an earlier one in none (samples): flamekit reads one kind of unit per input (column 74)" \
 	"profiles in two kinds of unit"
-bad "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"parsecs\",\"samples\":[[0]],\"weights\":[1]}]}" \
+bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"parsecs\",\"samples\":[[0]],\"weights\":[1]}]}" \
 	":1: not a speedscope file: profile 1 has unit \"parsecs\", not one of none, bytes, nanoseconds, microseconds, milliseconds, seconds (column 169)" \
 	"an unknown unit"
-bad "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"samples\":[[0,\"a\"]],\"weights\":[1]}]}" \
+bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"samples\":[[0,\"a\"]],\"weights\":[1]}]}" \
 	":1: not a speedscope file: a sample's stack holds something that is not a frame index (column 184)" "a stack entry that is no index"
-bad "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]}" \
+bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]}" \
 	":1: not a speedscope file: the JSON is cut short at column 198 (truncated or unclosed)" "truncated"
-bad "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",,\"unit\":\"none\"}]}" \
+bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",,\"unit\":\"none\"}]}" \
 	":1: not a speedscope file: the JSON does not parse at column 154 (malformed, or nested over 1000 deep)" "malformed"
-bad "{$H}" ": not a speedscope file: no \"profiles\" array at the top level" "no profiles"
-bad "{$H,\"profiles\":[{\"type\":\"flat\"}]}" \
+bad speedscope "{$H}" ": not a speedscope file: no \"profiles\" array at the top level" "no profiles"
+bad speedscope "{$H,\"profiles\":[{\"type\":\"flat\"}]}" \
 	":1: not a speedscope file: a profile's \"type\" is neither \"sampled\" nor \"evented\" (column 138)" "an unknown profile type"
 "$PY" -c 'print("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"x\":" + "[" * 100000 + "]" * 100000 + "}")' > "$TMP/deep.json"
 run "$FLAMEKIT" collapse "$TMP/deep.json"

@@ -12,6 +12,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "fk_json.h"
+
 #define CR_NONE ((size_t)-1)
 
 /* A node of a CPU profile ("cpuProfile" of a ProfileChunk event). */
@@ -81,8 +83,8 @@ struct fk_json;
  * host->input_skip with their line. */
 int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t);
 void cr_trace_free(const struct fk_host *h, struct cr_trace *t);
-/* Grow *v (of *cap elements of size) to hold need; 0 or -1. */
-int cr_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size);
-#define CR_GROW(h, arr, cap, need) cr_grow((h), (void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* Arrays grow through libfkjson. */
+#define CR_GROW(h, arr, cap, need) FK_JSON_GROW(h, arr, cap, need)
 
 #endif

@@ -68,22 +68,6 @@ struct rd {
 	size_t seq;
 };
 
-int cr_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	if (!(nv = h->realloc(*v, nc * size)))
-		return -1;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 static int set_str(struct rd *r, struct str *d, const unsigned char *s, size_t n)
 {
 	if (n + 1 > d->cap) {
@@ -113,7 +97,7 @@ static int add_text(struct rd *r, const char *s, size_t n)
 
 static int push_num(struct rd *r, double **v, size_t *n, size_t *cap, double x)
 {
-	if (cr_grow(r->h, (void **)v, cap, *n + 1, sizeof **v) < 0)
+	if (fk_json_grow(r->h, (void **)v, cap, *n + 1, sizeof **v) < 0)
 		return fk_json_nomem(&r->j);
 	(*v)[(*n)++] = x;
 	return 1;
@@ -328,8 +312,9 @@ static int end_node(struct rd *r)
 	return 1;
 }
 
-static int scalar(struct rd *r, int type, double num, const unsigned char *s, size_t len)
+static int scalar(void *x, int type, double num, const unsigned char *s, size_t len)
 {
+	struct rd *r = x;
 	unsigned k = r->kind[r->depth], key = r->key[r->depth];
 	int isnum = type == 'n' && fabs(num) < 1e300;
 
@@ -397,10 +382,6 @@ static int scalar(struct rd *r, int type, double num, const unsigned char *s, si
 	return 1;
 }
 
-static int on_null(void *x) { return scalar(x, 'z', NAN, NULL, 0); }
-static int on_bool(void *x, int b) { (void)b; return scalar(x, 'b', NAN, NULL, 0); }
-static int on_string(void *x, const unsigned char *s, size_t len) { return scalar(x, 's', NAN, s, len); }
-static int on_number(void *x, const char *s, size_t len) { return scalar(x, 'n', fk_json_number(s, len), NULL, 0); }
 
 static int on_key(void *x, const unsigned char *s, size_t len)
 {
@@ -464,9 +445,6 @@ static int open_container(void *x, int is_map)
 	return 1;
 }
 
-static int on_start_map(void *x) { return open_container(x, 1); }
-static int on_start_array(void *x) { return open_container(x, 0); }
-
 static int on_end(void *x)
 {
 	struct rd *r = x;
@@ -483,17 +461,7 @@ static int on_end(void *x)
 	return rc;
 }
 
-static const yajl_callbacks callbacks = {
-	.yajl_null = on_null,
-	.yajl_boolean = on_bool,
-	.yajl_number = on_number,
-	.yajl_string = on_string,
-	.yajl_start_map = on_start_map,
-	.yajl_map_key = on_key,
-	.yajl_end_map = on_end,
-	.yajl_start_array = on_start_array,
-	.yajl_end_array = on_end,
-};
+static const struct fk_json_ops ops = { scalar, on_key, open_container, on_end };
 
 int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t)
 {
@@ -513,7 +481,7 @@ int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t)
 	r->j.h = h;
 	r->j.in = in;
 	r->j.what = "Chrome trace";
-	rc = fk_json_parse(&r->j, &callbacks, r);
+	rc = fk_json_parse(&r->j, &ops, r);
 	h->free(r->ph.s);
 	h->free(r->name.s);
 	h->free(r->id.s);

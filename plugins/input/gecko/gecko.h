@@ -14,6 +14,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "fk_json.h"
+
 /* The columns kept, of every table.  A missing value (null, or a row too
  * short) is NAN. */
 enum gk_colid {
@@ -72,7 +74,8 @@ struct gk_prof {
 
 int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p);
 void gk_prof_free(const struct fk_host *h, struct gk_prof *p);
-int gk_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size);
-#define GK_GROW(h, arr, cap, need) gk_grow((h), (void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* Arrays grow through libfkjson. */
+#define GK_GROW(h, arr, cap, need) FK_JSON_GROW(h, arr, cap, need)
 
 #endif

@@ -55,22 +55,6 @@ struct rd {
 	int lib_named;
 };
 
-int gk_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	if (!(nv = h->realloc(*v, nc * size)))
-		return -1;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 static int key_is(const struct rd *r, const char *k)
 {
 	return strlen(k) == r->keylen && memcmp(r->key, k, r->keylen) == 0;
@@ -99,8 +83,9 @@ static int add_str(struct rd *r, struct gk_strs *s, const unsigned char *t, size
 	return 1;
 }
 
-static int scalar(struct rd *r, int type, double num, const unsigned char *s, size_t len)
+static int scalar(void *ctx, int type, double num, const unsigned char *s, size_t len)
 {
+	struct rd *r = ctx;
 	unsigned k = r->kind[r->depth];
 	double x = type == 'n' && fabs(num) < 1e300 ? num : NAN;
 
@@ -189,10 +174,6 @@ static int scalar(struct rd *r, int type, double num, const unsigned char *s, si
 	return 1;
 }
 
-static int on_null(void *x) { return scalar(x, 'z', NAN, NULL, 0); }
-static int on_bool(void *x, int b) { (void)b; return scalar(x, 'b', NAN, NULL, 0); }
-static int on_string(void *x, const unsigned char *s, size_t len) { return scalar(x, 's', NAN, s, len); }
-static int on_number(void *x, const char *s, size_t len) { return scalar(x, 'n', fk_json_number(s, len), NULL, 0); }
 
 static int on_key(void *x, const unsigned char *s, size_t len)
 {
@@ -303,9 +284,6 @@ static int open_container(void *x, int is_map)
 	return 1;
 }
 
-static int on_start_map(void *x) { return open_container(x, 1); }
-static int on_start_array(void *x) { return open_container(x, 0); }
-
 static int on_end(void *x)
 {
 	struct rd *r = x;
@@ -338,17 +316,7 @@ static int on_end(void *x)
 	return 1;
 }
 
-static const yajl_callbacks callbacks = {
-	.yajl_null = on_null,
-	.yajl_boolean = on_bool,
-	.yajl_number = on_number,
-	.yajl_string = on_string,
-	.yajl_start_map = on_start_map,
-	.yajl_map_key = on_key,
-	.yajl_end_map = on_end,
-	.yajl_start_array = on_start_array,
-	.yajl_end_array = on_end,
-};
+static const struct fk_json_ops ops = { scalar, on_key, open_container, on_end };
 
 int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p)
 {
@@ -366,7 +334,7 @@ int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p)
 	r->j.h = h;
 	r->j.in = in;
 	r->j.what = "Firefox Profiler file";
-	rc = fk_json_parse(&r->j, &callbacks, r);
+	rc = fk_json_parse(&r->j, &ops, r);
 	h->free(r->libname.s);
 	h->free(r);
 	return rc;

@@ -129,22 +129,7 @@ struct tnode {
 	fk_node_t leaf;
 };
 
-static int grow(struct ctx *c, void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 256;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	if (!(nv = c->h->realloc(*v, nc * size)))
-		return -1;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-#define GROW(c, arr, cap, need) grow((c), (void **)&(arr), &(cap), (need), sizeof *(arr))
+#define GROW(c, arr, cap, need) FK_JSON_GROW((c)->h, arr, cap, need)
 
 /* --- pushing -------------------------------------------------------- */
 
@@ -464,8 +449,9 @@ static int end_frame(struct ctx *c)
 	return 1;
 }
 
-static int scalar(struct ctx *c, int type, double num, const unsigned char *s, size_t len)
+static int scalar(void *x, int type, double num, const unsigned char *s, size_t len)
 {
+	struct ctx *c = x;
 	unsigned k = c->kind[c->depth], key = c->key[c->depth];
 
 	switch (k) {
@@ -559,10 +545,6 @@ static int scalar(struct ctx *c, int type, double num, const unsigned char *s, s
 	return 1;
 }
 
-static int on_null(void *x) { return scalar(x, 'z', NAN, NULL, 0); }
-static int on_bool(void *x, int b) { (void)b; return scalar(x, 'b', NAN, NULL, 0); }
-static int on_string(void *x, const unsigned char *s, size_t len) { return scalar(x, 's', NAN, s, len); }
-static int on_number(void *x, const char *s, size_t len) { return scalar(x, 'n', fk_json_number(s, len), NULL, 0); }
 
 static int on_key(void *x, const unsigned char *s, size_t len)
 {
@@ -628,9 +610,6 @@ static int open_container(void *x, int is_map)
 	return 1;
 }
 
-static int on_start_map(void *x) { return open_container(x, 1); }
-static int on_start_array(void *x) { return open_container(x, 0); }
-
 static int on_end(void *x)
 {
 	struct ctx *c = x;
@@ -660,17 +639,7 @@ static int on_end(void *x)
 	return rc;
 }
 
-static const yajl_callbacks callbacks = {
-	.yajl_null = on_null,
-	.yajl_boolean = on_bool,
-	.yajl_number = on_number,
-	.yajl_string = on_string,
-	.yajl_start_map = on_start_map,
-	.yajl_map_key = on_key,
-	.yajl_end_map = on_end,
-	.yajl_start_array = on_start_array,
-	.yajl_end_array = on_end,
-};
+static const struct fk_json_ops ops = { scalar, on_key, open_container, on_end };
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
@@ -700,7 +669,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	c->foff[0] = 0;
 	c->trie[0].leaf = FK_NODE_NONE;
 	c->ntrie = 1;
-	if ((rc = fk_json_parse(&c->j, &callbacks, c)) < 0)
+	if ((rc = fk_json_parse(&c->j, &ops, c)) < 0)
 		goto out;
 	if (!c->has_shared || !c->frames_done || !c->has_profiles) {
 		rc = h->input_error(in, 0, "not a " WHAT ": no %s", !c->has_profiles ?

@@ -101,7 +101,84 @@ static void count_lines(struct fk_json *j, size_t n)
 	j->base += n;
 }
 
-int fk_json_parse(struct fk_json *j, const yajl_callbacks *cb, void *ctx)
+static int on_null(void *x)
+{
+	struct fk_json *j = x;
+	return j->ops->scalar(j->ctx, 'z', 0, NULL, 0);
+}
+
+static int on_bool(void *x, int b)
+{
+	struct fk_json *j = x;
+	(void)b;
+	return j->ops->scalar(j->ctx, 'b', 0, NULL, 0);
+}
+
+static int on_string(void *x, const unsigned char *s, size_t len)
+{
+	struct fk_json *j = x;
+	return j->ops->scalar(j->ctx, 's', 0, s, len);
+}
+
+static int on_number(void *x, const char *s, size_t len)
+{
+	struct fk_json *j = x;
+	return j->ops->scalar(j->ctx, 'n', fk_json_number(s, len), NULL, 0);
+}
+
+static int on_key(void *x, const unsigned char *s, size_t len)
+{
+	struct fk_json *j = x;
+	return j->ops->key(j->ctx, s, len);
+}
+
+static int on_start_map(void *x)
+{
+	struct fk_json *j = x;
+	return j->ops->open(j->ctx, 1);
+}
+
+static int on_start_array(void *x)
+{
+	struct fk_json *j = x;
+	return j->ops->open(j->ctx, 0);
+}
+
+static int on_end(void *x)
+{
+	struct fk_json *j = x;
+	return j->ops->close(j->ctx);
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = on_null,
+	.yajl_boolean = on_bool,
+	.yajl_number = on_number,
+	.yajl_string = on_string,
+	.yajl_start_map = on_start_map,
+	.yajl_map_key = on_key,
+	.yajl_end_map = on_end,
+	.yajl_start_array = on_start_array,
+	.yajl_end_array = on_end,
+};
+
+int fk_json_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t nc = *cap ? *cap : 64;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	if (!(nv = h->realloc(*v, nc * size)))
+		return -1;
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 {
 	const struct fk_host *h = j->h;
 	unsigned char *buf = h->alloc(CHUNK);
@@ -114,7 +191,9 @@ int fk_json_parse(struct fk_json *j, const yajl_callbacks *cb, void *ctx)
 	/* yajl gets libc's malloc, as in the v8 plugin: yajl 2.1 does not
 	 * check its own allocations, so the host's injected failures would
 	 * crash it; what it holds is the longest token and the nesting. */
-	if (!buf || !(j->y = yajl_alloc(cb, NULL, ctx))) {
+	j->ops = ops;
+	j->ctx = ctx;
+	if (!buf || !(j->y = yajl_alloc(&callbacks, NULL, j))) {
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}

@@ -32,6 +32,8 @@ struct fk_json {
 	                         * whole (the Trace Event Format's array without its "]") */
 	/* private to fk_json.c */
 	yajl_handle y;
+	const struct fk_json_ops *ops;
+	void *ctx;
 	const unsigned char *chunk;
 	uint64_t base, nl;      /* bytes and newlines before chunk */
 	int64_t lastnl, prevnl; /* offsets of the last two newlines before chunk, -1 for none */
@@ -43,12 +45,25 @@ struct fk_json {
 	char err[320];
 };
 
+/* What a plugin's reader is called with, in document order: a scalar
+ * (type 'n' a number, num its value; 's' a string, s and len; 'z' null;
+ * 'b' a boolean), an object's key, the start of an object (is_map) or an
+ * array, and the end of one.  Each returns 1 to go on, or 0 to stop after
+ * fk_json_fail, fk_json_nomem or fk_json_stop (or, from open, at the
+ * nesting limit: reported as a syntax error at that byte). */
+struct fk_json_ops {
+	int (*scalar)(void *ctx, int type, double num, const unsigned char *s, size_t len);
+	int (*key)(void *ctx, const unsigned char *s, size_t len);
+	int (*open)(void *ctx, int is_map);
+	int (*close)(void *ctx);
+};
+
 /* Parse all of j->in (j->h, j->in and j->what set by the caller, the rest
- * zero) with the callbacks cb, which receive ctx.  Returns 0, or a negative
+ * zero) with ops, which receive ctx.  Returns 0, or a negative
  * status once the error (syntax, content, empty input, out of memory) has
  * been reported (after out of memory, j->nomem is set).  Strings may hold any bytes; text after the value is
  * ignored, as the v8 plugin's reader does. */
-int fk_json_parse(struct fk_json *j, const yajl_callbacks *cb, void *ctx);
+int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx);
 
 /* Record a content error at the current token (the first one wins) and
  * return 0, for a callback to return. */
@@ -60,6 +75,11 @@ int fk_json_stop(struct fk_json *j, int rc);
 int fk_json_nomem(struct fk_json *j);
 /* The 1-based line of the current token (for host->input_skip). */
 uint64_t fk_json_line(const struct fk_json *j);
+
+/* Grow the array *v (of *cap elements of size bytes, the host's
+ * allocation) to hold need; 0, or -1 when out of memory (*v unchanged). */
+int fk_json_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size);
+#define FK_JSON_GROW(h, arr, cap, need) fk_json_grow((h), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* A JSON number token's value (yajl_number's text, not NUL-terminated). */
 double fk_json_number(const char *s, size_t len);
