@@ -1,7 +1,8 @@
 """The oracle of tests/gecko.sh: Firefox Profiler files (the Gecko format's
 schema/data tables and child processes, the processed format's columns and
 shared strings) read by Python's json module after the Firefox Profiler's
-docs (docs-developer/gecko-profile-format.md, src/types/profile.ts),
+docs (docs-developer/gecko-profile-format.md, src/types/profile.ts, whose
+newest versions share the stack, frame, func and resource tables),
 independent of flamekit.  Prints folded stacks (root first), sorted by bytes
 as flamekit's folded output is; tracing-ms weights in ns.
 
@@ -34,7 +35,7 @@ def threads(prof, proc_libs, shared):
 
 
 def frames_of(th, libs, strings):
-    ft = table(th["frameTable"])
+    ft = table(th["frameTable"])  # the thread's own, or the shared one (main())
     names = []
     if "func" in ft:
         fu, rt = table(th["funcTable"]), table(th.get("resourceTable", {"lib": []}))
@@ -66,6 +67,11 @@ def main():
     stacks = {}
     for n, (th, libs, _) in enumerate(threads(d, None, shared)):
         strings = th.get("stringArray") or th.get("stringTable") or shared
+        # the newest processed format shares these tables between threads
+        th = dict(th)
+        for name in ("stackTable", "frameTable", "funcTable", "resourceTable"):
+            if name not in th and name in d.get("shared", {}):
+                th[name] = d["shared"][name]
         names = frames_of(th, libs, strings)
         st, sm = table(th["stackTable"]), table(th["samples"])
         w = sm.get("weight") or [1] * len(sm["stack"])

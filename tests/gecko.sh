@@ -2,7 +2,8 @@
 # The gecko input plugin: files written by hand after the Firefox
 # Profiler's documentation and types (a Gecko-format profile with a child
 # process, a samply-style processed profile with shared strings and
-# unsymbolicated frames, tracing-ms weights) against tests/gecko.py, an
+# unsymbolicated frames, tracing-ms weights, the newest format's shared
+# tables) against tests/gecko.py, an
 # oracle over Python's json module; threads reaching Lua; bad files.
 . "$FK_SRCDIR/tests/lib.sh"
 . "$FK_SRCDIR/tests/jsonlib.sh"
@@ -11,7 +12,7 @@ ORACLE="$FK_SRCDIR/tests/gecko.py"
 
 need_python gecko
 
-for f in firefox samply alloc; do
+for f in firefox samply alloc shared-tables; do
 	run "$FLAMEKIT" collapse "$G/$f.json"
 	is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/$f.json")" "gecko $f.json, detected: the oracle's stacks"
 	gzip -c "$G/$f.json" > "$TMP/$f.json.gz"

@@ -96,4 +96,5 @@ EXTRA_DIST += tests/chrome.sh tests/chrome.py \
 	tests/data/chrome/busy.html tests/data/chrome/record.sh
 TESTS += tests/gecko.sh
 EXTRA_DIST += tests/gecko.sh tests/gecko.py \
-	tests/data/gecko/firefox.json tests/data/gecko/samply.json tests/data/gecko/alloc.json
+	tests/data/gecko/firefox.json tests/data/gecko/samply.json tests/data/gecko/alloc.json \
+	tests/data/gecko/shared-tables.json

@@ -4,7 +4,8 @@
  * "data": [[...]]}, a stringTable per thread, child "processes") and the
  * processed format (what profiler.firefox.com saves and samply writes:
  * tables as columns, a stringArray per thread or a shared one, libs at
- * the top level), gzipped or not (the engine unpacks gzip):
+ * the top level; in its newest versions the stack, frame, func and
+ * resource tables shared by every thread too), gzipped or not (the engine unpacks gzip):
  *
  *     {"meta": {"interval": 1, "startTime": ..., ...}, "libs": [...],
  *      "threads": [{"name": "GeckoMain", "pid": "7", "tid": 7,
@@ -272,8 +273,16 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		goto out;
 	}
 	c.ncap = 1;
-	for (size_t i = 0; i < c.p.nthreads && rc == 0; i++)
-		rc = push_thread(&c, &c.p.threads[i], i + 1);
+	for (size_t i = 0; i < c.p.nthreads && rc == 0; i++) {
+		/* a table the thread lacks is the shared one, if any */
+		struct gk_thread v = c.p.threads[i];
+		for (int k = C_SFRAME; k < C_NCOLS; k++)
+			if (!v.has_col[k] && c.p.shared_t.has_col[k]) {
+				v.col[k] = c.p.shared_t.col[k];
+				v.has_col[k] = 1;
+			}
+		rc = push_thread(&c, &v, i + 1);
+	}
 	if (rc == 0 && h->sink_set_unit && c.unit != W_UNSET)
 		h->sink_set_unit(sink, c.unit == W_TRACING_MS ? "ns" : c.unit == W_BYTES ? "bytes" : "samples");
 out:

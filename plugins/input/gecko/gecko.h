@@ -69,6 +69,9 @@ struct gk_prof {
 	char *libtext;
 	size_t ltlen, ltcap;
 	struct gk_strs shared;       /* shared.stringArray */
+	struct gk_thread shared_t;   /* shared.stackTable, frameTable, funcTable and
+	                              * resourceTable (the processed format's newest
+	                              * versions), for threads without their own */
 	unsigned nprocs;
 };
 

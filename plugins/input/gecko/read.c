@@ -225,6 +225,12 @@ static int open_container(void *x, int is_map)
 		nk = K_SHARED;
 	} else if (parent == K_SHARED && !is_map && key_is(r, "stringArray")) {
 		nk = K_STRS, r->strs = &p->shared, p->shared.set = 1;
+	} else if (parent == K_SHARED && is_map) {
+		for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
+			if (tables[i].table != T_SAMPLES && key_is(r, tables[i].name)) {
+				r->th = &p->shared_t;
+				nk = K_TABLE, tab = tables[i].table, open_table(r, tab);
+			}
 	} else if (parent == K_PROCS && is_map) {
 		nk = K_TOP;
 	} else if (parent == K_THREADS && is_map) {
@@ -355,6 +361,8 @@ void gk_prof_free(const struct fk_host *h, struct gk_prof *p)
 		h->free(p->threads[i].name);
 	}
 	strs_free(h, &p->shared);
+	for (int c = 0; c < C_NCOLS; c++)
+		h->free(p->shared_t.col[c].v);
 	h->free(p->threads);
 	h->free(p->libs);
 	h->free(p->libtext);
