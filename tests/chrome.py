@@ -3,7 +3,8 @@ json module, independent of flamekit.  Prints folded stacks (root first,
 weights in ns), sorted by bytes as flamekit's folded output is.
 
   chrome.py samples FILE [--threads]     the V8 CPU profiles (Profile and
-      ProfileChunk events): sample i weighs the time to the next sample of
+      ProfileChunk events, and older Chrome's CpuProfile event holding a
+      whole .cpuprofile): sample i weighs the time to the next sample of
       its profile (the last one the interval before it)
   chrome.py durations FILE [--threads]   B/E and X events: each event's
       self time (its duration less its children's, a child cut at its
@@ -56,6 +57,18 @@ def samples(evs):
         for sid, dt in zip(cpu.get("samples", []), data.get("timeDeltas", [])):
             p["cum"] += dt
             p["samples"].append((p["cum"], len(p["samples"]), sid))
+    for e in evs:  # older Chrome: a whole .cpuprofile in one event
+        if e.get("name") == "CpuProfile" and "cpuProfile" in e.get("args", {}).get("data", {}):
+            cpu = e["args"]["data"]["cpuProfile"]
+            nodes = {n["id"]: dict(n) for n in cpu["nodes"]}
+            for n in cpu["nodes"]:
+                for k in n.get("children", []):
+                    nodes[k]["parent"] = n["id"]
+            t, ss = 0, []
+            for sid, dt in zip(cpu["samples"], cpu["timeDeltas"]):
+                t += dt
+                ss.append((t, len(ss), sid))
+            profs[("cpuprofile", len(profs))] = {"thread": (e["pid"], e["tid"]), "nodes": nodes, "samples": ss}
     for p in profs.values():
         ss = sorted(p["samples"])
         for i, (t, _, sid) in enumerate(ss):

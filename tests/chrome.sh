@@ -1,7 +1,8 @@
 #!/bin/sh
 # The chrome input plugin (Trace Event Format JSON): a real Chromium
 # --trace-startup capture of tests/data/chrome/busy.html (trimmed, see
-# tests/data/chrome/record.sh) and a hand-written bare array of events,
+# tests/data/chrome/record.sh), a hand-written bare array of events and an
+# older Chrome's CpuProfile event (a whole .cpuprofile with children),
 # against tests/chrome.py, an oracle over Python's json module; threads
 # reaching Lua and the speedscope output; bad files with their errors.
 . "$FK_SRCDIR/tests/lib.sh"
@@ -11,7 +12,7 @@ ORACLE="$FK_SRCDIR/tests/chrome.py"
 
 need_python chrome
 
-for f in startup events; do
+for f in startup events cpuprofile-event; do
 	for m in samples durations; do
 		run "$FLAMEKIT" collapse --format chrome --events=$m "$C/$f.json"
 		is "$rc:$out" "0:$("$PY" "$ORACLE" $m "$C/$f.json")" "chrome $f.json, events=$m: the oracle's stacks"

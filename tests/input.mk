@@ -92,7 +92,7 @@ EXTRA_DIST += tests/speedscope.sh tests/speedscope.py tests/jsonlib.sh \
 	tests/data/speedscope/bytes.json
 TESTS += tests/chrome.sh
 EXTRA_DIST += tests/chrome.sh tests/chrome.py \
-	tests/data/chrome/startup.json tests/data/chrome/events.json \
+	tests/data/chrome/startup.json tests/data/chrome/events.json tests/data/chrome/cpuprofile-event.json \
 	tests/data/chrome/busy.html tests/data/chrome/record.sh
 TESTS += tests/gecko.sh
 EXTRA_DIST += tests/gecko.sh tests/gecko.py \

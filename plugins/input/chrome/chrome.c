@@ -21,6 +21,9 @@
  *    time deltas up to it, samples are put in time order, and each weighs
  *    the time to the next one, in ns; the last weighs the interval before
  *    it (none when it is alone).  A sample of no time is not pushed.
+ *    Older Chrome's "CpuProfile" event, a whole .cpuprofile (nodes with
+ *    "children", its own startTime and timeDeltas) in args.data.cpuProfile,
+ *    is one profile of its thread.
  *  - durations: B/E pairs and X events of each thread as a flame chart:
  *    nested by time, each stretch between two event boundaries one sample
  *    of the events open then, timed at its start and weighted by its
@@ -150,6 +153,16 @@ static int link_prof(struct ctx *c, struct cr_prof *p)
 		if ((p->v[i].parent = find_node(p, p->v[i].parent_id)) == CR_NONE)
 			return c->h->input_error(c->in, 0, "not a Chrome trace: node %.0f of profile %s "
 			                         "names a parent that is not a node", p->v[i].id, p->id);
+	}
+	for (size_t e = 0; e + 1 < p->nedges; e += 2) {
+		size_t q = find_node(p, p->edges[e]), k = find_node(p, p->edges[e + 1]);
+		if (k == CR_NONE)
+			return c->h->input_error(c->in, 0, "not a Chrome trace: node %.0f of profile %s "
+			                         "has a child that is not a node", p->edges[e], p->id);
+		if (p->v[k].parent != CR_NONE && p->v[k].parent != q)
+			return c->h->input_error(c->in, 0, "not a Chrome trace: node %.0f of profile %s "
+			                         "has two parents", p->v[k].id, p->id);
+		p->v[k].parent = q;
 	}
 	return 0;
 }

@@ -46,6 +46,8 @@ struct cr_prof {
 	size_t n, capv;
 	struct cr_sample *s;
 	size_t ns, caps;
+	double *edges;             /* (parent id, child id) pairs from nodes' "children" */
+	size_t nedges, capedges;   /* doubles, two an edge */
 };
 
 struct cr_thread {

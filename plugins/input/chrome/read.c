@@ -17,9 +17,10 @@
 #include "fk_json.h"
 
 enum kind { K_SKIP, K_TOP, K_EVENTS, K_EVENT, K_ARGS, K_DATA, K_CPU, K_NODES, K_NODE, K_CF,
-            K_SAMPLES, K_DELTAS };
+            K_SAMPLES, K_DELTAS, K_KIDS };
 enum key { Y_OTHER, Y_TRACE, Y_PH, Y_NAME, Y_PID, Y_TID, Y_TS, Y_DUR, Y_ID, Y_ARGS, Y_DATA,
-           Y_START, Y_CPU, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_PARENT, Y_CF, Y_FN, Y_URL, Y_LINE };
+           Y_START, Y_CPU, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_PARENT, Y_CF, Y_FN, Y_URL, Y_LINE,
+           Y_KIDS };
 
 static const struct { unsigned char kind; const char *name; unsigned char key; } keys[] = {
 	{ K_TOP, "traceEvents", Y_TRACE },
@@ -30,6 +31,8 @@ static const struct { unsigned char kind; const char *name; unsigned char key; }
 	{ K_DATA, "startTime", Y_START }, { K_DATA, "cpuProfile", Y_CPU },
 	{ K_DATA, "timeDeltas", Y_DELTAS },
 	{ K_CPU, "nodes", Y_NODES }, { K_CPU, "samples", Y_SAMPLES },
+	{ K_CPU, "timeDeltas", Y_DELTAS }, { K_CPU, "startTime", Y_START }, /* a CpuProfile event's */
+	{ K_NODE, "children", Y_KIDS },
 	{ K_NODE, "id", Y_ID }, { K_NODE, "parent", Y_PARENT }, { K_NODE, "callFrame", Y_CF },
 	{ K_CF, "functionName", Y_FN }, { K_CF, "url", Y_URL }, { K_CF, "lineNumber", Y_LINE },
 };
@@ -59,6 +62,9 @@ struct rd {
 	size_t nnodes, capnodes;
 	double *samples, *deltas;
 	size_t nsamples, capsamples, ndeltas, capdeltas;
+	double *kids, *edges;      /* the node's children; the event's (parent, child) pairs */
+	size_t nkids, capkids, nedges, capedges;
+	unsigned ncpuprofiles;
 	/* the node being read */
 	int node_has_id, node_has_cf;
 	double node_id, node_parent, node_line;
@@ -158,8 +164,12 @@ static int chunk(struct rd *r)
 		return fk_json_fail(&r->j, "a ProfileChunk has %zu samples and %zu timeDeltas",
 		                    r->nsamples, r->ndeltas);
 	if (CR_GROW(r->h, p->v, p->capv, p->n + r->nnodes) < 0 ||
-	    CR_GROW(r->h, p->s, p->caps, p->ns + r->nsamples) < 0)
+	    CR_GROW(r->h, p->s, p->caps, p->ns + r->nsamples) < 0 ||
+	    CR_GROW(r->h, p->edges, p->capedges, p->nedges + r->nedges) < 0)
 		return fk_json_nomem(&r->j);
+	if (r->nedges)
+		memcpy(p->edges + p->nedges, r->edges, r->nedges * sizeof *r->edges);
+	p->nedges += r->nedges;
 	if (r->nnodes)
 		memcpy(p->v + p->n, r->nodes, r->nnodes * sizeof *r->nodes);
 	p->n += r->nnodes;
@@ -201,10 +211,33 @@ static int end_event(struct rd *r)
 	const char *ph = r->ph.set ? r->ph.s : "";
 	int is_chunk = ph[0] == 'P' && r->name.set && strcmp(r->name.s, "ProfileChunk") == 0;
 	int is_prof = ph[0] == 'P' && r->name.set && strcmp(r->name.s, "Profile") == 0;
+	/* older Chrome: a whole .cpuprofile in one "CpuProfile" event */
+	int is_cpuprofile = r->name.set && strcmp(r->name.s, "CpuProfile") == 0 && r->has_cpu;
 	int rc = 1;
 	size_t th;
 
 	r->line = fk_json_line(&r->j);
+	if (is_cpuprofile) {
+		struct cr_prof *p;
+		char id[32];
+		int n = snprintf(id, sizeof id, "CpuProfile %u", ++r->ncpuprofiles);
+		if (!r->has_pid || !r->has_tid || !int32_of(r->pid) || !int32_of(r->tid)) {
+			rc = fk_json_fail(&r->j, "a \"CpuProfile\" event has no numeric pid and tid");
+			goto out;
+		}
+		if (!set_str(r, &r->id, (const unsigned char *)id, (size_t)n)) {
+			rc = 0;
+			goto out;
+		}
+		if (!(rc = chunk(r)))
+			goto out;
+		p = prof_of(r);
+		p->has_thread = 1;
+		p->spid = (int32_t)r->pid;
+		p->stid = (int32_t)r->tid;
+		p->start = r->has_start ? r->start : r->has_ts ? r->ts : 0;
+		goto out;
+	}
 	if (ph[0] && ph[1]) /* no phase of the format has two letters */
 		goto out;
 	if (strchr("PMXBE", ph[0]) == NULL || (ph[0] == 'P' && !is_chunk && !is_prof) ||
@@ -268,7 +301,7 @@ static void begin_event(struct rd *r)
 	r->ph.set = r->name.set = r->id.set = r->argname.set = 0;
 	r->has_pid = r->has_tid = r->has_ts = r->has_dur = r->has_start = 0;
 	r->has_cpu = r->has_deltas = 0;
-	r->nnodes = r->nsamples = r->ndeltas = 0;
+	r->nnodes = r->nsamples = r->ndeltas = r->nedges = 0;
 	r->text_mark = r->t->tlen;
 }
 
@@ -277,6 +310,7 @@ static void begin_node(struct rd *r)
 	r->node_has_id = r->node_has_cf = r->has_line = 0;
 	r->node_parent = NAN;
 	r->fn.set = r->url.set = 0;
+	r->nkids = 0;
 }
 
 /* A node is complete: "FUNCTION URL:LINE", as the v8 plugin names it. */
@@ -300,6 +334,10 @@ static int end_node(struct rd *r)
 		if (!add_text(r, " ", 1) || !add_text(r, r->url.s, r->url.len) || !add_text(r, num, strlen(num)))
 			return 0;
 	}
+	for (size_t i = 0; i < r->nkids; i++)
+		if (!push_num(r, &r->edges, &r->nedges, &r->capedges, r->node_id) ||
+		    !push_num(r, &r->edges, &r->nedges, &r->capedges, r->kids[i]))
+			return 0;
 	nd = &r->nodes[r->nnodes++];
 	memset(nd, 0, sizeof *nd);
 	nd->id = r->node_id;
@@ -345,9 +383,14 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 			return set_str(r, &r->argname, s, len);
 		return 1;
 	case K_DATA:
+	case K_CPU:
 		if (key == Y_START && isnum)
 			r->has_start = 1, r->start = num;
 		return 1;
+	case K_KIDS:
+		if (!isnum)
+			return fk_json_fail(&r->j, "a child of a cpuProfile node is not a node id");
+		return push_num(r, &r->kids, &r->nkids, &r->capkids, num);
 	case K_SAMPLES:
 		if (!isnum)
 			return fk_json_fail(&r->j, "a sample of a cpuProfile is not a node id");
@@ -426,7 +469,7 @@ static int open_container(void *x, int is_map)
 		nk = K_DATA;
 	else if (parent == K_DATA && key == Y_CPU && is_map)
 		nk = K_CPU, r->has_cpu = 1;
-	else if (parent == K_DATA && key == Y_DELTAS && !is_map)
+	else if ((parent == K_DATA || parent == K_CPU) && key == Y_DELTAS && !is_map)
 		nk = K_DELTAS, r->has_deltas = 1;
 	else if (parent == K_CPU && key == Y_NODES && !is_map)
 		nk = K_NODES;
@@ -436,7 +479,9 @@ static int open_container(void *x, int is_map)
 		nk = K_NODE, begin_node(r);
 	else if (parent == K_NODE && key == Y_CF && is_map)
 		nk = K_CF, r->node_has_cf = 1;
-	else if (parent == K_SAMPLES || parent == K_DELTAS || parent == K_NODES)
+	else if (parent == K_NODE && key == Y_KIDS && !is_map)
+		nk = K_KIDS;
+	else if (parent == K_SAMPLES || parent == K_DELTAS || parent == K_NODES || parent == K_KIDS)
 		return scalar(r, 'a', NAN, NULL, 0);
 	r->depth++;
 	r->kind[r->depth] = (unsigned char)nk;
@@ -491,6 +536,8 @@ int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t)
 	h->free(r->nodes);
 	h->free(r->samples);
 	h->free(r->deltas);
+	h->free(r->kids);
+	h->free(r->edges);
 	h->free(r);
 	return rc;
 }
@@ -500,6 +547,7 @@ void cr_trace_free(const struct fk_host *h, struct cr_trace *t)
 	for (size_t i = 0; i < t->nprofs; i++) {
 		h->free(t->profs[i].v);
 		h->free(t->profs[i].s);
+		h->free(t->profs[i].edges);
 	}
 	for (size_t i = 0; i < t->nthreads; i++)
 		h->free(t->threads[i].open);
