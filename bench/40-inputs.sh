@@ -1,6 +1,6 @@
 #!/bin/sh
-# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace and bcc input plugins
-# on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
+# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc, speedscope,
+# chrome and gecko input plugins on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
 mkdir -p "$D"
@@ -41,9 +41,16 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 	}' > "$2"
 }
 
-for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc; do
-	f="$D/$fmt.txt"
-	[ -s "$f" ] || gen $fmt "$f"
+# the JSON inputs' files come from bench/json-gen.py: the same 2,000 stacks
+for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc speedscope chrome gecko; do
+	case $fmt in
+	speedscope | chrome | gecko)
+		f="$D/$fmt.json"
+		[ -s "$f" ] || "${PYTHON3:-python3}" "$(dirname "$0")/json-gen.py" "$fmt" "$SIZE_MB" "$f" ;;
+	*)
+		f="$D/$fmt.txt"
+		[ -s "$f" ] || gen $fmt "$f" ;;
+	esac
 	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'
 import os, resource, subprocess, sys, time
 fk, fmt, f = sys.argv[1:4]
@@ -60,3 +67,4 @@ print(f"{fmt:12s} {mb:6.1f} MB  collapse {t_fk:6.2f} s = {mb / t_fk:7.1f} MB/s  
       f"(cat {t_cat:.2f} s, wc -l {t_wc:.2f} s)  peak RSS {rss:.0f} MB")
 PY
 done
+

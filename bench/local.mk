@@ -4,5 +4,5 @@
 dist-hook: dist-bench
 dist-bench:
 	$(MKDIR_P) $(distdir)/bench
-	cp -p $(srcdir)/bench/*.sh $(distdir)/bench/
+	cp -p $(srcdir)/bench/*.sh $(srcdir)/bench/*.py $(distdir)/bench/
 .PHONY: dist-bench

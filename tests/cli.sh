@@ -17,21 +17,24 @@ run "$FLAMEKIT" help collapse
 ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit collapse'; echo $?) "help collapse"
 
 # The formats a help text names are the input plugins loaded, every one
-# (sorted), and those of --plugin-dir too: the option's whole entry.
-fopt() { printf '%s\n' "$out" | sed -n '/^  -f, --format NAME/,/^  -o, /p' | sed '$d'; }
-builtins="bcc, bpftrace, dtrace, folded, html,
-                     instruments, ljp, perf, perf-data, pmcstat, pprof, stap, v8"
+# (sorted), and those of --plugin-dir too: the option's whole entry, its
+# words compared (the wrapping is the help's own).  The oracle is the list of
+# input modules the build made, so a new plugin needs no edit here.
+fopt() { printf '%s\n' "$out" | sed -n '/^  -f, --format NAME/,/^  -o, /p' | sed '$d' | tr -s ' \n' ' '; }
+modules() { # modules DIR...: the input plugins' names in DIRs, sorted, comma-separated
+	for d in "$@"; do ls "$d"; done | sed -n 's/^input-\(.*\)\.la$/\1/p; s/^\([a-z]*\)\.so$/\1/p' |
+		LC_ALL=C sort -u | paste -s -d, - | sed 's/,/, /g'
+}
+builtins=$(modules "$FK_BUILDDIR/plugins")
 run "$FLAMEKIT" collapse --help
-is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detected) or an input
-                     plugin loaded: $builtins" "collapse --help names every input plugin loaded"
+is "$rc:$(fopt)" "0: -f, --format NAME input format: auto (the default: detected) or an input plugin loaded: $builtins " \
+	"collapse --help names every input plugin loaded"
 run "$FLAMEKIT" help graph
-is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detected) or an input
-                     plugin loaded: $builtins" "help graph names every input plugin loaded"
+is "$rc:$(fopt)" "0: -f, --format NAME input format: auto (the default: detected) or an input plugin loaded: $builtins " \
+	"help graph names every input plugin loaded"
 run "$FLAMEKIT" diff -h
-is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or
-                     an input plugin loaded: bcc, bpftrace, dtrace, folded,
-                     html, instruments, ljp, perf, perf-data, pmcstat, pprof,
-                     stap, v8" "diff -h names every input plugin loaded"
+is "$rc:$(fopt)" "0: -f, --format NAME format of both inputs: folded (default), auto (detected) or an input plugin loaded: $builtins " \
+	"diff -h names every input plugin loaded"
 run "$FLAMEKIT" graph --help
 is "$rc:$(printf '%s\n' "$out" | sed -n '/^  --output-plugin NAME/,/^  GRAPH/p' | sed '$d')" \
 "0:  --output-plugin NAME  what draws: svg (default), flamechart (default with
@@ -40,18 +43,17 @@ is "$rc:$(printf '%s\n' "$out" | sed -n '/^  --output-plugin NAME/,/^  GRAPH/p' 
                      icicle, pprof, speedscope, svg" "graph --help names every output plugin loaded"
 mkdir "$TMP/third"
 cp "$FK_BUILDDIR/tests/modules/.libs/meta.so" "$FK_BUILDDIR/tests/modules/.libs/dump.so" "$TMP/third/"
+mkdir "$TMP/third-inputs" && cp "$FK_BUILDDIR/tests/modules/.libs/meta.so" "$TMP/third-inputs/"
 run "$FLAMEKIT" collapse --plugin-dir "$TMP/third" --help
-is "$rc:$err:$(fopt)" "0::  -f, --format NAME  input format: auto (the default: detected) or an input
-                     plugin loaded: bcc, bpftrace, dtrace, folded, html,
-                     instruments, ljp, meta, perf, perf-data, pmcstat, pprof,
-                     stap, v8" "collapse --plugin-dir DIR --help names DIR's input plugin"
+is "$rc:$err:$(fopt)" "0:: -f, --format NAME input format: auto (the default: detected) or an input plugin loaded: $(modules "$FK_BUILDDIR/plugins" "$TMP/third-inputs") " \
+	"collapse --plugin-dir DIR --help names DIR's input plugin"
 run "$FLAMEKIT" help graph --plugin "$TMP/third"
-is "$rc:$err:$(fopt | tail -1):$(printf '%s\n' "$out" | grep -c 'describes them): dump, flamechart,')" \
-	"0::                     stap, v8:1" \
+is "$rc:$err:$(fopt | grep -c ' ljp, meta, perf, '):$(printf '%s\n' "$out" | grep -c 'describes them): dump, flamechart,')" \
+	"0::1:1" \
 	"help graph --plugin DIR (a prefix) names DIR's input and output plugins"
 FLAMEKIT_PLUGIN_PATH="$TMP/third" run "$FLAMEKIT" diff --help
-is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or
-                     an input plugin loaded: meta" "diff --help with only a third-party input names it alone"
+is "$rc:$(fopt)" "0: -f, --format NAME format of both inputs: folded (default), auto (detected) or an input plugin loaded: meta " \
+	"diff --help with only a third-party input names it alone"
 for c in merge run; do
 	run "$FLAMEKIT" "$c" --help
 	is "$rc:$(printf '%s\n' "$out" | grep -c -e '--format' -e '@')" "0:0" "$c --help takes no format and lists none"

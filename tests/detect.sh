@@ -110,6 +110,26 @@ for f in "$D"/detect/*.txt; do
 	is "$(detected "$f")" "$exp" "auto: detect/$(basename "$f") is $exp"
 done
 
+# --- The JSON formats (speedscope, chrome, gecko) ------------------------
+# Each is detected on its own fixtures (tests/data/FORMAT/*.json, gzipped
+# too), and no other file of tests/data or of the conformance corpus is
+# taken for one of them.
+json_formats="speedscope chrome gecko"
+for fmt in $json_formats; do
+	for f in "$D/$fmt"/*.json; do
+		gzip -c "$f" > "$TMP/j.json.gz"
+		is "$(detected "$f"):$(detected "$TMP/j.json.gz")" "$fmt:$fmt" "auto: $fmt/$(basename "$f") is $fmt, gzipped too"
+	done
+done
+claimed=
+for f in $(find "$D" "$FK_CONFORMANCE" -type f 2> /dev/null | LC_ALL=C sort); do
+	got=$(detected "$f")
+	case " $json_formats " in
+	*" $got "*) case $f in "$D/$got"/*) ;; *) claimed="$claimed $f:$got" ;; esac ;;
+	esac
+done
+is "$claimed" "" "auto: no file of another format is taken for $json_formats"
+
 # Empty input, or blank lines only: nothing, with status 0.
 printf '\n\n  \n' > "$TMP/blank.txt"
 run "$FLAMEKIT" collapse "$TMP/blank.txt"

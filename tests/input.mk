@@ -106,3 +106,17 @@ EXTRA_DIST += tests/interop.sh tests/interop.py \
 # /dev/zero, --max-input-size (tests/bounds.sh; timings in bench/70-bounds.sh).
 TESTS += tests/bounds.sh
 EXTRA_DIST += tests/bounds.sh tests/pbgen.py
+# The JSON input plugins (speedscope, ...): hand-written files against
+# Python oracles over the JSON, round trips through flamekit's outputs.
+TESTS += tests/speedscope.sh
+EXTRA_DIST += tests/speedscope.sh tests/speedscope.py tests/jsonlib.sh \
+	tests/data/speedscope/mixed.json tests/data/speedscope/profiles-first.json \
+	tests/data/speedscope/bytes.json
+TESTS += tests/chrome.sh
+EXTRA_DIST += tests/chrome.sh tests/chrome.py \
+	tests/data/chrome/startup.json tests/data/chrome/events.json tests/data/chrome/cpuprofile-event.json \
+	tests/data/chrome/busy.html tests/data/chrome/record.sh
+TESTS += tests/gecko.sh
+EXTRA_DIST += tests/gecko.sh tests/gecko.py \
+	tests/data/gecko/firefox.json tests/data/gecko/samply.json tests/data/gecko/alloc.json \
+	tests/data/gecko/shared-tables.json

@@ -1,0 +1,94 @@
+/*
+ * libfkjson: what the JSON input plugins (speedscope, chrome, gecko) share
+ * around yajl's streaming parser (Debian's libyajl-dev): the loop that feeds
+ * an input to yajl 1 MiB at a time, the position (FILE:LINE:COL) of the
+ * token a callback is looking at, and one error per parse, reported once
+ * the parse stops.  A convenience library linked into each plugin, so that
+ * no plugin compiles another's files.
+ *
+ * A callback that finds bad content calls fk_json_fail() and returns its
+ * result (0), which stops yajl at once: the error names the line and column
+ * of the token it was looking at, "FILE:LINE: not a WHAT: message (column
+ * COL)", as the v8 plugin says it.  A syntax error is reported with its
+ * line and column too, at the byte yajl stopped on.
+ */
+#ifndef FK_JSON_H
+#define FK_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <flamekit/plugin.h>
+#include <yajl/yajl_parse.h>
+
+/* Nesting deeper than this is refused (yajl has no limit of its own). */
+#define FK_JSON_MAX_DEPTH 1000
+
+struct fk_json {
+	const struct fk_host *h;
+	struct fk_input *in;
+	const char *what;       /* "speedscope file": messages say "not a speedscope file: ..." */
+	int unclosed_ok;        /* set by the callbacks while input that ends here is
+	                         * whole (the Trace Event Format's array without its "]") */
+	/* private to fk_json.c */
+	yajl_handle y;
+	const struct fk_json_ops *ops;
+	void *ctx;
+	const unsigned char *chunk;
+	uint64_t base, nl;      /* bytes and newlines before chunk */
+	int64_t lastnl, prevnl; /* offsets of the last two newlines before chunk, -1 for none */
+	size_t scan_at;         /* newlines of chunk[0 .. scan_at) counted: */
+	uint64_t scan_nl;
+	int64_t scan_lastnl;
+	int failed, nomem, stop_rc;
+	uint64_t err_line;
+	char err[320];
+};
+
+/* What a plugin's reader is called with, in document order: a scalar
+ * (type 'n' a number, num its value; 's' a string, s and len; 'z' null;
+ * 'b' a boolean), an object's key, the start of an object (is_map) or an
+ * array, and the end of one.  Each returns 1 to go on, or 0 to stop after
+ * fk_json_fail, fk_json_nomem or fk_json_stop (or, from open, at the
+ * nesting limit: reported as a syntax error at that byte). */
+struct fk_json_ops {
+	int (*scalar)(void *ctx, int type, double num, const unsigned char *s, size_t len);
+	int (*key)(void *ctx, const unsigned char *s, size_t len);
+	int (*open)(void *ctx, int is_map);
+	int (*close)(void *ctx);
+};
+
+/* Parse all of j->in (j->h, j->in and j->what set by the caller, the rest
+ * zero) with ops, which receive ctx.  Returns 0, or a negative
+ * status once the error (syntax, content, empty input, out of memory) has
+ * been reported (after out of memory, j->nomem is set).  Strings may hold any bytes; text after the value is
+ * ignored, as the v8 plugin's reader does. */
+int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx);
+
+/* Record a content error at the current token (the first one wins) and
+ * return 0, for a callback to return. */
+int fk_json_fail(struct fk_json *j, const char *fmt, ...) FK_PRINTF(2, 3);
+/* Stop the parse with status rc (negative), an error the caller has
+ * reported already; returns 0. */
+int fk_json_stop(struct fk_json *j, int rc);
+/* Record that an allocation failed; returns 0. */
+int fk_json_nomem(struct fk_json *j);
+/* The 1-based line of the current token (for host->input_skip). */
+uint64_t fk_json_line(const struct fk_json *j);
+
+/* Grow the array *v (of *cap elements of size bytes, the host's
+ * allocation) to hold need; 0, or -1 when out of memory (*v unchanged). */
+int fk_json_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size);
+#define FK_JSON_GROW(h, arr, cap, need) fk_json_grow((h), (void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* A JSON number token's value (yajl_number's text, not NUL-terminated). */
+double fk_json_number(const char *s, size_t len);
+
+/* For probes, which see only the first 64 KiB: whether buf[0..len) holds
+ * the string "key" followed by a colon (an object key, at any depth); and
+ * the first byte of the value, '{' or '[' (0 for anything else), after
+ * whitespace and a UTF-8 byte-order mark. */
+int fk_json_has_key(const unsigned char *buf, size_t len, const char *key);
+int fk_json_first(const unsigned char *buf, size_t len);
+
+#endif

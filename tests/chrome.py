@@ -1,0 +1,139 @@
+"""The oracle of tests/chrome.sh: a Trace Event Format file read by Python's
+json module, independent of flamekit.  Prints folded stacks (root first,
+weights in ns), sorted by bytes as flamekit's folded output is.
+
+  chrome.py samples FILE [--threads]     the V8 CPU profiles (Profile and
+      ProfileChunk events, and older Chrome's CpuProfile event holding a
+      whole .cpuprofile): sample i weighs the time to the next sample of
+      its profile (the last one the interval before it)
+  chrome.py durations FILE [--threads]   B/E and X events: each event's
+      self time (its duration less its children's, a child cut at its
+      parent's end) on the stack of the events around it
+--threads puts a "THREAD_NAME-PID/TID" root frame first, as
+lua/per-thread.lua does.
+"""
+import json
+import sys
+
+
+def events(path):
+    text = open(path).read().rstrip()
+    if text.startswith("[") and not text.endswith("]"):
+        text = text.rstrip(",") + "]"  # the format lets an array of events end unclosed
+    d = json.loads(text)
+    return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def thread_names(evs):
+    return {(e["pid"], e["tid"]): e["args"]["name"] for e in evs
+            if e.get("ph") == "M" and e.get("name") == "thread_name"}
+
+
+def node_name(n):
+    cf = n["callFrame"]
+    s = cf["functionName"] or "(anonymous)"
+    if cf.get("url"):
+        s += " " + cf["url"]
+        if "lineNumber" in cf and cf["lineNumber"] >= 0:
+            s += ":%d" % (cf["lineNumber"] + 1)
+    return s
+
+
+def samples(evs):
+    profs = {}
+    for e in evs:
+        if e.get("ph") != "P" or e.get("name") not in ("Profile", "ProfileChunk"):
+            continue
+        p = profs.setdefault((e["pid"], str(e.get("id"))), {"thread": (e["pid"], e["tid"]), "start": 0,
+                                                          "nodes": {}, "samples": [], "cum": 0})
+        data = e["args"]["data"]
+        if e["name"] == "Profile":
+            p["thread"] = (e["pid"], e["tid"])
+            p["start"] = data.get("startTime", e.get("ts", 0))
+            continue
+        cpu = data.get("cpuProfile", {})
+        for n in cpu.get("nodes", []):
+            p["nodes"][n["id"]] = n
+        for sid, dt in zip(cpu.get("samples", []), data.get("timeDeltas", [])):
+            p["cum"] += dt
+            p["samples"].append((p["cum"], len(p["samples"]), sid))
+    for e in evs:  # older Chrome: a whole .cpuprofile in one event
+        if e.get("name") == "CpuProfile" and "cpuProfile" in e.get("args", {}).get("data", {}):
+            cpu = e["args"]["data"]["cpuProfile"]
+            nodes = {n["id"]: dict(n) for n in cpu["nodes"]}
+            for n in cpu["nodes"]:
+                for k in n.get("children", []):
+                    nodes[k]["parent"] = n["id"]
+            t, ss = 0, []
+            for sid, dt in zip(cpu["samples"], cpu["timeDeltas"]):
+                t += dt
+                ss.append((t, len(ss), sid))
+            profs[("cpuprofile", len(profs))] = {"thread": (e["pid"], e["tid"]), "nodes": nodes, "samples": ss}
+    for p in profs.values():
+        ss = sorted(p["samples"])
+        for i, (t, _, sid) in enumerate(ss):
+            if i + 1 < len(ss):
+                w = ss[i + 1][0] - t
+            else:
+                w = t - ss[i - 1][0] if i > 0 else 0
+            if w <= 0:
+                continue
+            frames, n = [], p["nodes"][sid]
+            while True:
+                if not (n["callFrame"]["functionName"] == "(root)" and not n["callFrame"].get("url")):
+                    frames.append(node_name(n))
+                if "parent" not in n:
+                    break
+                n = p["nodes"][n["parent"]]
+            if frames:
+                yield p["thread"], list(reversed(frames)), w * 1000
+
+
+def durations(evs):
+    per = {}
+    open_b = {}
+    for e in evs:
+        ph, th = e.get("ph"), (e.get("pid"), e.get("tid"))
+        if ph == "X" and "ts" in e and "dur" in e:
+            per.setdefault(th, []).append([e["ts"], e["ts"] + e["dur"], e.get("name", ""), len(per.get(th, []))])
+        elif ph == "B" and "ts" in e:
+            iv = [e["ts"], None, e.get("name", ""), len(per.get(th, []))]
+            per.setdefault(th, []).append(iv)
+            open_b.setdefault(th, []).append(iv)
+        elif ph == "E" and "ts" in e and open_b.get(th) and open_b[th][-1][0] <= e["ts"]:
+            open_b[th].pop()[1] = e["ts"]
+    for th, ivs in per.items():
+        ivs = sorted((iv for iv in ivs if iv[1] is not None), key=lambda v: (v[0], -v[1], v[3]))
+        stack, nodes = [], []
+        for iv in ivs:
+            while stack and stack[-1]["end"] <= iv[0]:
+                stack.pop()
+            end = min(iv[1], stack[-1]["end"]) if stack else iv[1]
+            node = {"end": end, "dur": end - iv[0], "kids": 0,
+                    "path": (stack[-1]["path"] if stack else []) + [iv[2]]}
+            if stack:
+                stack[-1]["kids"] += node["dur"]
+            stack.append(node)
+            nodes.append(node)
+        for n in nodes:
+            if n["dur"] - n["kids"] > 0:
+                yield th, n["path"], (n["dur"] - n["kids"]) * 1000
+
+
+def main():
+    mode, path = sys.argv[1], sys.argv[2]
+    threads = "--threads" in sys.argv
+    evs = events(path)
+    names = thread_names(evs)
+    stacks = {}
+    for th, frames, w in (samples if mode == "samples" else durations)(evs):
+        if threads:
+            frames = ["%s-%s/%s" % (names.get(th, ""), th[0], th[1])] + frames
+        key = ";".join(f.replace(";", ":") for f in frames)
+        stacks[key] = stacks.get(key, 0) + w
+    for k in sorted(stacks, key=lambda s: s.encode()):
+        v = round(stacks[k], 6)
+        print("%s %s" % (k, int(v) if v == int(v) else v))
+
+
+main()
