@@ -636,10 +636,9 @@ function sample(s) while true do local c = t[b] end end'
 is "$rc:$err" "1:flamekit: [filter:lua] e.lua:3: time limit (1s) exceeded (in sample() for the stack $IDLE)" \
 	"a 16 MB key found through an equal string, in a loop, stops at the time limit"
 timed 'time-limit: 1' 'local t = {} for i = 1, 200000 do t[i] = i end
-local function g(...) return 1 end
-local function f(...) while true do g(...) end end
+local function f(...) local function g(...) return 1 end while true do g(...) end end
 f(table.unpack(t))'
-is "$rc:$err" "1:flamekit: [filter:lua] e.lua:3: time limit (1s) exceeded $MAIN" \
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded $MAIN" \
 	"passing on 200,000 varargs in a loop stops at the time limit"
 timed 'time-limit: 1' 'local t = {} for i = 1, 1000000 do t[i] = i end
 for i = 1, 999999 do t[i] = nil end
@@ -658,7 +657,7 @@ is "$rc:$err" "2:flamekit: [filter:lua] lim.yaml:3:5: time-limit must be a numbe
 
 # the C loops behind single calls: table.sort compares in C, each
 # comparison reading two strings whole; math.max, math.min and select read
-# every argument (hours before, each)
+# every argument (at the default instruction limit, hours before, each)
 limited 10000000 'local a, b = ("\0"):rep(1 << 20), ("\0"):rep(1 << 20)
 local t = {} for i = 1, 20000 do t[i] = i % 2 == 0 and a or b end
 table.sort(t)'

@@ -19,7 +19,7 @@
 #define FRAME_MT "flamekit.frame"
 #define SAMPLE_MT "flamekit.sample"
 #define HOOK_STEP 1000   /* instructions between two hooks, at most */
-#define HOOK_BUDGET (64u << 20) /* heap bytes times instructions between two hooks */
+#define HOOK_BUDGET (128u << 20) /* heap bytes times instructions between two hooks */
 #define CONTEXT_MAX 160 /* bytes of a stack quoted in an error */
 #define SCAN_BYTES 64   /* bytes read or allocated in C that cost one instruction */
 #define INSERT_MAX 4096 /* frames one sample() call may add */
