@@ -626,6 +626,10 @@ is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded $MAIN"
 timed 'time-limit: 1' "$CMP" --check
 is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded $MAIN" \
 	"... and under run --check"
+timed 'time-limit: 1' 'local a, b = ("x"):rep(1 << 24), ("x"):rep(1 << 24)
+while true do pcall(function() while true do local c = a == b end end) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded $MAIN" \
+	"pcall cannot swallow the time limit"
 timed 'time-limit: 1' 'local a, b = ("\0"):rep(1 << 22), ("\0"):rep(1 << 22)
 function frame(f) while true do local c = a < b end end'
 is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded (in frame() for frame \"swapper\")" \

@@ -42,6 +42,10 @@
 
 /* ---- limits ---------------------------------------------------------- */
 
+#ifndef CLOCK_MONOTONIC_COARSE /* Linux's; elsewhere the plain one */
+#define CLOCK_MONOTONIC_COARSE CLOCK_MONOTONIC
+#endif
+
 void lf_where(lua_State *L, char *buf, size_t cap)
 {
 	struct state *s = state_of(L);
