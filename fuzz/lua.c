@@ -23,7 +23,7 @@
  * sink that runs sample() at push time, the per-frame filter pass runs
  * frame(), the tree is finished and the folded output is written to
  * /dev/null.  The limits are small so that execs stay fast:
- * instruction-limit 100000, memory-limit 1M.
+ * instruction-limit 100000, memory-limit 1M, time-limit 1 (CPU seconds).
  *
  * Script errors and limit errors are expected; a crash, a sanitizer
  * report, a leak, a hang or a handle reaching engine memory after its call
@@ -124,6 +124,7 @@ static void *filter_options(const uint8_t *data, size_t len)
 	if (fk_option_set(fuzz_filter, opts, "script", script_path, err, sizeof err) < 0 ||
 	    fk_option_set(fuzz_filter, opts, "memory-limit", "1M", err, sizeof err) < 0 ||
 	    fk_option_set(fuzz_filter, opts, "instruction-limit", "100000", err, sizeof err) < 0 ||
+	    fk_option_set(fuzz_filter, opts, "time-limit", "1", err, sizeof err) < 0 ||
 	    (args && fk_option_set(fuzz_filter, opts, "args", args, err, sizeof err) < 0)) {
 		fk_options_free(fuzz_filter, opts);
 		opts = NULL;

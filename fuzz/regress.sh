@@ -54,7 +54,7 @@ filters:
   - plugin: lua
     script: $TMP/script.lua
 $args
-    options: {instruction-limit: 100000, memory-limit: 1M}
+    options: {instruction-limit: 100000, memory-limit: 1M, time-limit: 1}
 outputs: [{plugin: folded, path: "-"}]
 EOF
 	run $TO "$FLAMEKIT" run "$TMP/replay.yaml"

@@ -172,7 +172,7 @@ filters:
   - plugin: lua
     script: f.lua
     arg: {}
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:5:5: unknown key 'arg' in a filter (allowed: plugin, options, script, args, memory-limit, instruction-limit)" "unknown lua filter key"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:5:5: unknown key 'arg' in a filter (allowed: plugin, options, script, args, memory-limit, instruction-limit, time-limit)" "unknown lua filter key"
 err_is 'inputs: [data/a.folded]
 filters:
   - plugin: grep

@@ -603,4 +603,89 @@ run $TO "$FLAMEKIT" run names.yaml
 is "$rc:${err%% (in sample()*}" "1:flamekit: [filter:lua] e.lua:3: instruction limit of 10000000 exceeded (s:find over 4002 frames)" \
 	"s:find over a deep stack pays for the frames it looks at"
 
+
+# ---- single instructions whose cost grows with the data -----------------------
+# == and < on two long strings read them whole in one VM instruction, as do
+# a long string key found through an equal string, a call passing on a
+# million varargs and next() over an empty array part: no instruction
+# count bounds them (within 10000000 instructions, hours), so time-limit
+# does (CPU seconds per call, read in the count hook).  time-limit: 1 and
+# the hang guard: each ends with its error, whatever the machine's speed.
+# timed LIMITS TEXT [--check]: e.lua under the options LIMITS
+timed() {
+	printf '%s\n' "$2" > "$TMP/e.lua"
+	printf 'inputs: [{path: %s, format: folded}]\nfilters:\n  - plugin: lua\n    script: e.lua\n    options: {%s}\noutputs: [{plugin: folded, path: "-"}]\n' \
+		"$D/stacks.folded" "$1" > "$TMP/lim.yaml"
+	run $TO "$FLAMEKIT" run $3 lim.yaml
+}
+CMP='local a, b = ("x"):rep(1 << 24), ("x"):rep(1 << 24)
+while true do local c = a == b end'
+timed 'time-limit: 1' "$CMP"
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded $MAIN" \
+	"== of two 16 MB strings in a loop stops at the time limit"
+timed 'time-limit: 1' "$CMP" --check
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded $MAIN" \
+	"... and under run --check"
+timed 'time-limit: 1' 'local a, b = ("x"):rep(1 << 24), ("x"):rep(1 << 24)
+while true do pcall(function() while true do local c = a == b end end) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded $MAIN" \
+	"pcall cannot swallow the time limit"
+timed 'time-limit: 1' 'local a, b = ("\0"):rep(1 << 22), ("\0"):rep(1 << 22)
+function frame(f) while true do local c = a < b end end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded (in frame() for frame \"swapper\")" \
+	"< of two 4 MB strings of NUL bytes (strcoll piece by piece) stops at the time limit"
+timed 'time-limit: 1' 'local a, b = ("x"):rep(1 << 24), ("x"):rep(1 << 24)
+local t = {[a] = 1}
+function sample(s) while true do local c = t[b] end end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:3: time limit (1s) exceeded (in sample() for the stack $IDLE)" \
+	"a 16 MB key found through an equal string, in a loop, stops at the time limit"
+timed 'time-limit: 1' 'local t = {} for i = 1, 200000 do t[i] = i end
+local function f(...) local function g(...) return 1 end while true do g(...) end end
+f(table.unpack(t))'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: time limit (1s) exceeded $MAIN" \
+	"passing on 200,000 varargs in a loop stops at the time limit"
+timed 'time-limit: 1' 'local t = {} for i = 1, 1000000 do t[i] = i end
+for i = 1, 999999 do t[i] = nil end
+while true do local k = next(t) end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:3: time limit (1s) exceeded $MAIN" \
+	"next() over an empty million-slot array, in a loop, stops at the time limit"
+timed 'time-limit: 1, instruction-limit: 100000' 'local a, b = ("x"):rep(1 << 16), ("x"):rep(1 << 16)
+while true do local c = a == b end'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: instruction limit of 100000 exceeded (an endless loop?) $MAIN" \
+	"the instruction limit still comes first when it is near"
+timed 'time-limit: 0, instruction-limit: 1000' 'while true do end'
+is "$rc:$err" "1:flamekit: [filter:lua] $LIM1000 (an endless loop?) $MAIN" "time-limit: 0 turns the time limit off"
+timed 'time-limit: -1' 'function frame(f) end' --check
+is "$rc:$err" "2:flamekit: [filter:lua] lim.yaml:3:5: time-limit must be a number of seconds from 0 (none) to 1000000, not -1" \
+	"a negative time-limit is refused"
+
+# the C loops behind single calls: table.sort compares in C, each
+# comparison reading two strings whole; math.max, math.min and select read
+# every argument (at the default instruction limit, hours before, each)
+limited 10000000 'local a, b = ("\0"):rep(1 << 20), ("\0"):rep(1 << 20)
+local t = {} for i = 1, 20000 do t[i] = i % 2 == 0 and a or b end
+table.sort(t)'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:3: instruction limit of 10000000 exceeded (table.sort of 20000 elements, strings of up to 1048576 bytes) $MAIN" \
+	"table.sort of long strings pays for the bytes each comparison reads"
+limited 1000000 'local t = {} for i = 1, 200000 do t[i] = i end
+local function f(...) while true do math.max(...) end end
+f(table.unpack(t))'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: instruction limit of 1000000 exceeded (math.max of 200000 arguments) $MAIN" \
+	"math.max of 200,000 arguments pays for each"
+limited 1000000 'local t = {} for i = 1, 200000 do t[i] = i end
+local function f(...) while true do math.min(...) select(-1, ...) end end
+f(table.unpack(t))'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: instruction limit of 1000000 exceeded (math.min of 200000 arguments) $MAIN" \
+	"math.min of 200,000 arguments pays for each"
+limited 1000000 'local t = {} for i = 1, 200000 do t[i] = i end
+local function f(...) while true do select(-1, ...) end end
+f(table.unpack(t))'
+is "$rc:$err" "1:flamekit: [filter:lua] e.lua:2: instruction limit of 1000000 exceeded (select of 200001 arguments) $MAIN" \
+	"select over 200,000 arguments pays for each"
+limited 100000 'local t = {"b", "c", "a"} table.sort(t)
+local n, x = select("#", 7, 8, 9), select(-1, 7, 8, 9)
+function frame(f) if f.name == "add" then return table.concat(t) .. n .. x .. math.max(3, 9, 1) .. math.min(4, 2) end end'
+is "$rc:$(grep abc "$TMP/out")" "0:main;render;fib;abc3992 1
+main;render;fib;fib;fib;abc3992 4" "table.sort, select, math.max and math.min still do their work"
+
 done_testing

@@ -16,7 +16,12 @@
  *     per element they visit (n log n for sort).  insert, remove and sort
  *     read the table's length in C, so they refuse a table with a __len
  *     metamethod (which could answer 1 to this charge and 2^62 to them)
- *     and anything that is not a table.
+ *     and anything that is not a table.  sort compares in C, and a
+ *     comparison of two long strings reads them whole (two distinct 8 MB
+ *     strings of equal content, sorted in a 100,000-element table: hours),
+ *     so each comparison also costs the longest string element's bytes;
+ *   - math.max, math.min and select: one instruction per argument (a
+ *     million of them, from table.unpack, read in one call).
  *
  * Bytes a script allocates are charged too (lf_l_alloc, SCAN_BYTES to an
  * instruction), so copies that allocate (s:upper(), a .. b) are covered.
@@ -37,7 +42,7 @@
 
 enum cost {
 	C_FIND, C_MATCH, C_GMATCH, C_GSUB, /* patterns: keep these first, in this order */
-	C_REP, C_SCAN, C_CONCAT, C_UNPACK, C_MOVE, C_INSERT, C_REMOVE, C_SORT,
+	C_REP, C_SCAN, C_CONCAT, C_UNPACK, C_MOVE, C_INSERT, C_REMOVE, C_SORT, C_ARGS,
 };
 
 void lf_charge(lua_State *L, double steps, const char *fmt, ...)
@@ -214,9 +219,22 @@ static void charge_call(lua_State *L, int kind, const char *name)
 		n = plain_length(L, name);
 		for (size_t k = n; k; k >>= 1)
 			lg++;
-		lf_charge(L, (double)n * lg, "%s of %zu elements", name, n);
+		m = 0; /* the longest string element: what one comparison may read */
+		for (size_t k = 1; k <= n; k++) {
+			if (lua_rawgeti(L, 1, (lua_Integer)k) == LUA_TSTRING && lua_rawlen(L, -1) > m)
+				m = lua_rawlen(L, -1);
+			lua_pop(L, 1);
+		}
+		if (m < SCAN_BYTES)
+			lf_charge(L, (double)n * lg, "%s of %zu elements", name, n);
+		else
+			lf_charge(L, (double)n * lg * (1 + (double)m / SCAN_BYTES),
+			          "%s of %zu elements, strings of up to %zu bytes", name, n, m);
 		return;
 	}
+	case C_ARGS:
+		lf_charge(L, lua_gettop(L), "%s of %d arguments", name, lua_gettop(L));
+		return;
 	}
 }
 
@@ -325,7 +343,12 @@ void lf_wrap_costly(lua_State *L)
 	for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
 		wrap(L, "table", tables[k].name, tables[k].kind);
 	lua_pop(L, 1);
+	lua_getglobal(L, "math");
+	wrap(L, "math", "max", C_ARGS);
+	wrap(L, "math", "min", C_ARGS);
+	lua_pop(L, 1);
 	lua_pushglobaltable(L);
 	wrap(L, NULL, "tonumber", C_SCAN);
+	wrap(L, NULL, "select", C_ARGS);
 	lua_pop(L, 1);
 }

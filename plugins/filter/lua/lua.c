@@ -39,6 +39,7 @@ struct opts {
 	const struct fk_value *args;
 	const char *memory_limit;
 	long long instruction_limit;
+	double time_limit;
 };
 
 /* ---- instance --------------------------------------------------------------- */
@@ -338,6 +339,11 @@ static int check_opts(const struct fk_host *h, const struct opts *o, const char 
 		       o->instruction_limit);
 		return FK_ERR_USAGE;
 	}
+	if (!(o->time_limit >= 0 && o->time_limit <= 1e6)) {
+		h->log(FK_LOG_ERROR, "%s%stime-limit must be a number of seconds from 0 (none) to 1000000, "
+		       "not %g", where, sep, o->time_limit);
+		return FK_ERR_USAGE;
+	}
 	return 0;
 }
 
@@ -358,7 +364,7 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 
 	if (!FK_HOST_HAS(h, value_item) || !o->script || !*o->script ||
 	    lf_parse_size(o->memory_limit, &srclen) < 0 || srclen < 64 * 1024 ||
-	    o->instruction_limit < 1000)
+	    o->instruction_limit < 1000 || !(o->time_limit >= 0 && o->time_limit <= 1e6))
 		return check_opts(h, o, where); /* says what is wrong */
 	srclen = 0;
 	s = h->alloc(sizeof *s);
@@ -373,7 +379,8 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	lf_parse_size(o->memory_limit, &s->memlimit); /* checked above */
 	s->memtext = o->memory_limit; /* options live as long as the instance */
 	s->ilimit = o->instruction_limit;
-	s->step = HOOK_STEP;
+	s->tlimit = o->time_limit;
+	s->hook_step = HOOK_STEP;
 	rc = read_file(h, o->script, &src, &srclen);
 	if (rc == -ENOMEM) {
 		rc = FK_ERR_NOMEM;
@@ -478,6 +485,8 @@ static const struct fk_option options[] = {
 	          "cap on the script's Lua heap (K, M, G suffixes)"),
 	FK_OPTION(FK_OPT_INT, "instruction-limit", "10000000", struct opts, instruction_limit,
 	          "Lua VM instructions allowed per call of the script"),
+	FK_OPTION(FK_OPT_DOUBLE, "time-limit", "60", struct opts, time_limit,
+	          "CPU seconds allowed per call of the script (0: no limit)"),
 	FK_OPTION_END,
 };
 

@@ -18,7 +18,8 @@
 
 #define FRAME_MT "flamekit.frame"
 #define SAMPLE_MT "flamekit.sample"
-#define HOOK_STEP 1000
+#define HOOK_STEP 1000   /* instructions between two hooks, at most */
+#define HOOK_BUDGET (128u << 20) /* heap bytes times instructions between two hooks */
 #define CONTEXT_MAX 160 /* bytes of a stack quoted in an error */
 #define SCAN_BYTES 64   /* bytes read or allocated in C that cost one instruction */
 #define INSERT_MAX 4096 /* frames one sample() call may add */
@@ -34,7 +35,12 @@ struct state {
 	int frame_line, sample_line; /* where frame() and sample() are defined */
 	long long ilimit, icount;
 	size_t abytes;        /* bytes allocated not yet charged (< SCAN_BYTES) */
-	int step;
+	int hook_step;        /* the count hook's period now (1 once poisoned) */
+	size_t step_mem;      /* the heap size above which hook_step is too long */
+	bool hooked;          /* inside lf_call: the count hook is set */
+	double tlimit;        /* time-limit in seconds, 0 for none */
+	long long cpu0;       /* thread CPU ns at the call's first hook, -1 before */
+	long long wall_next;  /* monotonic ns before which the CPU clock is not read */
 	int ret_line;         /* frame()'s or sample()'s line around its call */
 	int names_ref;        /* registry: the set of names given to the engine */
 	size_t inserted;      /* frames s:insert added in this sample() call */

@@ -12,12 +12,26 @@
  * even if the script caught the error.  Lua runs a message handler for an
  * error raised inside a hook with hooks off, so an xpcall handler that
  * loops would otherwise escape the limit for good.
+ *
+ * Some single instructions cost time that grows with the data and that
+ * no charge can see: == and < on two long strings (a memcmp or strcoll of
+ * the whole string: 1,000 comparisons of two 16 MB strings take a second),
+ * a long string key looked up through an equal one, f(...) passing on a
+ * million varargs, next() over an empty array part.  The count hook
+ * also reads the clock (time-limit: CPU seconds of the thread per call),
+ * and it fires more often as the heap grows: every such instruction reads
+ * at most the heap, so HOOK_BUDGET / heap instructions between two hooks
+ * bound the work between two looks at the clock (about 1 s at worst,
+ * strcoll on strings of NUL bytes; about 5 ms for memcmp), while a script
+ * with an 8 MB heap runs its instructions about a third slower (a hook
+ * every 16).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -27,6 +41,10 @@
 #include "luafilter.h"
 
 /* ---- limits ---------------------------------------------------------- */
+
+#ifndef CLOCK_MONOTONIC_COARSE /* Linux's; elsewhere the plain one */
+#define CLOCK_MONOTONIC_COARSE CLOCK_MONOTONIC
+#endif
 
 void lf_where(lua_State *L, char *buf, size_t cap)
 {
@@ -47,11 +65,60 @@ void lf_where(lua_State *L, char *buf, size_t cap)
 
 static void l_hook(lua_State *L, lua_Debug *ar);
 
+static void set_hook(struct state *s, lua_State *L, int step)
+{
+	s->hook_step = step;
+	s->step_mem = step > 1 ? HOOK_BUDGET / (unsigned)step : (size_t)-1;
+	lua_sethook(L, l_hook, LUA_MASKCOUNT, step);
+}
+
 void lf_poison(struct state *s, lua_State *L)
 {
 	if (!s->over_mem)
 		s->over_instr = true;
-	lua_sethook(L, l_hook, LUA_MASKCOUNT, 1);
+	set_hook(s, L, 1);
+}
+
+/* The hook period for a heap of mem bytes: HOOK_BUDGET / mem, 1 to HOOK_STEP. */
+static int step_for(size_t mem)
+{
+	size_t st = HOOK_BUDGET / (mem ? mem : 1);
+	return st > HOOK_STEP ? HOOK_STEP : st < 1 ? 1 : (int)st;
+}
+
+static long long clock_ns(clockid_t c)
+{
+	struct timespec t;
+	if (clock_gettime(c, &t) < 0)
+		return 0;
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Has the running call used more than time-limit seconds of CPU?  The
+ * thread's CPU clock is a system call (about 1 us); the coarse monotonic
+ * clock is not (7 ns, a few ms fine), and CPU time never runs faster than
+ * it: the CPU clock is read only once the wall clock says the limit may be
+ * near.  A call is timed from its first hook: a call that ends before it
+ * costs nothing. */
+static bool time_over(struct state *s)
+{
+	long long lim = (long long)(s->tlimit * 1e9), wall, used;
+
+	if (s->tlimit <= 0)
+		return false;
+	wall = clock_ns(CLOCK_MONOTONIC_COARSE);
+	if (s->cpu0 < 0) {
+		s->cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		s->wall_next = wall + lim;
+		return false;
+	}
+	if (wall < s->wall_next)
+		return false;
+	used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - s->cpu0;
+	if (used >= lim)
+		return true;
+	s->wall_next = wall + (lim - used);
+	return false;
 }
 
 void *lf_l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -73,6 +140,8 @@ void *lf_l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		return NULL;
 	}
 	ptr = s->h->realloc(ptr, nsize);
+	if (ptr && nsize > old && s->hooked && s->mem + (nsize - old) > s->step_mem)
+		set_hook(s, s->L, step_for(s->mem + (nsize - old))); /* bigger data: look sooner */
 	if (ptr && nsize > old) {
 		/* copies that allocate (s:upper(), a .. b) cost their bytes */
 		s->abytes += nsize - old;
@@ -90,15 +159,26 @@ static void l_hook(lua_State *L, lua_Debug *ar)
 	char w[256];
 
 	(void)ar;
-	s->icount += s->step;
-	if (s->icount <= s->ilimit && !s->over_mem && !s->over_instr)
-		return;
+	s->icount += s->hook_step;
+	if (s->icount <= s->ilimit && !s->over_mem && !s->over_instr) {
+		if (!time_over(s)) {
+			if (step_for(s->mem) != s->hook_step)
+				set_hook(s, L, step_for(s->mem));
+			return;
+		}
+		lf_where(L, w, sizeof w);
+		if (!s->limit_msg[0])
+			snprintf(s->limit_msg, sizeof s->limit_msg, "%s time limit (%gs) exceeded", w,
+			         s->tlimit);
+	}
 	/* From now on stop at every instruction: a pcall in the script must
 	 * not be able to carry on. */
 	lf_poison(s, L);
 	lf_where(L, w, sizeof w);
 	if (s->over_mem)
 		lua_pushfstring(L, "%s memory limit (%s) exceeded", w, s->memtext);
+	else if (s->limit_msg[0])
+		lua_pushstring(L, s->limit_msg);
 	else
 		lua_pushfstring(L, "%s instruction limit of %I exceeded (an endless loop?)", w,
 		                (lua_Integer)s->ilimit);
@@ -241,11 +321,14 @@ int lf_call(struct state *s, int nargs, int nres, int *status)
 	int base = lua_gettop(L) - nargs, rc;
 
 	s->icount = 0;
-	lua_sethook(L, l_hook, LUA_MASKCOUNT, s->over_instr || s->over_mem ? 1 : s->step);
+	s->cpu0 = -1;
+	set_hook(s, L, s->over_instr || s->over_mem ? 1 : step_for(s->mem));
+	s->hooked = true;
 	lua_pushcfunction(L, l_msgh);
 	lua_insert(L, base);
 	rc = lua_pcall(L, nargs, nres, base);
 	lua_remove(L, base);
+	s->hooked = false;
 	lua_sethook(L, NULL, 0, 0);
 	if (rc == LUA_OK && (s->over_mem || s->over_instr)) {
 		/* the script caught the limit error itself: fail anyway */
@@ -410,6 +493,7 @@ int lf_protect(struct state *s, lua_CFunction fn, void *arg)
 	lua_pushcfunction(L, fn);
 	lua_pushlightuserdata(L, arg);
 	status = lua_pcall(L, 1, 0, 0);
+	s->hooked = false;
 	lua_sethook(L, NULL, 0, 0);
 	disarm(s);
 	s->ret_line = 0;
