@@ -107,16 +107,33 @@ printf '%s' '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","li
 "startTime":1000,"endTime":1100,"samples":[5,5,3,4,2],"timeDeltas":[10,20,30,5,7]}' > "$TMP/small.cpuprofile"
 run "$FLAMEKIT" collapse "$TMP/small.cpuprofile"
 # each sample lasts until the next, the last until endTime: 20, 30, 5, 7 and 28 us
-is "$out" "(anonymous) file:///a.js:10 28000
-(anonymous) file:///a.js:10;f:g file:///a.js:1 50000
+is "$out" "(anonymous) (a.js:10) 28000
+(anonymous) (a.js:10);f:g (a.js:1) 50000
 (garbage collector) 5000
 (idle) 7000" "v8: each sample weighs the time to the next one, the last to endTime, in ns (DevTools, speedscope)"
 is "$out" "$("$PY" "$ORACLE" v8 "$TMP/small.cpuprofile")" "v8: the same as the oracle's time weights"
 run "$FLAMEKIT" collapse --sample-type samples "$TMP/small.cpuprofile"
+is "$out" "(anonymous) (a.js:10) 1
+(anonymous) (a.js:10);f:g (a.js:1) 2
+(garbage collector) 1
+(idle) 1" "v8: FUNCTION (FILE:LINE) (1-based), (anonymous), no (root), (idle) and (garbage collector) kept"
+run "$FLAMEKIT" collapse --sample-type samples --frame-names full "$TMP/small.cpuprofile"
 is "$out" "(anonymous) file:///a.js:10 1
 (anonymous) file:///a.js:10;f:g file:///a.js:1 2
 (garbage collector) 1
-(idle) 1" "v8: FUNCTION URL:LINE (1-based), (anonymous), no (root), (idle) and (garbage collector) kept"
+(idle) 1" "v8 --frame-names full: FUNCTION URL:LINE, the names before 1.8"
+is "$out" "$("$PY" "$ORACLE" v8 "$TMP/small.cpuprofile" samples full)" "v8 --frame-names full: the same as the oracle's"
+printf '%s' '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1},"children":[2,3]},
+{"id":2,"callFrame":{"functionName":"h","url":"https://example.com/","lineNumber":-1},"children":[]},
+{"id":3,"callFrame":{"functionName":"","url":"webpack:///src/a/b.ts?x=1","lineNumber":41}}],
+"samples":[2,3]}' > "$TMP/urls.cpuprofile"
+run "$FLAMEKIT" collapse "$TMP/urls.cpuprofile"
+is "$out" "(anonymous) (b.ts?x=1:42) 1
+h (https://example.com/) 1" "v8: a url ending in / is named whole, no line when it has none"
+is "$out" "$("$PY" "$ORACLE" v8 "$TMP/urls.cpuprofile")" "v8: short names, the same as the oracle's"
+run "$FLAMEKIT" collapse --frame-names long "$TMP/small.cpuprofile"
+is "$rc:$err" "1:flamekit: $TMP/small.cpuprofile: no frame names 'long' for a V8 profile (it has: short, full)" \
+	"v8: an unknown --frame-names names the two it has"
 run "$FLAMEKIT" graph --format v8 --output-plugin speedscope "$TMP/small.cpuprofile"
 is "$(echo "$out" | grep -c '"weights":\[20000,30000,5000,7000,28000\]')" 1 "v8: each sample weighs its time, in order (speedscope keeps the five)"
 run "$FLAMEKIT" graph --format v8 --sample-type samples --output-plugin speedscope "$TMP/small.cpuprofile"
