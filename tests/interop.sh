@@ -131,6 +131,9 @@ run "$FLAMEKIT" collapse "$TMP/urls.cpuprofile"
 is "$out" "(anonymous) (b.ts?x=1:42) 1
 h (https://example.com/) 1" "v8: a url ending in / is named whole, no line when it has none"
 is "$out" "$("$PY" "$ORACLE" v8 "$TMP/urls.cpuprofile")" "v8: short names, the same as the oracle's"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/urls.html" "$NODE" 2> /dev/null
+run "$FLAMEKIT" collapse "$TMP/urls.html"
+is "$out" "$("$PY" "$ORACLE" v8 "$NODE")" "v8 -> html report (urls beside the names) -> collapse: the same stacks"
 run "$FLAMEKIT" collapse --frame-names long "$TMP/small.cpuprofile"
 is "$rc:$err" "1:flamekit: $TMP/small.cpuprofile: no frame names 'long' for a V8 profile (it has: short, full)" \
 	"v8: an unknown --frame-names names the two it has"
