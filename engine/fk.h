@@ -277,7 +277,12 @@ struct fk_profile {
 	char *declared;      /* the unit the input being parsed declared last (the
 	                      * pipeline's mixed-units warning); owned, reset per input */
 	uint64_t samples_pushed;
+	int64_t start_ns;    /* the capture's wall-clock start (ns since the
+	                      * epoch), the earliest an input gave, when has_start */
+	bool has_start;
 };
+/* host->sink_set_start_time, and its merge: keep the earlier of the two. */
+void fk_profile_set_start(struct fk_profile *p, int64_t unix_ns);
 
 struct fk_sink {
 	struct fk_profile *p;        /* the profile this sink fills */

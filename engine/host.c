@@ -87,6 +87,19 @@ static void h_sink_set_series_unit(struct fk_sink *s, int series, const char *un
 		s->p->unit[series] = fk_strdup(unit);
 }
 
+static void h_sink_set_start_time(struct fk_sink *s, int64_t unix_ns)
+{
+	fk_profile_set_start(s->p, unix_ns);
+}
+
+static int h_start_time(const struct fk_profile *p, int64_t *unix_ns)
+{
+	if (!p->has_start)
+		return 0;
+	*unix_ns = p->start_ns;
+	return 1;
+}
+
 static size_t h_nodes(const struct fk_profile *p) { return p->tree.nnodes; }
 static fk_node_t h_node_parent(const struct fk_profile *p, fk_node_t n) { return p->tree.nodes[n].parent; }
 static fk_frame_t h_node_frame(const struct fk_profile *p, fk_node_t n) { return p->tree.nodes[n].frame; }
@@ -332,4 +345,6 @@ const struct fk_host fk_host = {
 	.side_output = fk_writer_side,
 	.side_pending = fk_writer_side_pending,
 	.push_child = fk_sink_push_child,
+	.sink_set_start_time = h_sink_set_start_time,
+	.start_time = h_start_time,
 };

@@ -150,6 +150,8 @@ int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 	}
 	dst->series_mask |= src->series_mask;
 	dst->samples_pushed += src->samples_pushed;
+	if (src->has_start)
+		fk_profile_set_start(dst, src->start_ns);
 	for (int s = 0; s < FK_SERIES_MAX; s++)
 		if (!dst->unit[s] && src->unit[s] && !(dst->unit[s] = fk_strdup(src->unit[s])))
 			goto out;
@@ -158,6 +160,13 @@ out:
 	fk_free(fmap);
 	fk_free(nmap);
 	return rc;
+}
+
+void fk_profile_set_start(struct fk_profile *p, int64_t unix_ns)
+{
+	if (!p->has_start || unix_ns < p->start_ns)
+		p->start_ns = unix_ns;
+	p->has_start = true;
 }
 
 /* Nothing pushed, interned or logged yet. */
@@ -193,6 +202,8 @@ int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src)
 	dst->series_mask |= src->series_mask;
 	dst->samples_pushed += src->samples_pushed;
 	src->samples_pushed = 0;
+	if (src->has_start)
+		fk_profile_set_start(dst, src->start_ns);
 	for (int s = 0; s < FK_SERIES_MAX; s++)
 		if (!dst->unit[s] && src->unit[s]) {
 			dst->unit[s] = src->unit[s];

@@ -37,7 +37,7 @@ depth = {i: d for d, i in enumerate(ids)}
 count = {}
 for i in samples:
     count[depth[i]] = count.get(depth[i], 0) + 1
-lines = [";".join("f%d u.js:%d" % (k, k + 1) for k in range(d + 1)) + " %d" % c
+lines = [";".join("f%d (u.js:%d)" % (k, k + 1) for k in range(d + 1)) + " %d" % c
          for d, c in count.items()]
 with open(sys.argv[3], "w") as f:
     f.write("".join(l + "\n" for l in sorted(lines, key=lambda l: l.encode())))

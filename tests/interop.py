@@ -4,9 +4,11 @@ flamekit's folded output is).
 
   interop.py raw N      stdin: `go tool pprof -raw` output; weight = value N
   interop.py traces     stdin: `go tool pprof -sample_index=samples -traces`
-  interop.py v8 FILE [samples]   a .cpuprofile, from its own node tree, each
-      sample weighing the time to the next one (the last: to endTime) in ns,
-      as DevTools does; "samples": each counts once
+  interop.py v8 FILE [samples] [full]   a .cpuprofile, from its own node
+      tree, each sample weighing the time to the next one (the last: to
+      endTime) in ns, as DevTools does; "samples": each counts once.  Frames
+      are "FUNCTION (FILE:LINE)" as DevTools shows them (FILE: the url's last
+      path component); "full": "FUNCTION URL:LINE"
   interop.py speedscope FILE [PROFILE]   a speedscope file (all profiles, or one)
   interop.py unsym FILE MAPPED   writes a raw profile.proto: one sample of
       main <- (function with only a system name) <- an unsymbolized
@@ -81,7 +83,7 @@ def traces():
     emit(stacks)
 
 
-def v8(path, count=False):
+def v8(path, count=False, full=False):
     d = json.load(open(path))
     ts, deltas = d["samples"], d.get("timeDeltas")
     timed = not count and isinstance(deltas, list) and len(deltas) == len(ts)
@@ -98,8 +100,12 @@ def v8(path, count=False):
     def name(n):
         cf = n["callFrame"]
         s = cf["functionName"] or "(anonymous)"
-        if cf["url"]:
-            s += " %s:%d" % (cf["url"], cf["lineNumber"] + 1)
+        url = cf["url"]
+        line = cf.get("lineNumber", -1)
+        if url and full:
+            s += " " + url + (":%d" % (line + 1) if line >= 0 else "")
+        elif url:
+            s += " (%s%s)" % (url.rsplit("/", 1)[-1] or url, ":%d" % (line + 1) if line >= 0 else "")
         return s
     stacks = {}
     for k, sid in enumerate(ts):
@@ -187,7 +193,7 @@ if __name__ == "__main__":
     elif mode == "traces":
         traces()
     elif mode == "v8":
-        v8(sys.argv[2], len(sys.argv) > 3 and sys.argv[3] == "samples")
+        v8(sys.argv[2], "samples" in sys.argv[3:], "full" in sys.argv[3:])
     elif mode == "values":
         values(sys.argv[2])
     elif mode == "unsym":

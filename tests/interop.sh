@@ -95,6 +95,40 @@ else
 	skip "go tool pprof on int64 extremes" "go tool pprof is not installed (Debian: golang-go)"
 fi
 
+# --- pprof's Time: the capture's wall-clock time where the input has one,
+# left out where it has none (go tool pprof said "Jan 1, 1970") ----------
+if [ $have_go = yes ]; then
+	gotime() { TZ=UTC go tool pprof -raw "$1" 2> /dev/null | sed -n 's/^Time: //p'; }
+	# python: a ctime(3) text in local time ($ZONE, as perf wrote it) in UTC
+	utc() { TZ=$ZONE "$PY" -c 'import sys, time
+print(time.strftime("%Y-%m-%d %H:%M:%S +0000 UTC", time.gmtime(time.mktime(time.strptime(sys.argv[1].strip(), "%a %b %d %H:%M:%S %Y")))))' "$1"; }
+	ZONE=UTC
+	[ -e /usr/share/zoneinfo/Asia/Tokyo ] && ZONE=Asia/Tokyo # not UTC: local time is read as local
+	printf '# ========\n# captured on    : Wed Dec  2 01:36:12 2026\n# header version : 1\n# ========\n#\n%s\n' \
+		'prog 7/7 [000] 1.000000: 250000 cpu-clock:' '	400100 f+0x1 (/bin/prog)' '' > "$TMP/hdr.txt"
+	TZ=$ZONE "$FLAMEKIT" graph --format perf --output-plugin pprof -o "$TMP/hdr.pb.gz" "$TMP/hdr.txt"
+	is "$(gotime "$TMP/hdr.pb.gz")" "$(utc "Wed Dec  2 01:36:12 2026")" \
+		"perf script --header -> pprof: go tool pprof's Time is the header's captured on ($ZONE)"
+	"$FLAMEKIT" graph --output-plugin pprof -o "$TMP/v8.pb.gz" "$NODE"
+	is "$(gotime "$TMP/v8.pb.gz")" "" "v8 -> pprof: no Time (startTime is monotonic), not Jan 1, 1970"
+	"$FLAMEKIT" graph --output-plugin pprof -o "$TMP/cpu2.pb.gz" "$CPU"
+	is "$(gotime "$TMP/cpu2.pb.gz")" "$(gotime "$CPU")" "pprof -> pprof: the profile's Time kept"
+	work='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
+	if command -v perf > /dev/null 2>&1 && perf record -q -F 499 -g -o "$TMP/rec.data" -- sh -c "$work" > "$TMP/rec.log" 2>&1; then
+		TZ=$ZONE "$FLAMEKIT" graph --output-plugin pprof -o "$TMP/rec.pb.gz" "$TMP/rec.data" 2> /dev/null
+		cap=$(TZ=$ZONE perf report --header-only -i "$TMP/rec.data" 2> /dev/null | sed -n 's/^# captured on *: //p')
+		is "$(gotime "$TMP/rec.pb.gz" | sed 's/\.[0-9]* / /')" "$(utc "$cap")" \
+			"perf.data -> pprof: go tool pprof's Time is what perf report --header-only says it was captured on"
+		TZ=$ZONE perf script --header -i "$TMP/rec.data" 2> /dev/null | TZ=$ZONE "$FLAMEKIT" graph --format perf --output-plugin pprof -o "$TMP/rect.pb.gz" -
+		is "$(gotime "$TMP/rect.pb.gz")" "$(utc "$cap")" "perf script --header of it -> pprof: the same Time"
+	else
+		skip "perf.data -> pprof's Time" "perf record cannot run here"
+		skip "perf script --header -> pprof's Time" "perf record cannot run here"
+	fi
+else
+	skip "pprof's Time" "go tool pprof is not installed (Debian: golang-go)"
+fi
+
 # --- v8 in: the file's own node tree is the oracle -----------------------
 run "$FLAMEKIT" collapse "$NODE"
 is "$out" "$("$PY" "$ORACLE" v8 "$NODE")" "node --cpu-prof profile, detected: its node tree's stacks"
@@ -107,16 +141,36 @@ printf '%s' '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","li
 "startTime":1000,"endTime":1100,"samples":[5,5,3,4,2],"timeDeltas":[10,20,30,5,7]}' > "$TMP/small.cpuprofile"
 run "$FLAMEKIT" collapse "$TMP/small.cpuprofile"
 # each sample lasts until the next, the last until endTime: 20, 30, 5, 7 and 28 us
-is "$out" "(anonymous) file:///a.js:10 28000
-(anonymous) file:///a.js:10;f:g file:///a.js:1 50000
+is "$out" "(anonymous) (a.js:10) 28000
+(anonymous) (a.js:10);f:g (a.js:1) 50000
 (garbage collector) 5000
 (idle) 7000" "v8: each sample weighs the time to the next one, the last to endTime, in ns (DevTools, speedscope)"
 is "$out" "$("$PY" "$ORACLE" v8 "$TMP/small.cpuprofile")" "v8: the same as the oracle's time weights"
 run "$FLAMEKIT" collapse --sample-type samples "$TMP/small.cpuprofile"
+is "$out" "(anonymous) (a.js:10) 1
+(anonymous) (a.js:10);f:g (a.js:1) 2
+(garbage collector) 1
+(idle) 1" "v8: FUNCTION (FILE:LINE) (1-based), (anonymous), no (root), (idle) and (garbage collector) kept"
+run "$FLAMEKIT" collapse --sample-type samples --frame-names full "$TMP/small.cpuprofile"
 is "$out" "(anonymous) file:///a.js:10 1
 (anonymous) file:///a.js:10;f:g file:///a.js:1 2
 (garbage collector) 1
-(idle) 1" "v8: FUNCTION URL:LINE (1-based), (anonymous), no (root), (idle) and (garbage collector) kept"
+(idle) 1" "v8 --frame-names full: FUNCTION URL:LINE, the names before 1.8"
+is "$out" "$("$PY" "$ORACLE" v8 "$TMP/small.cpuprofile" samples full)" "v8 --frame-names full: the same as the oracle's"
+printf '%s' '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1},"children":[2,3]},
+{"id":2,"callFrame":{"functionName":"h","url":"https://example.com/","lineNumber":-1},"children":[]},
+{"id":3,"callFrame":{"functionName":"","url":"webpack:///src/a/b.ts?x=1","lineNumber":41}}],
+"samples":[2,3]}' > "$TMP/urls.cpuprofile"
+run "$FLAMEKIT" collapse "$TMP/urls.cpuprofile"
+is "$out" "(anonymous) (b.ts?x=1:42) 1
+h (https://example.com/) 1" "v8: a url ending in / is named whole, no line when it has none"
+is "$out" "$("$PY" "$ORACLE" v8 "$TMP/urls.cpuprofile")" "v8: short names, the same as the oracle's"
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/urls.html" "$NODE" 2> /dev/null
+run "$FLAMEKIT" collapse "$TMP/urls.html"
+is "$out" "$("$PY" "$ORACLE" v8 "$NODE")" "v8 -> html report (urls beside the names) -> collapse: the same stacks"
+run "$FLAMEKIT" collapse --frame-names long "$TMP/small.cpuprofile"
+is "$rc:$err" "1:flamekit: $TMP/small.cpuprofile: no frame names 'long' for a V8 profile (it has: short, full)" \
+	"v8: an unknown --frame-names names the two it has"
 run "$FLAMEKIT" graph --format v8 --output-plugin speedscope "$TMP/small.cpuprofile"
 is "$(echo "$out" | grep -c '"weights":\[20000,30000,5000,7000,28000\]')" 1 "v8: each sample weighs its time, in order (speedscope keeps the five)"
 run "$FLAMEKIT" graph --format v8 --sample-type samples --output-plugin speedscope "$TMP/small.cpuprofile"

@@ -96,6 +96,12 @@
  *        type's high bits instead of a new field; an engine before 1.7
  *        refuses a plugin that uses it ("unknown type"), which is the
  *        safe answer, since it could not keep job files from setting it.
+ *   1.8  struct fk_host gains sink_set_start_time() and start_time(): the
+ *        wall-clock time a capture started, which an input knows from its
+ *        header (perf's), for outputs that write it (pprof's time_nanos);
+ *        a frame's module (struct fk_frameref) may be any text saying where
+ *        it came from: the v8 input gives a script's whole url, which the
+ *        html report shows beside the frame.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -148,7 +154,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 7
+#define FK_ABI_MINOR 8
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -724,6 +730,15 @@ struct fk_host {
 	 * FK_ERR_USAGE for a parent that is not a node of the sink). */
 	int (*push_child)(struct fk_sink *s, fk_node_t parent, const struct fk_frameref *fr,
 	                  fk_node_t *node);
+	/* --- appended in ABI 1.8: check with FK_HOST_HAS before use --- */
+	/* sink_set_start_time: the wall-clock time the capture read into s
+	 * started, in ns since the Unix epoch (UTC), for an input whose format
+	 * records one (perf's header); an input whose clock is only monotonic
+	 * (V8's startTime) says nothing.  Of several inputs the earliest is
+	 * kept.  start_time: that time into *unix_ns, returning 1, or 0 when no
+	 * input gave one (*unix_ns untouched). */
+	void (*sink_set_start_time)(struct fk_sink *s, int64_t unix_ns);
+	int (*start_time)(const struct fk_profile *p, int64_t *unix_ns);
 };
 
 /* Common head of every descriptor. */

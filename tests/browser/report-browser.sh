@@ -85,6 +85,39 @@ clean "v8 heat map"
 lines cells | cut -d' ' -f1,2 > "$TMP/v8cells.got"
 same_file "$TMP/v8cells.want" "$TMP/v8cells.got" "V8: every heat-map cell holds its samples' time, those on a boundary too"
 
+# --- V8 frames: FUNCTION (FILE:LINE) drawn, the whole url in the status
+# line and the tooltip, as DevTools shows them; python reads the JSON -------
+"$PYTHON3" - "$TMP/urls.cpuprofile" "$TMP/urls.want" <<'PY'
+import json, sys
+u1, u2 = "file:///srv/app/main.js", "https://cdn.example/v2/<b>&\"x\".js?v=1"
+prof = {"nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "url": "", "lineNumber": -1}, "children": [2]},
+                  {"id": 2, "callFrame": {"functionName": "main", "url": u1, "lineNumber": 0}, "children": [3]},
+                  {"id": 3, "callFrame": {"functionName": "", "url": u2, "lineNumber": 41}}],
+        "samples": [3, 3, 2]}
+json.dump(prof, open(sys.argv[1], "w"))
+with open(sys.argv[2], "w") as f:  # zoom path, then each frame's name and url
+    short = lambda fn, u, l: "%s (%s:%d)" % (fn or "(anonymous)", u.rsplit("/", 1)[-1], l + 1)
+    a, b = short("main", u1, 0), short("", u2, 41)
+    f.write("%s;%s\n%s\t%s\n%s\t%s\n" % (a, b, a, u1, b, u2))
+PY
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/urls.html" "$TMP/urls.cpuprofile" 2> /dev/null
+ok $? "a report of a V8 profile with urls"
+ZP=$(sed -n 1p "$TMP/urls.want" | "$PYTHON3" -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.stdin.read().strip(), safe=""))')
+WHERE="'\t' + document.getElementById('where').textContent + '\t' + $DET.title"
+page "$TMP/urls.html" "#zoom=$ZP" "main=$HOVER(640,(document.getElementById('cv').clientHeight-4-24)) + $WHERE" \
+	"anon=$HOVER(640,(document.getElementById('cv').clientHeight-4-40)) + $WHERE" \
+	'#view=top' "row=Array.prototype.map.call(document.querySelectorAll('#top tbody td:first-child'), function (c) { return c.textContent + '\t' + c.title; }).sort().join('|')"
+clean "V8 urls"
+for k in 2 3; do
+	N=$(sed -n ${k}p "$TMP/urls.want" | cut -f1) U=$(sed -n ${k}p "$TMP/urls.want" | cut -f2)
+	[ $k = 2 ] && A=$(ans main) || A=$(ans anon)
+	case $A in
+	"Function: $N ("*")	$U	$U") ok 0 "V8: hovering $N names it short, its url in the status line and the tooltip" ;;
+	*) ok 1 "V8: hovering $N names it short, its url in the status line and the tooltip (got: $A)" ;;
+	esac
+done
+is "$(lines row)" "$(sed 1d "$TMP/urls.want" | sort)" "V8: the top table's rows, each with its url as a tooltip"
+
 # --- the total: on the root, in the status line, in the Thread menu -------
 ALL=$(awk '/cpu-clock:$/ { s += $5 } END { print s }' "$TMP/three.txt")
 per() { awk -v t="$1" '/cpu-clock:$/ { split($2, a, "/"); if (a[2] == t) s += $5 } END { print s }' "$TMP/three.txt"; }

@@ -183,16 +183,16 @@ SNIP
 $CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
 ok $? "ABI 1.4: input_peek() and input_consume() behind FK_HOST_HAS compile"
 
-# 10. ABI 1.6's push_child(), appended as the last member of struct fk_host
-# (after 1.4's input_consume), used behind FK_HOST_HAS with push() as the
-# fallback: a plugin built now still runs on a 1.4 engine.
+# 10. ABI 1.6's push_child(), appended after 1.4's input_consume, the last
+# member of 1.6 (1.8's start times follow it), used behind FK_HOST_HAS with
+# push() as the fallback: a plugin built now still runs on a 1.4 engine.
 { cat <<'SNIP'
 #include <string.h>
 #include <flamekit/plugin.h>
 _Static_assert(offsetof(struct fk_host, push_child) > offsetof(struct fk_host, input_consume),
                "push_child is appended after input_consume");
-_Static_assert(sizeof(struct fk_host) == offsetof(struct fk_host, push_child) + sizeof(void (*)(void)),
-               "push_child is the last member");
+_Static_assert(offsetof(struct fk_host, sink_set_start_time) == offsetof(struct fk_host, push_child) + sizeof(void (*)(void)),
+               "push_child was the last member of 1.6: 1.8's members follow it");
 _Static_assert(FK_ABI_MAJOR == 1 && FK_ABI_MINOR >= 6, "push_child is ABI 1.6");
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
 {
@@ -218,6 +218,44 @@ SNIP
 $CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
 st=$?
 ok $st "ABI 1.6: push_child(), the last member of struct fk_host, behind FK_HOST_HAS compiles"
+[ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
+
+# 11. ABI 1.8's sink_set_start_time() and start_time(), the last members
+# of struct fk_host, in that order, behind FK_HOST_HAS: an input that
+# knows its capture's wall-clock start, an output that writes it.
+{ cat <<'SNIP'
+#include <flamekit/plugin.h>
+_Static_assert(offsetof(struct fk_host, start_time) == offsetof(struct fk_host, sink_set_start_time) + sizeof(void (*)(void)),
+               "start_time follows sink_set_start_time");
+_Static_assert(sizeof(struct fk_host) == offsetof(struct fk_host, start_time) + sizeof(void (*)(void)),
+               "start_time is the last member");
+_Static_assert(FK_ABI_MAJOR == 1 && FK_ABI_MINOR >= 8, "the start times are ABI 1.8");
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
+{
+	(void)in;
+	(void)o;
+	if (FK_HOST_HAS(h, sink_set_start_time))
+		h->sink_set_start_time(s, (int64_t)1764633600 * 1000000000);
+	return 0;
+}
+static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *o)
+{
+	int64_t t = 0;
+	(void)o;
+	if (FK_HOST_HAS(h, start_time) && h->start_time(p, &t))
+		return h->printf(w, "%lld\n", (long long)t) < 0 ? FK_ERR_IO : 0;
+	return 0;
+}
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
+static struct fk_output_plugin out = { .h = { .name = "y" }, .render = render };
+const struct fk_output_plugin *snippet_output(void);
+const struct fk_output_plugin *snippet_output(void) { return &out; }
+FLAMEKIT_REGISTER_INPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
+st=$?
+ok $st "ABI 1.8: sink_set_start_time() and start_time(), the last members of struct fk_host, behind FK_HOST_HAS compile"
 [ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
 
 # --- check() before any input is read ------------------------------------

@@ -480,13 +480,26 @@ static int check_status(const struct fk_host *h, const char *path, const struct 
 
 /* The file perf will read must be there: say so before starting any perf
  * (an input that is not a file, such as the fuzzing harness's, ends here). */
-static int check_file(const struct fk_host *h, struct fk_input *in, const char *path)
+/* The capture's time, as perf report --header-only prints it ("captured
+ * on": when perf record last wrote the file, its mtime), for outputs that
+ * write a wall-clock time (pprof's time_nanos). */
+static void report_start(const struct fk_host *h, int fd, struct fk_sink *sink)
+{
+	struct stat st;
+
+	if (FK_HOST_HAS(h, sink_set_start_time) && fstat(fd, &st) == 0)
+		h->sink_set_start_time(sink, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+}
+
+static int check_file(const struct fk_host *h, struct fk_input *in, const char *path,
+                      struct fk_sink *sink)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return h->input_error(in, 0, "perf script needs the file itself, and it cannot be "
 		                      "opened: %s", strerror(errno));
+	report_start(h, fd, sink);
 	close(fd);
 	return 0;
 }
@@ -584,7 +597,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (strcmp(path, "<stdin>") == 0)
 		return h->input_error(in, 0, "perf script needs the perf.data file itself, not a pipe; "
 		                      "give its path");
-	if ((rc = check_file(h, in, path)) < 0)
+	if ((rc = check_file(h, in, path, sink)) < 0)
 		return rc;
 	name = h->alloc(strlen(path) + 32);
 	if (!name)

@@ -655,6 +655,8 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (h->sink_set_unit)
 		h->sink_set_unit(sink, fk_pprof_unit_in(pf->string_table[pf->sample_type[vi].type],
 		                                        pf->string_table[pf->sample_type[vi].unit]));
+	if (pf->time_nanos && FK_HOST_HAS(h, sink_set_start_time)) /* pprof's own 0: not given */
+		h->sink_set_start_time(sink, pf->time_nanos);
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, 0, "out of memory");

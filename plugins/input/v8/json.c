@@ -13,6 +13,7 @@
  * document was parsed first.  Nesting deeper than 1,000 is refused (yajl
  * has no limit of its own).
  */
+#define _GNU_SOURCE /* memrchr */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -134,12 +135,12 @@ static void begin_node(struct rd *r)
 	r->fn.set = r->url.set = 0;
 }
 
-/* A node is complete: its checks, its name "FUNCTION URL:LINE", its entry. */
+/* A node is complete: its checks, its name and url, its entry. */
 static int end_node(struct rd *r)
 {
 	struct v8_prof *p = r->p;
 	struct v8_node *nd;
-	size_t off = p->tlen;
+	size_t off = p->tlen, uoff;
 
 	if (!r->has_id || !r->has_cf)
 		return fail(r, "not a V8 profile: node number %.0f of \"nodes\" has no numeric id or no "
@@ -158,12 +159,25 @@ static int end_node(struct rd *r)
 		return 0;
 	if (r->url.len) {
 		char num[32] = "";
+		const char *file = r->url.s;
+		size_t flen = r->url.len;
 		if (r->has_line && r->line >= 0 && r->line < 1e15)
 			snprintf(num, sizeof num, ":%.0f", r->line + 1);
-		if (add_text(r, " ", 1) < 0 || add_text(r, r->url.s, r->url.len) < 0 ||
-		    add_text(r, num, strlen(num)) < 0)
+		if (!p->full_names) { /* the last path component, as DevTools shows it */
+			const char *slash = memrchr(file, '/', flen);
+			if (slash && slash + 1 < file + flen) {
+				flen -= (size_t)(slash + 1 - file);
+				file = slash + 1;
+			}
+		}
+		if (add_text(r, p->full_names ? " " : " (", p->full_names ? 1 : 2) < 0 ||
+		    add_text(r, file, flen) < 0 || add_text(r, num, strlen(num)) < 0 ||
+		    (!p->full_names && add_text(r, ")", 1) < 0))
 			return 0;
 	}
+	uoff = p->tlen;
+	if (add_text(r, r->url.s, r->url.len) < 0)
+		return 0;
 	nd = &p->v[p->n++];
 	memset(nd, 0, sizeof *nd);
 	nd->id = r->id;
@@ -171,7 +185,9 @@ static int end_node(struct rd *r)
 	nd->kid_start = r->kid_start;
 	nd->kid_end = r->kid_end;
 	nd->name_off = off;
-	nd->name_len = p->tlen - off;
+	nd->name_len = uoff - off;
+	nd->url_off = uoff;
+	nd->url_len = r->url.len;
 	nd->is_root = r->fn.len == 6 && memcmp(r->fn.s, "(root)", 6) == 0 && r->url.len == 0;
 	nd->hits = r->hits;
 	nd->parent = V8_NONE;

@@ -6,9 +6,13 @@
  *                 "lineNumber": -1, ...}, "hitCount": 0, "children": [2, 3]}, ...],
  *      "startTime": T0, "endTime": T1, "samples": [ID, ...], "timeDeltas": [US, ...]}
  *
- * A frame is "FUNCTION URL:LINE" (lineNumber is 0-based in the file, 1-based
- * here), "(anonymous)" when the function name is empty, and just FUNCTION
- * when the url is empty.  The "(root)" node is not a frame; "(program)",
+ * A frame is "FUNCTION (FILE:LINE)", as DevTools and speedscope show it:
+ * FILE the url's last path component (the whole url when that is empty),
+ * lineNumber 0-based in the file, 1-based here; "(anonymous)" when the
+ * function name is empty, and just FUNCTION when the url is empty.  The
+ * whole url goes with the frame as its module (host->frame_module), for
+ * the outputs' tooltips.  --frame-names full keeps the names of before
+ * 1.8: "FUNCTION URL:LINE".  The "(root)" node is not a frame; "(program)",
  * "(idle)" and "(garbage collector)" are.  Each entry of `samples` is at
  * startTime plus the running sum of timeDeltas (microseconds), so
  * time-ordered outputs work; a time beyond 64 bits of nanoseconds is an
@@ -45,12 +49,16 @@ struct idx {
 
 struct opts {
 	const char *sample_type;
+	const char *frame_names;
 };
 
 static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_STRING, "sample-type", "time", struct opts, sample_type,
 	          "time: weigh each sample by the time until the next one (in ns, as DevTools and speedscope); "
 	          "samples: count each once"),
+	FK_OPTION(FK_OPT_STRING, "frame-names", "short", struct opts, frame_names,
+	          "short: FUNCTION (FILE:LINE), FILE the url's last path component, as DevTools shows "
+	          "frames; full: FUNCTION URL:LINE"),
 	FK_OPTION_END,
 };
 
@@ -140,6 +148,18 @@ static int link_nodes(struct ctx *c)
 	return 0;
 }
 
+/* Node d's frame: its name, and its url as the module. */
+static void frameref(const struct ctx *c, const struct v8_node *d, struct fk_frameref *r)
+{
+	memset(r, 0, sizeof *r);
+	r->name = c->p.text + d->name_off;
+	r->len = d->name_len;
+	if (d->url_len) {
+		r->module = c->p.text + d->url_off;
+		r->module_len = d->url_len;
+	}
+}
+
 /* Node k's stack, root first, into c->refs. */
 static int stack_of(struct ctx *c, size_t k, size_t *n)
 {
@@ -166,9 +186,7 @@ static int stack_of(struct ctx *c, size_t k, size_t *n)
 		if (v[j].is_root)
 			continue;
 		r = &c->refs[--m];
-		memset(r, 0, sizeof *r);
-		r->name = c->p.text + v[j].name_off;
-		r->len = v[j].name_len;
+		frameref(c, &v[j], r);
 	}
 	return 0;
 }
@@ -200,9 +218,7 @@ static int node_of(struct ctx *c, struct fk_sink *sink, size_t k, fk_node_t *nod
 		struct v8_node *d = &v[c->walk[m]];
 		struct fk_frameref r;
 		if (!d->is_root) {
-			memset(&r, 0, sizeof r);
-			r.name = c->p.text + d->name_off;
-			r.len = d->name_len;
+			frameref(c, d, &r);
 			if ((rc = c->h->push_child(sink, *node, &r, node)) < 0)
 				return rc;
 			if (*node == FK_NODE_NONE)
@@ -306,10 +322,14 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	struct ctx c = { .h = h, .in = in };
 	const struct opts *o = op;
 	const char *type = o && o->sample_type ? o->sample_type : "time";
+	const char *names = o && o->frame_names ? o->frame_names : "short";
 	int by_time = strcmp(type, "time") == 0, rc;
 
 	if (!by_time && strcmp(type, "samples") != 0)
 		return h->input_error(in, 0, "no sample type '%s' in a V8 profile (it has: time, samples)", type);
+	if (strcmp(names, "short") != 0 && strcmp(names, "full") != 0)
+		return h->input_error(in, 0, "no frame names '%s' for a V8 profile (it has: short, full)", names);
+	c.p.full_names = names[0] == 'f';
 	if ((rc = v8_read(h, in, &c.p)) < 0 || (rc = link_nodes(&c)) < 0 ||
 	    (rc = read_samples(&c, sink, by_time)) < 0)
 		goto out;

@@ -16,7 +16,8 @@ struct v8_node {
 	double id;
 	double parent_id;     /* its "parent" member, NAN when it has none */
 	size_t kid_start, kid_end; /* its "children": kids[kid_start .. kid_end) */
-	size_t name_off, name_len; /* "FUNCTION URL:LINE" in text */
+	size_t name_off, name_len; /* its frame name in text (see v8_prof.full_names) */
+	size_t url_off, url_len;   /* its callFrame's url in text (0 long: none) */
 	int is_root;          /* the "(root)" node: not a frame */
 	double hits;          /* hitCount, 0 when absent */
 	size_t parent;        /* index, V8_NONE for none (set by v8.c) */
@@ -38,6 +39,9 @@ struct v8_prof {
 	double start;         /* startTime, 0 when absent */
 	double end;           /* endTime, when has_end */
 	int has_end;
+	int full_names;       /* set by the caller: frames "FUNCTION URL:LINE",
+	                       * else "FUNCTION (FILE:LINE)", FILE the url's last
+	                       * path component (--frame-names) */
 	int has_nodes;        /* "nodes" is an array */
 	int has_samples, has_deltas; /* "samples", "timeDeltas" are arrays */
 };

@@ -17,7 +17,10 @@
  * modes (--offcpu, --wakeups, --leak) are parsed every time: their stacks
  * are kept for the record that closes the pair (offcpu.c, leak.c).
  */
+#define _GNU_SOURCE /* strptime */
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -473,6 +476,38 @@ static int body_put(struct worker *w, const char *line, size_t n)
 	return 0;
 }
 
+/* perf script --header's "# captured on    : Wed Dec  2 01:36:12 2026":
+ * the capture's time as perf report --header-only prints it (ctime(3), in
+ * local time, of when perf record last wrote perf.data), given to the
+ * sink for outputs that write a wall-clock time (pprof's time_nanos). */
+static void captured_on(struct seg *s, const char *line, size_t n)
+{
+	static const char key[] = "# captured on";
+	const struct fk_host *h = s->w->cfg.h;
+	const char *c;
+	char buf[64];
+	struct tm tm;
+	time_t t;
+	size_t k;
+
+	if (n < sizeof key - 1 || memcmp(line, key, sizeof key - 1) != 0 ||
+	    !FK_HOST_HAS(h, sink_set_start_time) || !(c = memchr(line, ':', n)))
+		return;
+	for (c++; c < line + n && *c == ' '; c++)
+		;
+	k = (size_t)(line + n - c);
+	if (k >= sizeof buf)
+		return;
+	memcpy(buf, c, k);
+	buf[k] = '\0';
+	memset(&tm, 0, sizeof tm);
+	tm.tm_isdst = -1;
+	c = strptime(buf, "%a %b %e %H:%M:%S %Y", &tm);
+	if (!c || (*c && *c != '\r') || (t = mktime(&tm)) == (time_t)-1)
+		return;
+	h->sink_set_start_time(s->w->push.sink, (int64_t)t * 1000000000);
+}
+
 /* One non-empty line. */
 static int scan_line(struct seg *s, const char *line, size_t n)
 {
@@ -491,8 +526,10 @@ static int scan_line(struct seg *s, const char *line, size_t n)
 		if ((rc = record_end(s)) < 0)
 			return rc;
 	} else {
-		if (line[0] == '#')
+		if (line[0] == '#') {
+			captured_on(s, line, n);
 			return 0;
+		}
 		/* the first line of a record is its header, even when perf
 		 * padded the comm with leading blanks */
 		while (n && is_ws((unsigned char)*line))

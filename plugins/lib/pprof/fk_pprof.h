@@ -53,6 +53,7 @@ struct fk_pprof_data {
 	struct fk_pprof_vt *sample_type;
 	size_t n_sample_type, cap_st;
 	int64_t default_sample_type;
+	int64_t time_nanos;          /* the profile's wall-clock time, 0: not given */
 	struct fk_pprof_loc *location;
 	size_t n_location, cap_loc;
 	uint64_t *line_func;

@@ -256,6 +256,8 @@ static int field(struct rd *r, struct fk_pprof_data *d, uint64_t tag, uint64_t a
 	case 0:
 		if ((rc = varint(r, &v, 0, at)) == 0 && f == 14)
 			d->default_sample_type = (int64_t)v;
+		else if (rc == 0 && f == 9)
+			d->time_nanos = (int64_t)v;
 		return rc;
 	case 1:
 		return bytes(r, NULL, 8, at);

@@ -16,6 +16,11 @@
  *                        real U+0080..U+00FF never is (those are written raw,
  *                        as two bytes), so the reader gets the bytes back.
  *   "colours": [[id,"#rrggbb"],...]   colours set by filters
+ *   "modules": [...]     what frames came from (host->frame_module: a
+ *                        library, a V8 script's url), each once, strings
+ *                        written as "names"; "fmods": [[id,k],...] frame id's
+ *                        module is modules[k], for the frames that have one
+ *                        (shown beside a frame's figures; not read back)
  *   "series": 1 or 2     two: a differential / two-series profile
  *   "tree": "..."        the stack tree in preorder, flamegraph.pl's sibling
  *                        order, three numbers per node: how many levels to go

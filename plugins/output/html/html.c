@@ -335,6 +335,87 @@ static int known_palette(const char *name)
 	return 0;
 }
 
+struct modref {
+	const char *s;     /* the engine's interned text: one pointer per module */
+	size_t len;
+	size_t frame;      /* report id */
+};
+
+static int cmp_modref(const void *a, const void *b)
+{
+	const struct modref *x = a, *y = b;
+	uintptr_t u = (uintptr_t)x->s, v = (uintptr_t)y->s;
+	return u < v ? -1 : u > v ? 1 : x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* What the frames came from (a library, a script's url), when the input
+ * said: "modules", each distinct one once (in the order of its first
+ * frame), and "fmods", [frame, module] for every frame that has one, for
+ * the page's status line.  The engine interns modules, so equal text is an
+ * equal pointer. */
+static int put_modules(struct out *o, const struct fk_host *h, const struct fk_profile *p,
+                       const struct walk *wk)
+{
+	struct modref *m = h->alloc((wk->nnames ? wk->nnames : 1) * sizeof *m);
+	size_t *idx = h->alloc((wk->nnames ? wk->nnames : 1) * sizeof *idx);
+	size_t n = 0;
+	char b[48];
+
+	if (!m || !idx) {
+		h->free(m);
+		h->free(idx);
+		h->log(FK_LOG_ERROR, "out of memory writing the report");
+		return FK_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < wk->nnames; i++) {
+		size_t len;
+		const char *s = h->frame_module(p, wk->names[i], &len);
+		if (s) {
+			m[n].s = s;
+			m[n].len = len;
+			m[n++].frame = i;
+		}
+	}
+	/* sorted by text pointer, frames in order within: each module's first
+	 * frame is marked, then the modules are numbered in frame order */
+	qsort(m, n, sizeof *m, cmp_modref);
+	for (size_t i = 0; i < wk->nnames; i++)
+		idx[i] = (size_t)-1;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || m[i].s != m[i - 1].s)
+			idx[m[i].frame] = 0; /* a first frame */
+	puts_(o, ",\"modules\":[");
+	for (size_t i = 0, k = 0; i < wk->nnames; i++)
+		if (idx[i] == 0) {
+			size_t len;
+			const char *s = h->frame_module(p, wk->names[i], &len);
+			if (k)
+				put(o, ",", 1);
+			jstr(o, s, len);
+			idx[i] = k++;
+		}
+	/* every frame of a module takes its first frame's number; written in
+	 * frame order, so the bytes do not depend on where the text lives */
+	for (size_t i = 0, first = 0; i < n; i++) {
+		if (i == 0 || m[i].s != m[i - 1].s)
+			first = m[i].frame;
+		else
+			idx[m[i].frame] = idx[first];
+	}
+	puts_(o, "],\"fmods\":[");
+	for (size_t i = 0, first = 1; i < wk->nnames; i++) {
+		if (idx[i] == (size_t)-1)
+			continue;
+		snprintf(b, sizeof b, "%s[%zu,%zu]", first ? "" : ",", i, idx[i]);
+		puts_(o, b);
+		first = 0;
+	}
+	put(o, "]", 1);
+	h->free(m);
+	h->free(idx);
+	return 0;
+}
+
 /* The options' values, before any input is read (the engine calls it; so
  * does render, for a caller that did not).  The resolution is checked
  * before llround(resolution * 1e6) makes it a count of nanoseconds. */
@@ -418,6 +499,8 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		first = 0;
 	}
 	put(o, "]", 1);
+	if ((rc = put_modules(o, h, p, &wk)) < 0)
+		goto out;
 	put_tree(o, p, &wk, two, series, fl);
 	if (!two && op->timeline) {
 		char *tl;

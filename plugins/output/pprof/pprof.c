@@ -11,9 +11,11 @@
  * plugin reads back), a string label "comm" with its thread name, and a
  * string label for each of its attributes (ABI 1.3: a pprof input's
  * goroutine labels come back as they were, numeric ones as text); and
- * duration_nanos spans them (time_nanos, a wall-clock start, is left out:
- * the inputs' clocks are monotonic, perf's and V8's from boot or process
- * start, and go tool pprof would show them as "Jan 1, 1970").  Otherwise each stack is one sample
+ * duration_nanos spans them.  time_nanos, the capture's wall-clock start,
+ * is written when an input gave one (ABI 1.8's start_time: perf's
+ * header), and left out otherwise: the samples' clocks are monotonic,
+ * perf's and V8's from boot or process start, and go tool pprof would show
+ * them as "Jan 1, 1970".  Otherwise each stack is one sample
  * with its total.  Weights are rounded to integers (pprof's values are
  * int64).
  *
@@ -478,11 +480,14 @@ static int write_samples(const struct fk_host *h, const struct fk_profile *p, co
 	return rc ? rc : g->rc;
 }
 
-/* The profile's time span from the timed samples; no time_nanos, as no
- * input gives a wall-clock time (see the top of this file). */
+/* The profile's time span from the timed samples, and its wall-clock
+ * start when an input gave one (see the top of this file). */
 static void time_span(const struct fk_host *h, const struct fk_profile *p, fk_pprof_profile *pf)
 {
-	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN, wall;
+
+	if (FK_HOST_HAS(h, start_time) && h->start_time(p, &wall))
+		pf->time_nanos = wall;
 
 	for (size_t i = 0, ns = h->samples(p); i < ns; i++) {
 		const struct fk_logged_sample *ls = h->sample(p, i);
