@@ -4,28 +4,14 @@
  * options after one dash (-title=x).  Before a command parses its
  * arguments, every option is rewritten in place to its one canonical
  * spelling (--title=x), so the commands only ever compare whole names.
- * The names a command accepts are its own, the common ones and those of
- * the plugins it will use; a prefix of two or more of them is a usage
+ * The names a command accepts are the table's (cli/options.c: the common
+ * ones, then its own) and those of the plugins it will use; a prefix of two or more of them is a usage
  * error naming them all, as getopt_long's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-/* The names every command takes ("=": takes a value), then each command's. */
-static const char common_names[] =
-	"plugin-dir= threads= shard= progress no-progress quiet q verbose v";
-static const struct {
-	const char *cmd, *names;
-} command_names[] = {
-	{ "collapse", "format= f= output= o= demangle" },
-	{ "graph", "format= f= output= o= output-plugin= flamechart demangle" },
-	{ "diff", "normalize n strip-hex s format= f= output= o=" },
-	{ "merge", "output= o=" },
-	{ "run", "check set= s=" },
-	{ "plugins", "help=" },
-};
 
 struct names {
 	const char **v;
@@ -56,17 +42,19 @@ static int add_name(struct names *ns, const char *name, size_t len, bool value)
 	return 0;
 }
 
-/* Names from a list as in common_names. */
-static int add_list(struct names *ns, const char *list)
+/* The names of the table's rows that command bit `cmd` takes (long,
+ * then short), in the table's order: the order of the candidates an
+ * ambiguous prefix lists. */
+static int add_table(struct names *ns, unsigned cmd)
 {
-	while (*list) {
-		size_t n = strcspn(list, " ");
-		bool value = n > 0 && list[n - 1] == '=';
-		int rc = add_name(ns, list, value ? n - 1 : n, value);
-		if (rc < 0)
+	for (const struct cli_opt *o = cli_options; o->cmds; o++) {
+		bool value = o->arg == ARG_REQUIRED;
+		int rc = 0;
+		if (!(o->cmds & cmd) || !o->name)
+			continue;
+		if ((rc = add_name(ns, o->name, strlen(o->name), value)) < 0 ||
+		    (o->shortopt && (rc = add_name(ns, &o->shortopt, 1, value)) < 0))
 			return rc;
-		list += n;
-		list += strspn(list, " ");
 	}
 	return 0;
 }
@@ -265,6 +253,7 @@ static int plugin_names(struct cli *c, const char *cmd, int argc, char **argv, s
 	format = peek(c, argc, argv, &all, "format");
 	if (!format)
 		format = peek(c, argc, argv, &all, "f");
+	c->format = format;
 	pl = format && strcmp(format, "auto") != 0 ? fk_registry_find(&c->reg, FK_PLUGIN_INPUT, format) : NULL;
 	rc = pl ? add_plugin(ns, pl) : add_kind(ns, &c->reg, FK_PLUGIN_INPUT);
 	if (rc < 0 || !graph)
@@ -273,8 +262,10 @@ static int plugin_names(struct cli *c, const char *cmd, int argc, char **argv, s
 	chart = peek(c, argc, argv, &all, "flamechart");
 	if (chart && (strcmp(chart, "false") == 0 || strcmp(chart, "0") == 0))
 		chart = NULL;
-	pl = fk_registry_find(&c->reg, FK_PLUGIN_OUTPUT, out ? out : chart ? "flamechart" : "svg");
-	if (pl)
+	/* graph's one default-output rule: --output-plugin NAME, else
+	 * flamechart for --flamechart, else svg */
+	c->drawer = out ? out : chart ? "flamechart" : "svg";
+	if ((pl = fk_registry_find(&c->reg, FK_PLUGIN_OUTPUT, c->drawer)))
 		rc = add_plugin(ns, pl);
 out:
 	free_names(&all);
@@ -284,14 +275,7 @@ out:
 /* The names every command takes and cmd's own. */
 static int command_list(struct names *ns, const char *cmd)
 {
-	int rc;
-
-	if ((rc = add_list(ns, common_names)) < 0)
-		return rc;
-	for (size_t i = 0; i < sizeof command_names / sizeof command_names[0]; i++)
-		if (strcmp(command_names[i].cmd, cmd) == 0 && (rc = add_list(ns, command_names[i].names)) < 0)
-			return rc;
-	return 0;
+	return add_table(ns, cli_cmd_bit(cmd));
 }
 
 int cli_plugin_dirs(struct cli *c, const char *cmd, int argc, char **argv)
@@ -319,7 +303,13 @@ int cli_canon(struct cli *c, const char *cmd, int argc, char **argv)
 	c->load_rc = cli_load(c);
 	if ((rc = plugin_names(c, cmd, argc, argv, &ns)) < 0)
 		goto nomem;
-	rc = walk(c, cmd, argc, argv, &ns, NULL, NULL);
+	if ((rc = walk(c, cmd, argc, argv, &ns, NULL, NULL)) == 0) {
+		/* kept for "did you mean" (cli_parse); main frees them */
+		c->names = ns.v;
+		c->nnames = ns.n;
+		ns.v = NULL;
+		ns.n = 0;
+	}
 	goto out;
 nomem:
 	fk_log(FK_LOG_ERROR, "out of memory");

@@ -92,61 +92,29 @@ out:
 
 int cmd_diff(struct cli *c, int argc, char **argv)
 {
-	const char *format = "folded", *outpath = NULL, *files[2];
-	bool format_default = true;
+	const char *format, *outpath, *files[2];
+	bool format_default, normalize, strip;
 	const struct fk_plugin *in_pl = NULL, *out_pl;
 	struct fk_profile *side[2] = { NULL, NULL }, *p = NULL;
-	bool normalize = false, strip = false;
 	double total[2] = { 0, 0 };
-	size_t nfiles = 0;
-	int rc = EXIT_USAGE, r, i;
+	struct cli_args a;
+	size_t nfiles;
+	int rc = EXIT_USAGE, r;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			for (i++; i < argc; i++) {
-				if (nfiles == 2)
-					return cli_usage_error("diff", "takes two files, BEFORE and AFTER");
-				files[nfiles++] = argv[i];
-			}
-			break;
-		}
-		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0)
-				return cli_exit(r);
-			continue;
-		}
-		if (strcmp(a, "--normalize") == 0) {
-			normalize = true;
-		} else if (strcmp(a, "--strip-hex") == 0) {
-			strip = true;
-		} else if (a[0] == '-' && a[1] && strspn(a + 1, "ns") == strlen(a + 1)) {
-			/* -n, -s and -ns, as difffolded.pl's getopts takes them */
-			normalize |= strchr(a, 'n') != NULL;
-			strip |= strchr(a, 's') != NULL;
-		} else if (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0 ||
-		           strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage_error("diff", "%s needs a value", a);
-			if (a[1] == 'f' || a[2] == 'f') {
-				format = argv[++i];
-				format_default = false;
-			}
-			else
-				outpath = argv[++i];
-		} else if (strncmp(a, "--format=", 9) == 0) {
-			format = a + 9;
-			format_default = false;
-		} else if (strncmp(a, "--output=", 9) == 0) {
-			outpath = a + 9;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage_error("diff", "unknown option '%s'", a);
-		} else {
-			if (nfiles == 2)
-				return cli_usage_error("diff", "takes two files, BEFORE and AFTER");
-			files[nfiles++] = a;
-		}
-	}
+	r = cli_parse(c, "diff", argc, argv, NULL, NULL, NULL, &a);
+	format = a.v[OPT_FORMAT];
+	format_default = !a.given[OPT_FORMAT];
+	outpath = a.v[OPT_OUTPUT];
+	normalize = a.given[OPT_NORMALIZE];
+	strip = a.given[OPT_STRIP_HEX];
+	nfiles = a.nfiles;
+	for (size_t k = 0; k < 2 && k < nfiles; k++)
+		files[k] = a.files[k];
+	cli_args_free(&a);
+	if (r < 0)
+		return cli_exit(r);
+	if (nfiles > 2)
+		return cli_usage_error("diff", "takes two files, BEFORE and AFTER");
 	if (nfiles != 2)
 		return cli_usage_error("diff", "needs two files, BEFORE and AFTER");
 	if (c->shard_n > 1)

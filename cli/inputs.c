@@ -12,6 +12,7 @@ int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, co
                     int argc)
 {
 	memset(in, 0, sizeof *in);
+	in->cli = c;
 	in->cmd = cmd;
 	in->files = fk_calloc((size_t)argc + 1, sizeof *in->files);
 	in->names = fk_calloc((size_t)argc + 1, sizeof *in->names);
@@ -60,32 +61,25 @@ static int pending_opt(struct cli *c, struct cli_inputs *in, int argc, char **ar
 	return 1;
 }
 
-int cli_demangle_opt(struct cli_inputs *in, char **argv, int *i)
+int cli_demangle_opt(struct cli_inputs *in, const char *value)
 {
-	const char *a = argv[*i];
-
-	if (strncmp(a, "--demangle", 10) != 0 || (a[10] != '\0' && a[10] != '='))
-		return 0;
-	if (a[10] == '\0' || strcmp(a + 11, "full") == 0)
+	if (!value || strcmp(value, "full") == 0)
 		in->demangle = "full";
-	else if (strcmp(a + 11, "short") == 0)
+	else if (strcmp(value, "short") == 0)
 		in->demangle = "short";
-	else if (strcmp(a + 11, "no") == 0)
+	else if (strcmp(value, "no") == 0)
 		in->demangle = NULL;
 	else {
-		cli_usage_error(in->cmd, "--demangle takes full, short or no, not \"%s\"", a + 11);
+		cli_usage_error(in->cmd, "--demangle takes full, short or no, not \"%s\"", value);
 		return FK_ERR_USAGE;
 	}
-	return 1;
+	return 0;
 }
 
 int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
-	int r;
 
-	if ((r = cli_demangle_opt(in, argv, i)) != 0)
-		return r;
 	if (in->pl)
 		return cli_plugin_opt(in->pl, in->opts, argc, argv, i);
 	if (strncmp(a, "--", 2) == 0 && a[2])

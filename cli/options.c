@@ -1,0 +1,156 @@
+/*
+ * The table of the command's options (see options.h).  Add an option
+ * here, with its help line, and document it in a man page: the parser,
+ * --help, the completion scripts and tests/man.sh all read this table.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+#define ALL CMD_ALL
+#define IN (CMD_COLLAPSE | CMD_GRAPH)
+
+const struct cli_opt cli_options[] = {
+	/* every command's (the help's "Common options") */
+	{ OPT_PLUGIN_DIR, "plugin-dir", 0, ARG_REQUIRED, "DIR", NULL, ALL, NULL,
+	  "load plugins from DIR first (repeatable)", "a directory" },
+	{ OPT_THREADS, "threads", 0, ARG_REQUIRED, "N", NULL, ALL, NULL,
+	  "parsing threads (default: the number of cores)", "a number" },
+	{ OPT_SHARD, "shard", 0, ARG_REQUIRED, "K/N", NULL, ALL, NULL,
+	  "read only shard K (0 to N-1) of N byte ranges of each input, cut at sample "
+	  "boundaries (plain files; see flamekit(1))", "K/N, e.g. --shard 0/4" },
+	{ OPT_PROGRESS, "progress", 0, ARG_NONE, NULL, NULL, ALL, NULL,
+	  "show progress on stderr (default: only when it is a terminal)", NULL },
+	{ OPT_NO_PROGRESS, "no-progress", 0, ARG_NONE, NULL, NULL, ALL, NULL,
+	  "never show progress", NULL },
+	{ OPT_QUIET, "quiet", 'q', ARG_NONE, NULL, NULL, ALL, NULL, "print errors only", NULL },
+	{ OPT_VERBOSE, "verbose", 'v', ARG_NONE, NULL, NULL, ALL, NULL,
+	  "print more (repeat for debug output)", NULL },
+
+	/* diff */
+	{ OPT_NORMALIZE, "normalize", 'n', ARG_NONE, NULL, NULL, CMD_DIFF, NULL,
+	  "scale BEFORE's counts to AFTER's total (truncated, as difffolded.pl -n)", NULL },
+	{ OPT_STRIP_HEX, "strip-hex", 's', ARG_NONE, NULL, NULL, CMD_DIFF, NULL,
+	  "rewrite 0x<hex> to 0x... in frame names before comparing", NULL },
+
+	/* the inputs and the output */
+	{ OPT_FORMAT, "format", 'f', ARG_REQUIRED, "NAME", "auto", IN, NULL,
+	  "input format: auto (the default: detected) or an input plugin loaded: @INPUTS@",
+	  "a format name" },
+	{ OPT_FORMAT, "format", 'f', ARG_REQUIRED, "NAME", "folded", CMD_DIFF, NULL,
+	  "format of both inputs: folded (default), auto (detected) or an input plugin loaded: "
+	  "@INPUTS@", "a format name" },
+	{ OPT_OUTPUT, "output", 'o', ARG_REQUIRED, "FILE", NULL, IN | CMD_DIFF | CMD_MERGE, NULL,
+	  "write here (atomically) instead of stdout", "a file name" },
+	{ OPT_OUTPUT_PLUGIN, "output-plugin", 0, ARG_REQUIRED, "NAME", NULL, CMD_GRAPH, NULL,
+	  "what draws: svg (default), flamechart (default with --flamechart) or another "
+	  "output plugin loaded (flamekit plugins describes them): @OUTPUTS@",
+	  "an output plugin name" },
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_GRAPH, "GRAPH OPTIONS",
+	  "flamegraph.pl's, same names and defaults: --title, --width, --minwidth, --colors, "
+	  "--hash, --inverted, --reverse, --negate, --countname, ... (all listed below, with "
+	  "their defaults; flamekit-graph(1) describes them); unique prefixes and -title=x work",
+	  NULL },
+	{ OPT_FLAMECHART, "flamechart", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
+	  "draw flamegraph.pl's flame chart (the samples in input order): the flamechart "
+	  "plugin draws it unless --output-plugin names another", NULL },
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_COLLAPSE, "PLUGIN OPTIONS",
+	  "the input plugin's options, e.g. --pid, --event-filter=cycles (flamekit plugins "
+	  "--help NAME lists them)", NULL },
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_GRAPH, "INPUT OPTIONS",
+	  "the input plugin's, e.g. --format perf --pid", NULL },
+	{ OPT_DEMANGLE, "demangle", 0, ARG_OPTIONAL, "short", NULL, IN, NULL,
+	  "demangle C++, Rust and D names as c++filt does; short drops argument lists and "
+	  "Rust hashes (--demangle=no: off, the default)", NULL },
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, IN, "FILE...",
+	  "inputs, merged; '-' or none reads stdin; .gz is read transparently", NULL },
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_MERGE, "FILE...",
+	  "folded files (one or two counts a line), .gz or '-'; sorted ones are merged as "
+	  "streams, others in memory", NULL },
+
+	/* run */
+	{ OPT_CHECK, "check", 0, ARG_NONE, NULL, NULL, CMD_RUN, NULL,
+	  "validate the job (files, plugins, options, scripts) and stop", NULL },
+	{ OPT_SET, "set", 's', ARG_REQUIRED, "KEY=VALUE", NULL, CMD_RUN, NULL,
+	  "override a job value; KEY is a dotted path with list indexes from 0, e.g. "
+	  "outputs.0.options.title=Foo", "KEY=VALUE" },
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_RUN, "JOB.yaml",
+	  "the job (flamekit-job(5)); none runs conf/example.yaml from the data directory "
+	  "($FLAMEKIT_DATADIR), writing into the current directory", NULL },
+
+	/* plugins */
+	{ OPT_PLUGIN_HELP, "help", 'h', ARG_REQUIRED, "NAME", NULL, CMD_PLUGINS, NULL,
+	  "print NAME's description and options (KIND:NAME when an input and an output "
+	  "share the name, e.g. output:folded)", "a plugin name" },
+
+	/* completion */
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_COMPLETION, "bash|zsh",
+	  "the shell whose completion script to print (make install puts both where the "
+	  "shells find them)", NULL },
+	{ 0, NULL, 0, ARG_NONE, NULL, NULL, 0, NULL, NULL, NULL },
+};
+
+static const char *const cmd_names[] = {
+	"collapse", "graph", "diff", "merge", "run", "plugins", "completion",
+};
+
+unsigned cli_cmd_bit(const char *cmd)
+{
+	for (size_t i = 0; cmd && i < sizeof cmd_names / sizeof cmd_names[0]; i++)
+		if (strcmp(cmd_names[i], cmd) == 0)
+			return 1u << i;
+	return 0;
+}
+
+const struct cli_opt *cli_opt_find(unsigned cmd, const char *name, size_t len, bool shortopt)
+{
+	for (const struct cli_opt *o = cli_options; o->cmds; o++) {
+		if (!(o->cmds & cmd) || !o->name)
+			continue;
+		if (shortopt ? len == 1 && o->shortopt == name[0]
+		             : strlen(o->name) == len && memcmp(o->name, name, len) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* Levenshtein distance of a (la bytes) and b, at most 64 bytes of each. */
+static size_t distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b), row[65];
+
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+int cli_did_you_mean(const char *s, const char *const *names, size_t n, struct fk_buf *b)
+{
+	size_t len = strcspn(s, "="), best = 3;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = names[i][1] ? distance(s, len, names[i]) : (size_t)-1;
+		if (d < best && 2 * d <= len)
+			best = d;
+	}
+	for (size_t i = 0; i < n && best < 3 && rc == 0; i++)
+		if (names[i][1] && distance(s, len, names[i]) == best)
+			rc = fk_buf_printf(b, " --%s", names[i]);
+	return rc;
+}
