@@ -29,6 +29,10 @@ TESTS += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.
 EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/lib.sh tests/dist-files.sh tests/distcheck.list \
 	tests/data/folded/basic.txt tests/data/folded/hostile.txt
 
+# Shell completion, installed by make install and driven as bash drives it.
+TESTS += tests/completion.sh
+EXTRA_DIST += tests/completion.sh
+
 # Root among other users: links another user planted, the --cp map, signals.
 TESTS += tests/trust.sh
 EXTRA_DIST += tests/trust.sh
