@@ -50,9 +50,9 @@ static int add_table(struct names *ns, unsigned cmd)
 	for (const struct cli_opt *o = cli_options; o->cmds; o++) {
 		bool value = o->arg == ARG_REQUIRED;
 		int rc = 0;
-		if (!(o->cmds & cmd) || !o->name)
+		if (!(o->cmds & cmd) || o->id == OPT_TEXT)
 			continue;
-		if ((rc = add_name(ns, o->name, strlen(o->name), value)) < 0 ||
+		if ((o->name && (rc = add_name(ns, o->name, strlen(o->name), value)) < 0) ||
 		    (o->shortopt && (rc = add_name(ns, &o->shortopt, 1, value)) < 0))
 			return rc;
 	}
@@ -163,6 +163,7 @@ static int walk(struct cli *c, const char *cmd, int argc, char **argv, const str
 		const char *a = argv[i], *s, *eq;
 		size_t len;
 		bool short_opt;
+		const struct cli_opt *al;
 		long k;
 		char *nw;
 		int rc;
@@ -179,11 +180,15 @@ static int walk(struct cli *c, const char *cmd, int argc, char **argv, const str
 		if (find) {
 			if (strcmp(ns->v[k], find) == 0)
 				*found = eq ? eq + 1 : !ns->value[k] ? find : i + 1 < argc ? argv[i + 1] : NULL;
-		} else if (!short_opt && (a[1] != '-' || strlen(ns->v[k]) != len)) {
-			nw = fk_malloc(strlen(ns->v[k]) + (eq ? strlen(eq) : 0) + 3);
+		} else if ((al = cli_alias_find(cli_cmd_bit(cmd), ns->v[k], strlen(ns->v[k]),
+		                                ns->v[k][1] == '\0')) != NULL ||
+		           (!short_opt && (a[1] != '-' || strlen(ns->v[k]) != len))) {
+			/* another tool's spelling becomes the one it stands for */
+			const char *to = al ? al->alias : ns->v[k];
+			nw = fk_malloc(strlen(to) + (eq ? strlen(eq) : 0) + 3);
 			if ((rc = keep(c, nw)) < 0)
 				return rc;
-			sprintf(nw, "--%s%s", ns->v[k], eq ? eq : "");
+			sprintf(nw, "--%s%s", to, eq ? eq : "");
 			argv[i] = nw;
 		}
 		if (ns->value[k] && !eq)

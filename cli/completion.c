@@ -72,7 +72,7 @@ static int command_words(const struct fk_registry *r, unsigned bit, struct words
 		struct word x = { o->name, o->shortopt, o->arg == ARG_REQUIRED, o->argname, o->help, o->id,
 		                  false };
 		if ((o->cmds & bit) && o->name)
-			rc = add(w, &x);
+			rc = add(w, &x); /* short-only aliases: not offered */
 	}
 	if (bit & (CMD_COLLAPSE | CMD_GRAPH))
 		for (size_t i = 0; i < r->n && rc == 0; i++)

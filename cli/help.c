@@ -97,8 +97,8 @@ static int label_of(const struct cli_opt *o, struct fk_buf *b)
 	if (o->label)
 		return fk_buf_printf(b, "  %s", o->label);
 	if ((rc = fk_buf_printf(b, "  ")) < 0 ||
-	    (o->shortopt && (rc = fk_buf_printf(b, "-%c, ", o->shortopt)) < 0) ||
-	    (rc = fk_buf_printf(b, "--%s", o->name)) < 0)
+	    (o->shortopt && (rc = fk_buf_printf(b, "-%c%s", o->shortopt, o->name ? ", " : "")) < 0) ||
+	    (o->name && (rc = fk_buf_printf(b, "--%s", o->name)) < 0))
 		return rc;
 	if (o->arg == ARG_REQUIRED)
 		return fk_buf_printf(b, " %s", o->argname);

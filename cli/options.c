@@ -13,81 +13,103 @@
 const struct cli_opt cli_options[] = {
 	/* every command's (the help's "Common options") */
 	{ OPT_PLUGIN_DIR, "plugin-dir", 0, ARG_REQUIRED, "DIR", NULL, ALL, NULL,
-	  "load plugins from DIR first (repeatable)", "a directory" },
+	  "load plugins from DIR first (repeatable)", "a directory", NULL },
 	{ OPT_THREADS, "threads", 0, ARG_REQUIRED, "N", NULL, ALL, NULL,
-	  "parsing threads (default: the number of cores)", "a number" },
+	  "parsing threads (default: the number of cores)", "a number", NULL },
 	{ OPT_SHARD, "shard", 0, ARG_REQUIRED, "K/N", NULL, ALL, NULL,
 	  "read only shard K (0 to N-1) of N byte ranges of each input, cut at sample "
-	  "boundaries (plain files; see flamekit(1))", "K/N, e.g. --shard 0/4" },
+	  "boundaries (plain files; see flamekit(1))", "K/N, e.g. --shard 0/4", NULL },
 	{ OPT_PROGRESS, "progress", 0, ARG_NONE, NULL, NULL, ALL, NULL,
-	  "show progress on stderr (default: only when it is a terminal)", NULL },
+	  "show progress on stderr (default: only when it is a terminal)", NULL, NULL },
 	{ OPT_NO_PROGRESS, "no-progress", 0, ARG_NONE, NULL, NULL, ALL, NULL,
-	  "never show progress", NULL },
-	{ OPT_QUIET, "quiet", 'q', ARG_NONE, NULL, NULL, ALL, NULL, "print errors only", NULL },
+	  "never show progress", NULL, NULL },
+	{ OPT_QUIET, "quiet", 'q', ARG_NONE, NULL, NULL, ALL, NULL, "print errors only", NULL, NULL },
 	{ OPT_VERBOSE, "verbose", 'v', ARG_NONE, NULL, NULL, ALL, NULL,
-	  "print more (repeat for debug output)", NULL },
+	  "print more (repeat for debug output)", NULL, NULL },
 
 	/* diff */
 	{ OPT_NORMALIZE, "normalize", 'n', ARG_NONE, NULL, NULL, CMD_DIFF, NULL,
-	  "scale BEFORE's counts to AFTER's total (truncated, as difffolded.pl -n)", NULL },
+	  "scale BEFORE's counts to AFTER's total (truncated, as difffolded.pl -n)", NULL, NULL },
 	{ OPT_STRIP_HEX, "strip-hex", 's', ARG_NONE, NULL, NULL, CMD_DIFF, NULL,
-	  "rewrite 0x<hex> to 0x... in frame names before comparing", NULL },
+	  "rewrite 0x<hex> to 0x... in frame names before comparing", NULL, NULL },
 
 	/* the inputs and the output */
 	{ OPT_FORMAT, "format", 'f', ARG_REQUIRED, "NAME", "auto", IN, NULL,
 	  "input format: auto (the default: detected) or an input plugin loaded: @INPUTS@",
-	  "a format name" },
+	  "a format name", NULL },
 	{ OPT_FORMAT, "format", 'f', ARG_REQUIRED, "NAME", "folded", CMD_DIFF, NULL,
 	  "format of both inputs: folded (default), auto (detected) or an input plugin loaded: "
-	  "@INPUTS@", "a format name" },
+	  "@INPUTS@", "a format name", NULL },
 	{ OPT_OUTPUT, "output", 'o', ARG_REQUIRED, "FILE", NULL, IN | CMD_DIFF | CMD_MERGE, NULL,
-	  "write here (atomically) instead of stdout", "a file name" },
+	  "write here (atomically) instead of stdout", "a file name", NULL },
 	{ OPT_OUTPUT_PLUGIN, "output-plugin", 0, ARG_REQUIRED, "NAME", NULL, CMD_GRAPH, NULL,
 	  "what draws: svg (default), flamechart (default with --flamechart) or another "
 	  "output plugin loaded (flamekit plugins describes them): @OUTPUTS@",
-	  "an output plugin name" },
+	  "an output plugin name", NULL },
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_GRAPH, "GRAPH OPTIONS",
 	  "flamegraph.pl's, same names and defaults: --title, --width, --minwidth, --colors, "
 	  "--hash, --inverted, --reverse, --negate, --countname, ... (all listed below, with "
 	  "their defaults; flamekit-graph(1) describes them); unique prefixes and -title=x work",
-	  NULL },
+	  NULL, NULL },
 	{ OPT_FLAMECHART, "flamechart", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
 	  "draw flamegraph.pl's flame chart (the samples in input order): the flamechart "
-	  "plugin draws it unless --output-plugin names another", NULL },
+	  "plugin draws it unless --output-plugin names another", NULL, NULL },
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_COLLAPSE, "PLUGIN OPTIONS",
 	  "the input plugin's options, e.g. --pid, --event-filter=cycles (flamekit plugins "
-	  "--help NAME lists them)", NULL },
+	  "--help NAME lists them)", NULL, NULL },
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_GRAPH, "INPUT OPTIONS",
-	  "the input plugin's, e.g. --format perf --pid", NULL },
+	  "the input plugin's, e.g. --format perf --pid", NULL, NULL },
 	{ OPT_DEMANGLE, "demangle", 0, ARG_OPTIONAL, "short", NULL, IN, NULL,
 	  "demangle C++, Rust and D names as c++filt does; short drops argument lists and "
-	  "Rust hashes (--demangle=no: off, the default)", NULL },
+	  "Rust hashes (--demangle=no: off, the default)", NULL, NULL },
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, IN, "FILE...",
-	  "inputs, merged; '-' or none reads stdin; .gz is read transparently", NULL },
+	  "inputs, merged; '-' or none reads stdin; .gz is read transparently", NULL, NULL },
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_MERGE, "FILE...",
 	  "folded files (one or two counts a line), .gz or '-'; sorted ones are merged as "
-	  "streams, others in memory", NULL },
+	  "streams, others in memory", NULL, NULL },
 
 	/* run */
 	{ OPT_CHECK, "check", 0, ARG_NONE, NULL, NULL, CMD_RUN, NULL,
-	  "validate the job (files, plugins, options, scripts) and stop", NULL },
+	  "validate the job (files, plugins, options, scripts) and stop", NULL, NULL },
 	{ OPT_SET, "set", 's', ARG_REQUIRED, "KEY=VALUE", NULL, CMD_RUN, NULL,
 	  "override a job value; KEY is a dotted path with list indexes from 0, e.g. "
-	  "outputs.0.options.title=Foo", "KEY=VALUE" },
+	  "outputs.0.options.title=Foo", "KEY=VALUE", NULL },
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_RUN, "JOB.yaml",
 	  "the job (flamekit-job(5)); none runs conf/example.yaml from the data directory "
-	  "($FLAMEKIT_DATADIR), writing into the current directory", NULL },
+	  "($FLAMEKIT_DATADIR), writing into the current directory", NULL, NULL },
 
 	/* plugins */
 	{ OPT_PLUGIN_HELP, "help", 'h', ARG_REQUIRED, "NAME", NULL, CMD_PLUGINS, NULL,
 	  "print NAME's description and options (KIND:NAME when an input and an output "
-	  "share the name, e.g. output:folded)", "a plugin name" },
+	  "share the name, e.g. output:folded)", "a plugin name", NULL },
 
 	/* completion */
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_COMPLETION, "bash|zsh",
 	  "the shell whose completion script to print (make install puts both where the "
-	  "shells find them)", NULL },
-	{ 0, NULL, 0, ARG_NONE, NULL, NULL, 0, NULL, NULL, NULL },
+	  "shells find them)", NULL, NULL },
+
+	/* Coming from inferno (cargo-flamegraph, py-spy, rbspy): its spellings,
+	 * with its meanings; where inferno and flamegraph.pl disagree,
+	 * flamegraph.pl's meaning is the option's (--minwidth: pixels, N% for
+	 * inferno's percentage). */
+	{ OPT_ALIAS, NULL, 'i', ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
+	  "inferno's -i: --inverted", NULL, "inverted" },
+	{ OPT_ALIAS, NULL, 'c', ARG_REQUIRED, "NAME", NULL, CMD_GRAPH, NULL,
+	  "inferno's -c: --colors NAME", "a palette name", "colors" },
+	{ OPT_ALIAS, "search-color", 0, ARG_REQUIRED, "COLOUR", NULL, CMD_GRAPH, NULL,
+	  "inferno's spelling of --searchcolor", "a colour", "searchcolor" },
+	{ OPT_ALIAS, "nthreads", 'n', ARG_REQUIRED, "N", NULL, CMD_COLLAPSE, NULL,
+	  "inferno-collapse's spelling of --threads", "a number", "threads" },
+	{ OPT_SAME, "deterministic", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
+	  "inferno's: a name's colour is the same in every run (flamekit's default: "
+	  "flamegraph.pl's colour seeded by the name; --random draws random ones)", NULL, NULL },
+	{ OPT_SAME, "truncate-text-right", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
+	  "inferno's: a name too long for its frame loses its end (flamekit's, as "
+	  "flamegraph.pl's, always)", NULL, NULL },
+	{ OPT_SAME, "no-sort", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
+	  "inferno's: the input is already sorted (the graph is the same either way: "
+	  "flamekit merges the stacks whatever their order)", NULL, NULL },
+	{ 0, NULL, 0, ARG_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL },
 };
 
 static const char *const cmd_names[] = {
@@ -102,16 +124,27 @@ unsigned cli_cmd_bit(const char *cmd)
 	return 0;
 }
 
-const struct cli_opt *cli_opt_find(unsigned cmd, const char *name, size_t len, bool shortopt)
+static const struct cli_opt *find(unsigned cmd, const char *name, size_t len, bool shortopt,
+                                  bool alias)
 {
 	for (const struct cli_opt *o = cli_options; o->cmds; o++) {
-		if (!(o->cmds & cmd) || !o->name)
+		if (!(o->cmds & cmd) || o->id == OPT_TEXT || (o->id == OPT_ALIAS) != alias)
 			continue;
 		if (shortopt ? len == 1 && o->shortopt == name[0]
-		             : strlen(o->name) == len && memcmp(o->name, name, len) == 0)
+		             : o->name && strlen(o->name) == len && memcmp(o->name, name, len) == 0)
 			return o;
 	}
 	return NULL;
+}
+
+const struct cli_opt *cli_opt_find(unsigned cmd, const char *name, size_t len, bool shortopt)
+{
+	return find(cmd, name, len, shortopt, false);
+}
+
+const struct cli_opt *cli_alias_find(unsigned cmd, const char *name, size_t len, bool shortopt)
+{
+	return find(cmd, name, len, shortopt, true);
 }
 
 /* Levenshtein distance of a (la bytes) and b, at most 64 bytes of each. */

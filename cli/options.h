@@ -46,6 +46,8 @@ enum cli_opt_id {
 	OPT_CHECK,
 	OPT_SET,
 	OPT_PLUGIN_HELP,
+	OPT_ALIAS,     /* another tool's spelling of `alias` (cli_canon rewrites it) */
+	OPT_SAME,      /* another tool's option that asks for flamekit's behaviour */
 	OPT_COUNT
 };
 
@@ -54,7 +56,8 @@ enum cli_arg { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL /* only as --NAME=V */ };
 
 struct cli_opt {
 	int id;              /* enum cli_opt_id */
-	const char *name;    /* long name without "--"; NULL for OPT_TEXT */
+	const char *name;    /* long name without "--"; NULL for OPT_TEXT and
+	                      * for a short-only OPT_ALIAS */
 	char shortopt;       /* one letter after one dash, or 0 */
 	int arg;             /* enum cli_arg */
 	const char *argname; /* in the help and messages: "FILE", "NAME" */
@@ -64,6 +67,8 @@ struct cli_opt {
 	const char *help;    /* one line, wrapped by the help; @INPUTS@ and
 	                      * @OUTPUTS@ name the plugins loaded */
 	const char *need;    /* what a missing value is: "a file name" */
+	const char *alias;   /* OPT_ALIAS: the option it stands for, the
+	                      * table's or a plugin's ("inverted") */
 };
 
 /* The table, ended by a row with cmds 0.  Options every command takes
@@ -73,8 +78,13 @@ extern const struct cli_opt cli_options[];
 /* The CMD_* bit of command `cmd`, 0 for none. */
 unsigned cli_cmd_bit(const char *cmd);
 /* The row of option `name` (whole long name, or a one-letter short name
- * when shortopt) that command bit `cmd` takes, or NULL. */
+ * when shortopt) that command bit `cmd` takes, or NULL.  An OPT_ALIAS row
+ * is found only by cli_alias_find. */
 const struct cli_opt *cli_opt_find(unsigned cmd, const char *name, size_t len, bool shortopt);
+
+/* The OPT_ALIAS row of `name` (as cli_opt_find) for command bit cmd, or
+ * NULL. */
+const struct cli_opt *cli_alias_find(unsigned cmd, const char *name, size_t len, bool shortopt);
 
 /* The names among `names` (n of them) nearest to `s` by edit distance
  * (at most 2, and at most half of s's length), as " --A --B" into b;

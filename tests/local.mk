@@ -33,6 +33,10 @@ EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/out
 TESTS += tests/completion.sh
 EXTRA_DIST += tests/completion.sh
 
+# inferno's spellings and palettes (rust, python) against an awk oracle.
+TESTS += tests/inferno.sh
+EXTRA_DIST += tests/inferno.sh
+
 # Root among other users: links another user planted, the --cp map, signals.
 TESTS += tests/trust.sh
 EXTRA_DIST += tests/trust.sh

@@ -128,7 +128,7 @@ lua_pal=$(sed -n '/^\.It Fn f:colour/,/^\.It /p' "$M/flamekit-lua.7" | sed -n '/
 	sed -n 's/^\.Cm //p' | tr -d ',.' | tr -s ' ' '\n' | sed '/^$/d' | sort)
 graph_pal=$(sed -n '/^\.It Fl -colors/,/^An unknown name/p' "$M/flamekit-graph.1" |
 	sed -n 's/^\.Cm //p' | sed 's/ (.*//' | tr -d ',.' | tr -s ' ' '\n' | sed '/^$/d' | sort)
-is "$(echo $svg_pal | wc -w):$(echo $html_pal)" "15:$(echo $svg_pal)" "the svg and html plugins accept the same 15 palettes"
+is "$(echo $svg_pal | wc -w):$(echo $html_pal)" "17:$(echo $svg_pal)" "the svg and html plugins accept the same 17 palettes"
 is "$(echo $lua_pal)" "$(echo $svg_pal)" "flamekit-lua.7: f:colour's palette names are those the renderers accept"
 is "$(echo $graph_pal)" "$(echo $svg_pal)" "flamekit-graph.1: --colors' palette names are those the renderers accept"
 

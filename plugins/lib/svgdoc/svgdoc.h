@@ -55,7 +55,7 @@ struct svg_opts {
 	FK_OPTION(FK_OPT_STRING, "nametype", "Function:", struct svg_opts, nametype,                \
 	          "what the names are, on the details line"),                                          \
 	FK_OPTION(FK_OPT_STRING, "colors", "hot", struct svg_opts, colors,                          \
-	          "palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange"), \
+	          "palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange rust python"), \
 	FK_OPTION(FK_OPT_STRING, "bgcolors", NULL, struct svg_opts, bgcolors,                       \
 	          "background: yellow blue green grey or #rrggbb (default: by palette)"),             \
 	FK_OPTION(FK_OPT_FLAG, "hash", "0", struct svg_opts, hash, "colour by a hash of the name"),  \

@@ -58,7 +58,7 @@ int svg_check_opts(const struct fk_host *h, const struct svg_opts *o)
 
 	if (!pal_known(o->colors)) {
 		h->log(FK_LOG_ERROR, "unknown palette \"%s\" (--colors: hot mem io wakeup chain java js perl "
-		       "red green blue aqua yellow purple orange)", o->colors);
+		       "red green blue aqua yellow purple orange rust python)", o->colors);
 		return FK_ERR_USAGE;
 	}
 	if (o->bgcolors && strcmp(o->bgcolors, "yellow") && strcmp(o->bgcolors, "blue") &&

@@ -1,0 +1,108 @@
+#!/bin/sh
+# inferno's spellings (inferno-flamegraph, inferno-collapse-perf) with
+# inferno's meanings: each alias draws what the option it stands for draws,
+# the options that ask for flamekit's behaviour change nothing, and the rust
+# and python palettes colour each frame as inferno's palettes.rs classifies
+# it (re-implemented below in awk, the oracle).
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data/folded"
+
+# same_graph NAME ARGS... -- ARGS...: both command lines give the same bytes.
+same_graph() {
+	name=$1
+	shift
+	a=
+	while [ "$1" != -- ]; do a="$a $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	"$FLAMEKIT" graph $a "$D/basic.txt" > "$TMP/a.svg" 2> "$TMP/a.err"
+	ra=$?
+	"$FLAMEKIT" graph "$@" "$D/basic.txt" > "$TMP/b.svg" 2> "$TMP/b.err"
+	rb=$?
+	is "$ra:$rb:$(cat "$TMP/a.err" "$TMP/b.err"):$(cmp -s "$TMP/a.svg" "$TMP/b.svg"; echo $?)" "0:0::0" "$name"
+}
+same_graph "-i is --inverted" -i -- --inverted
+same_graph "-c java is --colors java" -c java -- --colors java
+same_graph "-i -c mem together" -i -c mem -- --inverted --colors mem
+same_graph "--search-color #123456 is --searchcolor" --search-color '#123456' -- --searchcolor '#123456'
+same_graph "--deterministic: flamekit's colours already are" --deterministic --
+same_graph "--truncate-text-right: flamekit's truncation already is" --truncate-text-right --
+same_graph "--no-sort: the same graph" --no-sort --
+ok $(cmp -s "$TMP/a.svg" "$TMP/b.svg" && ! "$FLAMEKIT" graph -i "$D/basic.txt" | cmp -s - "$TMP/b.svg"; echo $?) \
+	"-i changes the graph (the comparisons above can fail)"
+
+# The truncation is flamegraph.pl's, on the right: a long name in a narrow
+# frame keeps its start and ends in "..".
+printf 'main;a_very_long_function_name_that_does_not_fit 1\nmain;b 30\n' > "$TMP/long.folded"
+"$FLAMEKIT" graph --truncate-text-right "$TMP/long.folded" > "$TMP/long.svg"
+ok $(grep -q '>a_v[a-z_]*\.\.</text>' "$TMP/long.svg"; echo $?) "--truncate-text-right: the name keeps its start, ends in .."
+
+run "$FLAMEKIT" collapse --format folded -n 2 "$D/basic.txt"
+one=$out
+run "$FLAMEKIT" collapse --format folded --nthreads=2 "$D/basic.txt"
+is "$rc:$err:$out" "0::$one" "collapse --nthreads=2 is -n 2"
+run "$FLAMEKIT" collapse --format folded --threads=0 "$D/basic.txt"
+run "$FLAMEKIT" collapse --format folded --nthreads 0 "$D/basic.txt"
+is "$rc:$err" "2:flamekit: --threads takes a number from 1 to 256, not \"0\"
+Try 'flamekit help' for more information." "--nthreads is --threads: its range and message"
+run "$FLAMEKIT" diff -n "$D/basic.txt" "$D/basic.txt"
+is "$rc:$(echo "$out" | head -1)" "0:main 0 0" "diff -n stays --normalize"
+
+# The palettes.  frames SVG: "NAME<TAB>CLASS" for every frame, CLASS read
+# from its fill (flamegraph.pl's formulas: orange has no blue, aqua's green
+# and blue are equal and above red, red's green and blue equal and below
+# red, yellow's red and green equal).
+frames() {
+	sed -n 's/.*<title>\(.*\) ([0-9,]* samples\{0,1\}, [0-9.]*%)<\/title><rect[^>]*fill="rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))".*/\1\t\2 \3 \4/p' "$1" |
+		sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&apos;/'"'"'/g; s/&#39;/'"'"'/g; s/&amp;/\&/g' |
+		awk -F'\t' '{ split($2, c, " "); r = c[1]; g = c[2]; b = c[3]
+			cls = b == 0 ? "orange" : (g == b && g > r) ? "aqua" : (g == b && r > g) ? "red" : r == g ? "yellow" : "?"
+			print $1 "\t" cls }' | sort
+}
+# inferno's palettes.rs, rust::resolve and python::resolve, in awk.
+oracle() {
+	tr ';' '\n' < "$2" | sed 's/ [0-9]*$//' | sort -u | awk -v pal="$1" '
+		function rust(n,   i) {
+			i = index(n, "`"); if (i) n = substr(n, i + 1)
+			if (n ~ /^(core|std|alloc)::/ || n ~ /^<(std|alloc)::/ ||
+			    (n ~ /^<core::/ && index(n, "<core::future::from_generator::GenFuture<T>") != 1)) return "orange"
+			return index(n, "::") ? "aqua" : "yellow"
+		}
+		function python(n,   parts, k, i) {
+			k = split(n, parts, /[\/\\]/)
+			for (i = 1; i <= k; i++) if (parts[i] == "site-packages") return "aqua"
+			for (i = 1; i <= k; i++) if (parts[i] ~ /^[pP]ython[0-9.]*$/) return "yellow"
+			if (n ~ /^<(built-in|method|frozen)/) return "yellow"
+			return "red"
+		}
+		{ print $0 "\t" (pal == "rust" ? rust($0) : python($0)) }' | sort
+}
+cat > "$TMP/rust.folded" << 'EOF2'
+main;core::fmt::write;alloc::raw_vec::finish_grow 3
+main;myapp::run;std::io::stdio::_print 2
+main;libc.so.6`__memcpy_avx_unaligned 1
+main;myapp`myapp::go;<alloc::vec::Vec<T> as core::ops::Drop>::drop 1
+main;<core::future::from_generator::GenFuture<T> as core::future::future::Future>::poll;tokio::runtime::park 4
+main;<std::thread::Thread>::unpark;<core::iter::Map<I,F>>::next 2
+main;__libc_start_main;_start 5
+EOF2
+"$FLAMEKIT" graph --colors rust "$TMP/rust.folded" > "$TMP/rust.svg"
+frames "$TMP/rust.svg" | grep -v -e '^all	' -e '^main	' > "$TMP/rust.actual"
+oracle rust "$TMP/rust.folded" | grep -v '^main	' > "$TMP/rust.expected"
+ok $([ "$(wc -l < "$TMP/rust.expected")" -eq 13 ]; echo $?) "rust: 13 distinct frames to classify"
+same_file "$TMP/rust.expected" "$TMP/rust.actual" "--colors rust: each frame in inferno's rust class"
+
+cat > "$TMP/python.folded" << 'EOF2'
+<module> (/usr/lib/python3.11/runpy.py:86);main (app.py:3);handle (/srv/venv/lib/python3.11/site-packages/flask/app.py:10) 4
+<module> (/usr/lib/python3.11/runpy.py:86);main (app.py:3);<built-in method time.sleep> 2
+<module> (/usr/lib/python3.11/runpy.py:86);<frozen importlib._bootstrap>;load (C:\Python311\Lib\os.py:5) 1
+<module> (/usr/lib/python3.11/runpy.py:86);main (app.py:3);<method 'join' of 'str' objects> 1
+<module> (/usr/lib/python3.11/runpy.py:86);work (/home/u/python3x/tool.py:7) 1
+EOF2
+"$FLAMEKIT" graph --colors python "$TMP/python.folded" > "$TMP/python.svg"
+frames "$TMP/python.svg" | grep -v '^all	' > "$TMP/python.actual"
+oracle python "$TMP/python.folded" > "$TMP/python.expected"
+ok $([ "$(wc -l < "$TMP/python.expected")" -eq 8 ]; echo $?) "python: 8 distinct frames to classify"
+same_file "$TMP/python.expected" "$TMP/python.actual" "--colors python: each frame in inferno's python class"
+
+done_testing
