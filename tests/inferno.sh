@@ -105,4 +105,26 @@ oracle python "$TMP/python.folded" > "$TMP/python.expected"
 ok $([ "$(wc -l < "$TMP/python.expected")" -eq 8 ]; echo $?) "python: 8 distinct frames to classify"
 same_file "$TMP/python.expected" "$TMP/python.actual" "--colors python: each frame in inferno's python class"
 
+# The html report's page colours the same way: its palette() run by node on
+# the same names.
+if command -v node > /dev/null 2>&1; then
+	awk '/^function drand/ { f = 1 } f { print } f && /^function palette/ { p = 1 } p && /^}$/ { exit }' \
+		"$FK_SRCDIR/plugins/output/html/page.html" > "$TMP/palette.js"
+	cat >> "$TMP/palette.js" << 'EOF2'
+var D = {}, fs = require("fs"), pal = process.argv[2];
+fs.readFileSync(process.argv[3], "utf8").split("\n").filter(function (n) { return n; }).forEach(function (n) {
+	var m = /rgb\((\d+),(\d+),(\d+)\)/.exec(palette(n, pal)), r = +m[1], g = +m[2], b = +m[3];
+	var cls = b === 0 ? "orange" : (g === b && g > r) ? "aqua" : (g === b && r > g) ? "red" : r === g ? "yellow" : "?";
+	console.log(n + "\t" + cls);
+});
+EOF2
+	for pal in rust python; do
+		cut -f1 "$TMP/$pal.expected" > "$TMP/$pal.names"
+		node "$TMP/palette.js" "$pal" "$TMP/$pal.names" 2>&1 | sort > "$TMP/$pal.page"
+		same_file "$TMP/$pal.expected" "$TMP/$pal.page" "the html page's $pal palette: each frame in inferno's class"
+	done
+else
+	skip "the html page's rust and python palettes" "node is not installed"
+fi
+
 done_testing
