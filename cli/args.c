@@ -96,6 +96,10 @@ static int apply(struct cli *c, const struct cli_opt *o, const char *v, struct c
 	case OPT_SET:
 		a->sets[a->nsets++] = v;
 		break;
+	case OPT_NARROW:
+		a->nnames[a->nnarrow] = o->name;
+		a->nvalues[a->nnarrow++] = v;
+		break;
 	default:
 		break;
 	}
@@ -132,6 +136,14 @@ static int take(struct cli *c, const char *cmd, const struct cli_opt *o, int arg
 		}
 		if (!v)
 			v = argv[++*i];
+		break;
+	case ARG_NUMBER:
+		if (!v)
+			v = argv[++*i]; /* option() saw the number */
+		if (!*v || strspn(v, "0123456789") != strlen(v)) {
+			cli_usage_error(cmd, "--%s takes %s, not \"%s\"", o->name, o->need, v);
+			return FK_ERR_USAGE;
+		}
 		break;
 	default: /* ARG_OPTIONAL: only after '=' */
 		break;
@@ -182,6 +194,15 @@ static int option(struct cli *c, const char *cmd, unsigned bit, int argc, char *
 	const struct cli_opt *o = cli_opt_find(bit, name, len, shortopt);
 	int r;
 
+	/* --pid without a number is the input plugin's flag */
+	if (o && o->arg == ARG_NUMBER && !eq &&
+	    (*i + 1 >= argc || !argv[*i + 1][0] ||
+	     strspn(argv[*i + 1], "0123456789") != strlen(argv[*i + 1]))) {
+		if (other && (r = other(ctx, argc, argv, i)) != 0)
+			return r < 0 ? r : 0;
+		cli_usage_error(cmd, "--%s needs %s", o->name, o->need);
+		return FK_ERR_USAGE;
+	}
 	if (o)
 		return take(c, cmd, o, argc, argv, i, eq ? eq + 1 : NULL, a);
 	if (shortopt && !eq && (r = bundle(c, bit, name, a)) != 0)
@@ -203,7 +224,9 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv, cli_other_o
 			a->v[o->id] = o->def;
 	a->files = fk_calloc((size_t)argc + 1, sizeof *a->files);
 	a->sets = fk_calloc((size_t)argc + 1, sizeof *a->sets);
-	if (!a->files || !a->sets) {
+	a->nnames = fk_calloc((size_t)argc + 1, sizeof *a->nnames);
+	a->nvalues = fk_calloc((size_t)argc + 1, sizeof *a->nvalues);
+	if (!a->files || !a->sets || !a->nnames || !a->nvalues) {
 		fk_log(FK_LOG_ERROR, "out of memory");
 		return FK_ERR_NOMEM;
 	}
@@ -229,6 +252,8 @@ void cli_args_free(struct cli_args *a)
 {
 	fk_free(a->files);
 	fk_free(a->sets);
+	fk_free(a->nnames);
+	fk_free(a->nvalues);
 	memset(a, 0, sizeof *a);
 }
 

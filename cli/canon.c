@@ -15,15 +15,20 @@
 
 struct names {
 	const char **v;
-	unsigned char *value; /* v[i] takes a value */
+	unsigned char *value; /* v[i] takes a value: 1, or 2 when it is a number */
+	unsigned char *whole; /* v[i] is never reached by a prefix (cli_opt.whole) */
 	size_t n, cap;
 };
 
-static int add_name(struct names *ns, const char *name, size_t len, bool value)
+static int add_name(struct names *ns, const char *name, size_t len, int value, bool whole)
 {
 	for (size_t i = 0; i < ns->n; i++)
-		if (strlen(ns->v[i]) == len && memcmp(ns->v[i], name, len) == 0)
-			return 0; /* two plugins sharing a name: one option */
+		if (strlen(ns->v[i]) == len && memcmp(ns->v[i], name, len) == 0) {
+			/* two plugins sharing a name: one option, reached by a
+			 * prefix when either is (perf's --pid, the table's) */
+			ns->whole[i] = ns->whole[i] && whole;
+			return 0;
+		}
 	if (ns->n == ns->cap) {
 		size_t cap = ns->cap ? 2 * ns->cap : 64;
 		const char **v = fk_realloc(ns->v, cap * sizeof *v);
@@ -34,11 +39,15 @@ static int add_name(struct names *ns, const char *name, size_t len, bool value)
 		if (!(val = fk_realloc(ns->value, cap)))
 			return FK_ERR_NOMEM;
 		ns->value = val;
+		if (!(val = fk_realloc(ns->whole, cap)))
+			return FK_ERR_NOMEM;
+		ns->whole = val;
 		ns->cap = cap;
 	}
 	if (!(ns->v[ns->n] = fk_strndup(name, len)))
 		return FK_ERR_NOMEM;
-	ns->value[ns->n++] = value;
+	ns->whole[ns->n] = whole;
+	ns->value[ns->n++] = (unsigned char)value;
 	return 0;
 }
 
@@ -48,12 +57,12 @@ static int add_name(struct names *ns, const char *name, size_t len, bool value)
 static int add_table(struct names *ns, unsigned cmd)
 {
 	for (const struct cli_opt *o = cli_options; o->cmds; o++) {
-		bool value = o->arg == ARG_REQUIRED;
+		int value = o->arg == ARG_REQUIRED ? 1 : o->arg == ARG_NUMBER ? 2 : 0;
 		int rc = 0;
 		if (!(o->cmds & cmd) || o->id == OPT_TEXT)
 			continue;
-		if ((o->name && (rc = add_name(ns, o->name, strlen(o->name), value)) < 0) ||
-		    (o->shortopt && (rc = add_name(ns, &o->shortopt, 1, value)) < 0))
+		if ((o->name && (rc = add_name(ns, o->name, strlen(o->name), value, o->whole)) < 0) ||
+		    (o->shortopt && (rc = add_name(ns, &o->shortopt, 1, value, o->whole)) < 0))
 			return rc;
 	}
 	return 0;
@@ -62,7 +71,7 @@ static int add_table(struct names *ns, unsigned cmd)
 static int add_plugin(struct names *ns, const struct fk_plugin *pl)
 {
 	for (const struct fk_option *o = pl->d.h.options; o && o->type != FK_OPT_END; o++) {
-		int rc = add_name(ns, o->name, strlen(o->name), o->type != FK_OPT_FLAG);
+		int rc = add_name(ns, o->name, strlen(o->name), o->type != FK_OPT_FLAG, false);
 		if (rc < 0)
 			return rc;
 	}
@@ -85,6 +94,7 @@ static void free_names(struct names *ns)
 		fk_free((void *)ns->v[i]);
 	fk_free(ns->v);
 	fk_free(ns->value);
+	fk_free(ns->whole);
 	memset(ns, 0, sizeof *ns);
 }
 
@@ -100,6 +110,8 @@ static long lookup(const struct names *ns, const char *s, size_t len, bool short
 			continue;
 		if (ns->v[i][len] == '\0')
 			return (long)i;
+		if (ns->whole[i])
+			continue;
 		found = found == -1 && !short_opt ? (long)i : -2;
 	}
 	return found == -2 && short_opt ? -1 : found;
@@ -123,6 +135,14 @@ static bool split_option(const char *arg, const char **name, size_t *len, const 
 	return true;
 }
 
+/* Does option k, given as argv[i] (eq: its '=' or NULL), take argv[i + 1]? */
+static bool takes_next(const struct names *ns, long k, const char *eq, int argc, char **argv, int i)
+{
+	if (eq || i + 1 >= argc || !ns->value[k])
+		return false;
+	return ns->value[k] == 1 || (argv[i + 1][0] && strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1]));
+}
+
 static int ambiguous(const char *cmd, const struct names *ns, const char *arg, const char *s,
                      size_t len)
 {
@@ -130,7 +150,7 @@ static int ambiguous(const char *cmd, const struct names *ns, const char *arg, c
 	const char *eq = strchr(arg, '=');
 
 	for (size_t i = 0; i < ns->n; i++)
-		if (ns->v[i][1] && strncmp(ns->v[i], s, len) == 0)
+		if (ns->v[i][1] && !ns->whole[i] && strncmp(ns->v[i], s, len) == 0)
 			fk_buf_printf(&b, " --%s", ns->v[i]);
 	cli_usage_error(cmd, "option '%.*s' is ambiguous; possibilities:%s",
 	                (int)(eq ? (size_t)(eq - arg) : strlen(arg)), arg, b.data ? b.data : "");
@@ -191,7 +211,7 @@ static int walk(struct cli *c, const char *cmd, int argc, char **argv, const str
 			sprintf(nw, "--%s%s", to, eq ? eq : "");
 			argv[i] = nw;
 		}
-		if (ns->value[k] && !eq)
+		if (takes_next(ns, k, eq, argc, argv, i))
 			i++; /* its value, whatever it looks like */
 	}
 	return 0;
@@ -229,7 +249,7 @@ static int plugin_dirs(struct cli *c, int argc, char **argv, const struct names 
 			return FK_ERR_NOMEM;
 		}
 		dir = NULL;
-		if (ns->value[k] && !eq)
+		if (takes_next(ns, k, eq, argc, argv, i))
 			i++;
 	}
 	return 0;
@@ -250,7 +270,7 @@ static int plugin_names(struct cli *c, const char *cmd, int argc, char **argv, s
 	if (!graph && strcmp(cmd, "collapse") != 0)
 		return 0;
 	for (size_t i = 0; i < ns->n; i++)
-		if ((rc = add_name(&all, ns->v[i], strlen(ns->v[i]), ns->value[i])) < 0)
+		if ((rc = add_name(&all, ns->v[i], strlen(ns->v[i]), ns->value[i], ns->whole[i])) < 0)
 			goto out;
 	if ((rc = add_kind(&all, &c->reg, FK_PLUGIN_INPUT)) < 0 ||
 	    (graph && (rc = add_kind(&all, &c->reg, FK_PLUGIN_OUTPUT)) < 0))

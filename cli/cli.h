@@ -49,6 +49,10 @@ struct cli_args {
 	size_t nfiles;
 	const char **sets;
 	size_t nsets;
+	/* the narrowing options (OPT_NARROW rows), in order: the narrow
+	 * filter's option names and values ("1" for a flag) */
+	const char **nnames, **nvalues;
+	size_t nnarrow;
 };
 /* An option the table does not have (a plugin's): argv[*i] is it; 1 taken
  * (with its value), 0 not one, FK_ERR_USAGE / FK_ERR_NOMEM after
@@ -112,6 +116,7 @@ struct cli_inputs {
 	const char **files;           /* point into argv; "-" when none */
 	size_t nfiles;
 	const char *demangle;         /* --demangle: "full" or "short"; NULL: off */
+	const struct cli_args *args;  /* the narrowing options (nnarrow 0: none) */
 };
 /* Find the plugin of `format` ("auto": none) and make its options; room
  * for argc files.  0, or FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
@@ -128,6 +133,10 @@ int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, 
 int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
                    void *out_opts, const char *outpath);
 void cli_inputs_free(struct cli_inputs *in);
+/* The narrow filter with a's narrowing options, added to fc (nothing when
+ * there are none).  0, or the exit status after reporting. */
+int cli_narrow_add(struct cli *c, const char *cmd, const struct cli_args *a,
+                   struct fk_filter_chain *fc);
 int cmd_collapse(struct cli *c, int argc, char **argv);
 int cmd_plugins(struct cli *c, int argc, char **argv);
 int cmd_graph(struct cli *c, int argc, char **argv);

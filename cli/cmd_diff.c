@@ -98,6 +98,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	struct fk_profile *side[2] = { NULL, NULL }, *p = NULL;
 	double total[2] = { 0, 0 };
 	struct cli_args a;
+	struct fk_filter_chain fc;
 	size_t nfiles;
 	int rc = EXIT_USAGE, r;
 
@@ -110,24 +111,37 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	nfiles = a.nfiles;
 	for (size_t k = 0; k < 2 && k < nfiles; k++)
 		files[k] = a.files[k];
-	cli_args_free(&a);
-	if (r < 0)
-		return cli_exit(r);
-	if (nfiles > 2)
-		return cli_usage_error("diff", "takes two files, BEFORE and AFTER");
-	if (nfiles != 2)
-		return cli_usage_error("diff", "needs two files, BEFORE and AFTER");
-	if (c->shard_n > 1)
-		return cli_usage_error("diff", "--shard does not apply to diff");
+	if (r < 0) {
+		rc = cli_exit(r);
+		goto out;
+	}
+	if (nfiles > 2) {
+		rc = cli_usage_error("diff", "takes two files, BEFORE and AFTER");
+		goto out;
+	}
+	if (nfiles != 2) {
+		rc = cli_usage_error("diff", "needs two files, BEFORE and AFTER");
+		goto out;
+	}
+	if (c->shard_n > 1) {
+		rc = cli_usage_error("diff", "--shard does not apply to diff");
+		goto out;
+	}
 	rc = EXIT_DATA;
 	if (cli_load(c) < 0)
-		return EXIT_DATA;
-	if (strcmp(format, "auto") != 0 && !(in_pl = cli_find(c, FK_PLUGIN_INPUT, format, "diff")))
-		return EXIT_USAGE;
-	if (!(out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "diff")))
-		return EXIT_DATA;
-	if ((r = fk_output_not_input(outpath, files, 2)) < 0)
-		return cli_exit(r);
+		goto out;
+	if (strcmp(format, "auto") != 0 && !(in_pl = cli_find(c, FK_PLUGIN_INPUT, format, "diff"))) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (!(out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "diff"))) {
+		rc = EXIT_DATA;
+		goto out;
+	}
+	if ((r = fk_output_not_input(outpath, files, 2)) < 0) {
+		rc = cli_exit(r);
+		goto out;
+	}
 	for (int k = 0; k < 2; k++) {
 		struct fk_input_spec spec;
 		memset(&spec, 0, sizeof spec);
@@ -136,16 +150,23 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		spec.magic_wins = format_default; /* diff a.data b.data needs no --format */
 		if (!(side[k] = fk_profile_new()))
 			goto nomem;
-		r = fk_parse_input(&c->reg, &spec, side[k], NULL, cli_threads(c), c->progress);
-		if (r < 0) {
-			rc = cli_exit(r);
+		/* each side narrowed on its own (--from counts from its first sample) */
+		memset(&fc, 0, sizeof fc);
+		if ((r = cli_narrow_add(c, "diff", &a, &fc)) != 0) {
+			rc = r;
 			goto out;
 		}
+		r = fk_parse_input(&c->reg, &spec, side[k], &fc, cli_threads(c), c->progress);
+		fk_filter_chain_free(&fc);
+		if (r < 0) {
+			rc = cli_exit(r);
+		goto out;
+	}
 		if (side[k]->series_mask & 2) {
 			fk_log(FK_LOG_ERROR, "%s: has two-column (differential) lines; diff compares "
 			       "two ordinary profiles", files[k]);
-			goto out;
-		}
+		goto out;
+	}
 	}
 	if (!(p = fk_profile_new()))
 		goto nomem;
@@ -183,6 +204,7 @@ nomem:
 	fk_log(FK_LOG_ERROR, "out of memory");
 	rc = EXIT_DATA;
 out:
+	cli_args_free(&a);
 	fk_profile_free(side[0]);
 	fk_profile_free(side[1]);
 	fk_profile_free(p);

@@ -118,6 +118,40 @@ nomem:
 	return EXIT_DATA;
 }
 
+int cli_narrow_add(struct cli *c, const char *cmd, const struct cli_args *a,
+                   struct fk_filter_chain *fc)
+{
+	const struct fk_plugin *nw;
+	char err[512];
+	void *opts;
+	int rc;
+
+	if (!a || a->nnarrow == 0)
+		return 0;
+	if (!(nw = cli_find(c, FK_PLUGIN_FILTER, "narrow", cmd)))
+		return EXIT_USAGE;
+	if (fk_options_new(nw, &opts) < 0)
+		goto nomem;
+	for (size_t k = 0; k < a->nnarrow; k++) {
+		if ((rc = fk_option_set(nw, opts, a->nnames[k], a->nvalues[k], err, sizeof err)) < 0) {
+			fk_options_free(nw, opts);
+			if (rc == FK_ERR_NOMEM)
+				goto nomem;
+			cli_usage_error(cmd, "%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	/* the chain owns opts once added; not when adding failed (reported) */
+	if ((rc = fk_filter_chain_add(fc, nw, opts, NULL)) < 0) {
+		fk_options_free(nw, opts);
+		return cli_exit(rc);
+	}
+	return 0;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+	return EXIT_DATA;
+}
+
 int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
                    void *out_opts, const char *outpath)
 {
@@ -154,7 +188,8 @@ int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin 
 	pl.noutputs = 1;
 	pl.threads = cli_threads(c);
 	pl.progress = c->progress;
-	if (in->demangle && (rc = add_demangle(c, in, &pl.filters)) != 0)
+	if ((in->demangle && (rc = add_demangle(c, in, &pl.filters)) != 0) ||
+	    (rc = cli_narrow_add(c, in->cmd, in->args, &pl.filters)) != 0)
 		goto out;
 	rc = cli_exit(fk_pipeline_run(&pl));
 out:

@@ -46,13 +46,21 @@ enum cli_opt_id {
 	OPT_CHECK,
 	OPT_SET,
 	OPT_PLUGIN_HELP,
+	OPT_NARROW,    /* an option of the narrow filter plugin, its name the same */
 	OPT_ALIAS,     /* another tool's spelling of `alias` (cli_canon rewrites it) */
 	OPT_SAME,      /* another tool's option that asks for flamekit's behaviour */
 	OPT_COUNT
 };
 
 /* How an option takes its value. */
-enum cli_arg { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL /* only as --NAME=V */ };
+enum cli_arg {
+	ARG_NONE,
+	ARG_REQUIRED,
+	ARG_OPTIONAL, /* only as --NAME=V */
+	ARG_NUMBER,   /* --NAME=N, or --NAME N when N is a number; without one the
+	               * option is the input plugin's flag of the same name (perf's
+	               * --pid, stackcollapse-perf.pl's) */
+};
 
 struct cli_opt {
 	int id;              /* enum cli_opt_id */
@@ -69,6 +77,9 @@ struct cli_opt {
 	const char *need;    /* what a missing value is: "a file name" */
 	const char *alias;   /* OPT_ALIAS: the option it stands for, the
 	                      * table's or a plugin's ("inverted") */
+	bool whole;          /* only spelled whole: no prefix means it, so it
+	                      * makes no flamegraph.pl prefix ambiguous (--col
+	                      * stays --colors) */
 };
 
 /* The table, ended by a row with cmds 0.  Options every command takes
@@ -87,7 +98,7 @@ const struct cli_opt *cli_opt_find(unsigned cmd, const char *name, size_t len, b
 const struct cli_opt *cli_alias_find(unsigned cmd, const char *name, size_t len, bool shortopt);
 
 /* The names among `names` (n of them) nearest to `s` by edit distance
- * (at most 2, and at most half of s's length), as " --A --B" into b;
+ * (at most 2, and less than s's length), as " --A --B" into b;
  * 0 or FK_ERR_NOMEM. */
 struct fk_buf;
 int cli_did_you_mean(const char *s, const char *const *names, size_t n, struct fk_buf *b);

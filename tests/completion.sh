@@ -36,7 +36,8 @@ complete_words() {
 	bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _flamekit
 		printf "%s\n" "${COMPREPLY[@]}" | sort' "$BASHC" "$@"
 }
-is "$(complete_words flamekit graph --col)" "--colors" "flamekit graph --col<TAB>: --colors"
+is "$(complete_words flamekit graph --col)" "--collapse-recursion
+--colors" "flamekit graph --col<TAB>: --collapse-recursion, --colors"
 is "$(complete_words flamekit gr)" "graph" "flamekit gr<TAB>: the command"
 is "$(complete_words flamekit graph --tit)" "--title" "graph --tit<TAB>: the svg plugin's --title"
 is "$(complete_words flamekit collapse --pi)" "--pid" "collapse --pi<TAB>: the perf input's --pid"
@@ -44,7 +45,7 @@ is "$(complete_words flamekit collapse --format pe)" "perf
 perf-data" "collapse --format pe<TAB>: the input plugins"
 is "$(complete_words flamekit graph --output-plugin ic)" "icicle" "graph --output-plugin ic<TAB>: the output plugins"
 is "$(complete_words flamekit diff --nor)" "--normalize" "diff --nor<TAB>: --normalize"
-is "$(complete_words flamekit diff --ti)" "" "diff takes no graph options"
+is "$(complete_words flamekit diff --tit)" "" "diff takes no graph options"
 mkdir "$TMP/files" && : > "$TMP/files/perf.txt"
 is "$(complete_words flamekit graph -o "$TMP/files/pe")" "$TMP/files/perf.txt" "graph -o <TAB>: a file"
 is "$(complete_words flamekit run -s "$TMP/files/pe")" "" "run -s takes KEY=VALUE: no file offered"

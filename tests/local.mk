@@ -37,6 +37,10 @@ EXTRA_DIST += tests/completion.sh
 TESTS += tests/inferno.sh
 EXTRA_DIST += tests/inferno.sh
 
+# Narrowing flags (the narrow filter) against go tool pprof and awk.
+TESTS += tests/narrow.sh
+EXTRA_DIST += tests/narrow.sh
+
 # Root among other users: links another user planted, the --cp map, signals.
 TESTS += tests/trust.sh
 EXTRA_DIST += tests/trust.sh
