@@ -16,17 +16,19 @@
 struct names {
 	const char **v;
 	unsigned char *value; /* v[i] takes a value: 1, or 2 when it is a number */
-	unsigned char *whole; /* v[i] is never reached by a prefix (cli_opt.whole) */
+	unsigned char *whole; /* v[i] is never reached by a prefix (cli_opt.whole):
+	                       * 1, or 2 when a plugin's same name does not undo it */
 	size_t n, cap;
 };
 
-static int add_name(struct names *ns, const char *name, size_t len, int value, bool whole)
+static int add_name(struct names *ns, const char *name, size_t len, int value, int whole)
 {
 	for (size_t i = 0; i < ns->n; i++)
 		if (strlen(ns->v[i]) == len && memcmp(ns->v[i], name, len) == 0) {
 			/* two plugins sharing a name: one option, reached by a
 			 * prefix when either is (perf's --pid, the table's) */
-			ns->whole[i] = ns->whole[i] && whole;
+			if (ns->whole[i] != 2)
+				ns->whole[i] = ns->whole[i] && whole;
 			return 0;
 		}
 	if (ns->n == ns->cap) {
@@ -46,7 +48,7 @@ static int add_name(struct names *ns, const char *name, size_t len, int value, b
 	}
 	if (!(ns->v[ns->n] = fk_strndup(name, len)))
 		return FK_ERR_NOMEM;
-	ns->whole[ns->n] = whole;
+	ns->whole[ns->n] = (unsigned char)whole;
 	ns->value[ns->n++] = (unsigned char)value;
 	return 0;
 }
@@ -58,11 +60,12 @@ static int add_table(struct names *ns, unsigned cmd)
 {
 	for (const struct cli_opt *o = cli_options; o->cmds; o++) {
 		int value = o->arg == ARG_REQUIRED ? 1 : o->arg == ARG_NUMBER ? 2 : 0;
+		int whole = o->id == OPT_WHOLE ? 2 : o->whole;
 		int rc = 0;
 		if (!(o->cmds & cmd) || o->id == OPT_TEXT)
 			continue;
-		if ((o->name && (rc = add_name(ns, o->name, strlen(o->name), value, o->whole)) < 0) ||
-		    (o->shortopt && (rc = add_name(ns, &o->shortopt, 1, value, o->whole)) < 0))
+		if ((o->name && (rc = add_name(ns, o->name, strlen(o->name), value, whole)) < 0) ||
+		    (o->shortopt && (rc = add_name(ns, &o->shortopt, 1, value, whole)) < 0))
 			return rc;
 	}
 	return 0;

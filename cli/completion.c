@@ -71,8 +71,8 @@ static int command_words(const struct fk_registry *r, unsigned bit, struct words
 	for (const struct cli_opt *o = cli_options; o->cmds && rc == 0; o++) {
 		struct word x = { o->name, o->shortopt, o->arg == ARG_REQUIRED, o->argname, o->help, o->id,
 		                  false };
-		if ((o->cmds & bit) && o->name)
-			rc = add(w, &x); /* short-only aliases: not offered */
+		if ((o->cmds & bit) && o->name && o->id != OPT_WHOLE)
+			rc = add(w, &x); /* short-only aliases: not offered; OPT_WHOLE: its plugin's */
 	}
 	if (bit & (CMD_COLLAPSE | CMD_GRAPH))
 		for (size_t i = 0; i < r->n && rc == 0; i++)

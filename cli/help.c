@@ -131,8 +131,8 @@ int cli_help_options(const char *cmd, const struct fk_registry *r)
 
 	printf("\nOptions:\n");
 	for (const struct cli_opt *o = cli_options; o->cmds && rc == 0; o++)
-		if ((o->cmds & bit) && o->cmds != CMD_ALL)
-			rc = print_row(o, r);
+		if ((o->cmds & bit) && o->cmds != CMD_ALL && o->id != OPT_WHOLE)
+			rc = print_row(o, r); /* OPT_WHOLE: in its plugin's table */
 	printf("\nCommon options:\n");
 	for (const struct cli_opt *o = cli_options; o->cmds && rc == 0; o++)
 		if (o->cmds == CMD_ALL)

@@ -143,9 +143,22 @@ const struct cli_opt cli_options[] = {
 	{ OPT_SAME, "truncate-text-right", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
 	  "inferno's: a name too long for its frame loses its end (flamekit's, as "
 	  "flamegraph.pl's, always)", NULL, NULL, true },
+	{ OPT_SAME, "pretty-xml", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
+	  "inferno's: readable XML (flamekit's SVG has one element a line already)", NULL, NULL,
+	  true },
 	{ OPT_SAME, "no-sort", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL,
 	  "inferno's: the input is already sorted (the graph is the same either way: "
 	  "flamekit merges the stacks whatever their order)", NULL, NULL, true },
+	/* inferno's names of svg options: whole, so that flamegraph.pl's --col
+	 * and --color stay --colors */
+	{ OPT_WHOLE, "colordiffusion", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL, NULL, NULL, NULL,
+	  true },
+	{ OPT_WHOLE, "stroke-color", 0, ARG_REQUIRED, NULL, NULL, CMD_GRAPH, NULL, NULL, NULL, NULL,
+	  true },
+	{ OPT_WHOLE, "uicolor", 0, ARG_REQUIRED, NULL, NULL, CMD_GRAPH, NULL, NULL, NULL, NULL,
+	  true },
+	{ OPT_WHOLE, "no-javascript", 0, ARG_NONE, NULL, NULL, CMD_GRAPH, NULL, NULL, NULL, NULL,
+	  true },
 	{ 0, NULL, 0, ARG_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL, false },
 };
 
@@ -165,7 +178,8 @@ static const struct cli_opt *find(unsigned cmd, const char *name, size_t len, bo
                                   bool alias)
 {
 	for (const struct cli_opt *o = cli_options; o->cmds; o++) {
-		if (!(o->cmds & cmd) || o->id == OPT_TEXT || (o->id == OPT_ALIAS) != alias)
+		if (!(o->cmds & cmd) || o->id == OPT_TEXT || o->id == OPT_WHOLE ||
+		    (o->id == OPT_ALIAS) != alias)
 			continue;
 		if (shortopt ? len == 1 && o->shortopt == name[0]
 		             : o->name && strlen(o->name) == len && memcmp(o->name, name, len) == 0)

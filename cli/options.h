@@ -49,6 +49,8 @@ enum cli_opt_id {
 	OPT_NARROW,    /* an option of the narrow filter plugin, its name the same */
 	OPT_ALIAS,     /* another tool's spelling of `alias` (cli_canon rewrites it) */
 	OPT_SAME,      /* another tool's option that asks for flamekit's behaviour */
+	OPT_WHOLE,     /* a plugin's option (the plugin parses it) that is only
+	                * spelled whole, even where a prefix would reach it */
 	OPT_COUNT
 };
 

@@ -37,7 +37,8 @@ complete_words() {
 		printf "%s\n" "${COMPREPLY[@]}" | sort' "$BASHC" "$@"
 }
 is "$(complete_words flamekit graph --col)" "--collapse-recursion
---colors" "flamekit graph --col<TAB>: --collapse-recursion, --colors"
+--colordiffusion
+--colors" "flamekit graph --col<TAB>: --collapse-recursion, --colordiffusion, --colors"
 is "$(complete_words flamekit gr)" "graph" "flamekit gr<TAB>: the command"
 is "$(complete_words flamekit graph --tit)" "--title" "graph --tit<TAB>: the svg plugin's --title"
 is "$(complete_words flamekit collapse --pi)" "--pid" "collapse --pi<TAB>: the perf input's --pid"

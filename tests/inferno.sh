@@ -28,8 +28,44 @@ same_graph "--search-color #123456 is --searchcolor" --search-color '#123456' --
 same_graph "--deterministic: flamekit's colours already are" --deterministic --
 same_graph "--truncate-text-right: flamekit's truncation already is" --truncate-text-right --
 same_graph "--no-sort: the same graph" --no-sort --
+same_graph "--pretty-xml: the same graph (an element a line already)" --pretty-xml --
 ok $(cmp -s "$TMP/a.svg" "$TMP/b.svg" && ! "$FLAMEKIT" graph -i "$D/basic.txt" | cmp -s - "$TMP/b.svg"; echo $?) \
 	"-i changes the graph (the comparisons above can fail)"
+
+# --colordiffusion: inferno's colour_scale of the square root of each frame's
+# share of the total (awk over the folded counts: each frame's total is the
+# sum of the lines it starts).
+"$FLAMEKIT" graph --colordiffusion "$D/basic.txt" |
+	sed -n 's/.*<title>\(.*\) ([0-9,]* samples\{0,1\}, [0-9.]*%)<\/title><rect[^>]*fill="\(rgb([0-9,]*)\)".*/\1 \2/p' |
+	LC_ALL=C sort > "$TMP/diffusion.actual"
+awk '{ n = $NF; k = split($1, f, ";"); all += n; p = ""
+	for (i = 1; i <= k; i++) { p = p (i > 1 ? ";" : "") f[i]; w[p] += n; leaf[p] = f[i] } }
+	END { w["all"] = all; leaf["all"] = "all"
+		for (p in w) { v = int(sqrt(w[p] / all) * 2000); c = 100 + int(150 * (2000 - v) / 2000) % 256
+			print leaf[p], (v <= 0 ? "rgb(250,250,250)" : "rgb(255," c "," c ")") } }' "$D/basic.txt" |
+	LC_ALL=C sort > "$TMP/diffusion.expected"
+same_file "$TMP/diffusion.expected" "$TMP/diffusion.actual" "--colordiffusion: inferno's colours by width (awk)"
+"$FLAMEKIT" graph "$D/basic.txt" > "$TMP/plain.svg"
+"$FLAMEKIT" graph --stroke-color '#112233' --uicolor 'rgb(1,2,3)' "$D/basic.txt" > "$TMP/ui.svg"
+is "$(diff "$TMP/plain.svg" "$TMP/ui.svg" | grep '^[<>]')" "> 	#frames rect { stroke:#112233; stroke-width:1; }
+> 	#title, #details, #unzoom, #search, #ignorecase, #matched { fill:rgb(1,2,3); }" \
+	"--stroke-color outlines every frame, --uicolor colours the UI text: two style rules, nothing else"
+is "$("$FLAMEKIT" graph --stroke-color none "$D/basic.txt" | cmp -s - "$TMP/plain.svg"; echo $?)" 0 \
+	"--stroke-color none: the default, no outline"
+run "$FLAMEKIT" graph --stroke-color 'red;}*{x' "$D/basic.txt"
+is "$rc:$out:$err" "2::flamekit: [output:svg] --stroke-color takes #rrggbb, rgb(r,g,b) or none, not \"red;}*{x\"" \
+	"--stroke-color: only a colour reaches the style sheet"
+run "$FLAMEKIT" graph --uicolor '#12345' "$D/basic.txt"
+is "$rc:$err" "2:flamekit: [output:svg] --uicolor takes #rrggbb or rgb(r,g,b), not \"#12345\"" "--uicolor: a colour"
+"$FLAMEKIT" graph --no-javascript "$D/basic.txt" > "$TMP/nojs.svg"
+is "$(grep -c 'function ' "$TMP/nojs.svg"):$(grep -c '<rect' "$TMP/nojs.svg")" "0:$(grep -c '<rect' "$TMP/plain.svg")" \
+	"--no-javascript: no script, the same frames"
+if command -v "${PYTHON3:-python3}" > /dev/null 2>&1; then
+	"${PYTHON3:-python3}" -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$TMP/nojs.svg"
+	ok $? "--no-javascript: well-formed XML"
+else
+	skip "--no-javascript: well-formed XML" "python3 is missing"
+fi
 
 # The truncation is flamegraph.pl's, on the right: a long name in a narrow
 # frame keeps its start and ends in "..".

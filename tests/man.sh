@@ -164,7 +164,7 @@ while read -r name mask; do
 	# shellcheck disable=SC2086
 	for c in $(cmdbits $mask); do
 		h=$("$FLAMEKIT" help "$c" 2> /dev/null)
-		printf '%s\n' "$h" | grep -qE -- "--$name( |\[|\$)" || missing="$missing --$name($c --help)"
+		printf '%s\n' "$h" | grep -qE -- "--$name( |=|\[|\$)" || missing="$missing --$name($c --help)"
 	done
 done < "$TMP/table"
 is "$missing" "" "every option of the table is in its commands' --help and in a man page"

@@ -89,6 +89,15 @@ int svg_check_opts(const struct fk_host *h, const struct svg_opts *o)
 		       o->fonttype);
 		return FK_ERR_USAGE;
 	}
+	if (o->stroke_color && strcmp(o->stroke_color, "none") != 0 && !svg_colour_ok(o->stroke_color)) {
+		h->log(FK_LOG_ERROR, "--stroke-color takes #rrggbb, rgb(r,g,b) or none, not \"%s\"",
+		       o->stroke_color);
+		return FK_ERR_USAGE;
+	}
+	if (o->uicolor && !svg_colour_ok(o->uicolor)) {
+		h->log(FK_LOG_ERROR, "--uicolor takes #rrggbb or rgb(r,g,b), not \"%s\"", o->uicolor);
+		return FK_ERR_USAGE;
+	}
 	if (!svg_colour_ok(o->searchcolor)) {
 		h->log(FK_LOG_ERROR, "--searchcolor takes #rrggbb or rgb(r,g,b), not \"%s\"", o->searchcolor);
 		return FK_ERR_USAGE;
