@@ -118,27 +118,26 @@ static enum value_kind value_kind(const struct word *x)
 	}
 }
 
-static void bash_value(const struct fk_registry *r, enum value_kind k)
+/* How each shell completes a value: from a list of words, files,
+ * directories, or not at all. */
+struct shell {
+	const char *list_open, *list_close, *dir, *file, *none;
+};
+static const struct shell bash_sh = {
+	"COMPREPLY=($(compgen -W '", "' -- \"$cur\"))", "COMPREPLY=($(compgen -d -- \"$cur\"))",
+	"COMPREPLY=($(compgen -f -- \"$cur\"))", "COMPREPLY=()",
+};
+static const struct shell zsh_sh = { "(", ")", "_files -/", "_files", " " };
+
+static void value(const struct fk_registry *r, const struct shell *sh, enum value_kind k)
 {
-	switch (k) {
-	case V_INPUTS:
-		printf("COMPREPLY=($(compgen -W '");
-		plugin_names(r, FK_PLUGIN_INPUT, "auto");
-		printf("' -- \"$cur\"))");
-		break;
-	case V_OUTPUTS:
-		printf("COMPREPLY=($(compgen -W '");
-		plugin_names(r, FK_PLUGIN_OUTPUT, "");
-		printf("' -- \"$cur\"))");
-		break;
-	case V_DIR:
-		printf("COMPREPLY=($(compgen -d -- \"$cur\"))");
-		break;
-	case V_FILE:
-		printf("COMPREPLY=($(compgen -f -- \"$cur\"))");
-		break;
-	default:
-		printf("COMPREPLY=()");
+	if (k == V_INPUTS || k == V_OUTPUTS) {
+		printf("%s", sh->list_open);
+		plugin_names(r, k == V_INPUTS ? FK_PLUGIN_INPUT : FK_PLUGIN_OUTPUT,
+		             k == V_INPUTS ? "auto" : "");
+		printf("%s", sh->list_close);
+	} else {
+		printf("%s", k == V_DIR ? sh->dir : k == V_FILE ? sh->file : sh->none);
 	}
 }
 
@@ -178,7 +177,7 @@ static int bash(const struct fk_registry *r)
 			if (w.v[i].shortopt)
 				printf("-%c|", w.v[i].shortopt);
 			printf("--%s) ", w.v[i].name);
-			bash_value(r, value_kind(&w.v[i]));
+			value(r, &bash_sh, value_kind(&w.v[i]));
 			printf("; return ;;\n");
 		}
 		printf("\t\tesac\n\t\twords='");
@@ -211,31 +210,6 @@ static void zsh_text(const char *s)
 			continue; /* @INPUTS@: the value's list says which */
 		else
 			putchar(*s);
-	}
-}
-
-static void zsh_value(const struct fk_registry *r, const struct word *x, enum value_kind k)
-{
-	printf(":%s:", x->argname ? x->argname : "VALUE");
-	switch (k) {
-	case V_INPUTS:
-		printf("(");
-		plugin_names(r, FK_PLUGIN_INPUT, "auto");
-		printf(")");
-		break;
-	case V_OUTPUTS:
-		printf("(");
-		plugin_names(r, FK_PLUGIN_OUTPUT, "");
-		printf(")");
-		break;
-	case V_DIR:
-		printf("_files -/");
-		break;
-	case V_FILE:
-		printf("_files");
-		break;
-	default:
-		printf(" ");
 	}
 }
 
@@ -278,8 +252,10 @@ static int zsh(const struct fk_registry *r)
 					printf("\t\t\t'--%s%s[", x->name, x->value ? "=" : "");
 				zsh_text(x->help ? x->help : "");
 				printf("]");
-				if (x->value)
-					zsh_value(r, x, value_kind(x));
+				if (x->value) {
+					printf(":%s:", x->argname ? x->argname : "VALUE");
+					value(r, &zsh_sh, value_kind(x));
+				}
 				printf("'\n");
 			}
 		}

@@ -31,6 +31,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "framecache.h"
+
 struct opts {
 	const char *focus, *ignore, *hide, *show, *tagfocus, *comm;
 	const char *base, *skip_after, *from, *to;
@@ -55,10 +57,7 @@ struct state {
 	double from, to;             /* seconds as given, NAN: none */
 	bool timed;                  /* the window is set (first sample seen) */
 	int64_t from_ns, to_ns;
-	unsigned char *cache;
-	size_t cap;
-	char *name;                  /* NUL-terminated copy for regexec */
-	size_t namecap;
+	struct fc cache;             /* bits by frame id, and names for regexec */
 };
 
 static const char *const re_opt[NRE] = { "focus", "ignore", "hide", "show" };
@@ -101,8 +100,7 @@ static void destroy(void *state)
 		regfree(&s->tag);
 	if (s->has_comm)
 		regfree(&s->comm);
-	s->h->free(s->cache);
-	s->h->free(s->name);
+	fc_free(&s->cache, s->h);
 	s->h->free(s);
 }
 
@@ -177,19 +175,9 @@ fail:
 	return rc;
 }
 
-/* name[0..len) as a C string in s->name; NULL when out of memory. */
 static const char *cstr(struct state *s, const char *name, size_t len)
 {
-	if (len + 1 > s->namecap) {
-		char *n = s->h->realloc(s->name, len + 64);
-		if (!n)
-			return NULL;
-		s->name = n;
-		s->namecap = len + 64;
-	}
-	memcpy(s->name, name, len);
-	s->name[len] = '\0';
-	return s->name;
+	return fc_cstr(&s->cache, s->h, name, len);
 }
 
 static bool is(const char *name, size_t len, const char *want)
@@ -201,25 +189,16 @@ static bool is(const char *name, size_t len, const char *want)
 static int frame_bits(struct state *s, struct fk_sample_edit *e, size_t i, unsigned *bits)
 {
 	const struct fk_host *h = s->h;
-	fk_frame_t id = h->se_frame_id(e, i);
 	const char *name, *c;
+	unsigned char *slot;
 	size_t len;
 	unsigned b = KNOWN;
 
-	if (id < s->cap && s->cache[id]) {
-		*bits = s->cache[id];
+	if (fc_slot(&s->cache, h, h->se_frame_id(e, i), &slot) < 0)
+		return FK_ERR_NOMEM;
+	if (*slot) {
+		*bits = *slot;
 		return 0;
-	}
-	if (id >= s->cap) {
-		size_t cap = s->cap ? s->cap : 4096;
-		unsigned char *v;
-		while (cap <= id)
-			cap *= 2;
-		if (!(v = h->realloc(s->cache, cap)))
-			return FK_ERR_NOMEM;
-		memset(v + s->cap, 0, cap - s->cap);
-		s->cache = v;
-		s->cap = cap;
 	}
 	name = h->se_frame_name(e, i, &len);
 	if (!(c = cstr(s, name, len)))
@@ -231,7 +210,7 @@ static int frame_bits(struct state *s, struct fk_sample_edit *e, size_t i, unsig
 		b |= IS_BASE;
 	if (is(name, len, s->o->skip_after))
 		b |= IS_SKIP;
-	s->cache[id] = (unsigned char)b;
+	*slot = (unsigned char)b;
 	*bits = b;
 	return 0;
 }
