@@ -100,7 +100,7 @@ static int label_of(const struct cli_opt *o, struct fk_buf *b)
 	    (o->shortopt && (rc = fk_buf_printf(b, "-%c%s", o->shortopt, o->name ? ", " : "")) < 0) ||
 	    (o->name && (rc = fk_buf_printf(b, "--%s", o->name)) < 0))
 		return rc;
-	if (o->arg == ARG_REQUIRED)
+	if (o->arg == ARG_REQUIRED || o->arg == ARG_NUMBER)
 		return fk_buf_printf(b, " %s", o->argname);
 	if (o->arg == ARG_OPTIONAL)
 		return fk_buf_printf(b, "[=%s]", o->argname);

@@ -63,12 +63,6 @@ const struct cli_opt cli_options[] = {
 	{ OPT_DEMANGLE, "demangle", 0, ARG_OPTIONAL, "short", NULL, IN, NULL,
 	  "demangle C++, Rust and D names as c++filt does; short drops argument lists and "
 	  "Rust hashes (--demangle=no: off, the default)", NULL, NULL, false },
-	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, IN, "FILE...",
-	  "inputs, merged; '-' or none reads stdin; .gz is read transparently", NULL, NULL, false },
-	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_MERGE, "FILE...",
-	  "folded files (one or two counts a line), .gz or '-'; sorted ones are merged as "
-	  "streams, others in memory", NULL, NULL, false },
-
 	/* narrowing the profile: the narrow filter plugin's options, same names */
 	{ OPT_NARROW, "focus", 0, ARG_REQUIRED, "REGEX", NULL, NARROW, NULL,
 	  "keep only the samples with a frame matching REGEX (pprof -focus)",
@@ -104,6 +98,12 @@ const struct cli_opt cli_options[] = {
 	  "stackcollapse-perf.pl's)", "a process id", NULL, true },
 	{ OPT_NARROW, "tid", 0, ARG_NUMBER, "N", NULL, NARROW, NULL,
 	  "keep only the samples of thread N (--tid alone: the input's flag)", "a thread id", NULL, true },
+
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, IN, "FILE...",
+	  "inputs, merged; '-' or none reads stdin; .gz is read transparently", NULL, NULL, false },
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_MERGE, "FILE...",
+	  "folded files (one or two counts a line), .gz or '-'; sorted ones are merged as "
+	  "streams, others in memory", NULL, NULL, false },
 
 	/* run */
 	{ OPT_CHECK, "check", 0, ARG_NONE, NULL, NULL, CMD_RUN, NULL,
