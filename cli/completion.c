@@ -141,6 +141,48 @@ static void value(const struct fk_registry *r, const struct shell *sh, enum valu
 	}
 }
 
+/* Each command but completion with its options, to emit. */
+static int each_command(const struct fk_registry *r,
+                        void (*emit)(const struct fk_registry *r, const char *cmd,
+                                     const struct words *w))
+{
+	int rc = 0;
+
+	for (size_t c = 0; c < NCOMMANDS && rc == 0; c++) {
+		unsigned bit = cli_cmd_bit(commands[c]);
+		struct words w = { 0 };
+		if (bit == CMD_COMPLETION)
+			continue;
+		if ((rc = command_words(r, bit, &w)) == 0)
+			emit(r, commands[c], &w);
+		fk_free(w.v);
+	}
+	return rc;
+}
+
+/* One command's case: what follows an option taking a value, its words. */
+static void bash_command(const struct fk_registry *r, const char *cmd, const struct words *w)
+{
+	printf("\t%s)\n\t\tcase $prev in\n", cmd);
+	for (size_t i = 0; i < w->n; i++) {
+		if (!w->v[i].value)
+			continue;
+		printf("\t\t");
+		if (w->v[i].shortopt)
+			printf("-%c|", w->v[i].shortopt);
+		printf("--%s) ", w->v[i].name);
+		value(r, &bash_sh, value_kind(&w->v[i]));
+		printf("; return ;;\n");
+	}
+	printf("\t\tesac\n\t\twords='");
+	for (size_t i = 0; i < w->n; i++)
+		printf("%s--%s", i ? " " : "", w->v[i].name);
+	for (size_t i = 0; i < w->n; i++)
+		if (w->v[i].shortopt)
+			printf(" -%c", w->v[i].shortopt);
+	printf("' ;;\n");
+}
+
 static int bash(const struct fk_registry *r)
 {
 	int rc = 0;
@@ -162,33 +204,7 @@ static int bash(const struct fk_registry *r)
 	printf("' -- \"$cur\"))\n\t\treturn ;;\n");
 	printf("\tcompletion)\n\t\t[ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W 'bash zsh' -- "
 	       "\"$cur\"))\n\t\treturn ;;\n");
-	for (size_t c = 0; c < NCOMMANDS && rc == 0; c++) {
-		unsigned bit = cli_cmd_bit(commands[c]);
-		struct words w = { 0 };
-		if (bit == CMD_COMPLETION)
-			continue;
-		if ((rc = command_words(r, bit, &w)) < 0)
-			break;
-		printf("\t%s)\n\t\tcase $prev in\n", commands[c]);
-		for (size_t i = 0; i < w.n; i++) {
-			if (!w.v[i].value)
-				continue;
-			printf("\t\t");
-			if (w.v[i].shortopt)
-				printf("-%c|", w.v[i].shortopt);
-			printf("--%s) ", w.v[i].name);
-			value(r, &bash_sh, value_kind(&w.v[i]));
-			printf("; return ;;\n");
-		}
-		printf("\t\tesac\n\t\twords='");
-		for (size_t i = 0; i < w.n; i++)
-			printf("%s--%s", i ? " " : "", w.v[i].name);
-		for (size_t i = 0; i < w.n; i++)
-			if (w.v[i].shortopt)
-				printf(" -%c", w.v[i].shortopt);
-		printf("' ;;\n");
-		fk_free(w.v);
-	}
+	rc = each_command(r, bash_command);
 	printf("\tesac\n"
 	       "\tcase $cur in\n"
 	       "\t-*) COMPREPLY=($(compgen -W \"$words\" -- \"$cur\")) ;;\n"
@@ -213,6 +229,29 @@ static void zsh_text(const char *s)
 	}
 }
 
+/* One command's case: its _arguments specs. */
+static void zsh_command(const struct fk_registry *r, const char *cmd, const struct words *w)
+{
+	printf("\t%s)\n\t\topts=(\n", cmd);
+	for (size_t i = 0; i < w->n; i++) {
+		const struct word *x = &w->v[i];
+		for (int s = 0; s < 1 + (x->shortopt != 0); s++) {
+			if (s)
+				printf("\t\t\t'-%c[", x->shortopt);
+			else
+				printf("\t\t\t'--%s%s[", x->name, x->value ? "=" : "");
+			zsh_text(x->help ? x->help : "");
+			printf("]");
+			if (x->value) {
+				printf(":%s:", x->argname ? x->argname : "VALUE");
+				value(r, &zsh_sh, value_kind(x));
+			}
+			printf("'\n");
+		}
+	}
+	printf("\t\t) ;;\n");
+}
+
 static int zsh(const struct fk_registry *r)
 {
 	int rc = 0;
@@ -232,36 +271,11 @@ static int zsh(const struct fk_registry *r)
 	printf("\t\t\t'help:describe a command'\n\t\t)\n"
 	       "\t\t_describe -t commands 'flamekit command' cmds\n\t\treturn\n\tfi\n"
 	       "\tcase $words[2] in\n");
-	printf("\thelp) (( CURRENT == 3 )) && compadd -- collapse graph diff merge run plugins "
-	       "completion; return ;;\n"
-	       "\tcompletion) (( CURRENT == 3 )) && compadd -- bash zsh; return ;;\n");
-	for (size_t c = 0; c < NCOMMANDS && rc == 0; c++) {
-		unsigned bit = cli_cmd_bit(commands[c]);
-		struct words w = { 0 };
-		if (bit == CMD_COMPLETION)
-			continue;
-		if ((rc = command_words(r, bit, &w)) < 0)
-			break;
-		printf("\t%s)\n\t\topts=(\n", commands[c]);
-		for (size_t i = 0; i < w.n; i++) {
-			const struct word *x = &w.v[i];
-			for (int s = 0; s < 1 + (x->shortopt != 0); s++) {
-				if (s)
-					printf("\t\t\t'-%c[", x->shortopt);
-				else
-					printf("\t\t\t'--%s%s[", x->name, x->value ? "=" : "");
-				zsh_text(x->help ? x->help : "");
-				printf("]");
-				if (x->value) {
-					printf(":%s:", x->argname ? x->argname : "VALUE");
-					value(r, &zsh_sh, value_kind(x));
-				}
-				printf("'\n");
-			}
-		}
-		printf("\t\t) ;;\n");
-		fk_free(w.v);
-	}
+	printf("\thelp) (( CURRENT == 3 )) && compadd --");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		printf(" %s", commands[i]);
+	printf("; return ;;\n\tcompletion) (( CURRENT == 3 )) && compadd -- bash zsh; return ;;\n");
+	rc = each_command(r, zsh_command);
 	printf("\tesac\n\t_arguments -S $opts '*:file:_files'\n}\n_flamekit \"$@\"\n");
 	return rc;
 }

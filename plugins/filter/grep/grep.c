@@ -99,21 +99,17 @@ fail:
 /* The cache bits of frame i of the sample, testing its name on a miss. */
 static int frame_bits(struct state *s, struct fk_sample_edit *e, size_t i, unsigned *bits)
 {
-	const struct fk_host *h = s->h;
-	const char *name, *c;
+	const char *c = NULL;
 	unsigned char *slot;
 	size_t len;
 	unsigned b = KNOWN;
 
-	if (fc_slot(&s->cache, h, h->se_frame_id(e, i), &slot) < 0)
+	if (fc_frame(&s->cache, s->h, e, i, &slot, &c, &len) < 0)
 		return FK_ERR_NOMEM;
 	if (*slot) {
 		*bits = *slot;
 		return 0;
 	}
-	name = h->se_frame_name(e, i, &len);
-	if (!(c = fc_cstr(&s->cache, h, name, len)))
-		return FK_ERR_NOMEM;
 	if (s->has_inc && regexec(&s->inc, c, 0, NULL, 0) == 0)
 		b |= INCL;
 	if (s->has_exc && regexec(&s->exc, c, 0, NULL, 0) == 0)

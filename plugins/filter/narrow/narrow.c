@@ -188,27 +188,23 @@ static bool is(const char *name, size_t len, const char *want)
 /* The cache bits of frame i of the sample, testing its name on a miss. */
 static int frame_bits(struct state *s, struct fk_sample_edit *e, size_t i, unsigned *bits)
 {
-	const struct fk_host *h = s->h;
-	const char *name, *c;
+	const char *c = NULL;
 	unsigned char *slot;
 	size_t len;
 	unsigned b = KNOWN;
 
-	if (fc_slot(&s->cache, h, h->se_frame_id(e, i), &slot) < 0)
+	if (fc_frame(&s->cache, s->h, e, i, &slot, &c, &len) < 0)
 		return FK_ERR_NOMEM;
 	if (*slot) {
 		*bits = *slot;
 		return 0;
 	}
-	name = h->se_frame_name(e, i, &len);
-	if (!(c = cstr(s, name, len)))
-		return FK_ERR_NOMEM;
 	for (int k = 0; k < NRE; k++)
 		if (s->has[k] && regexec(&s->re[k], c, 0, NULL, 0) == 0)
 			b |= BIT(k);
-	if (is(name, len, s->o->base))
+	if (is(c, len, s->o->base))
 		b |= IS_BASE;
-	if (is(name, len, s->o->skip_after))
+	if (is(c, len, s->o->skip_after))
 		b |= IS_SKIP;
 	*slot = (unsigned char)b;
 	*bits = b;

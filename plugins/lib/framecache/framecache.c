@@ -34,6 +34,19 @@ const char *fc_cstr(struct fc *c, const struct fk_host *h, const char *s, size_t
 	return c->name;
 }
 
+int fc_frame(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
+             unsigned char **slot, const char **name, size_t *len)
+{
+	const char *s;
+
+	if (fc_slot(c, h, h->se_frame_id(e, i), slot) < 0)
+		return FK_ERR_NOMEM;
+	if (**slot)
+		return 0;
+	s = h->se_frame_name(e, i, len);
+	return (*name = fc_cstr(c, h, s, *len)) ? 0 : FK_ERR_NOMEM;
+}
+
 void fc_free(struct fc *c, const struct fk_host *h)
 {
 	h->free(c->v);

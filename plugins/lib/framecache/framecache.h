@@ -24,6 +24,11 @@ int fc_slot(struct fc *c, const struct fk_host *h, fk_frame_t id, unsigned char 
 /* s[0..len) as a C string, valid until the next call; NULL when out of
  * memory. */
 const char *fc_cstr(struct fc *c, const struct fk_host *h, const char *s, size_t len);
+/* Frame i of sample e: *slot is its byte; when that is 0 (not decided
+ * yet), *name is its name as a C string (fc_cstr's) of *len bytes, for the
+ * caller to test and store its bits in *slot.  0 or FK_ERR_NOMEM. */
+int fc_frame(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
+             unsigned char **slot, const char **name, size_t *len);
 void fc_free(struct fc *c, const struct fk_host *h);
 
 #endif
