@@ -45,7 +45,7 @@ for page in flamekit-plugin.3 flamekit-host.3; do
 	ok $([ -n "$(find "$STAGE" -path "*/man3/$page" | head -1)" ]; echo $?) \
 		"the SDK's page $page is installed in man3"
 done
-FK=$(find "$STAGE" -type f -name flamekit | head -1)
+FK=$(find "$STAGE" -type f -path "*/bin/flamekit" | head -1)
 ok $([ -x "$FK" ]; echo $?) "the flamekit command is installed"
 
 # From here on, only the stage is used: its flamekit, its plugins, its SDK.
