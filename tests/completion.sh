@@ -4,11 +4,7 @@
 # registers its function, and that function, driven as bash drives it
 # (COMP_WORDS, COMP_CWORD), offers the options, formats and output plugins.
 . "$FK_SRCDIR/tests/lib.sh"
-D="$FK_SRCDIR/tests/data/folded"
 
-submake() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make "$@"
-}
 if ! command -v make > /dev/null 2>&1 || ! command -v bash > /dev/null 2>&1; then
 	skip "shell completion" "make or bash is missing"
 	done_testing
@@ -16,10 +12,7 @@ if ! command -v make > /dev/null 2>&1 || ! command -v bash > /dev/null 2>&1; the
 fi
 
 STAGE="$TMP/stage"
-submake -C "$FK_BUILDDIR" install DESTDIR="$STAGE" > "$TMP/install.log" 2>&1
-st=$?
-ok $st "make install DESTDIR=stage"
-[ $st -eq 0 ] || sed 's/^/# /' "$TMP/install.log" | tail -20
+stage_install "$STAGE"
 datadir=$(sed -n "s|^datarootdir = ||p" "$FK_BUILDDIR/Makefile")
 prefix=$(sed -n "s|^prefix = ||p" "$FK_BUILDDIR/Makefile")
 datadir=$(printf '%s' "$datadir" | sed "s|\${prefix}|$prefix|")
