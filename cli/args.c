@@ -5,16 +5,6 @@
 
 #include "cli.h"
 
-const char cli_common_help[] =
-	"  --plugin-dir DIR   load plugins from DIR first (repeatable)\n"
-	"  --threads N        parsing threads (default: the number of cores)\n"
-	"  --shard K/N        read only shard K (0 to N-1) of N byte ranges of each input,\n"
-	"                     cut at sample boundaries (plain files; see flamekit(1))\n"
-	"  --progress         show progress on stderr (default: only when it is a terminal)\n"
-	"  --no-progress      never show progress\n"
-	"  -q, --quiet        print errors only\n"
-	"  -v, --verbose      print more (repeat for debug output)\n";
-
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	char msg[1024];
@@ -47,75 +37,224 @@ unsigned cli_threads(const struct cli *c)
 	return n > 0 ? (unsigned)(n > 64 ? 64 : n) : 1;
 }
 
-static const char *value_of(int argc, char **argv, int *i, const char *arg, const char *name)
+/* --shard K/N into c. */
+static int shard_opt(struct cli *c, const char *v)
 {
-	size_t l = strlen(name);
-	if (strncmp(arg, name, l) == 0 && arg[l] == '=')
-		return arg + l + 1;
-	if (strcmp(arg, name) == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
+	char *end;
+	unsigned long k, n;
+
+	k = strtoul(v, &end, 10);
+	if (end == v || *end != '/' || v[0] == '-' || end[1] == '-')
+		goto bad;
+	n = strtoul(end + 1, &end, 10);
+	if (*end || n < 1 || n > 1000000 || k >= n)
+		goto bad;
+	c->shard_k = (unsigned)k;
+	c->shard_n = (unsigned)n;
+	return 0;
+bad:
+	cli_usage_error(NULL, "--shard takes K/N (shard K of N, K from 0 to N-1), not \"%s\"", v);
+	return FK_ERR_USAGE;
 }
 
-int cli_common_opt(struct cli *c, int argc, char **argv, int *i)
+/* The common options act on c as they are met; the rest is kept in a. */
+static int apply(struct cli *c, const struct cli_opt *o, const char *v, struct cli_args *a)
 {
-	const char *a = argv[*i], *v;
+	char *end;
+	long n;
 
-	if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+	a->v[o->id] = v;
+	a->given[o->id] = true;
+	switch (o->id) {
+	case OPT_QUIET:
 		fk_verbosity = FK_LOG_ERROR;
-		return 1;
-	}
-	if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+		break;
+	case OPT_VERBOSE:
 		fk_verbosity = fk_verbosity < FK_LOG_INFO ? FK_LOG_INFO : FK_LOG_DEBUG;
-		return 1;
-	}
-	if (strcmp(a, "--progress") == 0) {
+		break;
+	case OPT_PROGRESS:
 		c->progress = 2;
-		return 1;
-	}
-	if (strcmp(a, "--no-progress") == 0) {
+		break;
+	case OPT_NO_PROGRESS:
 		c->progress = 0;
-		return 1;
-	}
-	if (strncmp(a, "--plugin-dir", 12) == 0 && (a[12] == '\0' || a[12] == '=')) {
-		if (!(v = value_of(argc, argv, i, a, "--plugin-dir")))
-			return cli_usage_error(NULL, "--plugin-dir needs a directory"), FK_ERR_USAGE;
+		break;
+	case OPT_PLUGIN_DIR:
 		/* cli_canon registered it before loading */
-		if (!c->loaded && fk_registry_add_dir(&c->reg, v) < 0) {
-			fk_log(FK_LOG_ERROR, "out of memory");
-			return FK_ERR_NOMEM;
-		}
-		return 1;
-	}
-	if (strncmp(a, "--shard", 7) == 0 && (a[7] == '\0' || a[7] == '=')) {
-		char *end;
-		unsigned long k, n;
-		if (!(v = value_of(argc, argv, i, a, "--shard")))
-			return cli_usage_error(NULL, "--shard needs K/N, e.g. --shard 0/4"), FK_ERR_USAGE;
-		k = strtoul(v, &end, 10);
-		if (end == v || *end != '/' || v[0] == '-' || end[1] == '-')
-			return cli_usage_error(NULL, "--shard takes K/N (shard K of N, K from 0 to "
-			                       "N-1), not \"%s\"", v), FK_ERR_USAGE;
-		n = strtoul(end + 1, &end, 10);
-		if (*end || n < 1 || n > 1000000 || k >= n)
-			return cli_usage_error(NULL, "--shard takes K/N (shard K of N, K from 0 to "
-			                       "N-1), not \"%s\"", v), FK_ERR_USAGE;
-		c->shard_k = (unsigned)k;
-		c->shard_n = (unsigned)n;
-		return 1;
-	}
-	if (strncmp(a, "--threads", 9) == 0 && (a[9] == '\0' || a[9] == '=')) {
-		char *end;
-		long n;
-		if (!(v = value_of(argc, argv, i, a, "--threads")))
-			return cli_usage_error(NULL, "--threads needs a number"), FK_ERR_USAGE;
+		if (!c->loaded && fk_registry_add_dir(&c->reg, v) < 0)
+			goto nomem;
+		break;
+	case OPT_SHARD:
+		return shard_opt(c, v);
+	case OPT_THREADS:
 		n = strtol(v, &end, 10);
-		if (*end || n < 1 || n > 256)
-			return cli_usage_error(NULL, "--threads takes a number from 1 to 256, not \"%s\"", v), FK_ERR_USAGE;
+		if (*end || n < 1 || n > 256) {
+			cli_usage_error(NULL, "--threads takes a number from 1 to 256, not \"%s\"", v);
+			return FK_ERR_USAGE;
+		}
 		c->threads = (unsigned)n;
-		return 1;
+		break;
+	case OPT_SET:
+		a->sets[a->nsets++] = v;
+		break;
+	case OPT_NARROW:
+		a->nnames[a->nnarrow] = o->name;
+		a->nvalues[a->nnarrow++] = v;
+		break;
+	default:
+		break;
 	}
 	return 0;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+	return FK_ERR_NOMEM;
+}
+
+/* Option o given as argv[*i] (its name's value after '=' in eq, or NULL). */
+static int take(struct cli *c, const char *cmd, const struct cli_opt *o, int argc, char **argv,
+                int *i, const char *eq, struct cli_args *a)
+{
+	const char *v = eq;
+
+	switch (o->arg) {
+	case ARG_NONE:
+		if (eq && (strcmp(eq, "false") == 0 || strcmp(eq, "0") == 0)) {
+			a->v[o->id] = NULL;
+			a->given[o->id] = false;
+			return 0;
+		}
+		if (eq && strcmp(eq, "true") != 0 && strcmp(eq, "1") != 0) {
+			cli_usage_error(o->cmds == CMD_ALL ? NULL : cmd, "--%s takes no value", o->name);
+			return FK_ERR_USAGE;
+		}
+		v = "1";
+		break;
+	case ARG_REQUIRED:
+		if (!v && *i + 1 >= argc) {
+			cli_usage_error(o->cmds == CMD_ALL ? NULL : cmd, "%.*s needs %s",
+			                (int)strcspn(argv[*i], "="), argv[*i], o->need);
+			return FK_ERR_USAGE;
+		}
+		if (!v)
+			v = argv[++*i];
+		break;
+	case ARG_NUMBER:
+		if (!v)
+			v = argv[++*i]; /* option() saw the number */
+		if (!*v || strspn(v, "0123456789") != strlen(v)) {
+			cli_usage_error(cmd, "--%s takes %s, not \"%s\"", o->name, o->need, v);
+			return FK_ERR_USAGE;
+		}
+		break;
+	default: /* ARG_OPTIONAL: only after '=' */
+		break;
+	}
+	return apply(c, o, v, a);
+}
+
+/* -ns: one-letter flags together, as getopt takes them.  1 taken, 0 not. */
+static int bundle(struct cli *c, unsigned bit, const char *s, struct cli_args *a)
+{
+	int rc;
+
+	for (const char *p = s; *p; p++) {
+		const struct cli_opt *o = cli_opt_find(bit, p, 1, true);
+		if (!o || o->arg != ARG_NONE)
+			return 0;
+	}
+	for (const char *p = s; *p; p++)
+		if ((rc = apply(c, cli_opt_find(bit, p, 1, true), "1", a)) < 0)
+			return rc;
+	return 1;
+}
+
+static int unknown(struct cli *c, const char *cmd, const char *arg, const char *hint)
+{
+	struct fk_buf b = { 0 };
+	const char *s = arg + 1 + (arg[1] == '-');
+	int rc = cli_did_you_mean(s, c->names, c->nnames, &b);
+
+	if (rc < 0) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+	} else {
+		cli_usage_error(cmd, "unknown option '%s'%s%s%s%s", arg, hint ? hint : "",
+		                b.len ? "\nDid you mean" : "", b.len ? b.data : "", b.len ? "?" : "");
+		rc = FK_ERR_USAGE;
+	}
+	fk_buf_free(&b);
+	return rc;
+}
+
+/* One argument that looks like an option: the table's, other's, or none. */
+static int option(struct cli *c, const char *cmd, unsigned bit, int argc, char **argv, int *i,
+                  cli_other_opt other, void *ctx, const char *hint, struct cli_args *a)
+{
+	const char *arg = argv[*i], *name = arg + 1 + (arg[1] == '-'), *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	bool shortopt = arg[1] != '-';
+	const struct cli_opt *o = cli_opt_find(bit, name, len, shortopt);
+	int r;
+
+	/* --pid without a number is the input plugin's flag */
+	if (o && o->arg == ARG_NUMBER && !eq &&
+	    (*i + 1 >= argc || !argv[*i + 1][0] ||
+	     strspn(argv[*i + 1], "0123456789") != strlen(argv[*i + 1]))) {
+		if (other && (r = other(ctx, argc, argv, i)) != 0)
+			return r < 0 ? r : 0;
+		cli_usage_error(cmd, "--%s needs %s", o->name, o->need);
+		return FK_ERR_USAGE;
+	}
+	if (o)
+		return take(c, cmd, o, argc, argv, i, eq ? eq + 1 : NULL, a);
+	if (shortopt && !eq && (r = bundle(c, bit, name, a)) != 0)
+		return r < 0 ? r : 0;
+	if (other && (r = other(ctx, argc, argv, i)) != 0)
+		return r < 0 ? r : 0;
+	return unknown(c, cmd, arg, hint);
+}
+
+int cli_parse(struct cli *c, const char *cmd, int argc, char **argv, cli_other_opt other,
+              void *ctx, const char *hint, struct cli_args *a)
+{
+	unsigned bit = cli_cmd_bit(cmd);
+	int rc;
+
+	memset(a, 0, sizeof *a);
+	for (const struct cli_opt *o = cli_options; o->cmds; o++)
+		if ((o->cmds & bit) && o->name && !a->v[o->id])
+			a->v[o->id] = o->def;
+	a->files = fk_calloc((size_t)argc + 1, sizeof *a->files);
+	a->sets = fk_calloc((size_t)argc + 1, sizeof *a->sets);
+	a->nnames = fk_calloc((size_t)argc + 1, sizeof *a->nnames);
+	a->nvalues = fk_calloc((size_t)argc + 1, sizeof *a->nvalues);
+	if (!a->files || !a->sets || !a->nnames || !a->nvalues) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (strcmp(s, "--") == 0) {
+			while (++i < argc)
+				a->files[a->nfiles++] = argv[i];
+			break;
+		}
+		/* a file, or "-" (stdin) */
+		if (s[0] != '-' || s[1] == '\0') {
+			a->files[a->nfiles++] = s;
+			continue;
+		}
+		if ((rc = option(c, cmd, bit, argc, argv, &i, other, ctx, hint, a)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void cli_args_free(struct cli_args *a)
+{
+	fk_free(a->files);
+	fk_free(a->sets);
+	fk_free(a->nnames);
+	fk_free(a->nvalues);
+	memset(a, 0, sizeof *a);
 }
 
 int cli_load(struct cli *c)
@@ -216,41 +355,4 @@ const struct fk_option *cli_any_input_option(const struct fk_registry *r, const 
 			return o;
 	}
 	return NULL;
-}
-
-int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **outpath)
-{
-	const char *a = argv[*i];
-
-	if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-		if (*i + 1 >= argc) {
-			cli_usage_error(cmd, "%s needs a file name", a);
-			return FK_ERR_USAGE;
-		}
-		*outpath = argv[++*i];
-		return 1;
-	}
-	if (strncmp(a, "--output=", 9) == 0) {
-		*outpath = a + 9;
-		return 1;
-	}
-	return 0;
-}
-
-int cli_format_opt(const char *cmd, int argc, char **argv, int *i, const char **format)
-{
-	const char *a = argv[*i];
-
-	if (strncmp(a, "--format=", 9) == 0) {
-		*format = a + 9;
-		return 1;
-	}
-	if (strcmp(a, "--format") != 0 && strcmp(a, "-f") != 0)
-		return 0;
-	if (*i + 1 >= argc) {
-		cli_usage_error(cmd, "%s needs a format name", a);
-		return FK_ERR_USAGE;
-	}
-	*format = argv[++*i];
-	return 1;
 }

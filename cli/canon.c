@@ -4,8 +4,8 @@
  * options after one dash (-title=x).  Before a command parses its
  * arguments, every option is rewritten in place to its one canonical
  * spelling (--title=x), so the commands only ever compare whole names.
- * The names a command accepts are its own, the common ones and those of
- * the plugins it will use; a prefix of two or more of them is a usage
+ * The names a command accepts are the table's (cli/options.c: the common
+ * ones, then its own) and those of the plugins it will use; a prefix of two or more of them is a usage
  * error naming them all, as getopt_long's.
  */
 #include <stdlib.h>
@@ -13,31 +13,24 @@
 
 #include "cli.h"
 
-/* The names every command takes ("=": takes a value), then each command's. */
-static const char common_names[] =
-	"plugin-dir= threads= shard= progress no-progress quiet q verbose v";
-static const struct {
-	const char *cmd, *names;
-} command_names[] = {
-	{ "collapse", "format= f= output= o= demangle" },
-	{ "graph", "format= f= output= o= output-plugin= flamechart demangle" },
-	{ "diff", "normalize n strip-hex s format= f= output= o=" },
-	{ "merge", "output= o=" },
-	{ "run", "check set= s=" },
-	{ "plugins", "help=" },
-};
-
 struct names {
 	const char **v;
-	unsigned char *value; /* v[i] takes a value */
+	unsigned char *value; /* v[i] takes a value: 1, or 2 when it is a number */
+	unsigned char *whole; /* v[i] is never reached by a prefix (cli_opt.whole):
+	                       * 1, or 2 when a plugin's same name does not undo it */
 	size_t n, cap;
 };
 
-static int add_name(struct names *ns, const char *name, size_t len, bool value)
+static int add_name(struct names *ns, const char *name, size_t len, int value, int whole)
 {
 	for (size_t i = 0; i < ns->n; i++)
-		if (strlen(ns->v[i]) == len && memcmp(ns->v[i], name, len) == 0)
-			return 0; /* two plugins sharing a name: one option */
+		if (strlen(ns->v[i]) == len && memcmp(ns->v[i], name, len) == 0) {
+			/* two plugins sharing a name: one option, reached by a
+			 * prefix when either is (perf's --pid, the table's) */
+			if (ns->whole[i] != 2)
+				ns->whole[i] = ns->whole[i] && whole;
+			return 0;
+		}
 	if (ns->n == ns->cap) {
 		size_t cap = ns->cap ? 2 * ns->cap : 64;
 		const char **v = fk_realloc(ns->v, cap * sizeof *v);
@@ -48,25 +41,32 @@ static int add_name(struct names *ns, const char *name, size_t len, bool value)
 		if (!(val = fk_realloc(ns->value, cap)))
 			return FK_ERR_NOMEM;
 		ns->value = val;
+		if (!(val = fk_realloc(ns->whole, cap)))
+			return FK_ERR_NOMEM;
+		ns->whole = val;
 		ns->cap = cap;
 	}
 	if (!(ns->v[ns->n] = fk_strndup(name, len)))
 		return FK_ERR_NOMEM;
-	ns->value[ns->n++] = value;
+	ns->whole[ns->n] = (unsigned char)whole;
+	ns->value[ns->n++] = (unsigned char)value;
 	return 0;
 }
 
-/* Names from a list as in common_names. */
-static int add_list(struct names *ns, const char *list)
+/* The names of the table's rows that command bit `cmd` takes (long,
+ * then short), in the table's order: the order of the candidates an
+ * ambiguous prefix lists. */
+static int add_table(struct names *ns, unsigned cmd)
 {
-	while (*list) {
-		size_t n = strcspn(list, " ");
-		bool value = n > 0 && list[n - 1] == '=';
-		int rc = add_name(ns, list, value ? n - 1 : n, value);
-		if (rc < 0)
+	for (const struct cli_opt *o = cli_options; o->cmds; o++) {
+		int value = o->arg == ARG_REQUIRED ? 1 : o->arg == ARG_NUMBER ? 2 : 0;
+		int whole = o->id == OPT_WHOLE ? 2 : o->whole;
+		int rc = 0;
+		if (!(o->cmds & cmd) || o->id == OPT_TEXT)
+			continue;
+		if ((o->name && (rc = add_name(ns, o->name, strlen(o->name), value, whole)) < 0) ||
+		    (o->shortopt && (rc = add_name(ns, &o->shortopt, 1, value, whole)) < 0))
 			return rc;
-		list += n;
-		list += strspn(list, " ");
 	}
 	return 0;
 }
@@ -74,7 +74,7 @@ static int add_list(struct names *ns, const char *list)
 static int add_plugin(struct names *ns, const struct fk_plugin *pl)
 {
 	for (const struct fk_option *o = pl->d.h.options; o && o->type != FK_OPT_END; o++) {
-		int rc = add_name(ns, o->name, strlen(o->name), o->type != FK_OPT_FLAG);
+		int rc = add_name(ns, o->name, strlen(o->name), o->type != FK_OPT_FLAG, false);
 		if (rc < 0)
 			return rc;
 	}
@@ -97,6 +97,7 @@ static void free_names(struct names *ns)
 		fk_free((void *)ns->v[i]);
 	fk_free(ns->v);
 	fk_free(ns->value);
+	fk_free(ns->whole);
 	memset(ns, 0, sizeof *ns);
 }
 
@@ -112,6 +113,8 @@ static long lookup(const struct names *ns, const char *s, size_t len, bool short
 			continue;
 		if (ns->v[i][len] == '\0')
 			return (long)i;
+		if (ns->whole[i])
+			continue;
 		found = found == -1 && !short_opt ? (long)i : -2;
 	}
 	return found == -2 && short_opt ? -1 : found;
@@ -135,6 +138,14 @@ static bool split_option(const char *arg, const char **name, size_t *len, const 
 	return true;
 }
 
+/* Does option k, given as argv[i] (eq: its '=' or NULL), take argv[i + 1]? */
+static bool takes_next(const struct names *ns, long k, const char *eq, int argc, char **argv, int i)
+{
+	if (eq || i + 1 >= argc || !ns->value[k])
+		return false;
+	return ns->value[k] == 1 || (argv[i + 1][0] && strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1]));
+}
+
 static int ambiguous(const char *cmd, const struct names *ns, const char *arg, const char *s,
                      size_t len)
 {
@@ -142,7 +153,7 @@ static int ambiguous(const char *cmd, const struct names *ns, const char *arg, c
 	const char *eq = strchr(arg, '=');
 
 	for (size_t i = 0; i < ns->n; i++)
-		if (ns->v[i][1] && strncmp(ns->v[i], s, len) == 0)
+		if (ns->v[i][1] && !ns->whole[i] && strncmp(ns->v[i], s, len) == 0)
 			fk_buf_printf(&b, " --%s", ns->v[i]);
 	cli_usage_error(cmd, "option '%.*s' is ambiguous; possibilities:%s",
 	                (int)(eq ? (size_t)(eq - arg) : strlen(arg)), arg, b.data ? b.data : "");
@@ -175,6 +186,7 @@ static int walk(struct cli *c, const char *cmd, int argc, char **argv, const str
 		const char *a = argv[i], *s, *eq;
 		size_t len;
 		bool short_opt;
+		const struct cli_opt *al;
 		long k;
 		char *nw;
 		int rc;
@@ -191,14 +203,18 @@ static int walk(struct cli *c, const char *cmd, int argc, char **argv, const str
 		if (find) {
 			if (strcmp(ns->v[k], find) == 0)
 				*found = eq ? eq + 1 : !ns->value[k] ? find : i + 1 < argc ? argv[i + 1] : NULL;
-		} else if (!short_opt && (a[1] != '-' || strlen(ns->v[k]) != len)) {
-			nw = fk_malloc(strlen(ns->v[k]) + (eq ? strlen(eq) : 0) + 3);
+		} else if ((al = cli_alias_find(cli_cmd_bit(cmd), ns->v[k], strlen(ns->v[k]),
+		                                ns->v[k][1] == '\0')) != NULL ||
+		           (!short_opt && (a[1] != '-' || strlen(ns->v[k]) != len))) {
+			/* another tool's spelling becomes the one it stands for */
+			const char *to = al ? al->alias : ns->v[k];
+			nw = fk_malloc(strlen(to) + (eq ? strlen(eq) : 0) + 3);
 			if ((rc = keep(c, nw)) < 0)
 				return rc;
-			sprintf(nw, "--%s%s", ns->v[k], eq ? eq : "");
+			sprintf(nw, "--%s%s", to, eq ? eq : "");
 			argv[i] = nw;
 		}
-		if (ns->value[k] && !eq)
+		if (takes_next(ns, k, eq, argc, argv, i))
 			i++; /* its value, whatever it looks like */
 	}
 	return 0;
@@ -236,7 +252,7 @@ static int plugin_dirs(struct cli *c, int argc, char **argv, const struct names 
 			return FK_ERR_NOMEM;
 		}
 		dir = NULL;
-		if (ns->value[k] && !eq)
+		if (takes_next(ns, k, eq, argc, argv, i))
 			i++;
 	}
 	return 0;
@@ -257,7 +273,7 @@ static int plugin_names(struct cli *c, const char *cmd, int argc, char **argv, s
 	if (!graph && strcmp(cmd, "collapse") != 0)
 		return 0;
 	for (size_t i = 0; i < ns->n; i++)
-		if ((rc = add_name(&all, ns->v[i], strlen(ns->v[i]), ns->value[i])) < 0)
+		if ((rc = add_name(&all, ns->v[i], strlen(ns->v[i]), ns->value[i], ns->whole[i])) < 0)
 			goto out;
 	if ((rc = add_kind(&all, &c->reg, FK_PLUGIN_INPUT)) < 0 ||
 	    (graph && (rc = add_kind(&all, &c->reg, FK_PLUGIN_OUTPUT)) < 0))
@@ -265,6 +281,7 @@ static int plugin_names(struct cli *c, const char *cmd, int argc, char **argv, s
 	format = peek(c, argc, argv, &all, "format");
 	if (!format)
 		format = peek(c, argc, argv, &all, "f");
+	c->format = format;
 	pl = format && strcmp(format, "auto") != 0 ? fk_registry_find(&c->reg, FK_PLUGIN_INPUT, format) : NULL;
 	rc = pl ? add_plugin(ns, pl) : add_kind(ns, &c->reg, FK_PLUGIN_INPUT);
 	if (rc < 0 || !graph)
@@ -273,8 +290,10 @@ static int plugin_names(struct cli *c, const char *cmd, int argc, char **argv, s
 	chart = peek(c, argc, argv, &all, "flamechart");
 	if (chart && (strcmp(chart, "false") == 0 || strcmp(chart, "0") == 0))
 		chart = NULL;
-	pl = fk_registry_find(&c->reg, FK_PLUGIN_OUTPUT, out ? out : chart ? "flamechart" : "svg");
-	if (pl)
+	/* graph's one default-output rule: --output-plugin NAME, else
+	 * flamechart for --flamechart, else svg */
+	c->drawer = out ? out : chart ? "flamechart" : "svg";
+	if ((pl = fk_registry_find(&c->reg, FK_PLUGIN_OUTPUT, c->drawer)))
 		rc = add_plugin(ns, pl);
 out:
 	free_names(&all);
@@ -284,14 +303,7 @@ out:
 /* The names every command takes and cmd's own. */
 static int command_list(struct names *ns, const char *cmd)
 {
-	int rc;
-
-	if ((rc = add_list(ns, common_names)) < 0)
-		return rc;
-	for (size_t i = 0; i < sizeof command_names / sizeof command_names[0]; i++)
-		if (strcmp(command_names[i].cmd, cmd) == 0 && (rc = add_list(ns, command_names[i].names)) < 0)
-			return rc;
-	return 0;
+	return add_table(ns, cli_cmd_bit(cmd));
 }
 
 int cli_plugin_dirs(struct cli *c, const char *cmd, int argc, char **argv)
@@ -319,7 +331,13 @@ int cli_canon(struct cli *c, const char *cmd, int argc, char **argv)
 	c->load_rc = cli_load(c);
 	if ((rc = plugin_names(c, cmd, argc, argv, &ns)) < 0)
 		goto nomem;
-	rc = walk(c, cmd, argc, argv, &ns, NULL, NULL);
+	if ((rc = walk(c, cmd, argc, argv, &ns, NULL, NULL)) == 0) {
+		/* kept for "did you mean" (cli_parse); main frees them */
+		c->names = ns.v;
+		c->nnames = ns.n;
+		ns.v = NULL;
+		ns.n = 0;
+	}
 	goto out;
 nomem:
 	fk_log(FK_LOG_ERROR, "out of memory");

@@ -3,6 +3,7 @@
 #define FK_CLI_H
 
 #include "../engine/fk.h"
+#include "options.h"
 
 /* Exit statuses. */
 enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
@@ -18,6 +19,14 @@ struct cli {
 	int load_rc;         /* cli_load's status, returned by each later call */
 	char **owned;        /* argument strings cli_canon made; freed by main */
 	size_t nowned;
+	/* What cli_canon read before the plugins' options were known (they
+	 * point into argv): graph's and collapse's --format (NULL: none) and
+	 * graph's drawer, the one default-output rule's answer. */
+	const char *format, *drawer;
+	/* Every name the command takes (the table's, its plugins'), for "did
+	 * you mean"; owned, freed by main. */
+	const char **names;
+	size_t nnames;
 };
 
 struct cli_command {
@@ -25,19 +34,42 @@ struct cli_command {
 	int (*run)(struct cli *c, int argc, char **argv);
 	const char *usage;   /* "collapse [OPTIONS] [FILE...]" */
 	const char *summary; /* one line */
-	const char *help;    /* the options, preformatted */
 };
 
 extern const struct cli_command cli_commands[];
 
-/* Options every command takes.  Returns 1 if argv[*i] was one (consuming
- * its value), 0 if not, or after reporting the error FK_ERR_USAGE or
- * FK_ERR_NOMEM (cli_exit() maps both to the exit status). */
-int cli_common_opt(struct cli *c, int argc, char **argv, int *i);
-extern const char cli_common_help[];
-/* -o FILE, --output FILE, --output=FILE: 1 consumed (into *outpath), 0 not
- * this option, FK_ERR_USAGE after a usage error naming `cmd`. */
-int cli_output_opt(const char *cmd, int argc, char **argv, int *i, const char **outpath);
+/* A command line parsed against the table (cli/args.c).  v[id] is the
+ * last value given for option id ("1" for a flag), or its row's default;
+ * files are the operands; sets every --set in order.  The strings point
+ * into argv or the table; the arrays are owned (cli_args_free). */
+struct cli_args {
+	const char *v[OPT_COUNT];
+	bool given[OPT_COUNT];
+	const char **files;
+	size_t nfiles;
+	const char **sets;
+	size_t nsets;
+	/* the narrowing options (OPT_NARROW rows), in order: the narrow
+	 * filter's option names and values ("1" for a flag) */
+	const char **nnames, **nvalues;
+	size_t nnarrow;
+};
+/* An option the table does not have (a plugin's): argv[*i] is it; 1 taken
+ * (with its value), 0 not one, FK_ERR_USAGE / FK_ERR_NOMEM after
+ * reporting. */
+typedef int (*cli_other_opt)(void *ctx, int argc, char **argv, int *i);
+/* Parse command cmd's arguments (argv[0] is its name; cli_canon has
+ * rewritten them): table options into a (the common ones applied to c at
+ * once: --quiet, --threads, ...), others to other(ctx, ...) when not NULL,
+ * operands into a->files.  An unknown option is a usage error: "unknown
+ * option '--x'" + hint (NULL: none), and the nearest spellings.  0, or
+ * FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
+int cli_parse(struct cli *c, const char *cmd, int argc, char **argv, cli_other_opt other,
+              void *ctx, const char *hint, struct cli_args *a);
+void cli_args_free(struct cli_args *a);
+/* 'flamekit help CMD' from the table: the options of cmd's rows, then the
+ * common ones, plugin lists from r.  0 or FK_ERR_NOMEM (reported). */
+int cli_help_options(const char *cmd, const struct fk_registry *r);
 /* Rewrite the arguments of command `cmd` (argv[0] is its name) in place to
  * their canonical spellings: a unique prefix of a long option, or a long
  * option after one dash (-title=x), becomes "--NAME[=V]".  The names are
@@ -74,6 +106,7 @@ const struct fk_option *cli_any_input_option(const struct fk_registry *r, const 
 
 /* The input side of collapse and graph (cli/inputs.c). */
 struct cli_inputs {
+	struct cli *cli;
 	const char *cmd;              /* for messages */
 	const struct fk_plugin *pl;   /* NULL: --format auto, detected per file */
 	void *opts;                   /* pl's options (owned) */
@@ -83,14 +116,15 @@ struct cli_inputs {
 	const char **files;           /* point into argv; "-" when none */
 	size_t nfiles;
 	const char *demangle;         /* --demangle: "full" or "short"; NULL: off */
+	const struct cli_args *args;  /* the narrowing options (nnarrow 0: none) */
 };
 /* Find the plugin of `format` ("auto": none) and make its options; room
  * for argc files.  0, or FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
 int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, const char *cmd,
                     int argc);
-/* --demangle[=full|short|no]: 1 taken (into in->demangle), 0 not it,
- * FK_ERR_USAGE after reporting. */
-int cli_demangle_opt(struct cli_inputs *in, char **argv, int *i);
+/* --demangle[=full|short|no] (value NULL: given without '='): into
+ * in->demangle; 0, or FK_ERR_USAGE after reporting. */
+int cli_demangle_opt(struct cli_inputs *in, const char *value);
 /* argv[*i] as an input option: 1 taken (with its value), 0 not one,
  * FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
 int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i);
@@ -99,10 +133,10 @@ int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, 
 int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
                    void *out_opts, const char *outpath);
 void cli_inputs_free(struct cli_inputs *in);
-/* --format NAME, --format=NAME, -f NAME: 1 consumed (into *format), 0 not
- * this option, FK_ERR_USAGE after a usage error naming `cmd`. */
-int cli_format_opt(const char *cmd, int argc, char **argv, int *i, const char **format);
-
+/* The narrow filter with a's narrowing options, added to fc (nothing when
+ * there are none).  0, or the exit status after reporting. */
+int cli_narrow_add(struct cli *c, const char *cmd, const struct cli_args *a,
+                   struct fk_filter_chain *fc);
 int cmd_collapse(struct cli *c, int argc, char **argv);
 int cmd_plugins(struct cli *c, int argc, char **argv);
 int cmd_graph(struct cli *c, int argc, char **argv);
@@ -131,5 +165,6 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, s
 bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
                   void *out_opts, const char *outpath, int *status);
 int cmd_run(struct cli *c, int argc, char **argv);
+int cmd_completion(struct cli *c, int argc, char **argv);
 
 #endif

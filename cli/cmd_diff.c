@@ -92,74 +92,56 @@ out:
 
 int cmd_diff(struct cli *c, int argc, char **argv)
 {
-	const char *format = "folded", *outpath = NULL, *files[2];
-	bool format_default = true;
+	const char *format, *outpath, *files[2];
+	bool format_default, normalize, strip;
 	const struct fk_plugin *in_pl = NULL, *out_pl;
 	struct fk_profile *side[2] = { NULL, NULL }, *p = NULL;
-	bool normalize = false, strip = false;
 	double total[2] = { 0, 0 };
-	size_t nfiles = 0;
-	int rc = EXIT_USAGE, r, i;
+	struct cli_args a;
+	struct fk_filter_chain fc;
+	size_t nfiles;
+	int rc = EXIT_USAGE, r;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			for (i++; i < argc; i++) {
-				if (nfiles == 2)
-					return cli_usage_error("diff", "takes two files, BEFORE and AFTER");
-				files[nfiles++] = argv[i];
-			}
-			break;
-		}
-		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0)
-				return cli_exit(r);
-			continue;
-		}
-		if (strcmp(a, "--normalize") == 0) {
-			normalize = true;
-		} else if (strcmp(a, "--strip-hex") == 0) {
-			strip = true;
-		} else if (a[0] == '-' && a[1] && strspn(a + 1, "ns") == strlen(a + 1)) {
-			/* -n, -s and -ns, as difffolded.pl's getopts takes them */
-			normalize |= strchr(a, 'n') != NULL;
-			strip |= strchr(a, 's') != NULL;
-		} else if (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0 ||
-		           strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage_error("diff", "%s needs a value", a);
-			if (a[1] == 'f' || a[2] == 'f') {
-				format = argv[++i];
-				format_default = false;
-			}
-			else
-				outpath = argv[++i];
-		} else if (strncmp(a, "--format=", 9) == 0) {
-			format = a + 9;
-			format_default = false;
-		} else if (strncmp(a, "--output=", 9) == 0) {
-			outpath = a + 9;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage_error("diff", "unknown option '%s'", a);
-		} else {
-			if (nfiles == 2)
-				return cli_usage_error("diff", "takes two files, BEFORE and AFTER");
-			files[nfiles++] = a;
-		}
+	r = cli_parse(c, "diff", argc, argv, NULL, NULL, NULL, &a);
+	format = a.v[OPT_FORMAT];
+	format_default = !a.given[OPT_FORMAT];
+	outpath = a.v[OPT_OUTPUT];
+	normalize = a.given[OPT_NORMALIZE];
+	strip = a.given[OPT_STRIP_HEX];
+	nfiles = a.nfiles;
+	for (size_t k = 0; k < 2 && k < nfiles; k++)
+		files[k] = a.files[k];
+	if (r < 0) {
+		rc = cli_exit(r);
+		goto out;
 	}
-	if (nfiles != 2)
-		return cli_usage_error("diff", "needs two files, BEFORE and AFTER");
-	if (c->shard_n > 1)
-		return cli_usage_error("diff", "--shard does not apply to diff");
+	if (nfiles > 2) {
+		rc = cli_usage_error("diff", "takes two files, BEFORE and AFTER");
+		goto out;
+	}
+	if (nfiles != 2) {
+		rc = cli_usage_error("diff", "needs two files, BEFORE and AFTER");
+		goto out;
+	}
+	if (c->shard_n > 1) {
+		rc = cli_usage_error("diff", "--shard does not apply to diff");
+		goto out;
+	}
 	rc = EXIT_DATA;
 	if (cli_load(c) < 0)
-		return EXIT_DATA;
-	if (strcmp(format, "auto") != 0 && !(in_pl = cli_find(c, FK_PLUGIN_INPUT, format, "diff")))
-		return EXIT_USAGE;
-	if (!(out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "diff")))
-		return EXIT_DATA;
-	if ((r = fk_output_not_input(outpath, files, 2)) < 0)
-		return cli_exit(r);
+		goto out;
+	if (strcmp(format, "auto") != 0 && !(in_pl = cli_find(c, FK_PLUGIN_INPUT, format, "diff"))) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (!(out_pl = cli_find(c, FK_PLUGIN_OUTPUT, "folded", "diff"))) {
+		rc = EXIT_DATA;
+		goto out;
+	}
+	if ((r = fk_output_not_input(outpath, files, 2)) < 0) {
+		rc = cli_exit(r);
+		goto out;
+	}
 	for (int k = 0; k < 2; k++) {
 		struct fk_input_spec spec;
 		memset(&spec, 0, sizeof spec);
@@ -168,16 +150,23 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		spec.magic_wins = format_default; /* diff a.data b.data needs no --format */
 		if (!(side[k] = fk_profile_new()))
 			goto nomem;
-		r = fk_parse_input(&c->reg, &spec, side[k], NULL, cli_threads(c), c->progress);
-		if (r < 0) {
-			rc = cli_exit(r);
+		/* each side narrowed on its own (--from counts from its first sample) */
+		memset(&fc, 0, sizeof fc);
+		if ((r = cli_narrow_add(c, "diff", &a, &fc)) != 0) {
+			rc = r;
 			goto out;
 		}
+		r = fk_parse_input(&c->reg, &spec, side[k], &fc, cli_threads(c), c->progress);
+		fk_filter_chain_free(&fc);
+		if (r < 0) {
+			rc = cli_exit(r);
+		goto out;
+	}
 		if (side[k]->series_mask & 2) {
 			fk_log(FK_LOG_ERROR, "%s: has two-column (differential) lines; diff compares "
 			       "two ordinary profiles", files[k]);
-			goto out;
-		}
+		goto out;
+	}
 	}
 	if (!(p = fk_profile_new()))
 		goto nomem;
@@ -215,6 +204,7 @@ nomem:
 	fk_log(FK_LOG_ERROR, "out of memory");
 	rc = EXIT_DATA;
 out:
+	cli_args_free(&a);
 	fk_profile_free(side[0]);
 	fk_profile_free(side[1]);
 	fk_profile_free(p);

@@ -24,119 +24,77 @@ int graph_help(const struct fk_registry *r)
 	return EXIT_OK;
 }
 
-/* What draws: --output-plugin NAME, flamechart for --flamechart, else svg. */
-struct drawer {
-	const char *name;
+/* What draws (c->drawer, chosen by cli_canon) and the inputs: a table
+ * option, or the drawer's, or the input plugin's. */
+struct graph {
 	const struct fk_plugin *pl;
 	void *opts;
+	struct cli_inputs in;
 };
 
-/* First pass: the format and what draws, so their options are known. */
-static int choose(int argc, char **argv, const char **format, const char **outname)
+static int graph_opt(void *ctx, int argc, char **argv, int *i)
 {
-	int flamechart = 0, r;
+	struct graph *g = ctx;
+	int r = cli_plugin_opt(g->pl, g->opts, argc, argv, i);
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0)
-			break;
-		if ((r = cli_format_opt("graph", argc, argv, &i, format)) < 0)
-			return r;
-		if (r > 0)
-			continue;
-		if (strncmp(a, "--output-plugin=", 16) == 0) {
-			*outname = a + 16;
-		} else if (strcmp(a, "--output-plugin") == 0) {
-			if (i + 1 >= argc) {
-				cli_usage_error("graph", "%s needs an output plugin name", a);
-				return FK_ERR_USAGE;
-			}
-			*outname = argv[++i];
-		} else if (strcmp(a, "--flamechart") == 0 || strcmp(a, "--flamechart=true") == 0 ||
-		           strcmp(a, "--flamechart=1") == 0) {
-			flamechart = 1;
-		}
-	}
-	if (!*outname)
-		*outname = flamechart ? "flamechart" : "svg";
-	return 0;
+	return r ? r : cli_inputs_opt(g->in.cli, &g->in, argc, argv, i);
 }
 
-/* Everything but the common options: the graph's options first (they are
- * what this command is about), then the output, the input's, the files. */
-static int sort_args(struct cli *c, struct cli_inputs *in, struct drawer *d, int argc, char **argv,
-                     const char **outpath)
+/* --flamechart picks the flamechart plugin; with another --output-plugin
+ * it is that plugin's option, if it has one. */
+static int flamechart(struct cli *c, struct graph *g)
 {
-	const char *ignored;
-	int r;
+	char err[256];
+	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int k = i;
-		if (strcmp(a, "--") == 0) {
-			while (++i < argc)
-				in->files[in->nfiles++] = argv[i];
-			break;
-		}
-		if (strcmp(a, "--output-plugin") == 0) {
-			i++;
-			continue;
-		}
-		if (strncmp(a, "--output-plugin=", 16) == 0 ||
-		    (strcmp(a, "--flamechart") == 0 && strcmp(d->name, "flamechart") == 0))
-			continue; /* chosen already; flamechart's own mode */
-		if ((r = cli_common_opt(c, argc, argv, &k)) != 0 ||
-		    (r = cli_format_opt("graph", argc, argv, &k, &ignored)) != 0 ||
-		    (r = cli_output_opt("graph", argc, argv, &k, outpath)) != 0 ||
-		    (r = cli_plugin_opt(d->pl, d->opts, argc, argv, &k)) != 0 ||
-		    (r = cli_inputs_opt(c, in, argc, argv, &k)) != 0) {
-			if (r < 0)
-				return r;
-			i = k;
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			cli_usage_error("graph", "unknown option '%s' (the options: flamekit plugins --help %s%s%s)",
-			                a, d->name, in->pl ? ", and --help " : "", in->pl ? in->pl->d.h.name : "");
-			return FK_ERR_USAGE;
-		}
-		in->files[in->nfiles++] = a;
+	if (strcmp(c->drawer, "flamechart") == 0)
+		return 0;
+	if (!fk_option_find(g->pl, "flamechart")) {
+		cli_usage_error("graph", "unknown option '--flamechart' (the options: flamekit plugins "
+		                "--help %s)", c->drawer);
+		return FK_ERR_USAGE;
 	}
-	return 0;
+	if ((rc = fk_option_set(g->pl, g->opts, "flamechart", "1", err, sizeof err)) == FK_ERR_NOMEM)
+		fk_log(FK_LOG_ERROR, "out of memory");
+	else if (rc < 0)
+		cli_usage_error("graph", "%s", err);
+	return rc;
 }
 
 int cmd_graph(struct cli *c, int argc, char **argv)
 {
-	const char *format = "auto", *outpath = NULL;
-	struct drawer d = { NULL, NULL, NULL };
-	struct cli_inputs in = { 0 };
-	int rc, i, r;
+	struct graph g = { 0 };
+	struct cli_args a = { 0 };
+	char hint[256];
+	int rc;
 
-	if ((rc = choose(argc, argv, &format, &d.name)) < 0)
-		return cli_exit(rc);
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if ((r = cli_common_opt(c, argc, argv, &i)) < 0)
-			return cli_exit(r);
-	}
 	if (cli_load(c) < 0)
 		return EXIT_DATA;
-	if (!(d.pl = cli_find(c, FK_PLUGIN_OUTPUT, d.name, "graph")))
+	if (!(g.pl = cli_find(c, FK_PLUGIN_OUTPUT, c->drawer, "graph")))
 		return EXIT_USAGE;
-	if (fk_options_new(d.pl, &d.opts) < 0) {
+	if (fk_options_new(g.pl, &g.opts) < 0) {
 		fk_log(FK_LOG_ERROR, "out of memory");
 		return EXIT_DATA;
 	}
-	if ((rc = cli_inputs_init(c, &in, format, "graph", argc)) < 0 ||
-	    (rc = sort_args(c, &in, &d, argc, argv, &outpath)) < 0) {
-		rc = cli_exit(rc);
-		goto out;
-	}
-	if (!graphsum_run(c, &in, d.pl, d.opts, outpath, &rc))
-		rc = cli_inputs_run(c, &in, d.pl, d.opts, outpath);
+	if ((rc = cli_inputs_init(c, &g.in, c->format ? c->format : "auto", "graph", argc)) < 0)
+		goto fail;
+	snprintf(hint, sizeof hint, " (the options: flamekit plugins --help %s%s%s)", c->drawer,
+	         g.in.pl ? ", and --help " : "", g.in.pl ? g.in.pl->d.h.name : "");
+	if ((rc = cli_parse(c, "graph", argc, argv, graph_opt, &g, hint, &a)) < 0 ||
+	    (a.given[OPT_DEMANGLE] && (rc = cli_demangle_opt(&g.in, a.v[OPT_DEMANGLE])) < 0) ||
+	    (a.given[OPT_FLAMECHART] && (rc = flamechart(c, &g)) < 0))
+		goto fail;
+	for (size_t k = 0; k < a.nfiles; k++)
+		g.in.files[g.in.nfiles++] = a.files[k];
+	g.in.args = &a;
+	if (!graphsum_run(c, &g.in, g.pl, g.opts, a.v[OPT_OUTPUT], &rc))
+		rc = cli_inputs_run(c, &g.in, g.pl, g.opts, a.v[OPT_OUTPUT]);
+	goto out;
+fail:
+	rc = cli_exit(rc);
 out:
-	cli_inputs_free(&in);
-	fk_options_free(d.pl, d.opts);
+	cli_args_free(&a);
+	cli_inputs_free(&g.in);
+	fk_options_free(g.pl, g.opts);
 	return rc;
 }

@@ -286,39 +286,20 @@ int cmd_merge(struct cli *c, int argc, char **argv)
 	struct fk_writer w;
 	bool wopen = false, stdout_file = false;
 	off_t stdout_start = 0;
-	int rc = EXIT_USAGE, r, i;
+	struct cli_args args = { 0 };
+	int rc = EXIT_USAGE, r;
 
 	memset(&m, 0, sizeof m);
 	files = fk_calloc((size_t)argc, sizeof *files);
 	if (!files)
 		goto nomem;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			for (i++; i < argc; i++)
-				files[nfiles++] = argv[i];
-			break;
-		}
-		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0) {
-				rc = cli_exit(r);
-				goto out;
-			}
-			continue;
-		}
-		r = cli_output_opt("merge", argc, argv, &i, &outpath);
-		if (r < 0) {
-			rc = cli_exit(r);
-			goto out;
-		}
-		if (r > 0)
-			continue;
-		if (a[0] == '-' && a[1]) {
-			cli_usage_error("merge", "unknown option '%s'", a);
-			goto out;
-		}
-		files[nfiles++] = argv[i];
+	if ((r = cli_parse(c, "merge", argc, argv, NULL, NULL, NULL, &args)) < 0) {
+		rc = cli_exit(r);
+		goto out;
 	}
+	outpath = args.v[OPT_OUTPUT];
+	for (size_t k = 0; k < args.nfiles; k++)
+		files[nfiles++] = (char *)args.files[k];
 	if (nfiles == 0) {
 		cli_usage_error("merge", "give the folded files to merge");
 		goto out;
@@ -397,5 +378,6 @@ out:
 	fk_free(m.s);
 	fk_free(m.heap);
 	fk_free(files);
+	cli_args_free(&args);
 	return rc;
 }

@@ -5,23 +5,18 @@
 
 int cmd_plugins(struct cli *c, int argc, char **argv)
 {
-	const char *help = NULL;
-	int i, r;
+	const char *help;
+	struct cli_args a;
+	int r = cli_parse(c, "plugins", argc, argv, NULL, NULL, NULL, &a);
 
-	for (i = 1; i < argc; i++) {
-		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0)
-				return cli_exit(r);
-			continue;
-		}
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage_error("plugins", "--help needs a plugin name");
-			help = argv[++i];
-			continue;
-		}
-		return cli_usage_error("plugins", "unknown argument '%s'", argv[i]);
+	help = a.v[OPT_PLUGIN_HELP];
+	if (r == 0 && a.nfiles) {
+		cli_usage_error("plugins", "unknown argument '%s'", a.files[0]);
+		r = FK_ERR_USAGE;
 	}
+	cli_args_free(&a);
+	if (r < 0)
+		return cli_exit(r);
 	if (cli_load(c) < 0)
 		return EXIT_DATA;
 	if (help) {

@@ -21,42 +21,23 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	struct fk_job *job = NULL;
 	size_t nsets = 0;
 	bool check = false;
+	struct cli_args a;
 	int rc = EXIT_USAGE, r;
 
-	sets = fk_calloc((size_t)argc + 1, sizeof *sets);
-	if (!sets) {
-		fk_log(FK_LOG_ERROR, "out of memory");
-		return EXIT_DATA;
+	r = cli_parse(c, "run", argc, argv, NULL, NULL, NULL, &a);
+	sets = a.sets; /* ours: freed below */
+	a.sets = NULL;
+	if (r < 0) {
+		rc = cli_exit(r);
+		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if ((r = cli_common_opt(c, argc, argv, &i)) != 0) {
-			if (r < 0) {
-				rc = cli_exit(r);
-				goto out;
-			}
-			continue;
-		}
-		if (strcmp(a, "--check") == 0) {
-			check = true;
-		} else if (strcmp(a, "--set") == 0 || strcmp(a, "-s") == 0) {
-			if (i + 1 >= argc) {
-				cli_usage_error("run", "%s needs KEY=VALUE", a);
-				goto out;
-			}
-			sets[nsets++] = argv[++i];
-		} else if (strncmp(a, "--set=", 6) == 0) {
-			sets[nsets++] = a + 6;
-		} else if (a[0] == '-' && a[1]) {
-			cli_usage_error("run", "unknown option '%s'", a);
-			goto out;
-		} else if (jobpath) {
-			cli_usage_error("run", "one job file at a time (got '%s' and '%s')", jobpath, a);
-			goto out;
-		} else {
-			jobpath = a;
-		}
+	check = a.given[OPT_CHECK];
+	nsets = a.nsets;
+	if (a.nfiles > 1) {
+		cli_usage_error("run", "one job file at a time (got '%s' and '%s')", a.files[0], a.files[1]);
+		goto out;
 	}
+	jobpath = a.nfiles ? a.files[0] : NULL;
 	if (!jobpath) {
 		/* The example job from the data directory, writing into the
 		 * current directory rather than next to the installed file. */
@@ -108,5 +89,6 @@ out:
 	fk_free(own_path);
 	fk_free(cwd_set);
 	fk_free(sets);
+	cli_args_free(&a);
 	return rc;
 }

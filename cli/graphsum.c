@@ -547,7 +547,7 @@ bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *
 	double total, minw;
 	int rc;
 
-	if (in->pd.n || in->demangle || in->nfiles == 0 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
+	if (in->pd.n || in->demangle || (in->args && in->args->nnarrow) || in->nfiles == 0 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
 	    !output_fits(out_pl, out_opts))
 		return false;
 	for (size_t k = 0; k < in->nfiles; k++) {

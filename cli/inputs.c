@@ -12,6 +12,7 @@ int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, co
                     int argc)
 {
 	memset(in, 0, sizeof *in);
+	in->cli = c;
 	in->cmd = cmd;
 	in->files = fk_calloc((size_t)argc + 1, sizeof *in->files);
 	in->names = fk_calloc((size_t)argc + 1, sizeof *in->names);
@@ -60,32 +61,25 @@ static int pending_opt(struct cli *c, struct cli_inputs *in, int argc, char **ar
 	return 1;
 }
 
-int cli_demangle_opt(struct cli_inputs *in, char **argv, int *i)
+int cli_demangle_opt(struct cli_inputs *in, const char *value)
 {
-	const char *a = argv[*i];
-
-	if (strncmp(a, "--demangle", 10) != 0 || (a[10] != '\0' && a[10] != '='))
-		return 0;
-	if (a[10] == '\0' || strcmp(a + 11, "full") == 0)
+	if (!value || strcmp(value, "full") == 0)
 		in->demangle = "full";
-	else if (strcmp(a + 11, "short") == 0)
+	else if (strcmp(value, "short") == 0)
 		in->demangle = "short";
-	else if (strcmp(a + 11, "no") == 0)
+	else if (strcmp(value, "no") == 0)
 		in->demangle = NULL;
 	else {
-		cli_usage_error(in->cmd, "--demangle takes full, short or no, not \"%s\"", a + 11);
+		cli_usage_error(in->cmd, "--demangle takes full, short or no, not \"%s\"", value);
 		return FK_ERR_USAGE;
 	}
-	return 1;
+	return 0;
 }
 
 int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
-	int r;
 
-	if ((r = cli_demangle_opt(in, argv, i)) != 0)
-		return r;
 	if (in->pl)
 		return cli_plugin_opt(in->pl, in->opts, argc, argv, i);
 	if (strncmp(a, "--", 2) == 0 && a[2])
@@ -117,6 +111,40 @@ static int add_demangle(struct cli *c, struct cli_inputs *in, struct fk_filter_c
 	if (fk_filter_chain_add(fc, dm, opts, "--demangle") < 0) {
 		fk_options_free(dm, opts);
 		return EXIT_DATA;
+	}
+	return 0;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+	return EXIT_DATA;
+}
+
+int cli_narrow_add(struct cli *c, const char *cmd, const struct cli_args *a,
+                   struct fk_filter_chain *fc)
+{
+	const struct fk_plugin *nw;
+	char err[512];
+	void *opts;
+	int rc;
+
+	if (!a || a->nnarrow == 0)
+		return 0;
+	if (!(nw = cli_find(c, FK_PLUGIN_FILTER, "narrow", cmd)))
+		return EXIT_USAGE;
+	if (fk_options_new(nw, &opts) < 0)
+		goto nomem;
+	for (size_t k = 0; k < a->nnarrow; k++) {
+		if ((rc = fk_option_set(nw, opts, a->nnames[k], a->nvalues[k], err, sizeof err)) < 0) {
+			fk_options_free(nw, opts);
+			if (rc == FK_ERR_NOMEM)
+				goto nomem;
+			cli_usage_error(cmd, "%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	/* the chain owns opts once added; not when adding failed (reported) */
+	if ((rc = fk_filter_chain_add(fc, nw, opts, NULL)) < 0) {
+		fk_options_free(nw, opts);
+		return cli_exit(rc);
 	}
 	return 0;
 nomem:
@@ -160,7 +188,8 @@ int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin 
 	pl.noutputs = 1;
 	pl.threads = cli_threads(c);
 	pl.progress = c->progress;
-	if (in->demangle && (rc = add_demangle(c, in, &pl.filters)) != 0)
+	if ((in->demangle && (rc = add_demangle(c, in, &pl.filters)) != 0) ||
+	    (rc = cli_narrow_add(c, in->cmd, in->args, &pl.filters)) != 0)
 		goto out;
 	rc = cli_exit(fk_pipeline_run(&pl));
 out:

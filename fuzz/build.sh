@@ -32,7 +32,7 @@ CFLAGS=${FUZZ_CFLAGS:--g -O1}
 LIBS=${FUZZ_LIBS:-}
 CPPFLAGS=${FUZZ_CPPFLAGS:-}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-COMMON="$CFLAGS $SAN -Wall -Wextra -Wno-unused-parameter -pthread -I$src/include -I$src/engine -I$src/lib -I$src/plugins/lib/svgdoc $CPPFLAGS"
+COMMON="$CFLAGS $SAN -Wall -Wextra -Wno-unused-parameter -pthread -I$src/include -I$src/engine -I$src/lib -I$src/plugins/lib/svgdoc -I$src/plugins/lib/framecache $CPPFLAGS"
 
 if ! printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }\n' |
 	"$CC" -x c -fsanitize=fuzzer -o /dev/null - > /dev/null 2>&1; then

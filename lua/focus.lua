@@ -24,3 +24,8 @@ function sample(s)
 		s:remove(1, i - 1)
 	end
 end
+
+-- The command line has it natively (the narrow filter): --base NAME
+-- re-roots at the deepest NAME, as inferno does (this script at the first),
+-- and --focus RE keeps the samples without re-rooting them.  This script
+-- stays as an example of a sample filter.

@@ -206,6 +206,20 @@ Try 'flamekit help graph' for more information." "an ambiguous prefix is a usage
 run "$FLAMEKIT" collapse --format perf --p 1 "$D/basic.txt"
 is "$rc:$err" "2:flamekit: collapse: option '--p' is ambiguous; possibilities: --plugin-dir --progress --pid
 Try 'flamekit help collapse' for more information." "collapse: the input plugin's options are candidates too"
+# An unknown option names the nearest spellings (edit distance at most 2):
+# the command's, the common ones and its plugins'.
+run "$FLAMEKIT" graph --colr=java "$D/basic.txt"
+is "$rc:$out:$err" "2::flamekit: graph: unknown option '--colr=java' (the options: flamekit plugins --help svg)
+Did you mean --colors?
+Try 'flamekit help graph' for more information." "graph --colr: did you mean --colors"
+run "$FLAMEKIT" collapse --formt folded "$D/basic.txt"
+is "$rc:$err" "2:flamekit: collapse: unknown option '--formt'
+Did you mean --format?
+Try 'flamekit help collapse' for more information." "collapse --formt: did you mean --format"
+run "$FLAMEKIT" collapse --format perf --xid 1 "$D/basic.txt"
+is "$rc:$(echo "$err" | sed -n 2p)" "2:Did you mean --pid --tid?" "collapse --xid: perf's --pid and --tid, both one edit away"
+run "$FLAMEKIT" diff -nsx "$D/basic.txt" "$D/basic.txt"
+is "$rc:$(echo "$err" | head -1)" "2:flamekit: diff: unknown option '-nsx'" "diff -nsx: x is no flag of diff"
 run "$FLAMEKIT" graph -h
 ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit graph'; echo $?) "graph -h is --help"
 run "$FLAMEKIT" graph --title -title=x "$D/basic.txt"

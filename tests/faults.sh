@@ -118,6 +118,8 @@ walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "
 walk "collapse bpftrace" "out.folded" collapse -o out.folded "$D/bpftrace/forms.txt" "$D/bpftrace/two-maps.txt"
 walk "collapse bcc" "out.folded" collapse -o out.folded "$D/bcc/offwaketime.txt" "$D/bcc/stackcount.txt"
 walk "collapse --demangle=short" "out.folded" collapse --demangle=short -o out.folded "$D/demangle/names.folded"
+walk "collapse, narrowed (the narrow filter)" "out.folded" collapse --format perf --focus main --hide '^_start$' \
+	--collapse-recursion --from 0 --comm . -o out.folded "$D/perf/names.txt"
 walk "collapse pprof (heap, gzip)" "out.folded" collapse -o out.folded "$D/pprof/heap.pb.gz"
 walk "collapse v8" "out.folded" collapse -o out.folded "$D/v8/node.cpuprofile"
 walk "collapse speedscope" "out.folded" collapse -o out.folded "$D/speedscope/mixed.json" "$D/speedscope/profiles-first.json"

@@ -192,7 +192,7 @@ run "$FLAMEKIT" graph --output-plugin html --time-resolution=0 -o "$TMP/x.html" 
 is "$rc:$err" "2:flamekit: [output:html] --time-resolution must be between 0.000001 and 1000000 ms" \
 	"--time-resolution=0: one error"
 run "$FLAMEKIT" graph --output-plugin html --colors nosuch -o "$TMP/x.html" "$FK_SRCDIR/tests/data/svg/small.txt"
-is "$rc:$err" "2:flamekit: [output:html] unknown palette 'nosuch' for --colors (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange)" \
+is "$rc:$err" "2:flamekit: [output:html] unknown palette 'nosuch' for --colors (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange, rust, python)" \
 	"an unknown palette: one error"
 [ ! -e "$TMP/x.html" ]
 ok $? "and no report written"

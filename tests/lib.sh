@@ -58,3 +58,17 @@ done_testing() {
 	echo "1..$T_N"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# submake ARGS...: make, outside the jobserver of the `make check` running us.
+submake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make "$@"
+}
+
+# stage_install DIR: `make install DESTDIR=DIR` of the build tree, as a test
+# (its log's tail as diagnostics when it fails).
+stage_install() {
+	submake -C "$FK_BUILDDIR" install DESTDIR="$1" > "$TMP/install.log" 2>&1
+	st=$?
+	ok $st "make install DESTDIR=stage"
+	[ $st -eq 0 ] || sed 's/^/# /' "$TMP/install.log" | tail -20
+}

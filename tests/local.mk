@@ -29,6 +29,18 @@ TESTS += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.
 EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/lib.sh tests/dist-files.sh tests/distcheck.list \
 	tests/data/folded/basic.txt tests/data/folded/hostile.txt
 
+# Shell completion, installed by make install and driven as bash drives it.
+TESTS += tests/completion.sh
+EXTRA_DIST += tests/completion.sh
+
+# inferno's spellings and palettes (rust, python) against an awk oracle.
+TESTS += tests/inferno.sh
+EXTRA_DIST += tests/inferno.sh
+
+# Narrowing flags (the narrow filter) against go tool pprof and awk.
+TESTS += tests/narrow.sh
+EXTRA_DIST += tests/narrow.sh
+
 # Root among other users: links another user planted, the --cp map, signals.
 TESTS += tests/trust.sh
 EXTRA_DIST += tests/trust.sh

@@ -128,7 +128,7 @@ lua_pal=$(sed -n '/^\.It Fn f:colour/,/^\.It /p' "$M/flamekit-lua.7" | sed -n '/
 	sed -n 's/^\.Cm //p' | tr -d ',.' | tr -s ' ' '\n' | sed '/^$/d' | sort)
 graph_pal=$(sed -n '/^\.It Fl -colors/,/^An unknown name/p' "$M/flamekit-graph.1" |
 	sed -n 's/^\.Cm //p' | sed 's/ (.*//' | tr -d ',.' | tr -s ' ' '\n' | sed '/^$/d' | sort)
-is "$(echo $svg_pal | wc -w):$(echo $html_pal)" "15:$(echo $svg_pal)" "the svg and html plugins accept the same 15 palettes"
+is "$(echo $svg_pal | wc -w):$(echo $html_pal)" "17:$(echo $svg_pal)" "the svg and html plugins accept the same 17 palettes"
 is "$(echo $lua_pal)" "$(echo $svg_pal)" "flamekit-lua.7: f:colour's palette names are those the renderers accept"
 is "$(echo $graph_pal)" "$(echo $svg_pal)" "flamekit-graph.1: --colors' palette names are those the renderers accept"
 
@@ -140,6 +140,34 @@ for c in collapse graph diff merge run plugins; do
 	done
 	is "$missing" "" "flamekit $c: every option of --help is in a man page"
 done
+
+# Every option of the command's table (cli/options.c, read here from the
+# source: each row is "{ OPT_ID, \"name\", ..."), for each command its row
+# names: listed by that command's --help and documented in a man page.  A
+# row added without a help line or a page fails here.
+cmdbits() { # the commands of a row's mask, e.g. "IN CMD_DIFF" (IN: collapse and graph)
+	for w in "$@"; do
+		case $w in
+		ALL) echo collapse graph diff merge run plugins completion ;;
+		IN) echo collapse graph ;;
+		CMD_*) echo "$w" | sed 's/^CMD_//' | tr A-Z a-z ;;
+		esac
+	done
+}
+sed -n 's/^\t{ OPT_[A-Z_]*, "\([a-z][a-z0-9-]*\)", [^,]*, [^,]*, [^,]*, [^,]*, \([A-Z_ |]*\),.*/\1 \2/p' \
+	"$FK_SRCDIR/cli/options.c" | tr '|' ' ' > "$TMP/table"
+n=$(wc -l < "$TMP/table")
+ok $([ "$n" -gt 15 ]; echo $?) "the option table read from cli/options.c has its rows ($n)"
+missing=
+while read -r name mask; do
+	documented "$name" || missing="$missing --$name(page)"
+	# shellcheck disable=SC2086
+	for c in $(cmdbits $mask); do
+		h=$("$FLAMEKIT" help "$c" 2> /dev/null)
+		printf '%s\n' "$h" | grep -qE -- "--$name( |=|\[|\$)" || missing="$missing --$name($c --help)"
+	done
+done < "$TMP/table"
+is "$missing" "" "every option of the table is in its commands' --help and in a man page"
 
 # Every loaded plugin's options, as flamekit plugins --help KIND:NAME prints them.
 "$FLAMEKIT" plugins 2>/dev/null | awk 'NR > 1 { print $1 ":" $2 }' > "$TMP/plugins"

@@ -324,7 +324,7 @@ zz module=- colour=-" "an output without min_weight() gets the whole tree from a
 
 # ---- errors ------------------------------------------------------------------------
 run "$FLAMEKIT" graph --colors=nope "$D/small.txt"
-is "$rc:$err" '2:flamekit: [output:svg] unknown palette "nope" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange)' \
+is "$rc:$err" '2:flamekit: [output:svg] unknown palette "nope" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange rust python)' \
 	"unknown palette: usage error, exit 2"
 run "$FLAMEKIT" graph --bogus "$D/small.txt"
 is "$rc" 2 "unknown option: usage error"

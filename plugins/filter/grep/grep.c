@@ -14,6 +14,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "framecache.h"
+
 struct opts {
 	const char *include;
 	const char *exclude;
@@ -29,10 +31,7 @@ struct state {
 	const struct fk_host *h;
 	regex_t inc, exc;
 	bool has_inc, has_exc;
-	unsigned char *cache;
-	size_t cap;
-	char *name;          /* NUL-terminated copy for regexec */
-	size_t namecap;
+	struct fc cache;     /* bits by frame id, and the name for regexec */
 };
 
 static int compile(const struct fk_host *h, regex_t *re, const char *pat, int icase,
@@ -57,8 +56,7 @@ static void destroy(void *state)
 		regfree(&s->inc);
 	if (s->has_exc)
 		regfree(&s->exc);
-	s->h->free(s->cache);
-	s->h->free(s->name);
+	fc_free(&s->cache, s->h);
 	s->h->free(s);
 }
 
@@ -101,43 +99,22 @@ fail:
 /* The cache bits of frame i of the sample, testing its name on a miss. */
 static int frame_bits(struct state *s, struct fk_sample_edit *e, size_t i, unsigned *bits)
 {
-	const struct fk_host *h = s->h;
-	fk_frame_t id = h->se_frame_id(e, i);
-	const char *name;
+	const char *c = NULL;
+	unsigned char *slot;
 	size_t len;
 	unsigned b = KNOWN;
 
-	if (id < s->cap && s->cache[id]) {
-		*bits = s->cache[id];
+	if (fc_frame(&s->cache, s->h, e, i, &slot, &c, &len) < 0)
+		return FK_ERR_NOMEM;
+	if (*slot) {
+		*bits = *slot;
 		return 0;
 	}
-	if (id >= s->cap) {
-		size_t cap = s->cap ? s->cap : 4096;
-		unsigned char *v;
-		while (cap <= id)
-			cap *= 2;
-		v = h->realloc(s->cache, cap);
-		if (!v)
-			return FK_ERR_NOMEM;
-		memset(v + s->cap, 0, cap - s->cap);
-		s->cache = v;
-		s->cap = cap;
-	}
-	name = h->se_frame_name(e, i, &len);
-	if (len + 1 > s->namecap) {
-		char *n = h->realloc(s->name, len + 64);
-		if (!n)
-			return FK_ERR_NOMEM;
-		s->name = n;
-		s->namecap = len + 64;
-	}
-	memcpy(s->name, name, len);
-	s->name[len] = '\0';
-	if (s->has_inc && regexec(&s->inc, s->name, 0, NULL, 0) == 0)
+	if (s->has_inc && regexec(&s->inc, c, 0, NULL, 0) == 0)
 		b |= INCL;
-	if (s->has_exc && regexec(&s->exc, s->name, 0, NULL, 0) == 0)
+	if (s->has_exc && regexec(&s->exc, c, 0, NULL, 0) == 0)
 		b |= EXCL;
-	s->cache[id] = (unsigned char)b;
+	*slot = (unsigned char)b;
 	*bits = b;
 	return 0;
 }

@@ -154,7 +154,68 @@ static int js_path(const char *name, size_t len)
 }
 
 static const char *const known[] = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl",
-	                              "red", "green", "blue", "aqua", "yellow", "purple", "orange" };
+	                              "red", "green", "blue", "aqua", "yellow", "purple", "orange",
+	                              "rust", "python" };
+
+static int starts(const char *name, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len >= n && memcmp(name, prefix, n) == 0;
+}
+
+/* inferno's rust palette: the standard library orange, other Rust paths
+ * aqua, the rest (C, the kernel) yellow; the name after a '`' (module`fn). */
+static const char *rust_type(const char *name, size_t len)
+{
+	const char *tick = memchr(name, '`', len);
+
+	if (tick) {
+		len -= (size_t)(tick + 1 - name);
+		name = tick + 1;
+	}
+	if (starts(name, len, "core::") || starts(name, len, "std::") || starts(name, len, "alloc::") ||
+	    (starts(name, len, "<core::") &&
+	     !starts(name, len, "<core::future::from_generator::GenFuture<T>")) ||
+	    starts(name, len, "<std::") || starts(name, len, "<alloc::"))
+		return "orange";
+	return has(name, len, "::") ? "aqua" : "yellow";
+}
+
+/* A path component of a python frame ('/' or '\\' separated) that is
+ * site-packages (want 0), or python/Python and a version of digits and
+ * dots (want 1). */
+static int python_part(const char *name, size_t len, int want)
+{
+	for (size_t i = 0; i <= len;) {
+		size_t j = i;
+		while (j < len && name[j] != '/' && name[j] != '\\')
+			j++;
+		if (want == 0 && j - i == 13 && memcmp(name + i, "site-packages", 13) == 0)
+			return 1;
+		if (want == 1 && j - i >= 6 && (memcmp(name + i, "python", 6) == 0 ||
+		                                memcmp(name + i, "Python", 6) == 0)) {
+			size_t k = i + 6;
+			while (k < j && ((name[k] >= '0' && name[k] <= '9') || name[k] == '.'))
+				k++;
+			if (k == j)
+				return 1;
+		}
+		i = j + 1;
+	}
+	return 0;
+}
+
+/* inferno's python palette: site-packages aqua, the standard library and
+ * built-ins yellow, the rest red. */
+static const char *python_type(const char *name, size_t len)
+{
+	if (python_part(name, len, 0))
+		return "aqua";
+	if (python_part(name, len, 1) || starts(name, len, "<built-in") || starts(name, len, "<method") ||
+	    starts(name, len, "<frozen"))
+		return "yellow";
+	return "red";
+}
 
 int pal_known(const char *name)
 {
@@ -270,6 +331,10 @@ void pal_colour(const char *type, int hash, struct pal_rand *rnd, const char *na
 			type = "orange";
 		else
 			type = "red";
+	} else if (strcmp(type, "rust") == 0) {
+		type = rust_type(name, len);
+	} else if (strcmp(type, "python") == 0) {
+		type = python_type(name, len);
 	} else if (strcmp(type, "wakeup") == 0) {
 		type = "aqua";
 	} else if (strcmp(type, "chain") == 0) {

@@ -6,6 +6,7 @@
  * around them (bidi controls) become U+FFFD, so every graph is well-formed
  * XML whatever the frame names hold.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,17 @@ static void frame_fill(const struct svg_doc *d, const struct svg_frame *f, const
 	}
 	if (len == 1 && name[0] == '-') {
 		strcpy(fill, "rgb(200,200,200)");
+		return;
+	}
+	if (o->colordiffusion && d->timemax > 0) {
+		/* inferno's: the square root of the frame's share of the width,
+		 * in its colour_scale (250 grey for none, red to pale) */
+		long v = (long)(sqrt((f->etime - f->stime) / d->timemax) * 2000.0);
+		int c = 100 + (int)(unsigned char)(150 * (2000 - v) / 2000);
+		if (v <= 0)
+			strcpy(fill, "rgb(250,250,250)");
+		else
+			snprintf(fill, 32, "rgb(255,%d,%d)", c, c);
 		return;
 	}
 	if (d->differential && (f->flags & SF_DELTA)) {
@@ -280,9 +292,15 @@ static void write_head(struct svg_w *x)
 	          "\t#unzoom { cursor:pointer; }\n"
 	          "\t#frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }\n"
 	          "\t.hide { display:none; }\n"
-	          "\t.parent { opacity:0.5; }\n"
-	          "</style>\n<script type=\"text/ecmascript\">\n<![CDATA[\n");
-	svg_puts(ob, svg_script);
+	          "\t.parent { opacity:0.5; }\n");
+	if (o->stroke_color && strcmp(o->stroke_color, "none") != 0)
+		svg_printf(ob, "\t#frames rect { stroke:%s; stroke-width:1; }\n", o->stroke_color);
+	if (o->uicolor)
+		svg_printf(ob, "\t#title, #details, #unzoom, #search, #ignorecase, #matched { fill:%s; }\n",
+		           o->uicolor);
+	svg_puts(ob, "</style>\n<script type=\"text/ecmascript\">\n<![CDATA[\n");
+	if (!o->no_javascript)
+		svg_puts(ob, svg_script);
 	svg_puts(ob, "var FK_NAMETYPE = ");
 	svg_put_js(ob, o->nametype);
 	svg_puts(ob, ";\nvar FK_FONTSIZE = ");

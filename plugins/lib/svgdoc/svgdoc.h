@@ -32,6 +32,10 @@ struct svg_opts {
 	int reverse, inverted, flamechart, negate, diff_subtree;
 	double total, factor;
 	const char *encoding, *nameattr, *searchcolor;
+	/* inferno's: colour by width, frame outlines, the UI text's colour,
+	 * no script */
+	int colordiffusion, no_javascript;
+	const char *stroke_color, *uicolor;
 	/* flamechart / hotcold only */
 	double frequency;
 	int by_thread;
@@ -55,7 +59,7 @@ struct svg_opts {
 	FK_OPTION(FK_OPT_STRING, "nametype", "Function:", struct svg_opts, nametype,                \
 	          "what the names are, on the details line"),                                          \
 	FK_OPTION(FK_OPT_STRING, "colors", "hot", struct svg_opts, colors,                          \
-	          "palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange"), \
+	          "palette: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange rust python"), \
 	FK_OPTION(FK_OPT_STRING, "bgcolors", NULL, struct svg_opts, bgcolors,                       \
 	          "background: yellow blue green grey or #rrggbb (default: by palette)"),             \
 	FK_OPTION(FK_OPT_FLAG, "hash", "0", struct svg_opts, hash, "colour by a hash of the name"),  \
@@ -84,7 +88,15 @@ struct svg_opts {
 	FK_OPTION(FK_OPT_PATH, "nameattr", NULL, struct svg_opts, nameattr,                         \
 	          "file of per-function attributes (NAME<TAB>key=value...)"),                         \
 	FK_OPTION(FK_OPT_STRING, "searchcolor", "rgb(230,0,230)", struct svg_opts, searchcolor,     \
-	          "colour of frames matching a search")
+	          "colour of frames matching a search"),                                               \
+	FK_OPTION(FK_OPT_FLAG, "colordiffusion", "0", struct svg_opts, colordiffusion,              \
+	          "colour by width, the widest reddest (inferno's)"),                                  \
+	FK_OPTION(FK_OPT_STRING, "stroke-color", "none", struct svg_opts, stroke_color,             \
+	          "outline every frame: #rrggbb, rgb(r,g,b) or none (inferno's)"),                     \
+	FK_OPTION(FK_OPT_STRING, "uicolor", NULL, struct svg_opts, uicolor,                         \
+	          "colour of the title, buttons and details line: #rrggbb or rgb(r,g,b) (inferno's)"), \
+	FK_OPTION(FK_OPT_FLAG, "no-javascript", "0", struct svg_opts, no_javascript,                \
+	          "write no script: a static picture (inferno's)")
 
 /* One frame to draw.  Times are in the units of the counts. */
 enum { SF_DELTA = 1u, SF_LABEL = 2u };

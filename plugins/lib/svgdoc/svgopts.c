@@ -58,7 +58,7 @@ int svg_check_opts(const struct fk_host *h, const struct svg_opts *o)
 
 	if (!pal_known(o->colors)) {
 		h->log(FK_LOG_ERROR, "unknown palette \"%s\" (--colors: hot mem io wakeup chain java js perl "
-		       "red green blue aqua yellow purple orange)", o->colors);
+		       "red green blue aqua yellow purple orange rust python)", o->colors);
 		return FK_ERR_USAGE;
 	}
 	if (o->bgcolors && strcmp(o->bgcolors, "yellow") && strcmp(o->bgcolors, "blue") &&
@@ -87,6 +87,15 @@ int svg_check_opts(const struct fk_host *h, const struct svg_opts *o)
 	if (!font_ok(o->fonttype)) {
 		h->log(FK_LOG_ERROR, "--fonttype takes font names (letters, digits, spaces, - _ , '), not \"%s\"",
 		       o->fonttype);
+		return FK_ERR_USAGE;
+	}
+	if (o->stroke_color && strcmp(o->stroke_color, "none") != 0 && !svg_colour_ok(o->stroke_color)) {
+		h->log(FK_LOG_ERROR, "--stroke-color takes #rrggbb, rgb(r,g,b) or none, not \"%s\"",
+		       o->stroke_color);
+		return FK_ERR_USAGE;
+	}
+	if (o->uicolor && !svg_colour_ok(o->uicolor)) {
+		h->log(FK_LOG_ERROR, "--uicolor takes #rrggbb or rgb(r,g,b), not \"%s\"", o->uicolor);
 		return FK_ERR_USAGE;
 	}
 	if (!svg_colour_ok(o->searchcolor)) {

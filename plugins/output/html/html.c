@@ -31,7 +31,7 @@ static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_STRING, "title", "Flame Graph", struct html_opts, title, "the report's title"),
 	FK_OPTION(FK_OPT_STRING, "colors", "hot", struct html_opts, colors,
 	          "palette: hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, "
-	          "yellow, purple, orange"),
+	          "yellow, purple, orange, rust, python"),
 	FK_OPTION(FK_OPT_FLAG, "inverted", "0", struct html_opts, inverted,
 	          "open on the icicle view (root at the top)"),
 	FK_OPTION(FK_OPT_INT, "timeline", "1", struct html_opts, timeline,
@@ -328,7 +328,8 @@ static int put_tail(struct out *o)
 static int known_palette(const char *name)
 {
 	static const char *const known[] = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl",
-	                                     "red", "green", "blue", "aqua", "yellow", "purple", "orange" };
+	                                     "red", "green", "blue", "aqua", "yellow", "purple", "orange",
+	                                     "rust", "python" };
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (strcmp(name, known[i]) == 0)
 			return 1;
@@ -426,7 +427,7 @@ static int check(const struct fk_host *h, const void *opts, const char *where)
 	(void)where;
 	if (!known_palette(op->colors)) {
 		h->log(FK_LOG_ERROR, "unknown palette '%s' for --colors (hot, mem, io, wakeup, chain, java, js, "
-		       "perl, red, green, blue, aqua, yellow, purple, orange)", op->colors);
+		       "perl, red, green, blue, aqua, yellow, purple, orange, rust, python)", op->colors);
 		return FK_ERR_USAGE;
 	}
 	if (!(op->resolution * 1e6 >= 1 && op->resolution <= 1e6)) {

@@ -1,0 +1,55 @@
+/* framecache: per-frame answers of a filter, by interned frame id. */
+#include <string.h>
+
+#include "framecache.h"
+
+int fc_slot(struct fc *c, const struct fk_host *h, fk_frame_t id, unsigned char **slot)
+{
+	if (id >= c->cap) {
+		size_t cap = c->cap ? c->cap : 4096;
+		unsigned char *v;
+		while (cap <= id)
+			cap *= 2;
+		if (!(v = h->realloc(c->v, cap)))
+			return FK_ERR_NOMEM;
+		memset(v + c->cap, 0, cap - c->cap);
+		c->v = v;
+		c->cap = cap;
+	}
+	*slot = &c->v[id];
+	return 0;
+}
+
+const char *fc_cstr(struct fc *c, const struct fk_host *h, const char *s, size_t len)
+{
+	if (len + 1 > c->namecap) {
+		char *n = h->realloc(c->name, len + 64);
+		if (!n)
+			return NULL;
+		c->name = n;
+		c->namecap = len + 64;
+	}
+	memcpy(c->name, s, len);
+	c->name[len] = '\0';
+	return c->name;
+}
+
+int fc_frame(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
+             unsigned char **slot, const char **name, size_t *len)
+{
+	const char *s;
+
+	if (fc_slot(c, h, h->se_frame_id(e, i), slot) < 0)
+		return FK_ERR_NOMEM;
+	if (**slot)
+		return 0;
+	s = h->se_frame_name(e, i, len);
+	return (*name = fc_cstr(c, h, s, *len)) ? 0 : FK_ERR_NOMEM;
+}
+
+void fc_free(struct fc *c, const struct fk_host *h)
+{
+	h->free(c->v);
+	h->free(c->name);
+	memset(c, 0, sizeof *c);
+}
