@@ -47,10 +47,15 @@ is "$(complete_words flamekit diff -s "$TMP/files/pe")" "$TMP/files/perf.txt" "d
 
 # Every word the bash script offers for a command is an option that command
 # takes: flamekit accepts it (the parser knows it; not an unknown option).
+# Each runs in a scratch directory on an input that does not exist, under a
+# folder that does not either, so that an option taking a path (-o, --cp)
+# can create nothing outside $TMP.
+mkdir "$TMP/scratch"
 for c in collapse graph diff merge; do
 	bad=
 	for w in $(complete_words flamekit "$c" --); do
-		"$FLAMEKIT" "$c" "$w" /nonexistent 2>&1 | grep -q "unknown option" && bad="$bad $w"
+		(cd "$TMP/scratch" && "$FLAMEKIT" "$c" "$w" "$TMP/absent/input" < /dev/null 2>&1) |
+			grep -q "unknown option" && bad="$bad $w"
 	done
 	is "$bad" "" "flamekit $c: every option the completion offers is one it takes"
 done

@@ -279,14 +279,14 @@ err=$("$FLAMEKIT" graph --plugin-dir "$TOPDIR" --output-plugin top --top 0 "$TMP
 is "$?:$err" "2:flamekit: [output:top] --top must be at least 1, not 0" \
 	"graph --top 0 fails before the input is opened"
 err=$("$FLAMEKIT" graph --colors=nosuch "$TMP/missing" -o "$TMP/x.svg" 2>&1)
-is "$?:$err" "2:flamekit: [output:svg] unknown palette \"nosuch\" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange)" \
+is "$?:$err" "2:flamekit: [output:svg] unknown palette \"nosuch\" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange rust python)" \
 	"graph --colors=nosuch fails before the input is opened"
 cat > "$TMP/pal.yaml" <<'SNIP'
 inputs: [a.folded]
 outputs: [{plugin: svg, path: out.svg, options: {colors: nosuch}}]
 SNIP
 err=$("$FLAMEKIT" run --check "$TMP/pal.yaml" 2>&1)
-is "$?:$err" "2:flamekit: [output:svg] $TMP/pal.yaml:2:11: unknown palette \"nosuch\" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange)" \
+is "$?:$err" "2:flamekit: [output:svg] $TMP/pal.yaml:2:11: unknown palette \"nosuch\" (--colors: hot mem io wakeup chain java js perl red green blue aqua yellow purple orange rust python)" \
 	"run --check: the engine puts the job position in front of a check's message"
 
 done_testing
