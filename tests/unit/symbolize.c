@@ -1,0 +1,524 @@
+/* libfksym against independent oracles, on programs compiled at test time:
+ * `perf script -F ip,sym,symoff,dso` of a real `perf record -g` (skipped
+ * when perf cannot record), objdump's PLT labels, nm, and binutils'
+ * addr2line for inline frames and source lines.  $HOME, the build-id cache
+ * and --symfs all point into a temporary directory. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "flamekit/plugin.h"
+#include "symbolize.h"
+
+static char tmp[256];
+static int have_perf;
+static char logbuf[8192];
+
+static void test_log(int level, const char *fmt, ...)
+{
+	size_t n = strlen(logbuf);
+	va_list ap;
+
+	(void)level;
+	va_start(ap, fmt);
+	vsnprintf(logbuf + n, sizeof(logbuf) - n, fmt, ap);
+	va_end(ap);
+	n = strlen(logbuf);
+	if (n + 1 < sizeof(logbuf))
+		strcat(logbuf, "\n");
+}
+
+static struct fk_host host = { .struct_size = sizeof(struct fk_host), .log = test_log };
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	assert_true(r >= 0);
+	r = system(cmd);
+	free(cmd);
+	return r;
+}
+
+static char *slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *slurp(const char *fmt, ...)
+{
+	char *cmd, *buf = NULL;
+	size_t len = 0;
+	FILE *f, *m;
+	va_list ap;
+	int c;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+	va_end(ap);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	m = open_memstream(&buf, &len);
+	while ((c = getc(f)) != EOF)
+		putc(c, m);
+	fclose(m);
+	pclose(f);
+	free(cmd);
+	return buf;
+}
+
+static void write_file(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char lib_c[] =
+	"volatile long lib_sink;\n"
+	"static __attribute__((noinline)) long lib_inner(long n) { long s = 0; for (long i = 0; i < n; i++) s += i ^ 5; return s; }\n"
+	"__attribute__((noinline)) long lib_work(long n) { return lib_inner(n) + 1; }\n";
+
+static const char prog_c[] =
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"long lib_work(long n);\n"
+	"volatile long sink;\n"
+	"static __attribute__((noinline)) long leaf_static(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * 3; return s; }\n"
+	"static inline __attribute__((always_inline)) long inl(long n) { long s = 1; for (long i = 0; i < n; i++) s ^= i * 7; return s; }\n"
+	"__attribute__((noinline)) long mid_global(long n) { return leaf_static(n) + inl(n); }\n"
+	"__attribute__((weak, noinline)) long weak_fn(long n) { return mid_global(n) + lib_work(n); }\n"
+	"int main(int argc, char **argv) { long n = argc > 1 ? strtol(argv[1], 0, 10) : 2000000;\n"
+	"  for (int k = 0; k < 30; k++) { sink += weak_fn(n); printf(\"%ld\", sink & 1); } puts(\"\"); return 0; }\n";
+
+#define CFLAGS "-O1 -g -fno-omit-frame-pointer -Wl,--build-id"
+
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+	char *r;
+
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "%s/fksym.XXXXXX", t && *t ? t : "/tmp");
+	assert_non_null(mkdtemp(tmp));
+	write_file("lib.c", lib_c);
+	write_file("prog.c", prog_c);
+	assert_int_equal(sh("cd %s && cc " CFLAGS " -fPIC -shared -o libfkt.so lib.c && "
+			    "cc " CFLAGS " -pie -fPIE -o prog prog.c -L. -lfkt -Wl,-rpath,%s && "
+			    "cc " CFLAGS " -no-pie -o prog-nopie prog.c -L. -lfkt -Wl,-rpath,%s", tmp, tmp, tmp), 0);
+	/* A stripped copy under --symfs with its debuginfo at .build-id/xx/rest.debug. */
+	r = slurp("readelf -n %s/prog | sed -n 's/.*Build ID: //p'", tmp);
+	assert_true(strlen(r) > 3);
+	r[strcspn(r, "\n")] = '\0';
+	assert_int_equal(sh("cd %s && mkdir -p symfs%s symfs/usr/lib/debug/.build-id/%.2s home/.debug && "
+			    "objcopy --only-keep-debug prog symfs/usr/lib/debug/.build-id/%.2s/%s.debug && "
+			    "strip -o symfs%s/prog prog", tmp, tmp, r, r, r + 2, tmp), 0);
+	free(r);
+	/* A real capture, perf's build-id cache kept out of the real $HOME. */
+	have_perf = sh("cd %s && HOME=%s/home perf record -q --no-buildid-cache -g -o prog.data ./prog >/dev/null 2>&1 && "
+		       "HOME=%s/home perf record -q --no-buildid-cache -g -o nopie.data ./prog-nopie >/dev/null 2>&1 && "
+		       "HOME=%s/home perf script -i prog.data -F ip,sym,symoff,dso > prog.txt 2>/dev/null && "
+		       "HOME=%s/home perf script -i nopie.data -F ip,sym,symoff,dso > nopie.txt 2>/dev/null",
+		       tmp, tmp, tmp, tmp, tmp) == 0;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (tmp[0] && !getenv("FKSYM_KEEP"))
+		sh("rm -rf '%s'", tmp);
+	return 0;
+}
+
+static struct fk_symbolizer *new_sym(const char *symfs, int inl, int srcline)
+{
+	char bid[512];
+	struct fk_sym_config cfg = { .symfs = symfs, .demangle = 1, .inline_frames = inl, .srcline = srcline };
+
+	snprintf(bid, sizeof(bid), "%s/home/.debug", tmp);
+	cfg.buildid_dir = bid;
+	return fk_symbolizer_new(&cfg, &host);
+}
+
+static void format(const struct fk_sym_result *r, char *out, size_t size)
+{
+	const struct fk_sym_frame *f = &r->frames[r->n ? r->n - 1 : 0];
+
+	if (r->n)
+		snprintf(out, size, "%s+0x%llx (%s)", f->name, (unsigned long long)f->offset, r->dso_name);
+	else
+		snprintf(out, size, "[unknown] (%s)", r->dso_name);
+}
+
+/* Every frame perf printed for our files, libc and the kernel resolves to
+ * the same text.  map_dso: the path our lookups use for a printed dso (the
+ * stripped copy under symfs looks up the same path). */
+static void compare_with_perf(const char *txt, const char *symfs, const char *only, int min_ours)
+{
+	char path[512], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	struct fk_symbolizer *s = new_sym(symfs, 0, 0);
+	int checked = 0, ours = 0, bad = 0;
+
+	assert_non_null(s);
+	snprintf(path, sizeof(path), "%s/%s", tmp, txt);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long ip;
+		char want[1024], got[1024], *dso, *end;
+		struct fk_sym_result res;
+		struct fk_dso *d;
+		int n;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, " %llx %n", &ip, &n) != 1 || !(dso = strrchr(line, '(')))
+			continue;
+		snprintf(want, sizeof(want), "%s", line + n);
+		end = strrchr(dso, ')');
+		if (!end)
+			continue;
+		*end = '\0';
+		dso++;
+		if (only && strcmp(dso, only) != 0)
+			continue;
+		if (strcmp(dso, "[kernel.kallsyms]") == 0 || (dso[0] == '[' && strcmp(dso, "[unknown]") && strcmp(dso, "[vdso]")))
+			d = fk_sym_kernel(s, NULL, 0);
+		else if (dso[0] == '/' || strcmp(dso, "[vdso]") == 0)
+			d = fk_sym_dso(s, dso, NULL, 0);
+		else
+			continue;
+		assert_int_equal(fk_sym_lookup(d, ip, &res), 0);
+		format(&res, got, sizeof(got));
+		checked++;
+		ours += strncmp(dso, tmp, strlen(tmp)) == 0;
+		if (strcmp(want, got) != 0 && bad++ < 10)
+			print_message("%llx: perf script: %s, libfksym: %s\n", ip, want, got);
+	}
+	free(line);
+	fclose(f);
+	fk_symbolizer_free(s);
+	print_message("%s: %d frames compared, %d in the test's own files\n", txt, checked, ours);
+	assert_int_equal(bad, 0);
+	assert_true(ours >= min_ours);
+}
+
+static void perf_pie(void **state)
+{
+	(void)state;
+	if (!have_perf)
+		skip();
+	compare_with_perf("prog.txt", NULL, NULL, 20);
+}
+
+static void perf_nopie(void **state)
+{
+	(void)state;
+	if (!have_perf)
+		skip();
+	compare_with_perf("nopie.txt", NULL, NULL, 20);
+}
+
+/* The stripped copy under --symfs, its symbols from the .build-id debuginfo:
+ * the same answers as perf gave for the unstripped file. */
+static void perf_stripped_symfs(void **state)
+{
+	char symfs[512], prog[512];
+
+	(void)state;
+	if (!have_perf)
+		skip();
+	snprintf(symfs, sizeof(symfs), "%s/symfs", tmp);
+	snprintf(prog, sizeof(prog), "%s/prog", tmp);
+	compare_with_perf("prog.txt", symfs, prog, 20);
+}
+
+/* nm's address of each of the program's functions, static and global and
+ * weak, found at +0 and at +1 (PIE: file offset == vaddr in text). */
+static void nm_functions(void **state)
+{
+	static const char *names[] = { "leaf_static", "mid_global", "weak_fn", "main" };
+	char path[512], want[1024], got[1024];
+	struct fk_symbolizer *s = new_sym(NULL, 0, 0);
+	struct fk_sym_result res;
+	struct fk_dso *d;
+	size_t i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/prog", tmp);
+	d = fk_sym_dso(s, path, NULL, 0);
+	for (i = 0; i < 4; i++) {
+		char *out = slurp("nm %s | awk '$3 == \"%s\" { print $1 }'", path, names[i]);
+		unsigned long long a = strtoull(out, NULL, 16);
+
+		free(out);
+		assert_true(a != 0);
+		assert_int_equal(fk_sym_lookup(d, a + 1, &res), 0);
+		format(&res, got, sizeof(got));
+		snprintf(want, sizeof(want), "%s+0x1 (%s)", names[i], path);
+		assert_string_equal(got, want);
+	}
+	fk_symbolizer_free(s);
+}
+
+/* PLT entries named as objdump labels them in .plt. */
+static void plt_entries(void **state)
+{
+	char path[512], *out, *p;
+	struct fk_symbolizer *s = new_sym(NULL, 0, 0);
+	struct fk_dso *d;
+	int n = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/prog", tmp);
+	d = fk_sym_dso(s, path, NULL, 0);
+	out = slurp("objdump -d -j .plt %s | sed -n 's/^0*\\([0-9a-f]*\\) <\\(.*@plt\\)>:$/\\1 \\2/p'", path);
+	for (p = strtok(out, "\n"); p; p = strtok(NULL, "\n")) {
+		struct fk_sym_result res;
+		char name[256];
+		unsigned long long a;
+
+		assert_int_equal(sscanf(p, "%llx %255s", &a, name), 2);
+		assert_int_equal(fk_sym_lookup(d, a + 4, &res), 0);
+		assert_int_equal(res.n, 1);
+		assert_string_equal(res.frames[0].name, name);
+		assert_int_equal(res.frames[0].offset, 4);
+		n++;
+	}
+	free(out);
+	assert_true(n >= 3);                  /* puts, printf, strtol */
+	fk_symbolizer_free(s);
+}
+
+/* A recorded build id that is not the file's: reported once, not used. */
+static void build_id_mismatch(void **state)
+{
+	static const unsigned char wrong[20] = { 0xde, 0xad, 0xbe, 0xef };
+	char path[512], want[1024], *own;
+	struct fk_symbolizer *s = new_sym(NULL, 0, 0);
+	struct fk_sym_result res;
+	struct fk_dso *d;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/prog", tmp);
+	own = slurp("readelf -n %s | sed -n 's/.*Build ID: //p'", path);
+	own[strcspn(own, "\n")] = '\0';
+	logbuf[0] = '\0';
+	d = fk_sym_dso(s, path, wrong, sizeof(wrong));
+	assert_int_equal(fk_sym_lookup(d, 0x1001, &res), 0);
+	assert_int_equal(res.n, 0);
+	assert_string_equal(res.dso_name, path);
+	assert_ptr_equal(fk_sym_dso(s, path, wrong, sizeof(wrong)), d);
+	snprintf(want, sizeof(want), "%s: build id %s differs from the recorded "
+		 "deadbeef00000000000000000000000000000000: not used\n", path, own);
+	assert_string_equal(logbuf, want);
+	free(own);
+	fk_symbolizer_free(s);
+}
+
+static void missing_file(void **state)
+{
+	struct fk_symbolizer *s = new_sym(NULL, 0, 0);
+	struct fk_sym_result res;
+	char path[512], want[1024];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/no-such-file", tmp);
+	logbuf[0] = '\0';
+	assert_int_equal(fk_sym_lookup(fk_sym_dso(s, path, NULL, 0), 0x1000, &res), 0);
+	assert_int_equal(fk_sym_lookup(fk_sym_dso(s, path, NULL, 0), 0x1000, &res), 0);
+	assert_int_equal(res.n, 0);
+	snprintf(want, sizeof(want), "%s: cannot read: No such file or directory; its addresses are [unknown]\n", path);
+	assert_string_equal(logbuf, want);
+	fk_symbolizer_free(s);
+}
+
+/* --inline and --srcline against binutils' addr2line -f -i on every
+ * address perf sampled in the program. */
+static void inline_srcline(void **state)
+{
+	char path[512], txt[512], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	struct fk_symbolizer *s = new_sym(NULL, 1, 1);
+	struct fk_dso *d;
+	int checked = 0, inlined = 0;
+
+	(void)state;
+	if (!have_perf)
+		skip();
+	snprintf(path, sizeof(path), "%s/prog", tmp);
+	snprintf(txt, sizeof(txt), "%s/prog.txt", tmp);
+	d = fk_sym_dso(s, path, NULL, 0);
+	f = fopen(txt, "r");
+	assert_non_null(f);
+	while (getline(&line, &cap, f) > 0 && checked < 200) {
+		unsigned long long ip;
+		struct fk_sym_result res;
+		char *want, got[4096];
+		size_t k = 0;
+		unsigned i;
+
+		if (!strstr(line, path) || sscanf(line, " %llx", &ip) != 1)
+			continue;
+		assert_int_equal(fk_sym_lookup(d, ip, &res), 0);
+		assert_true(res.n >= 1);
+		for (i = 0; i < res.n; i++)
+			k += (size_t)snprintf(got + k, sizeof(got) - k, "%s\n%s:%u\n",
+					      i + 1 == res.n ? "" : res.frames[i].name,
+					      res.frames[i].file ? res.frames[i].file : "??", res.frames[i].line);
+		/* addr2line names the outermost function by its DWARF name; the
+		 * real function's name is the ELF symbol's (checked above). */
+		want = slurp("addr2line -f -i -e %s 0x%llx | sed 's/ (discriminator [0-9]*)$//' | "
+			     "awk '{ l[NR] = $0 } END { for (i = 1; i <= NR; i++) print (i == NR - 1 ? \"\" : l[i]) }'",
+			     path, ip);
+		assert_string_equal(got, want);
+		free(want);
+		inlined += res.n > 1;
+		checked++;
+	}
+	free(line);
+	fclose(f);
+	fk_symbolizer_free(s);
+	assert_true(checked >= 20);
+	assert_true(inlined >= 1);                 /* inl() into mid_global */
+}
+
+/* JIT maps: "START SIZE name" lines; a symlink, or a file someone else
+ * owns, is refused. */
+static void jitmap(void **state)
+{
+	char path[64], want[256];
+	struct fk_symbolizer *s;
+	struct fk_sym_result res;
+	int pid = (int)getpid();
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	unlink(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 40 LazyCompile:~fib /app.js:1\n7f0000001040 20 Builtin:Add\n", f);
+	fclose(f);
+	s = new_sym(NULL, 0, 0);
+	assert_int_equal(fk_sym_lookup(fk_sym_jitmap(s, pid), 0x7f0000001044, &res), 0);
+	assert_int_equal(res.n, 1);
+	assert_string_equal(res.frames[0].name, "Builtin:Add");
+	assert_int_equal(res.frames[0].offset, 4);
+	assert_string_equal(res.dso_name, path);
+	assert_int_equal(fk_sym_lookup(fk_sym_jitmap(s, pid), 0x7f0000001000, &res), 0);
+	assert_string_equal(res.frames[0].name, "LazyCompile:~fib /app.js:1");
+	assert_int_equal(fk_sym_lookup(fk_sym_jitmap(s, pid), 0x7f0000001060, &res), 0);
+	assert_int_equal(res.n, 0);
+	fk_symbolizer_free(s);
+
+	if (geteuid() == 0) {                      /* owned by nobody: refused */
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		logbuf[0] = '\0';
+		s = new_sym(NULL, 0, 0);
+		assert_int_equal(fk_sym_lookup(fk_sym_jitmap(s, pid), 0x7f0000001044, &res), 0);
+		assert_int_equal(res.n, 0);
+		snprintf(want, sizeof(want), "%s: not used: owned by uid 65534, neither you, root nor the process's "
+			 "user, or not a plain file only its owner can write\n", path);
+		assert_string_equal(logbuf, want);
+		fk_symbolizer_free(s);
+	}
+	unlink(path);
+	{                                          /* a symlink: refused */
+		char target[512];
+
+		snprintf(target, sizeof(target), "%s/prog.c", tmp);
+		assert_int_equal(symlink(target, path), 0);
+		logbuf[0] = '\0';
+		s = new_sym(NULL, 0, 0);
+		assert_int_equal(fk_sym_lookup(fk_sym_jitmap(s, pid), 0x7f0000001044, &res), 0);
+		assert_int_equal(res.n, 0);
+		snprintf(want, sizeof(want), "%s: cannot read: Too many levels of symbolic links; its addresses are [unknown]\n", path);
+		assert_string_equal(logbuf, want);
+		fk_symbolizer_free(s);
+		unlink(path);
+	}
+}
+
+/* A kallsyms file (--kallsyms): kernel and module symbols, sizes fixed up
+ * as perf's symbols__fixup_end does, modules named [mod]; the expected
+ * answers are worked by hand from perf's rules (symbol.c). */
+static void kallsyms_file(void **state)
+{
+	char path[512];
+	struct fk_symbolizer *s;
+	struct fk_sym_config cfg = { .demangle = 1 };
+	struct fk_sym_result res;
+	struct fk_dso *k;
+
+	(void)state;
+	write_file("kallsyms",
+		   "ffffffff81000000 T _stext\n"
+		   "ffffffff81000000 T _text\n"
+		   "ffffffff81000100 t local_fn\n"
+		   "ffffffff81000100 W weak_alias\n"
+		   "ffffffff81000200 r some_rodata\n"
+		   "ffffffff81000300 T last_fn\n"
+		   "ffffffffc0001000 t mod_fn\t[mymod]\n"
+		   "ffffffffc0001080 T mod_fn2\t[mymod]\n");
+	snprintf(path, sizeof(path), "%s/kallsyms", tmp);
+	cfg.kallsyms = path;
+	s = fk_symbolizer_new(&cfg, &host);
+	k = fk_sym_kernel(s, NULL, 0);
+	assert_int_equal(fk_sym_lookup(k, 0xffffffff81000010, &res), 0);
+	assert_string_equal(res.frames[0].name, "_text");     /* _stext keeps length 0 after fixup_end */
+	assert_int_equal(fk_sym_lookup(k, 0xffffffff81000250, &res), 0);
+	/* local_fn ends where weak_alias starts (fixup_end before
+	 * fixup_duplicate): the one with a length wins; r is skipped */
+	assert_string_equal(res.frames[0].name, "weak_alias");
+	assert_int_equal(res.frames[0].offset, 0x150);
+	assert_string_equal(res.dso_name, "[kernel.kallsyms]");
+	assert_int_equal(fk_sym_lookup(k, 0xffffffff81001fff, &res), 0);
+	assert_string_equal(res.frames[0].name, "last_fn");   /* to the page after, not into the module */
+	assert_int_equal(fk_sym_lookup(k, 0xffffffff81002000, &res), 0);
+	assert_int_equal(res.n, 0);
+	assert_int_equal(fk_sym_lookup(k, 0xffffffffc0001090, &res), 0);
+	assert_string_equal(res.frames[0].name, "mod_fn2");
+	assert_string_equal(res.dso_name, "[mymod]");
+	assert_int_equal(fk_sym_lookup(k, 0xffffffffc0001010, &res), 0);
+	assert_string_equal(res.frames[0].name, "mod_fn");
+	assert_int_equal(res.frames[0].offset, 0x10);
+	fk_symbolizer_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(perf_pie),
+		cmocka_unit_test(perf_nopie),
+		cmocka_unit_test(perf_stripped_symfs),
+		cmocka_unit_test(nm_functions),
+		cmocka_unit_test(plt_entries),
+		cmocka_unit_test(build_id_mismatch),
+		cmocka_unit_test(missing_file),
+		cmocka_unit_test(inline_srcline),
+		cmocka_unit_test(jitmap),
+		cmocka_unit_test(kallsyms_file),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
