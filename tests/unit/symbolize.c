@@ -107,6 +107,18 @@ static const char prog_c[] =
 	"int main(int argc, char **argv) { long n = argc > 1 ? strtol(argv[1], 0, 10) : 2000000;\n"
 	"  for (int k = 0; k < 30; k++) { sink += weak_fn(n); printf(\"%ld\", sink & 1); } puts(\"\"); return 0; }\n";
 
+static const char cpp_cc[] =
+	"namespace ns { template <class T> struct W {\n"
+	"  static T __attribute__((noinline)) spin(T n) { volatile T x = 0; for (T i = 0; i < n; i++) x += i; return x; } }; }\n"
+	"struct Box { long v; long __attribute__((noinline)) get(long n) const { return ns::W<long>::spin(n) + v; } };\n"
+	"int main() { long t = 0; Box b{1}; auto f = [&](long z) __attribute__((noinline)) { return b.get(z); };\n"
+	"  for (int k = 0; k < 30; k++) t += f(2000000); return (int)(t & 0); }\n";
+
+static const char vdso_c[] =
+	"#include <time.h>\n"
+	"int main(void) { struct timespec ts; long s = 0; for (long i = 0; i < 3000000; i++) {\n"
+	"  clock_gettime(CLOCK_MONOTONIC, &ts); s += ts.tv_nsec; } return (int)(s & 0); }\n";
+
 #define CFLAGS "-O1 -g -fno-omit-frame-pointer -Wl,--build-id"
 
 static int setup(void **state)
@@ -119,6 +131,8 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(tmp));
 	write_file("lib.c", lib_c);
 	write_file("prog.c", prog_c);
+	write_file("cpp.cc", cpp_cc);
+	write_file("vdso.c", vdso_c);
 	assert_int_equal(sh("cd %s && cc " CFLAGS " -fPIC -shared -o libfkt.so lib.c && "
 			    "cc " CFLAGS " -pie -fPIE -o prog prog.c -L. -lfkt -Wl,-rpath,%s && "
 			    "cc " CFLAGS " -no-pie -o prog-nopie prog.c -L. -lfkt -Wl,-rpath,%s", tmp, tmp, tmp), 0);
@@ -130,12 +144,28 @@ static int setup(void **state)
 			    "objcopy --only-keep-debug prog symfs/usr/lib/debug/.build-id/%.2s/%s.debug && "
 			    "strip -o symfs%s/prog prog", tmp, tmp, r, r, r + 2, tmp), 0);
 	free(r);
+	/* MiniDebugInfo, as gdb's manual makes it: the functions .dynsym lacks,
+	 * in an xz'd ELF in .gnu_debugdata of the stripped file. */
+	assert_int_equal(sh("cd %s && nm -D prog --format=posix --defined-only | awk '{ print $1 }' | sort > dynsyms && "
+			    "nm prog --format=posix --defined-only | awk '$2 == \"T\" || $2 == \"t\" { print $1 }' | sort > funcsyms && "
+			    "comm -13 dynsyms funcsyms > keep && objcopy --only-keep-debug prog mini.debug && "
+			    "objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=keep mini.debug mini && "
+			    "xz -f mini && strip --strip-all -R .comment -o prog-mini prog && "
+			    "objcopy --add-section .gnu_debugdata=mini.xz prog-mini", tmp), 0);
+	assert_int_equal(sh("cd %s && c++ " CFLAGS " -o cpp cpp.cc && cc " CFLAGS " -o vdso vdso.c", tmp), 0);
 	/* A real capture, perf's build-id cache kept out of the real $HOME. */
 	have_perf = sh("cd %s && HOME=%s/home perf record -q --no-buildid-cache -g -o prog.data ./prog >/dev/null 2>&1 && "
 		       "HOME=%s/home perf record -q --no-buildid-cache -g -o nopie.data ./prog-nopie >/dev/null 2>&1 && "
 		       "HOME=%s/home perf script -i prog.data -F ip,sym,symoff,dso > prog.txt 2>/dev/null && "
-		       "HOME=%s/home perf script -i nopie.data -F ip,sym,symoff,dso > nopie.txt 2>/dev/null",
-		       tmp, tmp, tmp, tmp, tmp) == 0;
+		       "HOME=%s/home perf script -i nopie.data -F ip,sym,symoff,dso > nopie.txt 2>/dev/null && "
+		       "HOME=%s/home perf record -q --no-buildid-cache -g -o cpp.data ./cpp >/dev/null 2>&1 && "
+		       "HOME=%s/home perf script -i cpp.data -F ip,sym,symoff,dso > cpp.txt 2>/dev/null && "
+		       "mkdir -p home2 && HOME=%s/home2 perf record -q -g -o vdso.data ./vdso >/dev/null 2>&1 && "
+		       "HOME=%s/home2 perf script -i vdso.data -F ip,sym,symoff,dso > vdso.txt 2>/dev/null",
+		       tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp) == 0;
+	if (!have_perf)
+		print_message("perf cannot record here (perf_event_paranoid, no PMU?): "
+			      "the tests against perf script are skipped\n");
 	return 0;
 }
 
@@ -209,7 +239,7 @@ static void compare_with_perf(const char *txt, const char *symfs, const char *on
 		assert_int_equal(fk_sym_lookup(d, ip, &res), 0);
 		format(&res, got, sizeof(got));
 		checked++;
-		ours += strncmp(dso, tmp, strlen(tmp)) == 0;
+		ours += only || strncmp(dso, tmp, strlen(tmp)) == 0;
 		if (strcmp(want, got) != 0 && bad++ < 10)
 			print_message("%llx: perf script: %s, libfksym: %s\n", ip, want, got);
 	}
@@ -249,6 +279,55 @@ static void perf_stripped_symfs(void **state)
 	snprintf(symfs, sizeof(symfs), "%s/symfs", tmp);
 	snprintf(prog, sizeof(prog), "%s/prog", tmp);
 	compare_with_perf("prog.txt", symfs, prog, 20);
+}
+
+/* C++: templates, a member function, a lambda, demangled as perf does. */
+static void perf_cpp(void **state)
+{
+	char prog[512];
+
+	(void)state;
+	if (!have_perf)
+		skip();
+	snprintf(prog, sizeof(prog), "%s/cpp", tmp);
+	compare_with_perf("cpp.txt", NULL, prog, 20);
+}
+
+/* The vDSO: perf reads the copy perf record put in its build-id cache. */
+static void perf_vdso(void **state)
+{
+	(void)state;
+	if (!have_perf)
+		skip();
+	compare_with_perf("vdso.txt", NULL, "[vdso]", 20);
+}
+
+/* .gnu_debugdata: the static functions nm sees in the unstripped file. */
+static void minidebuginfo(void **state)
+{
+	static const char *names[] = { "leaf_static", "mid_global", "main" };
+	char path[512], full[512], want[1024], got[1024];
+	struct fk_symbolizer *s = new_sym(NULL, 0, 0);
+	struct fk_sym_result res;
+	struct fk_dso *d;
+	size_t i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/prog-mini", tmp);
+	snprintf(full, sizeof(full), "%s/prog", tmp);
+	d = fk_sym_dso(s, path, NULL, 0);
+	for (i = 0; i < 3; i++) {
+		char *out = slurp("nm %s | awk '$3 == \"%s\" { print $1 }'", full, names[i]);
+		unsigned long long a = strtoull(out, NULL, 16);
+
+		free(out);
+		assert_true(a != 0);
+		assert_int_equal(fk_sym_lookup(d, a + 2, &res), 0);
+		format(&res, got, sizeof(got));
+		snprintf(want, sizeof(want), "%s+0x2 (%s)", names[i], path);
+		assert_string_equal(got, want);
+	}
+	fk_symbolizer_free(s);
 }
 
 /* nm's address of each of the program's functions, static and global and
@@ -511,6 +590,9 @@ int main(void)
 		cmocka_unit_test(perf_pie),
 		cmocka_unit_test(perf_nopie),
 		cmocka_unit_test(perf_stripped_symfs),
+		cmocka_unit_test(perf_cpp),
+		cmocka_unit_test(perf_vdso),
+		cmocka_unit_test(minidebuginfo),
 		cmocka_unit_test(nm_functions),
 		cmocka_unit_test(plt_entries),
 		cmocka_unit_test(build_id_mismatch),
