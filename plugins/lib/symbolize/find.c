@@ -145,6 +145,7 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 	unsigned char own[MAXBID];
 	char hex[2 * MAXBID + 1], *full = NULL, *cands[12];
 	Elf *vdso_elf = NULL;
+	const char *rt_path;
 	int rt_ok = 0, have_symtab = 0, open_err = 0, i;
 
 	cands[0] = NULL;
@@ -161,6 +162,7 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 	} else if (cand_open(&rt, full) < 0) {
 		open_err = errno;
 	}
+	rt_path = vdso ? path : full;
 	if (rt.elf) {
 		int n = fk_elf_build_id(rt.elf, own, sizeof(own));
 
@@ -192,6 +194,21 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 			have_symtab = load_from(d, c.elf, 1, cands[i]) == 0;
 			if (!d->dwarf_path && fk_elf_has_section(c.elf, ".debug_info"))
 				d->dwarf_path = strdup(cands[i]);
+			/* No usable file itself: the first candidate with a
+			 * .dynsym stands in for it (perf's runtime_ss). */
+			if (!rt_ok && !have_symtab && fk_elf_has_section(c.elf, ".dynsym")) {
+				if (vdso)
+					elf_end(vdso_elf);
+				else
+					cand_close(&rt);
+				rt = c;
+				rt_path = cands[i];
+				vdso_elf = NULL;
+				rt_ok = 1;
+				c.fd = -1;
+				c.elf = NULL;
+				continue;
+			}
 		}
 		cand_close(&c);
 	}
@@ -200,19 +217,20 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 			   full, strerror(open_err));
 	if (rt_ok) {
 		if (!have_symtab)
-			have_symtab = load_from(d, rt.elf, 1, vdso ? NULL : full) == 0;
+			have_symtab = load_from(d, rt.elf, 1, vdso ? NULL : rt_path) == 0;
 		if (!have_symtab && fk_elf_load_debugdata(d, rt.elf) < 0)
 			load_from(d, rt.elf, 0, NULL);
 		if (fk_elf_load_plt(d, rt.elf) == -2)
 			s->oom = 1;
 		if (!d->dwarf_path && !vdso && fk_elf_has_section(rt.elf, ".debug_info"))
-			d->dwarf_path = strdup(full);
+			d->dwarf_path = strdup(rt_path);
 	}
 	for (i = 0; cands[i]; i++)
 		free(cands[i]);
-	if (vdso)
+	if (vdso_elf && rt.elf == vdso_elf)
+		rt.elf = NULL;
+	if (vdso_elf)
 		elf_end(vdso_elf);
-	else
-		cand_close(&rt);
+	cand_close(&rt);
 	free(full);
 }
