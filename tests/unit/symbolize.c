@@ -611,6 +611,12 @@ static void kallsyms_file(void **state)
 	assert_int_equal(fk_sym_lookup(k, 0xffffffffc0001010, &res), 0);
 	assert_string_equal(res.frames[0].name, "mod_fn");
 	assert_int_equal(res.frames[0].offset, 0x10);
+	/* recorded at another boot, _text 0x2000000 lower */
+	assert_int_equal(fk_sym_kernel_reloc(k, "_text", 0xffffffff7f000000), 0);
+	assert_int_equal(fk_sym_lookup(k, 0xffffffff7f000250, &res), 0);
+	assert_string_equal(res.frames[0].name, "weak_alias");
+	assert_int_equal(res.frames[0].offset, 0x150);
+	assert_int_equal(fk_sym_kernel_reloc(k, "_etext", 0), -1);
 	fk_symbolizer_free(s);
 }
 

@@ -52,6 +52,8 @@ struct fk_dso {
 	struct fk_dso **mods;
 	size_t nmods;
 	uint64_t lo, hi;                  /* address range of a module's symbols */
+	uint64_t kdelta;                  /* kernel: kallsyms address - recorded address */
+	uint64_t ktext, kstext;           /* kernel: _text and _stext in kallsyms, 0 if absent */
 	/* DWARF, for mapped files with --inline/--srcline. */
 	struct fk_seg *segs;
 	size_t nsegs;

@@ -80,6 +80,10 @@ static int parse_kallsyms(struct fk_dso *d, FILE *f)
 		if (!kept_type(type))
 			continue;
 		nonzero |= addr != 0;
+		if (strcmp(name, "_text") == 0)
+			d->ktext = addr;
+		else if (strcmp(name, "_stext") == 0)
+			d->kstext = addr;
 		bind = type == 'W' || type == 'w' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
 		nm = fk_sym_strdup(s, name, strlen(name));
 		if (!nm || fk_symtab_add(&d->syms, addr, 0, bind, nm) < 0) {
@@ -221,10 +225,27 @@ static void lookup_in(const struct fk_symtab *t, uint64_t addr, struct fk_sym_re
 	out->frames[0] = (struct fk_sym_frame){ .name = sym->name, .offset = addr - sym->start };
 }
 
+int fk_sym_kernel_reloc(struct fk_dso *k, const char *ref_name, uint64_t recorded_addr)
+{
+	uint64_t now = 0;
+
+	if (k->kind != FK_DSO_KERNEL)
+		return -1;
+	if (strcmp(ref_name, "_text") == 0)
+		now = k->ktext;
+	else if (strcmp(ref_name, "_stext") == 0)
+		now = k->kstext;
+	if (!now)
+		return -1;
+	k->kdelta = now - recorded_addr;
+	return 0;
+}
+
 int fk_kernel_lookup(struct fk_dso *d, uint64_t addr, struct fk_sym_result *out)
 {
 	size_t m;
 
+	addr += d->kdelta;
 	for (m = 0; m < d->nmods; m++)
 		if (addr >= d->mods[m]->lo && addr < d->mods[m]->hi) {
 			out->dso_name = d->mods[m]->name;
