@@ -121,19 +121,22 @@ def speedscope(path, which=None):
     emit(stacks)
 
 
-def unsym(path, mapped):
-    def varint(n):
-        out = b""
-        while True:
-            b, n = n & 0x7f, n >> 7
-            if not n:
-                return out + bytes([b])
-            out += bytes([b | 0x80])
+def varint(n):
+    out = b""
+    while True:
+        b, n = n & 0x7f, n >> 7
+        if not n:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
 
-    def fld(num, wt, payload):
-        if wt == 0:
-            return varint(num << 3) + varint(payload)
-        return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+def fld(num, wt, payload):
+    if wt == 0:
+        return varint(num << 3) + varint(payload)
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def unsym(path, mapped):
     p = fld(1, 2, fld(1, 0, 1) + fld(2, 0, 2))
     p += fld(2, 2, fld(1, 2, varint(1) + varint(2) + varint(3)) + fld(2, 2, varint(5)))
     p += fld(3, 2, fld(1, 0, 1) + fld(2, 0, 0x1000) + fld(3, 0, 0x9000) + fld(5, 0, 6))
@@ -148,18 +151,6 @@ def unsym(path, mapped):
 
 
 def unsym_local(path, binary, start, offset, addrs):
-    def varint(n):
-        out = b""
-        while True:
-            b, n = n & 0x7f, n >> 7
-            if not n:
-                return out + bytes([b])
-            out += bytes([b | 0x80])
-
-    def fld(num, wt, payload):
-        if wt == 0:
-            return varint(num << 3) + varint(payload)
-        return varint(num << 3 | 2) + varint(len(payload)) + payload
     p = fld(1, 2, fld(1, 0, 1) + fld(2, 0, 2))
     p += fld(2, 2, fld(1, 2, b"".join(varint(i + 1) for i in range(len(addrs)))) + fld(2, 2, varint(7)))
     p += fld(3, 2, fld(1, 0, 1) + fld(2, 0, start) + fld(3, 0, start + 0x100000) + fld(4, 0, offset) + fld(5, 0, 3))

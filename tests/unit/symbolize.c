@@ -332,60 +332,50 @@ static void perf_vdso(void **state)
 		print_message("no vDSO in this process: the running kernel's copy is not tried\n");
 }
 
-/* .gnu_debugdata: the static functions nm sees in the unstripped file. */
-static void minidebuginfo(void **state)
+/* Each of names, at nm's address in TMP/nm_file plus off, resolves in
+ * TMP/file to name+off (PIE: file offset == vaddr in text). */
+static void check_nm(const char *file, const char *nm_file, const char *const *names, size_t n, unsigned off)
 {
-	static const char *names[] = { "leaf_static", "mid_global", "main" };
 	char path[512], full[512], want[1024], got[1024];
 	struct fk_symbolizer *s = new_sym(NULL, 0, 0);
 	struct fk_sym_result res;
 	struct fk_dso *d;
 	size_t i;
 
-	(void)state;
-	snprintf(path, sizeof(path), "%s/prog-mini", tmp);
-	snprintf(full, sizeof(full), "%s/prog", tmp);
+	snprintf(path, sizeof(path), "%s/%s", tmp, file);
+	snprintf(full, sizeof(full), "%s/%s", tmp, nm_file);
 	d = fk_sym_dso(s, path, NULL, 0);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < n; i++) {
 		char *out = slurp("nm %s | awk '$3 == \"%s\" { print $1 }'", full, names[i]);
 		unsigned long long a = strtoull(out, NULL, 16);
 
 		free(out);
 		assert_true(a != 0);
-		assert_int_equal(fk_sym_lookup(d, a + 2, &res), 0);
+		assert_int_equal(fk_sym_lookup(d, a + off, &res), 0);
 		format(&res, got, sizeof(got));
-		snprintf(want, sizeof(want), "%s+0x2 (%s)", names[i], path);
+		snprintf(want, sizeof(want), "%s+0x%x (%s)", names[i], off, path);
 		assert_string_equal(got, want);
 	}
 	fk_symbolizer_free(s);
 }
 
-/* nm's address of each of the program's functions, static and global and
- * weak, found at +0 and at +1 (PIE: file offset == vaddr in text). */
-static void nm_functions(void **state)
+/* .gnu_debugdata: the static functions nm sees in the unstripped file. */
+static void minidebuginfo(void **state)
 {
-	static const char *names[] = { "leaf_static", "mid_global", "weak_fn", "main" };
-	char path[512], want[1024], got[1024];
-	struct fk_symbolizer *s = new_sym(NULL, 0, 0);
-	struct fk_sym_result res;
-	struct fk_dso *d;
-	size_t i;
+	static const char *const names[] = { "leaf_static", "mid_global", "main" };
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/prog", tmp);
-	d = fk_sym_dso(s, path, NULL, 0);
-	for (i = 0; i < 4; i++) {
-		char *out = slurp("nm %s | awk '$3 == \"%s\" { print $1 }'", path, names[i]);
-		unsigned long long a = strtoull(out, NULL, 16);
+	check_nm("prog-mini", "prog", names, 3, 2);
+}
 
-		free(out);
-		assert_true(a != 0);
-		assert_int_equal(fk_sym_lookup(d, a + 1, &res), 0);
-		format(&res, got, sizeof(got));
-		snprintf(want, sizeof(want), "%s+0x1 (%s)", names[i], path);
-		assert_string_equal(got, want);
-	}
-	fk_symbolizer_free(s);
+/* nm's address of each of the program's functions, static and global and
+ * weak. */
+static void nm_functions(void **state)
+{
+	static const char *const names[] = { "leaf_static", "mid_global", "weak_fn", "main" };
+
+	(void)state;
+	check_nm("prog", "prog", names, 4, 1);
 }
 
 /* PLT entries named as objdump labels them in .plt. */

@@ -251,20 +251,29 @@ static struct fk_dso *make_key(struct fk_symbolizer *s, const char *kind, const 
 	return d;
 }
 
+/* The dso for kind and path, named path; oom_dso (never fresh) on failure. */
+static struct fk_dso *named(struct fk_symbolizer *s, const char *kind, const char *path,
+			    const unsigned char *bid, size_t bid_len, enum fk_dso_kind k, int *fresh)
+{
+	struct fk_dso *d = make_key(s, kind, path, bid, bid_len, k, fresh);
+
+	if (!d) {
+		*fresh = 0;
+		return &oom_dso;
+	}
+	if (*fresh && !(d->name = fk_sym_strdup(s, path, strlen(path))))
+		d->name = "[unknown]";
+	return d;
+}
+
 struct fk_dso *fk_sym_dso(struct fk_symbolizer *s, const char *path, const unsigned char *build_id,
 			  size_t build_id_len)
 {
 	int fresh;
-	struct fk_dso *d = make_key(s, "f", path, build_id, build_id_len, FK_DSO_FILE, &fresh);
+	struct fk_dso *d = named(s, "f", path, build_id, build_id_len, FK_DSO_FILE, &fresh);
 
-	if (!d)
-		return &oom_dso;
-	if (fresh) {
-		d->name = fk_sym_strdup(s, path, strlen(path));
-		if (!d->name)
-			d->name = "[unknown]";
+	if (fresh)
 		fk_dso_load_file(d, path, build_id, build_id_len);
-	}
 	return d;
 }
 
@@ -289,15 +298,9 @@ struct fk_dso *fk_sym_jitmap(struct fk_symbolizer *s, int pid)
 	struct fk_dso *d;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-	d = make_key(s, "j", path, NULL, 0, FK_DSO_JIT, &fresh);
-	if (!d)
-		return &oom_dso;
-	if (fresh) {
-		d->name = fk_sym_strdup(s, path, strlen(path));
-		if (!d->name)
-			d->name = "[unknown]";
+	d = named(s, "j", path, NULL, 0, FK_DSO_JIT, &fresh);
+	if (fresh)
 		fk_dso_load_jitmap(d, pid);
-	}
 	return d;
 }
 
