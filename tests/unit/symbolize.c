@@ -578,7 +578,9 @@ static void kallsyms_file(void **state)
 		   "ffffffff81000200 r some_rodata\n"
 		   "ffffffff81000300 T last_fn\n"
 		   "ffffffffc0001000 t mod_fn\t[mymod]\n"
-		   "ffffffffc0001080 T mod_fn2\t[mymod]\n");
+		   "ffffffffc0001080 T mod_fn2\t[mymod]\n"
+		   "ffffffffc0002000 t other_fn\t[other]\n"
+		   "ffffffffc0003000 d mod_data\t[mymod]\n");
 	snprintf(path, sizeof(path), "%s/kallsyms", tmp);
 	cfg.kallsyms = path;
 	s = fk_symbolizer_new(&cfg, &host);
@@ -601,6 +603,11 @@ static void kallsyms_file(void **state)
 	assert_int_equal(fk_sym_lookup(k, 0xffffffffc0001010, &res), 0);
 	assert_string_equal(res.frames[0].name, "mod_fn");
 	assert_int_equal(res.frames[0].offset, 0x10);
+	/* module memory interleaves (kernels since 6.4 allocate text and
+	 * data apart): other's text lies between mymod's text and data */
+	assert_int_equal(fk_sym_lookup(k, 0xffffffffc0002010, &res), 0);
+	assert_string_equal(res.frames[0].name, "other_fn");
+	assert_string_equal(res.dso_name, "[other]");
 	/* recorded at another boot, _text 0x2000000 lower */
 	assert_int_equal(fk_sym_kernel_reloc(k, "_text", 0xffffffff7f000000), 0);
 	assert_int_equal(fk_sym_lookup(k, 0xffffffff7f000250, &res), 0);

@@ -48,10 +48,11 @@ struct fk_dso {
 	char *key;                        /* cache key: path + build id */
 	const char *name;                 /* dso_name for results (pool) */
 	struct fk_symtab syms;
-	/* Kernel modules: one symtab per module, searched by address. */
-	struct fk_dso **mods;
+	/* Kernel: module symbols stay in syms (module memory can interleave);
+	 * kmod[i] is symbol i's module + 1 in modnames, 0 for the kernel. */
+	const char **modnames;            /* "[mod]" (pool) */
 	size_t nmods;
-	uint64_t lo, hi;                  /* address range of a module's symbols */
+	uint16_t *kmod;
 	uint64_t kdelta;                  /* kernel: kallsyms address - recorded address */
 	uint64_t ktext, kstext;           /* kernel: _text and _stext in kallsyms, 0 if absent */
 	/* DWARF, for mapped files with --inline/--srcline. */

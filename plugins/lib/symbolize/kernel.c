@@ -97,53 +97,47 @@ static int parse_kallsyms(struct fk_dso *d, FILE *f)
 	return ret;
 }
 
-/* Module symbols ("name\t[mod]") go to one dso per module, as
- * dso__split_kallsyms puts them in the module's map. */
+/* Module symbols ("name\t[mod]"): named without the module, which goes to
+ * kmod (perf's dso__split_kallsyms moves them to the module's map). */
 static int split_modules(struct fk_dso *d)
 {
 	struct fk_symbolizer *s = d->s;
-	size_t i, w = 0, m;
+	size_t i, last = 0;
 
+	if (d->syms.n && !(d->kmod = calloc(d->syms.n, sizeof(*d->kmod))))
+		return -2;
 	for (i = 0; i < d->syms.n; i++) {
-		struct fk_sym sym = d->syms.v[i];
-		const char *tab = strchr(sym.name, '\t');
-		struct fk_dso *mod = NULL;
+		struct fk_sym *sym = &d->syms.v[i];
+		const char *tab = strchr(sym->name, '\t');
+		size_t m;
 
-		if (!tab || tab[1] != '[') {
-			d->syms.v[w++] = sym;
+		if (!tab || tab[1] != '[')
 			continue;
-		}
-		for (m = d->nmods; m > 0; m--)
-			if (strcmp(d->mods[m - 1]->name, tab + 1) == 0) {
-				mod = d->mods[m - 1];
-				break;
-			}
-		if (!mod) {
-			struct fk_dso **v = realloc(d->mods, (d->nmods + 1) * sizeof(*v));
+		/* consecutive symbols are mostly of one module */
+		if (last && strcmp(d->modnames[last - 1], tab + 1) == 0) {
+			m = last;
+		} else {
+			for (m = d->nmods; m > 0 && strcmp(d->modnames[m - 1], tab + 1) != 0; m--)
+				;
+			if (m == 0) {
+				const char **v;
 
-			if (!v)
-				return -2;
-			d->mods = v;
-			mod = calloc(1, sizeof(*mod));
-			if (!mod || !(mod->name = fk_sym_strdup(s, tab + 1, strlen(tab + 1)))) {
-				free(mod);
-				return -2;
+				if (d->nmods >= UINT16_MAX)
+					continue;
+				v = realloc(d->modnames, (d->nmods + 1) * sizeof(*v));
+				if (!v)
+					return -2;
+				d->modnames = v;
+				if (!(v[d->nmods] = fk_sym_strdup(s, tab + 1, strlen(tab + 1))))
+					return -2;
+				m = ++d->nmods;
 			}
-			mod->s = s;
-			mod->kind = FK_DSO_KERNEL;
-			mod->dw_fd = -1;
-			mod->lo = sym.start;
-			d->mods[d->nmods++] = mod;
 		}
-		sym.name = fk_sym_strdup(s, sym.name, (size_t)(tab - sym.name));
-		if (!sym.name || fk_symtab_add(&mod->syms, sym.start, sym.end - sym.start, sym.binding, sym.name) < 0)
+		d->kmod[i] = (uint16_t)m;
+		last = m;
+		if (!(sym->name = fk_sym_strdup(s, sym->name, (size_t)(tab - sym->name))))
 			return -2;
-		if (sym.start < mod->lo)
-			mod->lo = sym.start;
-		if (sym.end > mod->hi)
-			mod->hi = sym.end;
 	}
-	d->syms.n = w;
 	return 0;
 }
 
@@ -184,7 +178,6 @@ void fk_dso_load_kernel(struct fk_dso *d, const unsigned char *bid, size_t bid_l
 {
 	char what[4200];
 	FILE *f = open_kallsyms(d, bid, bid_len, what, sizeof(what));
-	size_t m;
 	int r;
 
 	if (!f) {
@@ -206,23 +199,6 @@ void fk_dso_load_kernel(struct fk_dso *d, const unsigned char *bid, size_t bid_l
 	fk_symtab_finish(&d->syms, 1);
 	if (split_modules(d) < 0)
 		d->s->oom = 1;
-	for (m = 0; m < d->nmods; m++) {
-		struct fk_symtab *t = &d->mods[m]->syms;
-		size_t i;
-
-		for (i = 0; i < t->n; i++)
-			t->v[i].order = (uint32_t)i;
-	}
-}
-
-static void lookup_in(const struct fk_symtab *t, uint64_t addr, struct fk_sym_result *out)
-{
-	const struct fk_sym *sym = fk_symtab_find(t, addr);
-
-	if (!sym)
-		return;
-	out->n = 1;
-	out->frames[0] = (struct fk_sym_frame){ .name = sym->name, .offset = addr - sym->start };
 }
 
 int fk_sym_kernel_reloc(struct fk_dso *k, const char *ref_name, uint64_t recorded_addr)
@@ -243,16 +219,18 @@ int fk_sym_kernel_reloc(struct fk_dso *k, const char *ref_name, uint64_t recorde
 
 int fk_kernel_lookup(struct fk_dso *d, uint64_t addr, struct fk_sym_result *out)
 {
-	size_t m;
+	const struct fk_sym *sym;
+	size_t i;
 
 	addr += d->kdelta;
-	for (m = 0; m < d->nmods; m++)
-		if (addr >= d->mods[m]->lo && addr < d->mods[m]->hi) {
-			out->dso_name = d->mods[m]->name;
-			lookup_in(&d->mods[m]->syms, addr, out);
-			return 0;
-		}
-	lookup_in(&d->syms, addr, out);
+	sym = fk_symtab_find(&d->syms, addr);
+	if (!sym)
+		return 0;
+	i = (size_t)(sym - d->syms.v);
+	if (d->kmod && d->kmod[i])
+		out->dso_name = d->modnames[d->kmod[i] - 1];
+	out->n = 1;
+	out->frames[0] = (struct fk_sym_frame){ .name = sym->name, .offset = addr - sym->start };
 	return 0;
 }
 

@@ -135,13 +135,10 @@ struct fk_symbolizer *fk_symbolizer_new(const struct fk_sym_config *cfg, const s
 
 static void dso_free(struct fk_dso *d)
 {
-	size_t i;
-
 	if (!d)
 		return;
-	for (i = 0; i < d->nmods; i++)
-		dso_free(d->mods[i]);
-	free(d->mods);
+	free(d->modnames);
+	free(d->kmod);
 	fk_symtab_free(&d->syms);
 	fk_dwarf_free(d);
 	free(d->segs);
