@@ -139,7 +139,11 @@ static int load_table(struct fk_dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr 
 		int type, is_label;
 		const struct fk_seg *seg;
 
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_name == 0 || sym.st_shndx == SHN_UNDEF)
+		/* SHN_ABS and other reserved indexes (version definitions are
+		 * ABS objects): perf's elf_getscn of them fails; they never
+		 * name code */
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_name == 0 || sym.st_shndx == SHN_UNDEF ||
+		    (sym.st_shndx >= SHN_LORESERVE && sym.st_shndx != SHN_XINDEX))
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		is_label = type == STT_NOTYPE && sym.st_shndx != SHN_ABS;

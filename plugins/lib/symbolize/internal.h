@@ -18,6 +18,7 @@ struct fk_sym {
 	const char *name;
 	uint32_t order;                   /* insertion order: ties keep the first, as perf's rbtree */
 	uint8_t binding;                  /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	uint8_t sized;                    /* had a size of its own (not from fixup_end) */
 };
 
 /* A growing array of symbols, sorted and fixed up by fk_symtab_finish(). */

@@ -19,7 +19,7 @@ int fk_symtab_add(struct fk_symtab *t, uint64_t start, uint64_t size, int bindin
 		t->cap = cap;
 	}
 	t->v[t->n] = (struct fk_sym){ .start = start, .end = start + size, .name = name,
-		.order = (uint32_t)t->n, .binding = (uint8_t)binding };
+		.order = (uint32_t)t->n, .binding = (uint8_t)binding, .sized = size != 0 };
 	t->n++;
 	return 0;
 }
@@ -116,14 +116,24 @@ const struct fk_sym *fk_symtab_find(const struct fk_symtab *t, uint64_t addr)
 			hi = mid;
 	}
 	/* lo: the first symbol starting after addr.  Walk back to the
-	 * nearest that covers it (nested symbols are rare: a few steps). */
+	 * nearest that covers it (nested symbols are rare: a few steps).
+	 * A zero-size label that fixup_end stretched over the rest of its
+	 * function loses to the sized function around it: perf's rbtree
+	 * gives either, depending on its shape, and the function is the name
+	 * users know (checked against perf on node's builtins). */
+	const struct fk_sym *found = NULL;
+
 	for (back = 0; lo > 0 && back < 16; lo--, back++) {
 		const struct fk_sym *s = &t->v[lo - 1];
 
-		if (addr < s->end || addr == s->start)
-			return s;
+		if (addr < s->end || addr == s->start) {
+			if (s->sized)
+				return s;
+			if (!found)
+				found = s;
+		}
 	}
-	return NULL;
+	return found;
 }
 
 void fk_symtab_free(struct fk_symtab *t)
