@@ -162,10 +162,11 @@ static int load_table(struct fk_dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr 
 		seg = seg_of_vaddr(d, sym.st_value);
 		if (!seg)
 			continue;
-		nm = fk_sym_demangle(d->s, name, 0);
+		nm = fk_sym_strdup(d->s, name, strlen(name));
 		if (!nm || fk_symtab_add(&d->syms, sym.st_value - (seg->vaddr - seg->offset), sym.st_size,
 					 GELF_ST_BIND(sym.st_info), nm) < 0)
 			return -2;
+		d->syms.v[d->syms.n - 1].mangled = d->s->cfg.demangle != 0;
 	}
 	return 0;
 }
@@ -184,7 +185,7 @@ int fk_elf_load_syms(struct fk_dso *d, Elf *elf, int want_symtab)
 	}
 	if (load_table(d, elf, scn, &sh) == -2)
 		return -2;
-	fk_symtab_finish(&d->syms, 0);
+	fk_symtab_finish(d->s, &d->syms, 0);
 	return 0;
 }
 
@@ -248,7 +249,7 @@ int fk_elf_load_plt(struct fk_dso *d, Elf *elf)
 		added++;
 	}
 	if (added)
-		fk_symtab_finish(&d->syms, 0);
+		fk_symtab_finish(d->s, &d->syms, 0);
 	return 0;
 }
 

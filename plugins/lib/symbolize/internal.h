@@ -19,6 +19,7 @@ struct fk_sym {
 	uint32_t order;                   /* insertion order: ties keep the first, as perf's rbtree */
 	uint8_t binding;                  /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 	uint8_t sized;                    /* had a size of its own (not from fixup_end) */
+	uint8_t mangled;                  /* name not demangled yet: done at first sight */
 };
 
 /* A growing array of symbols, sorted and fixed up by fk_symtab_finish(). */
@@ -80,12 +81,13 @@ struct fk_symbolizer {
 /* symbolize.c */
 const char *fk_sym_strdup(struct fk_symbolizer *s, const char *str, size_t len);
 const char *fk_sym_demangle(struct fk_symbolizer *s, const char *name, int kernel);
+void fk_sym_demangle_late(struct fk_symbolizer *s, struct fk_sym *sym);
 void fk_sym_log(struct fk_symbolizer *s, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* symtab.c */
 int fk_symtab_add(struct fk_symtab *t, uint64_t start, uint64_t size, int binding, const char *name);
-void fk_symtab_finish(struct fk_symtab *t, int kallsyms);
+void fk_symtab_finish(struct fk_symbolizer *s, struct fk_symtab *t, int kallsyms);
 const struct fk_sym *fk_symtab_find(const struct fk_symtab *t, uint64_t addr);
 void fk_symtab_free(struct fk_symtab *t);
 

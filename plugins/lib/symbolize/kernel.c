@@ -196,7 +196,7 @@ void fk_dso_load_kernel(struct fk_dso *d, const unsigned char *bid, size_t bid_l
 		fk_symtab_free(&d->syms);
 		return;
 	}
-	fk_symtab_finish(&d->syms, 1);
+	fk_symtab_finish(d->s, &d->syms, 1);
 	if (split_modules(d) < 0)
 		d->s->oom = 1;
 }

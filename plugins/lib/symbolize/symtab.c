@@ -67,7 +67,7 @@ static int choose_a(const struct fk_sym *a, const struct fk_sym *b)
 	return 1;
 }
 
-void fk_symtab_finish(struct fk_symtab *t, int kallsyms)
+void fk_symtab_finish(struct fk_symbolizer *s, struct fk_symtab *t, int kallsyms)
 {
 	size_t i, w;
 
@@ -92,6 +92,9 @@ void fk_symtab_finish(struct fk_symtab *t, int kallsyms)
 	 * the one choose_best_symbol prefers. */
 	for (i = 1, w = 0; i < t->n; i++) {
 		if (t->v[i].start == t->v[w].start) {
+			/* perf compares the demangled names */
+			fk_sym_demangle_late(s, &t->v[w]);
+			fk_sym_demangle_late(s, &t->v[i]);
 			if (!choose_a(&t->v[w], &t->v[i]))
 				t->v[w] = t->v[i];
 			continue;
