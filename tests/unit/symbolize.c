@@ -120,6 +120,19 @@ static const char vdso_c[] =
 	"int main(void) { struct timespec ts; long s = 0; for (long i = 0; i < 3000000; i++) {\n"
 	"  clock_gettime(CLOCK_MONOTONIC, &ts); s += ts.tv_nsec; } return (int)(s & 0); }\n";
 
+static const char go_src[] =
+	"package main\n\nimport \"os\"\n\n"
+	"//go:noinline\nfunc spin(n int) int { s := 0; for i := 0; i < n; i++ { s += i * 3 % 7 }; return s }\n\n"
+	"//go:noinline\nfunc work(n int) int { return spin(n) + 1 }\n\n"
+	"func main() { t := 0; for k := 0; k < 30; k++ { t += work(3000000) }; os.Exit(t & 0) }\n";
+
+static const char rust_src[] =
+	"#[inline(never)]\nfn spin(n: u64) -> u64 { let mut s = 0u64; for i in 0..n { s = s.wrapping_add(std::hint::black_box(i) * 3); } s }\n"
+	"mod inner { #[inline(never)] pub fn work<T: Into<u64>>(n: T) -> u64 { super::spin(n.into()) + 1 } }\n"
+	"fn main() { let mut t = 0u64; for _ in 0..20 { t = t.wrapping_add(inner::work(3_000_000u32)); } std::process::exit((t & 0) as i32); }\n";
+
+static int have_go, have_rust;
+
 #define CFLAGS "-O1 -g -fno-omit-frame-pointer -Wl,--build-id"
 
 static int setup(void **state)
@@ -134,6 +147,8 @@ static int setup(void **state)
 	write_file("prog.c", prog_c);
 	write_file("cpp.cc", cpp_cc);
 	write_file("vdso.c", vdso_c);
+	write_file("g.go", go_src);
+	write_file("r.rs", rust_src);
 	assert_int_equal(sh("cd %s && cc " CFLAGS " -fPIC -shared -o libfkt.so lib.c && "
 			    "cc " CFLAGS " -pie -fPIE -o prog prog.c -L. -lfkt -Wl,-rpath,%s && "
 			    "cc " CFLAGS " -no-pie -o prog-nopie prog.c -L. -lfkt -Wl,-rpath,%s", tmp, tmp, tmp), 0);
@@ -168,6 +183,17 @@ static int setup(void **state)
 	have_sys = have_perf && sh("cd %s && mkdir -p home3 && HOME=%s/home3 perf record -q -a -g -o sys.data -- sleep 0.3 "
 				   ">/dev/null 2>&1 && HOME=%s/home3 perf script -i sys.data -F ip,sym,symoff,dso 2>/dev/null | "
 				   "grep -E '\\((\\[kernel\\.kallsyms\\]|/usr/[^()]*)\\)$' > sys.txt", tmp, tmp, tmp) == 0;
+	/* Go (frame pointers by default) and Rust (legacy mangling), when the
+	 * compilers are here */
+	have_go = have_perf && sh("cd %s && GOCACHE=%s/gocache HOME=%s/home GO111MODULE=off GOFLAGS= "
+				  "go build -o gprog g.go >/dev/null 2>&1 && "
+				  "HOME=%s/home perf record -q --no-buildid-cache -g -o g.data ./gprog >/dev/null 2>&1 && "
+				  "HOME=%s/home perf script -i g.data -F ip,sym,symoff,dso > g.txt 2>/dev/null",
+				  tmp, tmp, tmp, tmp, tmp) == 0;
+	have_rust = have_perf && sh("cd %s && rustc -O -g -C force-frame-pointers=yes -o rprog r.rs >/dev/null 2>&1 && "
+				    "HOME=%s/home perf record -q --no-buildid-cache -g -o r.data ./rprog >/dev/null 2>&1 && "
+				    "HOME=%s/home perf script -i r.data -F ip,sym,symoff,dso > r.txt 2>/dev/null",
+				    tmp, tmp, tmp) == 0;
 	if (!have_perf)
 		print_message("perf cannot record here (perf_event_paranoid, no PMU?): "
 			      "the tests against perf script are skipped\n");
@@ -305,6 +331,30 @@ static void perf_system_wide(void **state)
 	cache_home = "home3";
 	compare_with_perf("sys.txt", NULL, NULL, 0);
 	cache_home = "home";
+}
+
+/* A Go binary (golang-go), and Rust's legacy mangling demangled as perf
+ * does (hash dropped), when rustc is installed. */
+static void perf_go(void **state)
+{
+	char prog[512];
+
+	(void)state;
+	if (!have_go)
+		skip();
+	snprintf(prog, sizeof(prog), "%s/gprog", tmp);
+	compare_with_perf("g.txt", NULL, prog, 20);
+}
+
+static void perf_rust(void **state)
+{
+	char prog[512];
+
+	(void)state;
+	if (!have_rust)
+		skip();
+	snprintf(prog, sizeof(prog), "%s/rprog", tmp);
+	compare_with_perf("r.txt", NULL, prog, 20);
 }
 
 /* C++: templates, a member function, a lambda, demangled as perf does. */
@@ -643,6 +693,8 @@ int main(void)
 		cmocka_unit_test(perf_stripped_symfs),
 		cmocka_unit_test(perf_system_wide),
 		cmocka_unit_test(perf_cpp),
+		cmocka_unit_test(perf_go),
+		cmocka_unit_test(perf_rust),
 		cmocka_unit_test(perf_vdso),
 		cmocka_unit_test(minidebuginfo),
 		cmocka_unit_test(nm_functions),
