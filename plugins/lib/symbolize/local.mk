@@ -17,3 +17,5 @@ plugins_lib_symbolize_libfksym_la_SOURCES = \
 plugins_lib_symbolize_libfksym_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(LIBLZMA_CFLAGS)
 plugins_lib_symbolize_libfksym_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(LIBLZMA_LIBS) $(LIBIBERTY_LIBS)
 FK_SYM_CPPFLAGS = -I$(top_srcdir)/plugins/lib/symbolize
+# the contract note for the library's callers
+EXTRA_DIST += doc/SYMBOLIZE.md
