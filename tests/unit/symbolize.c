@@ -131,7 +131,11 @@ static const char rust_src[] =
 	"mod inner { #[inline(never)] pub fn work<T: Into<u64>>(n: T) -> u64 { super::spin(n.into()) + 1 } }\n"
 	"fn main() { let mut t = 0u64; for _ in 0..20 { t = t.wrapping_add(inner::work(3_000_000u32)); } std::process::exit((t & 0) as i32); }\n";
 
-static int have_go, have_rust;
+static const char js_src[] =
+	"function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+	"let t = 0; for (let i = 0; i < 30; i++) t += fib(25);\n";
+
+static int have_go, have_rust, have_node;
 
 #define CFLAGS "-O1 -g -fno-omit-frame-pointer -Wl,--build-id"
 
@@ -149,6 +153,7 @@ static int setup(void **state)
 	write_file("vdso.c", vdso_c);
 	write_file("g.go", go_src);
 	write_file("r.rs", rust_src);
+	write_file("j.js", js_src);
 	assert_int_equal(sh("cd %s && cc " CFLAGS " -fPIC -shared -o libfkt.so lib.c && "
 			    "cc " CFLAGS " -pie -fPIE -o prog prog.c -L. -lfkt -Wl,-rpath,%s && "
 			    "cc " CFLAGS " -no-pie -o prog-nopie prog.c -L. -lfkt -Wl,-rpath,%s", tmp, tmp, tmp), 0);
@@ -194,6 +199,12 @@ static int setup(void **state)
 				    "HOME=%s/home perf record -q --no-buildid-cache -g -o r.data ./rprog >/dev/null 2>&1 && "
 				    "HOME=%s/home perf script -i r.data -F ip,sym,symoff,dso > r.txt 2>/dev/null",
 				    tmp, tmp, tmp) == 0;
+	/* node's JIT map, /tmp/perf-PID.map (removed by teardown) */
+	have_node = have_perf && sh("cd %s && HOME=%s/home perf record -q --no-buildid-cache -g -o j.data "
+				    "node --perf-basic-prof j.js >/dev/null 2>&1 && "
+				    "HOME=%s/home perf script -i j.data -F ip,sym,symoff,dso > j.txt 2>/dev/null && "
+				    "sed -n 's|.*(/tmp/perf-\\([0-9]*\\)\\.map)$|\\1|p' j.txt | sort -u > jit.pids && "
+				    "test -s jit.pids", tmp, tmp, tmp) == 0;
 	if (!have_perf)
 		print_message("perf cannot record here (perf_event_paranoid, no PMU?): "
 			      "the tests against perf script are skipped\n");
@@ -203,6 +214,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	sh("test -f %s/jit.pids && sed 's|.*|/tmp/perf-&.map|' %s/jit.pids | xargs rm -f", tmp, tmp);
 	if (tmp[0] && !getenv("FKSYM_KEEP"))
 		sh("rm -rf '%s'", tmp);
 	return 0;
@@ -253,7 +265,7 @@ static void compare_with_perf(const char *txt, const char *symfs, const char *on
 		char want[1024], got[1024], *dso, *end;
 		struct fk_sym_result res;
 		struct fk_dso *d;
-		int n;
+		int n, pid;
 
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, " %llx %n", &ip, &n) != 1 || !(dso = strrchr(line, '(')))
@@ -268,6 +280,8 @@ static void compare_with_perf(const char *txt, const char *symfs, const char *on
 			continue;
 		if (strcmp(dso, "[kernel.kallsyms]") == 0 || (dso[0] == '[' && strcmp(dso, "[unknown]") && strcmp(dso, "[vdso]")))
 			d = fk_sym_kernel(s, NULL, 0);
+		else if (sscanf(dso, "/tmp/perf-%d.map%n", &pid, &n) == 1 && dso[n] == '\0')
+			d = fk_sym_jitmap(s, pid);
 		else if (strcmp(dso, "[vdso]") == 0)
 			d = fk_sym_dso(s, dso, vdso_bid, vdso_bid_len);
 		else if (dso[0] == '/')
@@ -277,7 +291,7 @@ static void compare_with_perf(const char *txt, const char *symfs, const char *on
 		assert_int_equal(fk_sym_lookup(d, ip, &res), 0);
 		format(&res, got, sizeof(got));
 		checked++;
-		ours += only || strncmp(dso, tmp, strlen(tmp)) == 0;
+		ours += only || strncmp(dso, tmp, strlen(tmp)) == 0 || strncmp(dso, "/tmp/perf-", 10) == 0;
 		if (strcmp(want, got) != 0 && bad++ < 10)
 			print_message("%llx: perf script: %s, libfksym: %s\n", ip, want, got);
 	}
@@ -355,6 +369,15 @@ static void perf_rust(void **state)
 		skip();
 	snprintf(prog, sizeof(prog), "%s/rprog", tmp);
 	compare_with_perf("r.txt", NULL, prog, 20);
+}
+
+/* node --perf-basic-prof: JIT frames from /tmp/perf-PID.map. */
+static void perf_jitmap(void **state)
+{
+	(void)state;
+	if (!have_node)
+		skip();
+	compare_with_perf("j.txt", NULL, NULL, 20);
 }
 
 /* C++: templates, a member function, a lambda, demangled as perf does. */
@@ -694,6 +717,7 @@ int main(void)
 		cmocka_unit_test(perf_system_wide),
 		cmocka_unit_test(perf_cpp),
 		cmocka_unit_test(perf_go),
+		cmocka_unit_test(perf_jitmap),
 		cmocka_unit_test(perf_rust),
 		cmocka_unit_test(perf_vdso),
 		cmocka_unit_test(minidebuginfo),
