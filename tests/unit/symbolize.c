@@ -353,26 +353,26 @@ static void perf_system_wide(void **state)
 
 /* A Go binary (golang-go), and Rust's legacy mangling demangled as perf
  * does (hash dropped), when rustc is installed. */
-static void perf_go(void **state)
+static void compare_program(int have, const char *txt, const char *file)
 {
 	char prog[512];
 
-	(void)state;
-	if (!have_go)
+	if (!have)
 		skip();
-	snprintf(prog, sizeof(prog), "%s/gprog", tmp);
-	compare_with_perf("g.txt", NULL, prog, 20);
+	snprintf(prog, sizeof(prog), "%s/%s", tmp, file);
+	compare_with_perf(txt, NULL, prog, 20);
+}
+
+static void perf_go(void **state)
+{
+	(void)state;
+	compare_program(have_go, "g.txt", "gprog");
 }
 
 static void perf_rust(void **state)
 {
-	char prog[512];
-
 	(void)state;
-	if (!have_rust)
-		skip();
-	snprintf(prog, sizeof(prog), "%s/rprog", tmp);
-	compare_with_perf("r.txt", NULL, prog, 20);
+	compare_program(have_rust, "r.txt", "rprog");
 }
 
 /* node --perf-basic-prof: JIT frames from /tmp/perf-PID.map. */
@@ -387,13 +387,8 @@ static void perf_jitmap(void **state)
 /* C++: templates, a member function, a lambda, demangled as perf does. */
 static void perf_cpp(void **state)
 {
-	char prog[512];
-
 	(void)state;
-	if (!have_perf)
-		skip();
-	snprintf(prog, sizeof(prog), "%s/cpp", tmp);
-	compare_with_perf("cpp.txt", NULL, prog, 20);
+	compare_program(have_perf, "cpp.txt", "cpp");
 }
 
 /* The vDSO: by its recorded build id, from the copy perf record put in its
