@@ -537,6 +537,13 @@ static void missing_file(void **state)
 	assert_int_equal(res.n, 0);
 	snprintf(want, sizeof(want), "%s: cannot read: No such file or directory; its addresses are [unknown]\n", path);
 	assert_string_equal(logbuf, want);
+	/* what no path reaches is unresolved without a word */
+	logbuf[0] = '\0';
+	assert_int_equal(fk_sym_lookup(fk_sym_dso(s, "/memfd:sealed-1 (deleted)", NULL, 0), 0x1000, &res), 0);
+	assert_int_equal(fk_sym_lookup(fk_sym_dso(s, "/usr/lib/gone.so (deleted)", NULL, 0), 0x1000, &res), 0);
+	assert_int_equal(res.n, 0);
+	assert_string_equal(res.dso_name, "/usr/lib/gone.so (deleted)");
+	assert_string_equal(logbuf, "");
 	fk_symbolizer_free(s);
 }
 

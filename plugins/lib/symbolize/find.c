@@ -137,6 +137,16 @@ static int load_from(struct fk_dso *d, Elf *elf, int want_symtab, const char *pa
 	return r;
 }
 
+/* Names no path reaches: a memfd, a device, a file deleted while mapped.
+ * Unresolved without a word, as perf leaves them. */
+static int unreadable_by_design(const char *path)
+{
+	size_t n = strlen(path);
+
+	return strncmp(path, "/memfd:", 7) == 0 || strncmp(path, "/dev/", 5) == 0 ||
+	       (n > 10 && strcmp(path + n - 10, " (deleted)") == 0);
+}
+
 void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *bid, size_t bid_len)
 {
 	struct fk_symbolizer *s = d->s;
@@ -212,7 +222,7 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 		}
 		cand_close(&c);
 	}
-	if (!vdso && !rt.elf && !have_symtab)
+	if (!vdso && !rt.elf && !have_symtab && !unreadable_by_design(path))
 		fk_sym_log(s, FK_LOG_WARN, "%s: cannot read: %s; its addresses are [unknown]",
 			   full, strerror(open_err));
 	if (rt_ok) {
