@@ -9,10 +9,6 @@ flamekit's folded output is).
   interop.py unsym FILE MAPPED   writes a raw profile.proto: one sample of
       main <- (function with only a system name) <- an unsymbolized
       location at 0x1234, in mapping /bin/x when MAPPED is 1
-  interop.py unsym_local FILE BINARY START OFFSET ADDR...   writes a raw
-      profile.proto with one sample of weight 7 whose stack, leaf first, is
-      the unsymbolized locations ADDR... (hex) in a mapping of BINARY at
-      START (hex) from file offset OFFSET (hex), as perf_to_profile writes
 """
 import json
 import re
@@ -121,22 +117,19 @@ def speedscope(path, which=None):
     emit(stacks)
 
 
-def varint(n):
-    out = b""
-    while True:
-        b, n = n & 0x7f, n >> 7
-        if not n:
-            return out + bytes([b])
-        out += bytes([b | 0x80])
-
-
-def fld(num, wt, payload):
-    if wt == 0:
-        return varint(num << 3) + varint(payload)
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-
-
 def unsym(path, mapped):
+    def varint(n):
+        out = b""
+        while True:
+            b, n = n & 0x7f, n >> 7
+            if not n:
+                return out + bytes([b])
+            out += bytes([b | 0x80])
+
+    def fld(num, wt, payload):
+        if wt == 0:
+            return varint(num << 3) + varint(payload)
+        return varint(num << 3 | 2) + varint(len(payload)) + payload
     p = fld(1, 2, fld(1, 0, 1) + fld(2, 0, 2))
     p += fld(2, 2, fld(1, 2, varint(1) + varint(2) + varint(3)) + fld(2, 2, varint(5)))
     p += fld(3, 2, fld(1, 0, 1) + fld(2, 0, 0x1000) + fld(3, 0, 0x9000) + fld(5, 0, 6))
@@ -146,17 +139,6 @@ def unsym(path, mapped):
     p += fld(5, 2, fld(1, 0, 1) + fld(2, 0, 3) + fld(3, 0, 4))
     p += fld(5, 2, fld(1, 0, 2) + fld(2, 0, 5))
     for st in ["", "samples", "count", "", "_Z3foov", "main", "/bin/x"]:
-        p += fld(6, 2, st.encode())
-    open(path, "wb").write(p)
-
-
-def unsym_local(path, binary, start, offset, addrs):
-    p = fld(1, 2, fld(1, 0, 1) + fld(2, 0, 2))
-    p += fld(2, 2, fld(1, 2, b"".join(varint(i + 1) for i in range(len(addrs)))) + fld(2, 2, varint(7)))
-    p += fld(3, 2, fld(1, 0, 1) + fld(2, 0, start) + fld(3, 0, start + 0x100000) + fld(4, 0, offset) + fld(5, 0, 3))
-    for i, a in enumerate(addrs):
-        p += fld(4, 2, fld(1, 0, i + 1) + fld(2, 0, 1) + fld(3, 0, a))
-    for st in ["", "samples", "count", binary]:
         p += fld(6, 2, st.encode())
     open(path, "wb").write(p)
 
@@ -171,8 +153,5 @@ if __name__ == "__main__":
         v8(sys.argv[2])
     elif mode == "unsym":
         unsym(sys.argv[2], int(sys.argv[3]))
-    elif mode == "unsym_local":
-        unsym_local(sys.argv[2], sys.argv[3], int(sys.argv[4], 16), int(sys.argv[5], 16),
-                    [int(a, 16) for a in sys.argv[6:]])
     else:
         speedscope(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)

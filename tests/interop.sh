@@ -76,32 +76,6 @@ else
 	skip "go tool pprof on an unsymbolized profile" "go tool pprof is not installed (Debian: golang-go)"
 fi
 
-# unsymbolized, with a mapping of a local binary (perf_to_profile, gperftools,
-# unsymbolized Go): named from the binary's symbols (libfksym), as go tool
-# pprof symbolizes it; a static function among them
-cat > "$TMP/loc.c" <<'EOF'
-static __attribute__((noinline)) int leaf_static(int n) { return n * 3; }
-__attribute__((noinline)) int mid_global(int n) { return leaf_static(n) + 1; }
-int main(int argc, char **argv) { (void)argv; return mid_global(argc); }
-EOF
-if cc -O1 -g -o "$TMP/loc" "$TMP/loc.c" 2> /dev/null; then
-	addr() { printf '%x' $((0x7f0000000000 + 0x$(nm "$TMP/loc" | awk -v f="$1" '$3 == f { print $1 }') + $2)); }
-	"$PY" "$ORACLE" unsym_local "$TMP/unsym-local.pb" "$TMP/loc" 7f0000001000 1000 \
-		"$(addr leaf_static 1)" "$(addr mid_global 2)" "$(addr main 1)"
-	run "$FLAMEKIT" collapse "$TMP/unsym-local.pb"
-	is "$out" "main;mid_global;leaf_static 7" "pprof: unsymbolized locations named from the local binary"
-	if [ $have_go = yes ]; then
-		is "$(go tool pprof -traces "$TMP/unsym-local.pb" 2> /dev/null | "$PY" "$ORACLE" traces)" "$out" \
-			"pprof: go tool pprof symbolizes the local binary the same"
-	else
-		skip "go tool pprof on a locally symbolized profile" "go tool pprof is not installed (Debian: golang-go)"
-	fi
-	run "$FLAMEKIT" collapse --format pprof --addresses "$TMP/unsym-local.pb"
-	is "$out" "0x$(addr main 1);0x$(addr mid_global 2);0x$(addr leaf_static 1) 7" "pprof --addresses: addresses, not symbols"
-else
-	skip "pprof symbolized from a local binary" "no C compiler"
-fi
-
 # --- v8 in: the file's own node tree is the oracle -----------------------
 run "$FLAMEKIT" collapse "$NODE"
 is "$out" "$("$PY" "$ORACLE" v8 "$NODE")" "node --cpu-prof profile, detected: its node tree's stacks"

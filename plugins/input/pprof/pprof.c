@@ -34,7 +34,6 @@
 #include <string.h>
 
 #include "fk_pprof.h"
-#include "symbolize.h"
 #include "../common/time.h"
 
 struct opts {
@@ -87,7 +86,6 @@ struct ctx {
 	size_t *lstart;
 	char (*addrs)[24];   /* names of line-less locations, per location */
 	char **mapnames;     /* "[basename]" per mapping */
-	struct fk_symbolizer *sym; /* local binaries, opened at the first line-less location */
 	struct fk_frameref *refs;
 	size_t cap_refs;
 	struct seen *cache;
@@ -378,36 +376,6 @@ static struct fk_frameref unsymbolized(struct ctx *c, const Perftools__Profiles_
 	return r;
 }
 
-/* A location without lines in a mapping without functions (unsymbolized
- * Go, gperftools, perf_to_profile): named from the local binary's symbols,
- * as go tool pprof symbolizes it (one frame: the function, not its inlined
- * callees); else as unsymbolized() says. */
-static struct fk_frameref local_symbol(struct ctx *c, const Perftools__Profiles__Location *l, size_t i)
-{
-	const fk_pprof_profile *p = c->pf;
-	const Perftools__Profiles__Mapping *m = l->mapping_id ? p->mapping[find(&c->maps, l->mapping_id)] : NULL;
-	const char *file = m ? p->string_table[m->filename] : "", *hex = m ? p->string_table[m->build_id] : "";
-	static const struct fk_sym_config cfg = { .demangle = 1 };
-	unsigned char bid[64];
-	size_t n = 0;
-	struct fk_sym_result r;
-	struct fk_frameref f;
-
-	if (c->addresses || !m || m->has_functions || file[0] != '/' || l->address < m->memory_start)
-		return unsymbolized(c, l, i);
-	while (n < sizeof bid && sscanf(hex + 2 * n, "%2hhx", &bid[n]) == 1)
-		n++;
-	if (!c->sym && !(c->sym = fk_symbolizer_new(&cfg, c->h)))
-		return unsymbolized(c, l, i);
-	if (fk_sym_lookup(fk_sym_dso(c->sym, file, n ? bid : NULL, n), l->address - m->memory_start + m->file_offset, &r) < 0 ||
-	    r.n == 0)
-		return unsymbolized(c, l, i);
-	memset(&f, 0, sizeof f);
-	f.name = r.frames[r.n - 1].name;
-	f.len = strlen(f.name);
-	return f;
-}
-
 /* "[basename]" for every mapping, for unsymbolized locations. */
 static int mapping_names(struct ctx *c)
 {
@@ -451,7 +419,7 @@ static int location_frames(struct ctx *c)
 		const Perftools__Profiles__Location *l = p->location[i];
 		c->lstart[i] = at;
 		if (l->n_line == 0) {
-			c->lf[at++] = local_symbol(c, l, i);
+			c->lf[at++] = unsymbolized(c, l, i);
 			continue;
 		}
 		for (size_t j = 0; j < l->n_line; j++) {
@@ -681,7 +649,6 @@ out:
 	h->free(c.cache);
 	h->free(c.attrs);
 	h->free(c.nums);
-	fk_symbolizer_free(c.sym);
 	return rc;
 }
 
