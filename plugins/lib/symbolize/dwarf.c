@@ -1,0 +1,215 @@
+/* Inline frames and source lines from DWARF (libdw), cached per address:
+ * the first lookup of an address walks its scopes (dwarf_getscopes) and
+ * line table (dwarf_getsrc_die); later ones are a hash probe. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define MAX_INLINE 15
+
+void fk_dwarf_free(struct fk_dso *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->dwc_cap; i++)
+		if (d->dwc[i].addr != UINT64_MAX)
+			free(d->dwc[i].frames);
+	free(d->dwc);
+	d->dwc = NULL;
+	d->dwc_cap = d->dwc_n = 0;
+	if (d->dw)
+		dwarf_end(d->dw);
+	d->dw = NULL;
+	if (d->dw_fd >= 0)
+		close(d->dw_fd);
+	d->dw_fd = -1;
+}
+
+static int open_dwarf(struct fk_dso *d)
+{
+	if (d->dw_tried)
+		return d->dw ? 0 : -1;
+	d->dw_tried = 1;
+	if (!d->dwarf_path)
+		return -1;
+	d->dw_fd = open(d->dwarf_path, O_RDONLY | O_CLOEXEC);
+	if (d->dw_fd < 0)
+		return -1;
+	d->dw = dwarf_begin(d->dw_fd, DWARF_C_READ);
+	return d->dw ? 0 : -1;
+}
+
+static int off_to_vaddr(const struct fk_dso *d, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < d->nsegs; i++)
+		if (off >= d->segs[i].offset && off - d->segs[i].offset < d->segs[i].filesz) {
+			*vaddr = off - d->segs[i].offset + d->segs[i].vaddr;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *die_name(struct fk_dso *d, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (n)
+		return fk_sym_demangle(d->s, n, 0);
+	n = dwarf_diename(die);
+	return n ? n : "??";
+}
+
+static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, const char **file, unsigned *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &w) == 0 && files && w < nfiles)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+	if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &w) == 0)
+		*line = (unsigned)w;
+}
+
+/* Fill e for the address at vaddr. */
+static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Line *ln;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	int ns, i;
+	const char *file;
+	unsigned line;
+
+	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+		return 0;
+	if ((ln = dwarf_getsrc_die(&cu, vaddr))) {
+		int l = 0;
+
+		e->addr_file = dwarf_linesrc(ln, NULL, NULL);
+		dwarf_lineno(ln, &l);
+		e->addr_line = (unsigned)l;
+	}
+	e->fn_file = e->addr_file;
+	e->fn_line = e->addr_line;
+	if (!d->s->cfg.inline_frames)
+		return 0;
+	ns = dwarf_getscopes(&cu, vaddr, &scopes);
+	if (ns <= 0)
+		return 0;
+	dwarf_getsrcfiles(&cu, &files, &nfiles);
+	e->frames = calloc(MAX_INLINE, sizeof(*e->frames));
+	if (!e->frames) {
+		free(scopes);
+		return -1;
+	}
+	file = e->addr_file;
+	line = e->addr_line;
+	for (i = 0; i < ns && e->n < MAX_INLINE; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		e->frames[e->n] = (struct fk_sym_frame){ .name = die_name(d, &scopes[i]), .file = file, .line = line };
+		if (!e->frames[e->n].name) {
+			free(scopes);
+			return -1;
+		}
+		e->n++;
+		call_site(&scopes[i], files, nfiles, &file, &line);
+	}
+	e->fn_file = file;
+	e->fn_line = line;
+	free(scopes);
+	return 0;
+}
+
+static size_t hash_addr(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdULL;
+	a ^= a >> 33;
+	return (size_t)a;
+}
+
+static struct fk_dw_entry *cache_slot(struct fk_dso *d, uint64_t off, int *found)
+{
+	size_t j;
+
+	if ((d->dwc_n + 1) * 2 > d->dwc_cap) {
+		size_t cap = d->dwc_cap ? d->dwc_cap * 2 : 1024, i;
+		struct fk_dw_entry *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (i = 0; i < cap; i++)
+			v[i].addr = UINT64_MAX;
+		for (i = 0; i < d->dwc_cap; i++) {
+			if (d->dwc[i].addr == UINT64_MAX)
+				continue;
+			for (j = hash_addr(d->dwc[i].addr) & (cap - 1); v[j].addr != UINT64_MAX; j = (j + 1) & (cap - 1))
+				;
+			v[j] = d->dwc[i];
+		}
+		free(d->dwc);
+		d->dwc = v;
+		d->dwc_cap = cap;
+	}
+	for (j = hash_addr(off) & (d->dwc_cap - 1); d->dwc[j].addr != UINT64_MAX; j = (j + 1) & (d->dwc_cap - 1))
+		if (d->dwc[j].addr == off) {
+			*found = 1;
+			return &d->dwc[j];
+		}
+	*found = 0;
+	return &d->dwc[j];
+}
+
+int fk_dwarf_frames(struct fk_dso *d, uint64_t off, const struct fk_sym *sym, struct fk_sym_result *out)
+{
+	struct fk_dw_entry *e = NULL;
+	int found = 0, srcline = d->s->cfg.srcline;
+	unsigned k = 0, i;
+	uint64_t vaddr;
+
+	if (open_dwarf(d) == 0 && off != UINT64_MAX && off_to_vaddr(d, off, &vaddr) == 0) {
+		e = cache_slot(d, off, &found);
+		if (!e)
+			return -1;
+		if (!found) {
+			*e = (struct fk_dw_entry){ .addr = off };
+			d->dwc_n++;
+			if (resolve(d, vaddr, e) < 0)
+				return -1;
+		}
+	}
+	if (e && d->s->cfg.inline_frames)
+		for (i = 0; i < e->n; i++, k++) {
+			out->frames[k] = e->frames[i];
+			if (!srcline) {
+				out->frames[k].file = NULL;
+				out->frames[k].line = 0;
+			}
+		}
+	out->frames[k] = (struct fk_sym_frame){ .name = sym->name, .offset = off - sym->start };
+	if (e && srcline) {
+		out->frames[k].file = d->s->cfg.inline_frames ? e->fn_file : e->addr_file;
+		out->frames[k].line = d->s->cfg.inline_frames ? e->fn_line : e->addr_line;
+	}
+	out->n = k + 1;
+	return 0;
+}
