@@ -1,0 +1,50 @@
+/* libfksym: symbols for addresses in mapped files, the kernel and JIT maps,
+ * resolved as `perf script -F ip,sym,symoff,dso` (perf 6.1) resolves them.
+ *
+ * A convenience library (plugins/lib/libfksym.la, PIC) linked into the
+ * plugins that need it: perf-data, pprof.  Built on elfutils (libelf, libdw)
+ * and libiberty (demangling); liblzma for .gnu_debugdata.
+ *
+ * Ownership: the symbolizer owns every dso and every string it hands out;
+ * all of them stay valid until fk_symbolizer_free().  A symbolizer is not
+ * thread-safe: use one per worker.  The config's strings are copied.
+ * See doc/SYMBOLIZE.md for the rules followed and where they differ from perf.
+ */
+#ifndef FK_SYMBOLIZE_H
+#define FK_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fk_host;
+struct fk_symbolizer;                 /* one per input; caches DSOs; not thread-safe: one per worker */
+struct fk_dso;                        /* owned by the symbolizer, valid until fk_symbolizer_free */
+struct fk_sym_config {
+	const char *symfs;                /* --symfs DIR, or NULL */
+	const char *kallsyms;             /* --kallsyms FILE, or NULL: /proc/kallsyms when the build id matches */
+	const char *buildid_dir;          /* perf's build-id cache, default $HOME/.debug; NULL = default */
+	int inline_frames;                /* --inline: report inlined callers */
+	int srcline;                      /* --srcline: file:line */
+	int demangle;                     /* 0 = as stored, 1 = as perf script prints (C++ and Rust, no parameters) */
+};
+struct fk_sym_frame { const char *name; uint64_t offset; const char *file; unsigned line; };  /* strings owned by the symbolizer */
+struct fk_sym_result {
+	const char *dso_name;             /* what perf script prints in parentheses */
+	unsigned n;                       /* frames: [0] the innermost inline frame ... [n-1] the real function; n=0: unresolved */
+	struct fk_sym_frame frames[16];
+};
+struct fk_symbolizer *fk_symbolizer_new(const struct fk_sym_config *cfg, const struct fk_host *host);
+void fk_symbolizer_free(struct fk_symbolizer *s);
+/* A mapped file by path and recorded build id (NULL/0 when the record has none). Never NULL: a
+ * file that cannot be read, or whose build id differs (reported once through host->log), gives a
+ * dso whose lookups are unresolved, as perf prints [unknown]. */
+struct fk_dso *fk_sym_dso(struct fk_symbolizer *s, const char *path, const unsigned char *build_id, size_t build_id_len);
+struct fk_dso *fk_sym_kernel(struct fk_symbolizer *s, const unsigned char *build_id, size_t build_id_len); /* [kernel.kallsyms] with modules */
+struct fk_dso *fk_sym_jitmap(struct fk_symbolizer *s, int pid);   /* /tmp/perf-PID.map, or an empty dso */
+/* Look an address up. For a mapped file, pgoff_addr is the file offset as perf computes it
+ * (ip - map_start + map_pgoff); the library maps file offsets to ELF virtual addresses through the
+ * program headers (as perf's map__map_ip + dso rip conversion do). For the kernel and JIT maps,
+ * addr is the absolute address. Returns 0, or a negative status on out-of-memory only. */
+int fk_sym_lookup(struct fk_dso *d, uint64_t addr, struct fk_sym_result *out);
+
+#endif
