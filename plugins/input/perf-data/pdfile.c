@@ -424,6 +424,10 @@ int pd_sample(const struct pd_file *f, const unsigned char *rec, uint32_t size, 
 		s->raw = p + 4;
 		p += 4 + s->raw_size;
 	}
+	/* events of one layout told apart by PERF_SAMPLE_ID */
+	if (f->nattrs > 1 && !(st & PERF_SAMPLE_IDENTIFIER) && (st & PERF_SAMPLE_ID) &&
+	    !(s->attr = by_id(f, s->id)))
+		return fail(e, off, "a sample's id %llu is no event's", (unsigned long long)s->id);
 	return 0;
 short_rec:
 	return fail(e, off, "a sample record of %u bytes is too short for its event's sample_type "
@@ -460,6 +464,11 @@ int pd_trailer(const struct pd_file *f, const unsigned char *rec, uint32_t size,
 	}
 	if (st & PERF_SAMPLE_TIME)
 		TAKE(s->time);
+	if (f->nattrs > 1 && !(st & PERF_SAMPLE_IDENTIFIER) && (st & PERF_SAMPLE_ID)) {
+		TAKE(s->id);
+		if ((a = by_id(f, s->id)))
+			s->attr = a;
+	}
 	return 0;
 short_rec:
 	return fail(e, off, "a record of type %u and %u bytes is too short for its sample_id_all "
