@@ -7,8 +7,8 @@
  * code, and the cost in time is small beside perf script's: printing a
  * sample is a few hundred bytes of memcpy (symbol text cached per
  * address), parsing it is what flamekit does at 1 GB/s on the sink's
- * threads.  The text goes into a memory file (memfd) that the session
- * reads as one stream.
+ * threads.  The text is made on a thread of its own and goes through a
+ * pipe that the session reads as one stream.
  *
  * The order is perf's (tools/perf/util/ordered-events.c): records with a
  * timestamp are queued; at each FINISHED_ROUND those up to the largest
@@ -17,10 +17,11 @@
  * timestamp (perf's synthesized ones, with time 0, and perf's own record
  * types) are delivered at once, as perf does.
  */
-#define _GNU_SOURCE /* memfd_create */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,11 +93,18 @@ static void sample_head(struct nat *n, const struct pd_sample *s, const struct p
 		snprintf(c, sizeof c, "[%03u] ", s->cpu);
 		ob_str(o, c);
 	}
-	if (st & PERF_SAMPLE_TIME) {
+	if (st & PERF_SAMPLE_TIME) { /* "%12s: " of "%lu.%06lu" (seconds, microseconds) */
 		char tm[40];
-		snprintf(tm, sizeof tm, "%llu.%06llu", (unsigned long long)(s->time / 1000000000u),
-		         (unsigned long long)(s->time % 1000000000u / 1000u));
-		ob_pad(o, tm, 12);
+		uint64_t sec = s->time / 1000000000u, us = s->time % 1000000000u / 1000u;
+		int i = 39;
+		tm[i] = '\0';
+		for (int k = 0; k < 6; k++, us /= 10)
+			tm[--i] = (char)('0' + us % 10);
+		tm[--i] = '.';
+		do
+			tm[--i] = (char)('0' + sec % 10);
+		while (sec /= 10);
+		ob_pad(o, tm + i, 12);
 		ob_str(o, ": ");
 	}
 	if (st & PERF_SAMPLE_PERIOD)
@@ -307,10 +315,6 @@ static int walk(struct nat *n)
 			n->next_flush = n->max_ts;
 			continue;
 		}
-		if (type == PD_REC_COMPRESSED || type == PD_REC_AUXTRACE) {
-			n->err.off = (uint64_t)(rec - n->f.buf);
-			return PD_NATIVE_FALLBACK;
-		}
 		if ((rc = record_time(n, type, rec, size, (uint64_t)(rec - n->f.buf), &t)) < 0)
 			break;
 		if (t == 0) {
@@ -355,17 +359,19 @@ static const char *unsupported(const struct nat *n)
 	return NULL;
 }
 
-/* Parse the text written into the memfd fd with the perf session. */
+/* Parse the text read from fd with the perf session; fd is closed. */
 static int parse_text(struct nat *n, int fd, struct fk_sink *sink, const struct fk_perf_opts *o)
 {
 	char *name = n->h->alloc(strlen(n->path) + 16);
 	struct fk_input *in;
 	int rc;
 
-	if (!name)
+	if (!name) {
+		close(fd);
 		return oom(n);
+	}
 	sprintf(name, "%s (decoded)", n->path);
-	if (lseek(fd, 0, SEEK_SET) < 0 || !(in = n->h->input_open_fd(fd, name))) {
+	if (!(in = n->h->input_open_fd(fd, name))) {
 		n->h->free(name);
 		close(fd);
 		return oom(n);
@@ -376,13 +382,60 @@ static int parse_text(struct nat *n, int fd, struct fk_sink *sink, const struct 
 	return rc;
 }
 
+/* Every record's bounds, before any text is made: what the reader does
+ * not read (COMPRESSED, AUXTRACE) is found before anything is pushed, a
+ * cut or forged record is one error. */
+static int prescan(struct nat *n, const char **why)
+{
+	static char what[80];
+	uint64_t pos = 0;
+	const unsigned char *rec;
+	uint32_t type, size;
+	uint16_t misc;
+	int r;
+
+	while ((r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0)
+		if (type == PD_REC_COMPRESSED || type == PD_REC_AUXTRACE) {
+			snprintf(what, sizeof what, "a %s record at byte %llu",
+			         type == PD_REC_COMPRESSED ? "COMPRESSED (perf record -z)" : "AUXTRACE",
+			         (unsigned long long)(rec - n->f.buf));
+			*why = what;
+			return PD_NATIVE_FALLBACK;
+		}
+	return r < 0 ? bad(n) : 0;
+}
+
+/* The text is made on a thread of its own, into a pipe the perf session
+ * reads: both run at once, and the text in flight is a pipe's worth. */
+struct writer {
+	struct nat *n;
+	int fd, rc;
+};
+
+static void *write_text(void *arg)
+{
+	struct writer *w = arg;
+	struct nat *n = w->n;
+
+	ob_init(&n->out, w->fd);
+	w->rc = walk(n);
+	if (w->rc == 0 && ob_flush(&n->out) < 0)
+		w->rc = n->h->input_error(n->in, 0, "cannot pass on the decoded samples: %s",
+		                          strerror(errno));
+	ob_free(&n->out);
+	close(w->fd);
+	return NULL;
+}
+
 static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *cfg,
                const char **why)
 {
-	int fd, rc;
+	struct writer w = { n, -1, 0 };
+	pthread_t th;
+	int p[2], rc, e;
 
-	if ((*why = unsupported(n)))
-		return PD_NATIVE_FALLBACK;
+	if ((*why = unsupported(n)) || (rc = prescan(n, why)) != 0)
+		return *why ? PD_NATIVE_FALLBACK : rc;
 	n->print_pid = cfg->perf->pid || cfg->perf->tid;
 	for (unsigned i = 0; i < n->f.nattrs; i++)
 		if (n->f.attrs[i].sample_type & PERF_SAMPLE_CALLCHAIN)
@@ -391,30 +444,22 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 		return *why ? PD_NATIVE_FALLBACK : oom(n);
 	if (!(n->m = pd_machine_new()))
 		return oom(n);
-	if ((fd = memfd_create("flamekit-perf-data", MFD_CLOEXEC)) < 0)
-		return n->h->input_error(n->in, 0, "cannot make a memory file: %s", strerror(errno));
-	ob_init(&n->out, fd);
-	rc = walk(n);
-	if (rc == PD_NATIVE_FALLBACK) {
-		static char what[80];
-		snprintf(what, sizeof what, "a %s record at byte %llu",
-		         pd_u32(n->f.buf + n->err.off) == PD_REC_COMPRESSED
-		                 ? "COMPRESSED (perf record -z)" : "AUXTRACE",
-		         (unsigned long long)n->err.off);
-		*why = what;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return n->h->input_error(n->in, 0, "cannot make a pipe: %s", strerror(errno));
+	w.fd = p[1];
+	if ((e = pthread_create(&th, NULL, write_text, &w)) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return n->h->input_error(n->in, 0, "cannot start a thread: %s", strerror(e));
 	}
-	if (rc == 0 && ob_flush(&n->out) < 0)
-		rc = n->h->input_error(n->in, 0, "cannot write the decoded samples: %s",
-		                       strerror(errno));
-	ob_free(&n->out);
+	rc = parse_text(n, p[0], sink, cfg->perf); /* closes p[0]: a writer still writing stops */
+	pthread_join(th, NULL);
+	if (w.rc < 0)
+		return w.rc; /* reported; the parse saw a cut text, its result is not used */
 	if (rc == 0 && n->lost)
 		n->h->log(FK_LOG_WARN, "%s: %llu samples were lost while recording (%llu LOST "
 		          "records): the profile lacks them", n->path, (unsigned long long)n->lost,
 		          (unsigned long long)n->lost_recs);
-	if (rc == 0)
-		rc = parse_text(n, fd, sink, cfg->perf);
-	else
-		close(fd);
 	return rc;
 }
 

@@ -9,8 +9,8 @@
 struct centry {
 	uintptr_t dso;      /* 0: empty slot */
 	uint64_t addr;
-	uint32_t off, len;  /* the segments in the arena, '\n'-separated */
-	uint32_t last;      /* where the real function's segment starts */
+	uint32_t off, len;  /* the callchain lines ("\t" ADDR SYM " (" DSO ")\n" each) in the arena */
+	uint32_t last, lastlen; /* the real function's " SYM (DSO)", within them */
 };
 
 struct pd_symtext {
@@ -147,19 +147,32 @@ static int arena_put(struct pd_symtext *st, const char *s, size_t len)
 	return 0;
 }
 
-static int seg(struct pd_symtext *st, const char *name, uint64_t off, const char *tail)
+/* One callchain line: "\t" ADDR " " NAME["+0x" OFF] TAIL "\n"; *seg, *seglen:
+ * where " NAME... TAIL" is. */
+static int line(struct pd_symtext *st, uint64_t addr, const char *name, uint64_t off,
+                const char *tail, uint32_t *seg, uint32_t *seglen)
 {
 	char buf[64];
-	size_t n = strlen(name);
+	struct obuf hex = { 0 };
+	char hx[16];
 
-	if (arena_put(st, " ", 1) < 0 || arena_put(st, name, n) < 0)
+	hex.b = hx;
+	hex.cap = sizeof hx;
+	ob_hex16(&hex, addr);
+	if (arena_put(st, "\t", 1) < 0 || arena_put(st, hx, 16) < 0)
+		return -1;
+	*seg = (uint32_t)st->alen;
+	if (arena_put(st, " ", 1) < 0 || arena_put(st, name, strlen(name)) < 0)
 		return -1;
 	if (off != (uint64_t)-1) {
 		snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)off);
 		if (arena_put(st, buf, strlen(buf)) < 0)
 			return -1;
 	}
-	return arena_put(st, tail, strlen(tail));
+	if (arena_put(st, tail, strlen(tail)) < 0)
+		return -1;
+	*seglen = (uint32_t)st->alen - *seg;
+	return arena_put(st, "\n", 1);
 }
 
 /* Fill e with the text for addr in map (dso d). */
@@ -169,6 +182,7 @@ static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, 
 	struct fk_sym_result r;
 	const char *dso = map ? map->name : "[unknown]";
 	char tail[4200];
+	uint32_t sg, sl;
 
 	memset(&r, 0, sizeof r);
 	if (map && map->kind == PD_MAP_KSYM) {
@@ -181,19 +195,15 @@ static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, 
 		dso = r.dso_name;
 	e->off = (uint32_t)st->alen;
 	snprintf(tail, sizeof tail, " (%s)", dso);
-	if (r.n == 0) {
-		e->last = e->off;
-		if (seg(st, "[unknown]", (uint64_t)-1, tail) < 0)
-			return -1;
-	}
+	if (r.n == 0 && line(st, addr, "[unknown]", (uint64_t)-1, tail, &e->last, &e->lastlen) < 0)
+		return -1;
 	for (unsigned k = 0; k < r.n && k < 16; k++) {
-		if (k && arena_put(st, "\n", 1) < 0)
+		int real = k + 1 == r.n || k == 15;
+		if (line(st, addr, r.frames[k].name, r.frames[k].offset, real ? tail : " (inlined)",
+		         &sg, &sl) < 0)
 			return -1;
-		if (k + 1 == r.n || k == 15)
-			e->last = (uint32_t)st->alen;
-		if (seg(st, r.frames[k].name, r.frames[k].offset,
-		        k + 1 == r.n ? tail : " (inlined)") < 0)
-			return -1;
+		if (real)
+			e->last = sg, e->lastlen = sl;
 	}
 	e->len = (uint32_t)(st->alen - e->off);
 	return 0;
@@ -248,17 +258,8 @@ int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, 
 	}
 	if (!cc) {
 		ob_hex16(o, ip);
-		ob_mem(o, st->arena + e->last, e->off + e->len - e->last);
-		return 0;
-	}
-	for (uint32_t p = e->off, end = e->off + e->len; p < end;) {
-		const char *s = st->arena + p, *nl = memchr(s, '\n', end - p);
-		uint32_t l = nl ? (uint32_t)(nl - s) : end - p;
-		ob_c(o, '\t');
-		ob_hex16(o, addr);
-		ob_mem(o, s, l);
-		ob_c(o, '\n');
-		p += l + (nl ? 1 : 0);
-	}
+		ob_mem(o, st->arena + e->last, e->lastlen);
+	} else
+		ob_mem(o, st->arena + e->off, e->len);
 	return 0;
 }
