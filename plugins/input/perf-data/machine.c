@@ -189,8 +189,8 @@ struct pd_thread *pd_thread_get(struct pd_machine *m, int pid, int tid)
 
 	s = lookup(m, tid);
 	if ((t = *s)) {
-		/* machine__update_thread_pid */
-		if (pid == -1 || t->pid == pid)
+		/* machine__update_thread_pid: a pid is learnt once, never changed */
+		if (pid == -1 || t->pid == pid || t->pid != -1)
 			return t;
 		t->pid = pid;
 		if (pid == tid)
@@ -272,12 +272,17 @@ int pd_machine_fork(struct pd_machine *m, int pid, int tid, int ppid, int ptid, 
 {
 	struct pd_thread *t, *parent;
 
-	if (!pd_thread_get(m, ppid, ptid))
+	if (!(parent = pd_thread_get(m, ppid, ptid)))
 		return -1;
 	drop(m, tid);
-	if (!(t = pd_thread_get(m, pid, tid)) || !(parent = pd_thread_get(m, ppid, ptid)))
+	/* a thread there under ptid that is not the parent (a lost EXIT and
+	 * FORK): perf drops it and makes the parent anew */
+	if ((parent = pd_thread_get(m, ppid, ptid)) && parent->pid != ppid) {
+		drop(m, ptid);
+		parent = pd_thread_get(m, ppid, ptid);
+	}
+	if (!parent || !(t = pd_thread_get(m, pid, tid)) || !(parent = pd_thread_get(m, ppid, ptid)))
 		return -1;
-	t = *lookup(m, tid);
 	if (parent->comm_set) {
 		t->comm = parent->comm;
 		t->comm_set = 1;

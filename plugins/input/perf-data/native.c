@@ -241,6 +241,12 @@ static int deliver(struct nat *n, uint64_t pos)
 		n->lost += pd_u64(rec + 16);
 		n->lost_recs++;
 		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (body < 16)
+			goto short_rec;
+		n->lost += pd_u64(rec + 8);
+		n->lost_recs++;
+		break;
 	case PERF_RECORD_KSYMBOL:
 		if (!(s = str_at(rec, 24, body)))
 			goto short_rec;
