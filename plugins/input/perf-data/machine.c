@@ -332,14 +332,15 @@ int pd_machine_mmap(struct pd_machine *m, int kernel, int pid, int tid, uint64_t
 		mp.kind = PD_MAP_KERNEL;
 		if (starts(filename, "[kernel.kallsyms]")) {
 			mp.name = keep(m, "[kernel.kallsyms]", 17);
+			/* "[kernel.kallsyms]_text": the reference symbol, at pgoff */
+			mp.path = keep(m, filename, strlen(filename));
 			if (start == 0 && len == 0)
 				mp.end = ~0ull;
 		} else if (filename[0] == '/' || filename[0] == '[') {
-			mp.name = module_name(m, filename);
+			mp.name = mp.path = module_name(m, filename);
 		} else
 			return 0; /* perf ignores it too */
-		mp.path = mp.name;
-		return mp.name ? maps_insert(&m->kernel, &mp) : -1;
+		return mp.name && mp.path ? maps_insert(&m->kernel, &mp) : -1;
 	}
 	if (!(t = pd_thread_get(m, pid, tid)))
 		return -1;

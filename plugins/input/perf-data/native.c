@@ -141,7 +141,7 @@ static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thre
 		kept++;
 		if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_USER)
 			map = pd_map_find(n->m, t, mode == PERF_RECORD_MISC_KERNEL, ip);
-		if (pd_symtext_frame(n->st, &n->out, map, ip, 1) < 0)
+		if (pd_symtext_frame(n->st, &n->out, map, mode == PERF_RECORD_MISC_KERNEL, ip, 1) < 0)
 			return -1;
 	}
 	return 0;
@@ -173,7 +173,7 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 			if (!map && kernel != (int)(s.ip >> 63))
 				map = pd_map_find(n->m, t, !kernel, s.ip);
 			ob_c(&n->out, ' ');
-			if (pd_symtext_frame(n->st, &n->out, map, s.ip, 0) < 0)
+			if (pd_symtext_frame(n->st, &n->out, map, kernel || (s.ip >> 63), s.ip, 0) < 0)
 				return oom(n);
 		}
 	}

@@ -38,7 +38,7 @@ struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file 
 	st->f = f;
 	cfg.symfs = symfs;
 	cfg.kallsyms = kallsyms;
-	cfg.inline_frames = 1; /* perf script's default (symbol_conf.inline_name) */
+	cfg.inline_frames = 0; /* perf script prints inline frames only with --inline */
 	cfg.demangle = 1;
 	if (!(st->sym = fk_symbolizer_new(&cfg, h)) ||
 	    !(st->tab = calloc(st->ntab = 1 << 14, sizeof *st->tab))) {
@@ -81,6 +81,17 @@ static const struct pd_build_id *build_id(const struct pd_file *f, const char *p
 	return NULL;
 }
 
+static struct fk_dso *kernel_dso(struct pd_symtext *st)
+{
+	const struct pd_build_id *b;
+
+	if (!st->kernel) {
+		b = build_id(st->f, NULL, 1);
+		st->kernel = fk_sym_kernel(st->sym, b ? b->id : NULL, b ? b->len : 0);
+	}
+	return st->kernel;
+}
+
 /* The map's dso, found once. */
 static struct fk_dso *dso_of(struct pd_symtext *st, struct pd_map *map)
 {
@@ -94,11 +105,10 @@ static struct fk_dso *dso_of(struct pd_symtext *st, struct pd_map *map)
 		map->dso = fk_sym_dso(st->sym, map->path, b ? b->id : NULL, b ? b->len : 0);
 		break;
 	case PD_MAP_KERNEL:
-		if (!st->kernel) {
-			b = build_id(st->f, NULL, 1);
-			st->kernel = fk_sym_kernel(st->sym, b ? b->id : NULL, b ? b->len : 0);
-		}
-		map->dso = st->kernel;
+		map->dso = kernel_dso(st);
+		/* KASLR: where the MMAP's reference symbol was when recorded */
+		if (strlen(map->path) > 17 && strncmp(map->path, "[kernel.kallsyms]", 17) == 0)
+			(void)fk_sym_kernel_reloc(map->dso, map->path + 17, map->pgoff);
 		break;
 	case PD_MAP_IDENTITY:
 		if (strncmp(map->name, "/tmp/perf-", 10) == 0)
@@ -119,6 +129,12 @@ struct fk_dso;
 static struct fk_dso *dso_of(struct pd_symtext *st, struct pd_map *map)
 {
 	(void)st, (void)map;
+	return NULL;
+}
+
+static struct fk_dso *kernel_dso(struct pd_symtext *st)
+{
+	(void)st;
 	return NULL;
 }
 
@@ -191,7 +207,7 @@ static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, 
 		r.frames[0].offset = addr;
 	} else if (d && lookup(d, addr, &r) < 0)
 		return -1;
-	if (r.dso_name)
+	if (r.dso_name && (map || r.n))
 		dso = r.dso_name;
 	e->off = (uint32_t)st->alen;
 	snprintf(tail, sizeof tail, " (%s)", dso);
@@ -233,13 +249,17 @@ static int grow(struct pd_symtext *st)
 	return 0;
 }
 
-int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, uint64_t ip,
-                     int cc)
+int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, int kernel,
+                     uint64_t ip, int cc)
 {
-	struct fk_dso *d = map ? dso_of(st, map) : NULL;
+	/* A kernel address no MMAP covers (.init.text past _etext): perf,
+	 * reading /proc/kcore beside kallsyms, has the kernel image mapped
+	 * whole; the kernel's symbols decide, [unknown] when they miss. */
+	struct fk_dso *d = map ? dso_of(st, map) : kernel ? kernel_dso(st) : NULL;
 	uint64_t addr = pd_map_ip(map, ip);
-	/* the key: the dso, or the map for those without one (never 0) */
-	uintptr_t key = d ? (uintptr_t)d : map ? (uintptr_t)map->name : 1;
+	/* the key: the dso, or the map for those without one (never 0); a
+	 * kernel address outside the maps apart from those inside */
+	uintptr_t key = !map && d ? (uintptr_t)st : d ? (uintptr_t)d : map ? (uintptr_t)map->name : 1;
 	struct centry *e;
 	size_t j;
 

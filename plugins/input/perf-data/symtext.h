@@ -25,11 +25,11 @@ struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file 
                                   const char *symfs, const char *kallsyms, const char **why);
 void pd_symtext_free(struct pd_symtext *st);
 
-/* Print ip (in map, NULL for none) into o: cc 1 as callchain lines
+/* Print ip (in map, NULL for none; kernel: a kernel-mode address) into o: cc 1 as callchain lines
  * ("\t" ADDR " " SYM " (" DSO ")\n", one per inline frame), cc 0 as the
  * one-line form of a sample without callchain (raw ip, no newline).
  * 0, or -1 when out of memory. */
-int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, uint64_t ip,
-                     int cc);
+int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, int kernel,
+                     uint64_t ip, int cc);
 
 #endif

@@ -47,4 +47,13 @@ struct fk_dso *fk_sym_jitmap(struct fk_symbolizer *s, int pid);   /* /tmp/perf-P
  * addr is the absolute address. Returns 0, or a negative status on out-of-memory only. */
 int fk_sym_lookup(struct fk_dso *d, uint64_t addr, struct fk_sym_result *out);
 
+/* Added after the agreed interface. */
+
+/* KASLR: the kernel MMAP record of a capture names a reference symbol and
+ * where it was then ("[kernel.kallsyms]_text", pgoff = _text's address).
+ * When kallsyms (read at another boot) has it elsewhere, lookups on k are
+ * moved by the difference, as perf's kallsyms__delta moves its symbols.
+ * ref_name: "_text" or "_stext".  0, or -1 when kallsyms lacks it (nothing changed). */
+int fk_sym_kernel_reloc(struct fk_dso *k, const char *ref_name, uint64_t recorded_addr);
+
 #endif
