@@ -194,7 +194,7 @@ static int deliver(struct nat *n, uint64_t pos)
 {
 	const unsigned char *rec = n->f.buf + n->f.data_off + pos;
 	uint64_t off = n->f.data_off + pos;
-	uint32_t type = pd_u32(rec), size, body;
+	uint32_t type = pd_u32(rec), size, body, at;
 	uint16_t misc, sz;
 	struct pd_sample tr;
 	const char *s;
@@ -235,16 +235,12 @@ static int deliver(struct nat *n, uint64_t pos)
 		                     (int)pd_u32(rec + 12), (int)pd_u32(rec + 20),
 		                     !(misc & PERF_RECORD_MISC_FORK_EXEC));
 		break;
-	case PERF_RECORD_LOST:
-		if (body < 24)
+	case PERF_RECORD_LOST:         /* id, lost */
+	case PERF_RECORD_LOST_SAMPLES: /* lost */
+		at = type == PERF_RECORD_LOST ? 16 : 8;
+		if (body < at + 8)
 			goto short_rec;
-		n->lost += pd_u64(rec + 16);
-		n->lost_recs++;
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (body < 16)
-			goto short_rec;
-		n->lost += pd_u64(rec + 8);
+		n->lost += pd_u64(rec + at);
 		n->lost_recs++;
 		break;
 	case PERF_RECORD_KSYMBOL:
