@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,7 +419,12 @@ static void *write_text(void *arg)
 {
 	struct writer *w = arg;
 	struct nat *n = w->n;
+	sigset_t pipe_sig;
 
+	/* a parse that stops early closes the pipe: EPIPE here, not SIGPIPE */
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_sig, NULL);
 	ob_init(&n->out, w->fd);
 	w->rc = walk(n);
 	if (w->rc == 0 && ob_flush(&n->out) < 0)
