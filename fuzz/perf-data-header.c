@@ -3,7 +3,8 @@
  * file itself: the slicer's header reader (plugins/input/perf-data/
  * header.c: the header, the event attributes, the feature section with
  * the sample time range and the sample records of the data section), and
- * the native reader's record parser (pdfile.c: the header, attributes,
+ * the native reader's record parser (pdfile.c: the header, attributes (a
+ * pipe's HEADER_ATTR and HEADER_FEATURE records too),
  * feature sections, every record, each SAMPLE decoded and each other
  * record's sample_id_all trailer) with the thread and map state the
  * records drive (machine.c).  The generic input harness cannot
@@ -42,7 +43,9 @@ static void records(const uint8_t *data, size_t size)
 	uint32_t type, len, body;
 	uint16_t misc;
 
-	if (pd_file_open(&f, data, size, &e) < 0) {
+	if (pd_file_open(&f, data, size, &e) < 0 &&
+	    (strcmp(e.msg, "it was written to a pipe") != 0 ||
+	     pd_file_open_pipe(&f, data, size, &e) < 0)) {
 		if (!e.msg[0] || !memchr(e.msg, '\0', sizeof e.msg))
 			__builtin_trap(); /* an error is one sentence */
 		return;

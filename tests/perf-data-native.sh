@@ -2,7 +2,8 @@
 # perf-data's native reader against perf script, on captures recorded here
 # and now (skipped where perf cannot record): a C program that starts a
 # thread, forks and execs itself (FORK, COMM exec, MMAPs over the old
-# program's); a system-wide -a -g capture; two events; no callchains.
+# program's); a system-wide -a -g capture; two events; no callchains; a
+# node JIT map; the program and -a -g written to a pipe (perf record -o -).
 #
 # The reader (records, perf's order, threads, maps, perf script's text) is
 # compared with its symbols unresolved: the test build of the plugin in
@@ -125,6 +126,39 @@ esac
 perf script -i prog.data --symfs empty --kallsyms nokall -F +pid 2> /dev/null |
 	"$FLAMEKIT" collapse --format perf --tid | sed 's/;.*//; s/-[0-9]*\/[0-9]*$//' | sort -u > want.txt
 is "$(cat want.txt)" "prog" "prog.data: every sample's thread is named prog (thread, fork, exec)"
+
+# --- pipe mode: perf record -o - | flamekit collapse - ---------------------
+if perf record -q -g -o - ./prog > pipe.data 2> /dev/null &&
+	perf record -q -a -g -o - -- sleep 0.5 > psys.data 2> /dev/null; then
+	for f in pipe.data psys.data; do
+		for opts in --addrs --pid; do
+			pa=
+			[ "$opts" = --pid ] && pa="-F +pid"
+			# shellcheck disable=SC2086
+			perf script -i - $pa --symfs empty --kallsyms nokall < "$f" 2> /dev/null |
+				"$FLAMEKIT" collapse --format perf $opts > want.folded 2> /dev/null
+			# shellcheck disable=SC2086
+			"$FLAMEKIT" collapse $NULLSYM $opts - < "$f" > got.folded 2> got.err
+			same_file want.folded got.folded "$f $opts on standard input: perf script -i -'s bytes"
+			is "$(cat got.err)" "" "$f $opts on standard input: read natively, nothing said"
+			# shellcheck disable=SC2086
+			"$FLAMEKIT" collapse $NULLSYM $opts "$f" > got.folded 2> /dev/null
+			same_file want.folded got.folded "$f $opts by its path: the same bytes"
+		done
+	done
+	perf script -i - < pipe.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded
+	run "$FLAMEKIT" collapse - < pipe.data
+	case $err in
+	*"symbols need libfksym"*)
+		is "$rc:$out:$err" "1::flamekit: <stdin>: not read natively: symbols need libfksym, which this flamekit was built without; and perf script needs the perf.data file itself, not a pipe: save the capture to a file" \
+			"a pipe without libfksym: one error, nothing printed" ;;
+	*)
+		printf '%s\n' "$out" > got.folded
+		same_file want.folded got.folded "a pipe, symbols and all: perf script -i -'s bytes" ;;
+	esac
+else
+	skip "pipe mode" "perf cannot record to a pipe here"
+fi
 
 # --- the installed plugin ------------------------------------------------
 perf script -i prog.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded

@@ -471,12 +471,34 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 	return rc;
 }
 
+/* All of the input (a pipe) into *buf, *len.  0, or a negative status
+ * (reported). */
+static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **buf, size_t *len)
+{
+	size_t cap = 1 << 20;
+	ssize_t got;
+
+	*len = 0;
+	if (!(*buf = malloc(cap)))
+		return h->input_error(in, 0, "out of memory");
+	while ((got = h->read(in, *buf + *len, cap - *len)) > 0)
+		if ((*len += (size_t)got) == cap) {
+			unsigned char *nb = realloc(*buf, cap *= 2);
+			if (!nb)
+				return h->input_error(in, 0, "out of memory");
+			*buf = nb;
+		}
+	return got < 0 ? (int)got : 0;
+}
+
 int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *path,
                     struct fk_sink *sink, const struct pd_native_cfg *cfg, const char **why)
 {
 	struct nat n;
 	struct stat sb;
 	void *map = MAP_FAILED;
+	unsigned char *piped = NULL;
+	size_t plen = 0;
 	int fd, rc;
 
 	memset(&n, 0, sizeof n);
@@ -484,6 +506,17 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 	n.in = in;
 	n.path = path;
 	*why = NULL;
+	sb.st_size = 0;
+	if (strcmp(path, "<stdin>") == 0) { /* perf record -o - | flamekit collapse - */
+		if ((rc = slurp(h, in, &piped, &plen)) < 0)
+			goto out;
+		if (pd_file_open_pipe(&n.f, piped, plen, &n.err) < 0) {
+			rc = bad(&n);
+			goto out;
+		}
+		rc = run(&n, sink, cfg, why);
+		goto out;
+	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return h->input_error(in, 0, "cannot open it: %s", strerror(errno));
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
@@ -499,8 +532,8 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 	if (pd_file_open(&n.f, map == MAP_FAILED ? (const unsigned char *)"" : map,
 	                 (size_t)sb.st_size, &n.err) < 0) {
 		if (strcmp(n.err.msg, "it was written to a pipe") == 0) {
-			*why = "a file written to a pipe (perf record -o -)";
-			rc = PD_NATIVE_FALLBACK;
+			rc = pd_file_open_pipe(&n.f, map, (size_t)sb.st_size, &n.err) < 0
+			             ? bad(&n) : run(&n, sink, cfg, why);
 		} else
 			rc = bad(&n);
 		goto out;
@@ -513,5 +546,6 @@ out:
 	pd_file_close(&n.f);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)sb.st_size);
+	free(piped);
 	return rc;
 }

@@ -79,6 +79,9 @@ static const char *hstring(const unsigned char **p, const unsigned char *end)
 	return s;
 }
 
+static void attr_layout(struct pd_file *f, struct pd_attr *at);
+static void name_width(struct pd_file *f);
+
 static int read_attrs(struct pd_file *f, const unsigned char *h, struct pd_err *e)
 {
 	uint64_t asz = pd_u64(h + 16), off = pd_u64(h + 24), size = pd_u64(h + 32), n;
@@ -112,27 +115,28 @@ static int read_attrs(struct pd_file *f, const unsigned char *h, struct pd_err *
 			            (unsigned long long)ioff);
 		at->ids = (const uint64_t *)(const void *)(f->buf + ioff);
 		at->nids = isz / 8;
-		if (at->flags & FLAG_SAMPLE_ID_ALL)
-			at->trailer = 8 * (unsigned)__builtin_popcountll(
-			        at->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-			                           PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-			                           PERF_SAMPLE_IDENTIFIER));
-		if (at->sample_type != f->attrs[0].sample_type)
-			f->same_type = 0;
+		attr_layout(f, at);
 	}
 	return 0;
 }
+
+static int event_desc(struct pd_file *f, uint64_t off, uint64_t size, struct pd_err *e);
 
 /* HEADER_EVENT_DESC: the events' names, in the attributes' order. */
 static int read_event_desc(struct pd_file *f, struct pd_err *e)
 {
 	uint64_t off, size;
-	const unsigned char *p, *end;
-	uint32_t nre, sz;
 	int r = feat_section(f, PD_FEAT_EVENT_DESC, &off, &size, e);
 
-	if (r <= 0)
-		return r;
+	return r <= 0 ? r : event_desc(f, off, size, e);
+}
+
+/* The event descriptions at [off, off + size) of the file. */
+static int event_desc(struct pd_file *f, uint64_t off, uint64_t size, struct pd_err *e)
+{
+	const unsigned char *p, *end;
+	uint32_t nre, sz;
+
 	p = f->buf + off;
 	end = p + size;
 	if (size < 8)
@@ -233,11 +237,21 @@ static int read_cmdline(struct pd_file *f, struct pd_err *e)
 	return 0;
 }
 
+/* perf script's event column width: the longest event name. */
+static void name_width(struct pd_file *f)
+{
+	unsigned w = 0;
+
+	for (unsigned i = 0; i < f->nattrs; i++)
+		if (f->attrs[i].name && strlen(f->attrs[i].name) > w)
+			w = (unsigned)strlen(f->attrs[i].name);
+	f->name_width = w;
+}
+
 int pd_file_open(struct pd_file *f, const unsigned char *buf, size_t len, struct pd_err *e)
 {
 	uint64_t hsz;
 	const unsigned char *h = buf;
-	unsigned w = 0;
 	int r;
 
 	memset(f, 0, sizeof *f);
@@ -266,10 +280,85 @@ int pd_file_open(struct pd_file *f, const unsigned char *buf, size_t len, struct
 		pd_file_close(f);
 		return -1;
 	}
-	for (unsigned i = 0; i < f->nattrs; i++)
-		if (f->attrs[i].name && strlen(f->attrs[i].name) > w)
-			w = (unsigned)strlen(f->attrs[i].name);
-	f->name_width = w;
+	name_width(f);
+	return 0;
+}
+
+/* The attribute's sample_id_all trailer size, and whether all agree. */
+static void attr_layout(struct pd_file *f, struct pd_attr *at)
+{
+	if (at->flags & FLAG_SAMPLE_ID_ALL)
+		at->trailer = 8 * (unsigned)__builtin_popcountll(
+		        at->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+		                           PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
+	if (at->sample_type != f->attrs[0].sample_type)
+		f->same_type = 0;
+}
+
+/* A HEADER_ATTR record of a pipe: the attribute, then its ids. */
+static int pipe_attr(struct pd_file *f, const unsigned char *r, uint32_t size, uint64_t off,
+                     struct pd_err *e)
+{
+	uint32_t asz = size >= 16 ? pd_u32(r + 12) : 0;
+	struct pd_attr *at, *nv;
+
+	if (asz < ATTR_MIN || asz > size - 8 || (size - 8 - asz) % 8)
+		return fail(e, off, "a HEADER_ATTR record of %u bytes holds an attribute of %u", size,
+		            asz);
+	if (f->nattrs >= ATTRS_MAX || !(nv = realloc(f->attrs, (f->nattrs + 1) * sizeof *nv)))
+		return fail(e, off, f->nattrs >= ATTRS_MAX ? "too many HEADER_ATTR records"
+		                                           : "out of memory");
+	f->attrs = nv;
+	at = &f->attrs[f->nattrs++];
+	memset(at, 0, sizeof *at);
+	r += 8;
+	at->type = pd_u32(r);
+	at->config = pd_u64(r + 8);
+	at->sample_type = pd_u64(r + 24);
+	at->read_format = pd_u64(r + 32);
+	at->flags = pd_u64(r + 40);
+	at->ids = (const uint64_t *)(const void *)(r + asz);
+	at->nids = (size - 8 - asz) / 8;
+	if (f->nattrs == 1)
+		f->same_type = 1;
+	attr_layout(f, at);
+	return 0;
+}
+
+int pd_file_open_pipe(struct pd_file *f, const unsigned char *buf, size_t len, struct pd_err *e)
+{
+	uint64_t pos = 0;
+	const unsigned char *r;
+	uint32_t type, size;
+	uint16_t misc;
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	f->buf = buf;
+	f->len = len;
+	if (len < 16 || memcmp(buf, "PERFILE2", 8) != 0 || pd_u64(buf + 8) != PIPE_HEADER_SIZE)
+		return fail(e, 0, "it does not start with a perf pipe header (PERFILE2, 16)");
+	f->data_off = PIPE_HEADER_SIZE;
+	f->data_size = len - PIPE_HEADER_SIZE;
+	while ((rc = pd_next(f, &pos, &type, &misc, &r, &size, e)) > 0) {
+		uint64_t off = (uint64_t)(r - buf);
+		if (type == PD_REC_HEADER_ATTR)
+			rc = pipe_attr(f, r, size, off, e);
+		else if (type == PD_REC_HEADER_FEATURE && size >= 16 &&
+		         pd_u64(r + 8) == PD_FEAT_EVENT_DESC)
+			rc = event_desc(f, off + 16, size - 16, e);
+		else if (type == PD_REC_HEADER_FEATURE && size >= 16 && pd_u64(r + 8) < PD_FEAT_MAX)
+			f->feat[pd_u64(r + 8) / 8] |= (unsigned char)(1u << (pd_u64(r + 8) % 8));
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && f->nattrs == 0)
+		rc = fail(e, 16, "it holds no HEADER_ATTR record");
+	if (rc < 0) {
+		pd_file_close(f);
+		return -1;
+	}
+	name_width(f);
 	return 0;
 }
 
@@ -340,6 +429,16 @@ int pd_next(const struct pd_file *f, uint64_t *pos, uint32_t *type, uint16_t *mi
 			return fail(e, f->data_off + *pos, "an AUXTRACE record's %llu bytes of data run "
 			            "past the data section", (unsigned long long)pd_u64(r + 8));
 		step += pd_u64(r + 8);
+	} else if (*type == PD_REC_HEADER_TRACING_DATA) { /* pipe mode: the data follows */
+		uint64_t t;
+		if (sz < 12)
+			return fail(e, f->data_off + *pos, "a TRACING_DATA record of %u bytes is cut "
+			            "short", sz);
+		t = ((uint64_t)pd_u32(r + 8) + 7) & ~7ull;
+		if (t > left - sz)
+			return fail(e, f->data_off + *pos, "a TRACING_DATA record's %llu bytes run past "
+			            "the data", (unsigned long long)t);
+		step += t;
 	}
 	*rec = r;
 	*size = sz;

@@ -118,6 +118,11 @@ static inline uint32_t pd_u32(const unsigned char *p)
  * 0, or -1 with *e set.  A file written to a pipe (header size 16) is
  * refused with e->off 8 and the sentence "it was written to a pipe". */
 int pd_file_open(struct pd_file *f, const unsigned char *buf, size_t len, struct pd_err *e);
+/* The same for a file written to a pipe (perf record -o -): the
+ * attributes from its HEADER_ATTR records, the names from its
+ * HEADER_FEATURE EVENT_DESC; the data section is everything after the
+ * 16-byte header, those records included. */
+int pd_file_open_pipe(struct pd_file *f, const unsigned char *buf, size_t len, struct pd_err *e);
 void pd_file_close(struct pd_file *f);
 
 /* The sample_type bits this reader decodes; others make pd_file_check

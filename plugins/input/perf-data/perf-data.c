@@ -506,11 +506,15 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	struct pd_native_cfg cfg = { &o->perf, o->symfs, o->kallsyms };
 	int rc;
 
-	if (o->via_perf_script || (o->perf_bin && o->perf_bin[0]) || strcmp(path, "<stdin>") == 0)
+	if (o->via_perf_script || (o->perf_bin && o->perf_bin[0]))
 		return parse_via_perf(h, in, sink, o);
 	rc = pd_native_parse(h, in, path, sink, &cfg, &why);
 	if (rc != PD_NATIVE_FALLBACK)
 		return rc;
+	if (strcmp(path, "<stdin>") == 0)
+		return h->input_error(in, 0, "not read natively: %s; and perf script needs the "
+		                      "perf.data file itself, not a pipe: save the capture to a file",
+		                      why);
 	h->log(FK_LOG_WARN, "%s: not read natively: %s; running perf script instead", path, why);
 	return parse_via_perf(h, in, sink, o);
 }
