@@ -1,8 +1,13 @@
 /*
  * libFuzzer harness for what the perf-data plugin reads of a perf.data
- * file itself (plugins/input/perf-data/header.c): the header, the event
- * attributes, the feature section with the sample time range and the
- * sample records of the data section.  The generic input harness cannot
+ * file itself: the slicer's header reader (plugins/input/perf-data/
+ * header.c: the header, the event attributes, the feature section with
+ * the sample time range and the sample records of the data section), and
+ * the native reader's record parser (pdfile.c: the header, attributes (a
+ * pipe's HEADER_ATTR and HEADER_FEATURE records too),
+ * feature sections, every record, each SAMPLE decoded and each other
+ * record's sample_id_all trailer) with the thread and map state the
+ * records drive (machine.c).  The generic input harness cannot
  * reach that code: the plugin's parse runs perf, and needs a real file.
  * The input is written to a memory file descriptor, as the plugin reads a
  * file with pread.
@@ -12,9 +17,70 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+#include <string.h>
+
 #include "../plugins/input/perf-data/header.h"
+#include "../plugins/input/perf-data/machine.h"
+#include "../plugins/input/perf-data/pdfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A NUL-terminated string at rec[at .. end), or NULL (as native.c reads). */
+static const char *str_at(const unsigned char *rec, uint32_t at, uint32_t end)
+{
+	return at < end && memchr(rec + at, '\0', end - at) ? (const char *)rec + at : NULL;
+}
+
+/* Every record of the data section, as the native reader takes them. */
+static void records(const uint8_t *data, size_t size)
+{
+	struct pd_file f;
+	struct pd_err e;
+	struct pd_machine *m;
+	uint64_t pos = 0;
+	const unsigned char *rec;
+	uint32_t type, len, body;
+	uint16_t misc;
+
+	if (pd_file_open(&f, data, size, &e) < 0 &&
+	    (strcmp(e.msg, "it was written to a pipe") != 0 ||
+	     pd_file_open_pipe(&f, data, size, &e) < 0)) {
+		if (!e.msg[0] || !memchr(e.msg, '\0', sizeof e.msg))
+			__builtin_trap(); /* an error is one sentence */
+		return;
+	}
+	(void)pd_file_unsupported(&f);
+	if (!(m = pd_machine_new())) {
+		pd_file_close(&f);
+		return;
+	}
+	while (pd_next(&f, &pos, &type, &misc, &rec, &len, &e) > 0) {
+		struct pd_sample s;
+		const char *str;
+		uint64_t off = (uint64_t)(rec - data);
+		if (type == PERF_RECORD_SAMPLE) {
+			if (pd_sample(&f, rec, len, off, &s, &e) == 0) {
+				struct pd_thread *t = pd_thread_get(m, (int)s.pid, (int)s.tid);
+				for (uint64_t i = 0; t && i < s.nr; i++)
+					(void)pd_map_find(m, t, i & 1, pd_u64(s.chain + 8 * i));
+			}
+			continue;
+		}
+		if (type >= PD_REC_HEADER_ATTR || pd_trailer(&f, rec, len, off, &s, &body, &e) < 0)
+			continue;
+		if (type == PERF_RECORD_MMAP2 && (str = str_at(rec, 72, body)))
+			pd_machine_mmap(m, (misc & 7) == 1, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12),
+			                pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32), str);
+		else if (type == PERF_RECORD_COMM && (str = str_at(rec, 16, body)))
+			pd_machine_comm(m, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12), str);
+		else if (type == PERF_RECORD_FORK && body >= 32)
+			pd_machine_fork(m, (int)pd_u32(rec + 8), (int)pd_u32(rec + 16),
+			                (int)pd_u32(rec + 12), (int)pd_u32(rec + 20), 1);
+	}
+	pd_machine_free(m);
+	pd_file_close(&f);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -33,5 +99,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (b[k] <= b[k - 1])
 				__builtin_trap(); /* cut points must increase */
 	}
+	records(data, size);
 	return 0;
 }

@@ -33,7 +33,7 @@ sliced() {
 	parser_lines "$file" < want.err > want.msg
 	bad= msgs= one=
 	for t in 1 2 3 5; do
-		"$FLAMEKIT" collapse -v --threads $t "$@" "$file" > got.folded 2> got.err
+		"$FLAMEKIT" collapse -v --via-perf-script --threads $t "$@" "$file" > got.folded 2> got.err
 		cmp -s want.folded got.folded || bad="$bad t$t"
 		parser_lines "$file" < got.err > got.msg
 		cmp -s want.msg got.msg || msgs="$msgs t$t"
@@ -57,7 +57,7 @@ if perf record -q -a -g -e sched:sched_switch -e sched:sched_wakeup -o wk.data -
 	PIPE_F="-F trace:comm,tid,time,event,trace,ip,sym,dso -F +pid" sliced "--wakeups --tid" \
 		wk.data --wakeups --tid
 	# an output that keeps the samples in order: one pass, said at -v
-	run "$FLAMEKIT" graph -v --threads 3 --offcpu --flamechart -o chart.svg wk.data
+	run "$FLAMEKIT" graph -v --via-perf-script --threads 3 --offcpu --flamechart -o chart.svg wk.data
 	case $err in *"one perf script process: --offcpu pairs switch-outs with switch-ins across slices, and an output keeps the samples in order"*) r=0;; *) r=1;; esac
 	ok $r "--offcpu with a time-ordered output: one perf script process, -v says why"
 	perf script -i wk.data 2> /dev/null | "$FLAMEKIT" graph --format perf --offcpu --flamechart \

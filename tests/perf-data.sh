@@ -266,7 +266,7 @@ is "$rc:$out:$err" "0::flamekit: warning: one.data (perf script output): skipped
 run "$FLAMEKIT" collapse --perf ./nosuchperf one.data
 is "$rc:$out:$err" "2::flamekit: [input:perf-data] one.data: cannot run ./nosuchperf: No such file or directory" \
 	"--perf naming a missing program"
-run env PATH=/nonexistent "$FLAMEKIT" collapse one.data
+run env PATH=/nonexistent "$FLAMEKIT" collapse --via-perf-script one.data
 is "$rc:$out:$err" "2::flamekit: [input:perf-data] one.data: cannot run perf: it is not in PATH; install it (Debian's package is linux-perf) or give its path with --perf PATH or FLAMEKIT_PERF=PATH" \
 	"no perf installed: one sentence naming linux-perf"
 run sh -c "cat one.data | '$FLAMEKIT' collapse --format perf-data --perf ./fakeperf"
@@ -305,7 +305,7 @@ same --
 ok "$([ -s want.folded ]; echo $?)" "real capture: not empty ($(wc -l < want.folded) stacks)"
 same --pid -- -F +pid
 same --tid --all --addrs -- -F +pid
-run "$FLAMEKIT" collapse -v --threads 3 cpu.data
+run "$FLAMEKIT" collapse -v --via-perf-script --threads 3 cpu.data
 case $err in *"3 perf script processes on time slices"*) r=0;; *) r=1;; esac
 ok $r "real capture: 3 threads run 3 perf script processes"
 

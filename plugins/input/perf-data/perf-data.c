@@ -59,6 +59,7 @@
 
 #include "../../lib/perfscript/perfscript.h"
 #include "header.h"
+#include "native.h"
 
 extern char **environ;
 
@@ -70,6 +71,7 @@ extern char **environ;
 struct pd_opts {
 	struct fk_perf_opts perf;
 	const char *perf_bin, *symfs, *kallsyms;
+	int via_perf_script;
 };
 
 /* One `perf script` process and the input reading its standard output. */
@@ -579,11 +581,38 @@ static int parse_slices(const struct fk_host *h, const struct pd_opts *o, struct
 	return rc;
 }
 
+static int parse_via_perf(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
+                          const struct pd_opts *o);
+
+/* Natively (native.c), unless asked for perf script (--via-perf-script,
+ * or a --perf program named), or the file holds what the native reader
+ * does not read: then one warning says what, and perf script runs. */
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
                  const void *vopts)
 {
 	static const struct pd_opts defaults = { 0 };
 	const struct pd_opts *o = vopts ? vopts : &defaults;
+	const char *path = h->input_name(in), *why = NULL;
+	struct pd_native_cfg cfg = { &o->perf, o->symfs, o->kallsyms };
+	int rc;
+
+	if (o->via_perf_script || (o->perf_bin && o->perf_bin[0]))
+		return parse_via_perf(h, in, sink, o);
+	rc = pd_native_parse(h, in, path, sink, &cfg, &why);
+	if (rc != PD_NATIVE_FALLBACK)
+		return rc;
+	if (strcmp(path, "<stdin>") == 0)
+		return h->input_error(in, 0, "not read natively: %s; and perf script needs the "
+		                      "perf.data file itself, not a pipe: save the capture to a file",
+		                      why);
+	h->log(FK_LOG_WARN, "%s: not read natively: %s; running perf script instead", path, why);
+	return parse_via_perf(h, in, sink, o);
+}
+
+/* The perf script path. */
+static int parse_via_perf(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink,
+                          const struct pd_opts *o)
+{
 	const char *path = h->input_name(in);
 	struct child c[SLICES_MAX];
 	char *name = NULL, ev[256];
@@ -681,9 +710,12 @@ static const struct fk_option options[] = {
 	          "--leak: round each size down to a multiple of this"),
 	PD_OPTION(FK_OPT_INT, "leak-page-size", "4096", leak_page_size,
 	          "--leak: bytes per page for kmem:mm_page_alloc"),
+	FK_OPTION(FK_OPT_FLAG, "via-perf-script", "0", struct pd_opts, via_perf_script,
+	          "run perf script on the file and parse its text, instead of reading the "
+	          "file natively"),
 	FK_OPTION(FK_OPT_STRING | FK_OPT_CMDLINE_ONLY, "perf", NULL, struct pd_opts, perf_bin,
 	          "the perf program to run (default: $FLAMEKIT_PERF, else perf, found in PATH's "
-	          "absolute directories)"),
+	          "absolute directories); implies --via-perf-script"),
 	FK_OPTION(FK_OPT_STRING, "symfs", NULL, struct pd_opts, symfs,
 	          "passed to perf script --symfs: look for symbol files under this directory"),
 	FK_OPTION(FK_OPT_STRING, "kallsyms", NULL, struct pd_opts, kallsyms,
@@ -695,8 +727,8 @@ static struct fk_input_plugin plugin = {
 	.h = {
 		.name = "perf-data",
 		.version = "1.0",
-		.description = "perf.data files, read by running perf script (N processes on N "
-		               "time slices) into the perf parser",
+		.description = "perf.data files, read natively (or by running perf script on "
+		               "time slices: --via-perf-script) into the perf parser",
 		.options = options,
 		.options_size = sizeof(struct pd_opts),
 	},

@@ -1,0 +1,551 @@
+/*
+ * perf-data's native reader (native.h).  Why text: the perf parser's
+ * session is where --offcpu, --wakeups, --leak, --weight-field,
+ * --series-by-event, --pid and the annotations live; handing it the very
+ * text `perf script` prints keeps every one of them byte-identical to the
+ * `perf script | flamekit collapse --format perf` pipeline at no cost in
+ * code, and the cost in time is small beside perf script's: printing a
+ * sample is a few hundred bytes of memcpy (symbol text cached per
+ * address), parsing it is what flamekit does at 1 GB/s on the sink's
+ * threads.  The text is made on a thread of its own and goes through a
+ * pipe that the session reads as one stream.
+ *
+ * The order is perf's (tools/perf/util/ordered-events.c): records with a
+ * timestamp are queued; at each FINISHED_ROUND those up to the largest
+ * timestamp seen before the previous round are delivered in time order
+ * (equal times in file order); the rest at the end.  Records without a
+ * timestamp (perf's synthesized ones, with time 0, and perf's own record
+ * types) are delivered at once, as perf does.
+ */
+#define _GNU_SOURCE /* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "machine.h"
+#include "native.h"
+#include "pdfile.h"
+#include "obuf.h"
+#include "symtext.h"
+
+#define MAX_STACK 127 /* perf script's --max-stack default (PERF_MAX_STACK_DEPTH) */
+
+struct qev {
+	uint64_t time, seq, pos; /* pos: the record's offset in the data section */
+};
+
+struct nat {
+	const struct fk_host *h;
+	struct fk_input *in;
+	const char *path;
+	struct pd_file f;
+	struct pd_machine *m;
+	struct pd_symtext *st;
+	struct obuf out;
+	struct qev *q;
+	size_t nq, capq;
+	uint64_t seq, max_ts, next_flush;
+	uint64_t lost, lost_recs, samples;
+	int use_callchain;
+	int print_pid;          /* as perf script -F +pid (--pid, --tid) */
+	struct pd_err err;
+};
+
+static int oom(struct nat *n)
+{
+	return n->h->input_error(n->in, 0, "out of memory");
+}
+
+static int bad(struct nat *n)
+{
+	return n->h->input_error(n->in, 0, "at byte %llu: %s", (unsigned long long)n->err.off,
+	                         n->err.msg);
+}
+
+/* The header line of a sample, as perf script prints it. */
+static void sample_head(struct nat *n, const struct pd_sample *s, const struct pd_thread *t,
+                        int cc)
+{
+	const struct pd_attr *a = s->attr;
+	const char *name = a->name ? a->name : "[unknown]";
+	struct obuf *o = &n->out;
+	uint64_t st = a->sample_type;
+
+	if (cc)
+		ob_str(o, t->comm), ob_c(o, ' ');
+	else
+		ob_pad(o, t->comm, 16), ob_c(o, ' ');
+	if ((st & PERF_SAMPLE_TID) && n->print_pid) { /* -F +pid: "%5d/%-5d " */
+		char pt[32];
+		snprintf(pt, sizeof pt, "%5d/%-5d ", (int)s->pid, (int)s->tid);
+		ob_str(o, pt);
+	} else if (st & PERF_SAMPLE_TID)
+		ob_dec(o, (int64_t)(int32_t)s->tid, 5), ob_c(o, ' ');
+	if (st & PERF_SAMPLE_CPU) {
+		char c[16];
+		snprintf(c, sizeof c, "[%03u] ", s->cpu);
+		ob_str(o, c);
+	}
+	if (st & PERF_SAMPLE_TIME) { /* "%12s: " of "%lu.%06lu" (seconds, microseconds) */
+		char tm[40];
+		uint64_t sec = s->time / 1000000000u, us = s->time % 1000000000u / 1000u;
+		int i = 39;
+		tm[i] = '\0';
+		for (int k = 0; k < 6; k++, us /= 10)
+			tm[--i] = (char)('0' + us % 10);
+		tm[--i] = '.';
+		do
+			tm[--i] = (char)('0' + sec % 10);
+		while (sec /= 10);
+		ob_pad(o, tm + i, 12);
+		ob_str(o, ": ");
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		ob_dec(o, (int64_t)s->period, 10), ob_c(o, ' ');
+	ob_pad(o, name, n->f.name_width);
+	ob_str(o, ": ");
+}
+
+/* perf's callchain walk (machine__resolve_callchain_sample, callee order):
+ * context markers set the cpumode, an unknown one empties the chain. */
+static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thread *t)
+{
+	int mode = PERF_RECORD_MISC_USER;
+	unsigned kept = 0;
+	size_t mark = n->out.n;
+
+	for (uint64_t i = 0; i < s->nr && kept < MAX_STACK; i++) {
+		uint64_t ip = pd_u64(s->chain + 8 * i);
+		struct pd_map *map = NULL;
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			switch ((int64_t)ip) {
+			case PERF_CONTEXT_HV: mode = PERF_RECORD_MISC_HYPERVISOR; break;
+			case PERF_CONTEXT_KERNEL: mode = PERF_RECORD_MISC_KERNEL; break;
+			case PERF_CONTEXT_USER: mode = PERF_RECORD_MISC_USER; break;
+			case PERF_CONTEXT_GUEST: mode = PERF_RECORD_MISC_GUEST_KERNEL; break;
+			case PERF_CONTEXT_GUEST_KERNEL: mode = PERF_RECORD_MISC_GUEST_KERNEL; break;
+			case PERF_CONTEXT_GUEST_USER: mode = PERF_RECORD_MISC_GUEST_USER; break;
+			default:
+				n->out.n = mark; /* callchain_cursor_reset */
+				return 0;
+			}
+			continue;
+		}
+		kept++;
+		if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_USER)
+			map = pd_map_find(n->m, t, mode == PERF_RECORD_MISC_KERNEL, ip);
+		if (pd_symtext_frame(n->st, &n->out, map, mode == PERF_RECORD_MISC_KERNEL, ip, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uint64_t off,
+                     uint16_t misc)
+{
+	struct pd_sample s;
+	struct pd_thread *t;
+	int cc;
+
+	if (pd_sample(&n->f, rec, size, off, &s, &n->err) < 0)
+		return bad(n);
+	if (!(t = pd_thread_get(n->m, (int)s.pid, (int)s.tid)))
+		return oom(n);
+	n->samples++;
+	cc = n->use_callchain && (s.attr->sample_type & PERF_SAMPLE_CALLCHAIN);
+	sample_head(n, &s, t, cc);
+	if (s.attr->sample_type & PERF_SAMPLE_IP) {
+		if (cc) {
+			ob_c(&n->out, '\n');
+			if (sample_chain(n, &s, t) < 0)
+				return oom(n);
+		} else {
+			/* thread__find_map_fb: the sample's cpumode, then the address's */
+			int kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+			struct pd_map *map = pd_map_find(n->m, t, kernel, s.ip);
+			if (!map && kernel != (int)(s.ip >> 63))
+				map = pd_map_find(n->m, t, !kernel, s.ip);
+			ob_c(&n->out, ' ');
+			if (pd_symtext_frame(n->st, &n->out, map, kernel || (s.ip >> 63), s.ip, 0) < 0)
+				return oom(n);
+		}
+	}
+	ob_c(&n->out, '\n');
+	return ob_ok(&n->out) ? 0 : n->h->input_error(n->in, 0, "cannot write the decoded "
+	                                               "samples: %s", strerror(errno));
+}
+
+/* A NUL-terminated string at rec[at .. body), or NULL. */
+static const char *str_at(const unsigned char *rec, uint32_t at, uint32_t body)
+{
+	if (at >= body || !memchr(rec + at, '\0', body - at))
+		return NULL;
+	return (const char *)rec + at;
+}
+
+static int deliver(struct nat *n, uint64_t pos)
+{
+	const unsigned char *rec = n->f.buf + n->f.data_off + pos;
+	uint64_t off = n->f.data_off + pos;
+	uint32_t type = pd_u32(rec), size, body, at;
+	uint16_t misc, sz;
+	struct pd_sample tr;
+	const char *s;
+	int kernel, rc = 0;
+
+	memcpy(&misc, rec + 4, 2);
+	memcpy(&sz, rec + 6, 2);
+	size = sz;
+	if (type == PERF_RECORD_SAMPLE)
+		return do_sample(n, rec, size, off, misc);
+	if (type >= PD_REC_HEADER_ATTR)
+		return 0; /* perf's own records: none changes what is printed */
+	if (pd_trailer(&n->f, rec, size, off, &tr, &body, &n->err) < 0)
+		return bad(n);
+	kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	switch (type) {
+	case PERF_RECORD_MMAP:
+		if (!(s = str_at(rec, 40, body)))
+			goto short_rec;
+		rc = pd_machine_mmap(n->m, kernel, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12),
+		                     pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32), s);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (!(s = str_at(rec, 72, body)))
+			goto short_rec;
+		rc = pd_machine_mmap(n->m, kernel, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12),
+		                     pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32), s);
+		break;
+	case PERF_RECORD_COMM:
+		if (!(s = str_at(rec, 16, body)))
+			goto short_rec;
+		rc = pd_machine_comm(n->m, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12), s);
+		break;
+	case PERF_RECORD_FORK:
+		if (body < 32)
+			goto short_rec;
+		rc = pd_machine_fork(n->m, (int)pd_u32(rec + 8), (int)pd_u32(rec + 16),
+		                     (int)pd_u32(rec + 12), (int)pd_u32(rec + 20),
+		                     !(misc & PERF_RECORD_MISC_FORK_EXEC));
+		break;
+	case PERF_RECORD_LOST:         /* id, lost */
+	case PERF_RECORD_LOST_SAMPLES: /* lost */
+		at = type == PERF_RECORD_LOST ? 16 : 8;
+		if (body < at + 8)
+			goto short_rec;
+		n->lost += pd_u64(rec + at);
+		n->lost_recs++;
+		break;
+	case PERF_RECORD_KSYMBOL:
+		if (!(s = str_at(rec, 24, body)))
+			goto short_rec;
+		rc = pd_machine_ksymbol(n->m, pd_u64(rec + 8), pd_u32(rec + 16),
+		                        (rec[22] | rec[23] << 8) & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER,
+		                        s);
+		break;
+	default: /* EXIT, THROTTLE, SWITCH, ...: nothing perf script prints by default */
+		break;
+	}
+	return rc < 0 ? oom(n) : 0;
+short_rec:
+	snprintf(n->err.msg, sizeof n->err.msg, "a record of type %u and %u bytes is cut short",
+	         type, size);
+	n->err.off = off;
+	return bad(n);
+}
+
+static int cmp_qev(const void *a, const void *b)
+{
+	const struct qev *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Deliver the queued records up to limit, in order. */
+static int flush(struct nat *n, uint64_t limit)
+{
+	size_t k = 0;
+	int rc = 0;
+
+	qsort(n->q, n->nq, sizeof *n->q, cmp_qev);
+	while (k < n->nq && n->q[k].time <= limit && rc == 0)
+		rc = deliver(n, n->q[k++].pos);
+	memmove(n->q, n->q + k, (n->nq - k) * sizeof *n->q);
+	n->nq -= k;
+	return rc;
+}
+
+/* The time perf orders the record by, 0 for none. */
+static int record_time(struct nat *n, uint32_t type, const unsigned char *rec, uint32_t size,
+                       uint64_t off, uint64_t *t)
+{
+	struct pd_sample s;
+	uint32_t body;
+
+	*t = 0;
+	if (type >= PD_REC_HEADER_ATTR)
+		return 0;
+	if (type == PERF_RECORD_SAMPLE) {
+		if (pd_sample(&n->f, rec, size, off, &s, &n->err) < 0)
+			return bad(n);
+	} else if (pd_trailer(&n->f, rec, size, off, &s, &body, &n->err) < 0)
+		return bad(n);
+	*t = s.time == ~0ull ? 0 : s.time;
+	return 0;
+}
+
+static int walk(struct nat *n)
+{
+	uint64_t pos = 0, at, t;
+	const unsigned char *rec;
+	uint32_t type, size;
+	uint16_t misc;
+	int r = 0, rc = 0;
+
+	while (rc == 0 && (r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0) {
+		at = (uint64_t)(rec - n->f.buf - n->f.data_off);
+		if (type == PD_REC_FINISHED_ROUND) {
+			rc = flush(n, n->next_flush);
+			n->next_flush = n->max_ts;
+			continue;
+		}
+		if ((rc = record_time(n, type, rec, size, (uint64_t)(rec - n->f.buf), &t)) < 0)
+			break;
+		if (t == 0) {
+			rc = deliver(n, at);
+			continue;
+		}
+		if (n->nq == n->capq) {
+			size_t cap = n->capq ? 2 * n->capq : 4096;
+			struct qev *nv = realloc(n->q, cap * sizeof *nv);
+			if (!nv)
+				return oom(n);
+			n->q = nv;
+			n->capq = cap;
+		}
+		n->q[n->nq++] = (struct qev){ t, n->seq++, at };
+		if (t > n->max_ts)
+			n->max_ts = t;
+	}
+	if (rc == 0 && r < 0)
+		return bad(n);
+	return rc == 0 ? flush(n, ~0ull) : rc;
+}
+
+/* What the native reader does not read in this file, or NULL. */
+static const char *unsupported(const struct nat *n)
+{
+	const char *why = pd_file_unsupported(&n->f);
+
+	if (why)
+		return why;
+	for (unsigned i = 0; i < n->f.nattrs; i++) {
+		const struct pd_attr *a = &n->f.attrs[i];
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			return "tracepoint payloads (perf script prints their fields)";
+		if (!a->name)
+			return "an event without a name in the header (no HEADER_EVENT_DESC)";
+		if (a->type == PERF_TYPE_RAW && (a->sample_type & PERF_SAMPLE_ADDR))
+			return "raw events' addresses";
+		if (!(a->sample_type & PERF_SAMPLE_TID))
+			return "samples without a thread id";
+	}
+	return NULL;
+}
+
+/* Parse the text read from fd with the perf session; fd is closed. */
+static int parse_text(struct nat *n, int fd, struct fk_sink *sink, const struct fk_perf_opts *o)
+{
+	char *name = n->h->alloc(strlen(n->path) + 16);
+	struct fk_input *in;
+	int rc;
+
+	if (!name) {
+		close(fd);
+		return oom(n);
+	}
+	sprintf(name, "%s (decoded)", n->path);
+	if (!(in = n->h->input_open_fd(fd, name))) {
+		n->h->free(name);
+		close(fd);
+		return oom(n);
+	}
+	rc = fk_perf_parse(n->h, in, sink, o);
+	n->h->input_close(in);
+	n->h->free(name);
+	return rc;
+}
+
+/* Every record's bounds, before any text is made: what the reader does
+ * not read (COMPRESSED, AUXTRACE) is found before anything is pushed, a
+ * cut or forged record is one error. */
+static int prescan(struct nat *n, const char **why)
+{
+	static char what[80];
+	uint64_t pos = 0;
+	const unsigned char *rec;
+	uint32_t type, size;
+	uint16_t misc;
+	int r;
+
+	while ((r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0)
+		if (type == PD_REC_COMPRESSED || type == PD_REC_AUXTRACE) {
+			snprintf(what, sizeof what, "a %s record at byte %llu",
+			         type == PD_REC_COMPRESSED ? "COMPRESSED (perf record -z)" : "AUXTRACE",
+			         (unsigned long long)(rec - n->f.buf));
+			*why = what;
+			return PD_NATIVE_FALLBACK;
+		}
+	return r < 0 ? bad(n) : 0;
+}
+
+/* The text is made on a thread of its own, into a pipe the perf session
+ * reads: both run at once, and the text in flight is a pipe's worth. */
+struct writer {
+	struct nat *n;
+	int fd, rc;
+};
+
+static void *write_text(void *arg)
+{
+	struct writer *w = arg;
+	struct nat *n = w->n;
+	sigset_t pipe_sig;
+
+	/* a parse that stops early closes the pipe: EPIPE here, not SIGPIPE */
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_sig, NULL);
+	ob_init(&n->out, w->fd);
+	w->rc = walk(n);
+	if (w->rc == 0 && ob_flush(&n->out) < 0)
+		w->rc = n->h->input_error(n->in, 0, "cannot pass on the decoded samples: %s",
+		                          strerror(errno));
+	ob_free(&n->out);
+	close(w->fd);
+	return NULL;
+}
+
+static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *cfg,
+               const char **why)
+{
+	struct writer w = { n, -1, 0 };
+	pthread_t th;
+	int p[2], rc, e;
+
+	if ((*why = unsupported(n)) || (rc = prescan(n, why)) != 0)
+		return *why ? PD_NATIVE_FALLBACK : rc;
+	n->print_pid = cfg->perf->pid || cfg->perf->tid;
+	for (unsigned i = 0; i < n->f.nattrs; i++)
+		if (n->f.attrs[i].sample_type & PERF_SAMPLE_CALLCHAIN)
+			n->use_callchain = 1;
+	if (!(n->st = pd_symtext_new(n->h, &n->f, cfg->symfs, cfg->kallsyms, why)))
+		return *why ? PD_NATIVE_FALLBACK : oom(n);
+	if (!(n->m = pd_machine_new()))
+		return oom(n);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return n->h->input_error(n->in, 0, "cannot make a pipe: %s", strerror(errno));
+	w.fd = p[1];
+	if ((e = pthread_create(&th, NULL, write_text, &w)) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return n->h->input_error(n->in, 0, "cannot start a thread: %s", strerror(e));
+	}
+	rc = parse_text(n, p[0], sink, cfg->perf); /* closes p[0]: a writer still writing stops */
+	pthread_join(th, NULL);
+	if (w.rc < 0)
+		return w.rc; /* reported; the parse saw a cut text, its result is not used */
+	if (rc == 0 && n->lost)
+		n->h->log(FK_LOG_WARN, "%s: %llu samples were lost while recording (%llu LOST "
+		          "records): the profile lacks them", n->path, (unsigned long long)n->lost,
+		          (unsigned long long)n->lost_recs);
+	return rc;
+}
+
+/* All of the input (a pipe) into *buf, *len.  0, or a negative status
+ * (reported). */
+static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **buf, size_t *len)
+{
+	size_t cap = 1 << 20;
+	ssize_t got;
+
+	*len = 0;
+	if (!(*buf = malloc(cap)))
+		return h->input_error(in, 0, "out of memory");
+	while ((got = h->read(in, *buf + *len, cap - *len)) > 0)
+		if ((*len += (size_t)got) == cap) {
+			unsigned char *nb = realloc(*buf, cap *= 2);
+			if (!nb)
+				return h->input_error(in, 0, "out of memory");
+			*buf = nb;
+		}
+	return got < 0 ? (int)got : 0;
+}
+
+int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *path,
+                    struct fk_sink *sink, const struct pd_native_cfg *cfg, const char **why)
+{
+	struct nat n;
+	struct stat sb;
+	void *map = MAP_FAILED;
+	unsigned char *piped = NULL;
+	size_t plen = 0;
+	int fd, rc;
+
+	memset(&n, 0, sizeof n);
+	n.h = h;
+	n.in = in;
+	n.path = path;
+	*why = NULL;
+	sb.st_size = 0;
+	if (strcmp(path, "<stdin>") == 0) { /* perf record -o - | flamekit collapse - */
+		if ((rc = slurp(h, in, &piped, &plen)) < 0)
+			goto out;
+		if (pd_file_open_pipe(&n.f, piped, plen, &n.err) < 0) {
+			rc = bad(&n);
+			goto out;
+		}
+		rc = run(&n, sink, cfg, why);
+		goto out;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return h->input_error(in, 0, "cannot open it: %s", strerror(errno));
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		*why = "it is not a regular file";
+		return PD_NATIVE_FALLBACK;
+	}
+	if (sb.st_size > 0)
+		map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (sb.st_size > 0 && map == MAP_FAILED)
+		return h->input_error(in, 0, "cannot map it: %s", strerror(errno));
+	if (pd_file_open(&n.f, map == MAP_FAILED ? (const unsigned char *)"" : map,
+	                 (size_t)sb.st_size, &n.err) < 0) {
+		if (strcmp(n.err.msg, "it was written to a pipe") == 0) {
+			rc = pd_file_open_pipe(&n.f, map, (size_t)sb.st_size, &n.err) < 0
+			             ? bad(&n) : run(&n, sink, cfg, why);
+		} else
+			rc = bad(&n);
+		goto out;
+	}
+	rc = run(&n, sink, cfg, why);
+out:
+	free(n.q);
+	pd_machine_free(n.m);
+	pd_symtext_free(n.st);
+	pd_file_close(&n.f);
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)sb.st_size);
+	free(piped);
+	return rc;
+}

@@ -1,0 +1,257 @@
+#!/bin/sh
+# perf-data's native reader against perf script, on captures recorded here
+# and now (skipped where perf cannot record): a C program that starts a
+# thread, forks and execs itself (FORK, COMM exec, MMAPs over the old
+# program's); a system-wide -a -g capture; two events; no callchains; a
+# node JIT map; the program and -a -g written to a pipe (perf record -o -).
+#
+# The reader (records, perf's order, threads, maps, perf script's text) is
+# compared with its symbols unresolved: the test build of the plugin in
+# tests/modules/nullsym links a libfksym that resolves nothing, and the
+# oracle is `perf script --symfs EMPTY --kallsyms EMPTY`, which leaves every
+# frame [unknown] with its DSO and address (--addrs keeps both in the
+# folded text).  The installed plugin is checked as it is built: with
+# libfksym, symbols and all against `perf script | flamekit collapse
+# --format perf`; without, its one warning and perf script's result.
+# A truncated and a forged file give one error naming the byte; a capture
+# holding what the reader does not read (tracepoints) one warning, then
+# perf script's result.  HOME is a temporary directory: perf's build-id
+# cache (~/.debug) is not the user's.
+. "$FK_SRCDIR/tests/lib.sh"
+cd "$TMP" || exit 1
+mkdir home empty
+: > nokall
+HOME=$TMP/home
+export HOME
+NULLSYM="--plugin-dir $FK_BUILDDIR/tests/modules/nullsym"
+
+if ! command -v perf > /dev/null 2>&1; then
+	skip "native perf.data" "perf is not installed (Debian: linux-perf)"
+	done_testing
+	exit
+fi
+cat > prog.c <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void spin(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink += i; }
+__attribute__((noinline)) static void in_child(void) { spin(20000000); }
+__attribute__((noinline)) static void in_exec(void) { spin(20000000); }
+static void *worker(void *a) { (void)a; spin(20000000); return NULL; }
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	pid_t p;
+	if (argc > 1 && strcmp(argv[1], "exec") == 0) {
+		in_exec();
+		return 0;
+	}
+	pthread_create(&t, NULL, worker, NULL);
+	if ((p = fork()) == 0) {
+		in_child();
+		execl(argv[0], argv[0], "exec", (char *)NULL);
+		_exit(1);
+	}
+	spin(20000000);
+	pthread_join(t, NULL);
+	waitpid(p, NULL, 0);
+	return 0;
+}
+EOF
+if ! ${CC:-cc} -O1 -g -fno-omit-frame-pointer -pthread -o prog prog.c > cc.log 2>&1; then
+	skip "native perf.data" "cannot compile the test program: $(head -1 cc.log)"
+	done_testing
+	exit
+fi
+if ! perf record -q -g -o prog.data ./prog > rec.log 2>&1; then
+	skip "native perf.data" "perf cannot record here (not root, or perf_event_paranoid): $(head -1 rec.log)"
+	done_testing
+	exit
+fi
+caps=prog.data
+perf record -q -a -g -o sys.data -- sleep 1 > /dev/null 2>&1 && caps="$caps sys.data"
+perf record -q -e cpu-clock -e task-clock -g -o two.data ./prog > /dev/null 2>&1 && caps="$caps two.data"
+perf record -q -o nog.data ./prog > /dev/null 2>&1 && caps="$caps nog.data"
+# a JIT map: node writes /tmp/perf-PID.map, removed once the capture is read
+if command -v node > /dev/null 2>&1 && perf record -q -g -o jit.data -- node --perf-basic-prof -e \
+	'function f(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s }
+	 let t = 0; for (let k = 0; k < 200; k++) t += f(100000)' > /dev/null 2>&1; then
+	caps="$caps jit.data"
+	JITPID=$(perf script -i jit.data -F pid 2> /dev/null | sort -u | head -1 | tr -d ' ')
+	trap 'rm -rf "$TMP"; [ -n "$JITPID" ] && rm -f "/tmp/perf-$JITPID.map"' EXIT
+fi
+
+# native FILE PERFARGS -- ARGS...: the test build's folded text and stderr
+# against perf script's with every symbol unresolved.
+native() {
+	file=$1 pa=
+	shift
+	while [ "$1" != -- ]; do pa="$pa $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	perf script -i "$file" $pa --symfs empty --kallsyms nokall 2> /dev/null |
+		"$FLAMEKIT" collapse --format perf "$@" > want.folded 2> want.err
+	for t in 1 3; do
+		# shellcheck disable=SC2086
+		"$FLAMEKIT" collapse $NULLSYM --threads $t "$@" "$file" > got.folded 2> got.err
+		same_file want.folded got.folded "$file${*:+ $*}, $t thread(s): perf script's bytes ($(wc -l < want.folded) stacks)"
+	done
+	is "$(sed "s|\[input:perf-data\] $file (decoded):|[input:perf] <stdin>:|" got.err)" "$(cat want.err)" \
+		"$file${*:+ $*}: read natively; the parser's messages, as the pipeline's"
+}
+for f in $caps; do
+	native "$f" -- --addrs
+	native "$f" -- --addrs --kernel
+	native "$f" -F +pid -- --pid
+	native "$f" -F +pid -- --tid --addrs
+	native "$f" --
+done
+case " $caps " in *" two.data "*)
+	native two.data -- --addrs --event-filter task-clock
+	native two.data -- --series-by-event cpu-clock,task-clock
+esac
+case "$caps" in "prog.data sys.data two.data nog.data"*) r=0 ;; *) r=1 ;; esac
+ok $r "every capture recorded ($caps)"
+case " $caps " in
+*" jit.data "*) grep -q '^node;.*JS:' want.folded 2> /dev/null || perf script -i jit.data 2> /dev/null |
+	"$FLAMEKIT" collapse --format perf | grep -q '^node;.*JS:'
+	ok $? "jit.data: node's JIT frames are named from /tmp/perf-$JITPID.map" ;;
+*) skip "JIT map" "node is not installed, or perf cannot record it" ;;
+esac
+
+# the program's own processes, threads and exec: named as perf names them
+perf script -i prog.data --symfs empty --kallsyms nokall -F +pid 2> /dev/null |
+	"$FLAMEKIT" collapse --format perf --tid | sed 's/;.*//; s/-[0-9]*\/[0-9]*$//' | sort -u > want.txt
+is "$(cat want.txt)" "prog" "prog.data: every sample's thread is named prog (thread, fork, exec)"
+
+# --- pipe mode: perf record -o - | flamekit collapse - ---------------------
+if perf record -q -g -o - ./prog > pipe.data 2> /dev/null &&
+	perf record -q -a -g -o - -- sleep 0.5 > psys.data 2> /dev/null; then
+	for f in pipe.data psys.data; do
+		for opts in --addrs --pid; do
+			pa=
+			[ "$opts" = --pid ] && pa="-F +pid"
+			# shellcheck disable=SC2086
+			perf script -i - $pa --symfs empty --kallsyms nokall < "$f" 2> /dev/null |
+				"$FLAMEKIT" collapse --format perf $opts > want.folded 2> /dev/null
+			# shellcheck disable=SC2086
+			"$FLAMEKIT" collapse $NULLSYM $opts - < "$f" > got.folded 2> got.err
+			same_file want.folded got.folded "$f $opts on standard input: perf script -i -'s bytes"
+			is "$(cat got.err)" "" "$f $opts on standard input: read natively, nothing said"
+			# shellcheck disable=SC2086
+			"$FLAMEKIT" collapse $NULLSYM $opts "$f" > got.folded 2> /dev/null
+			same_file want.folded got.folded "$f $opts by its path: the same bytes"
+		done
+	done
+	perf script -i - < pipe.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded
+	run "$FLAMEKIT" collapse - < pipe.data
+	case $err in
+	*"symbols need libfksym"*)
+		is "$rc:$out:$err" "1::flamekit: <stdin>: not read natively: symbols need libfksym, which this flamekit was built without; and perf script needs the perf.data file itself, not a pipe: save the capture to a file" \
+			"a pipe without libfksym: one error, nothing printed" ;;
+	*)
+		printf '%s\n' "$out" > got.folded
+		same_file want.folded got.folded "a pipe, symbols and all: perf script -i -'s bytes" ;;
+	esac
+else
+	skip "pipe mode" "perf cannot record to a pipe here"
+fi
+
+# --- the installed plugin ------------------------------------------------
+perf script -i prog.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded
+run "$FLAMEKIT" collapse prog.data
+printf '%s\n' "$out" > got.folded
+case $err in
+*"symbols need libfksym"*)
+	is "$rc:$err" "0:flamekit: warning: [input:perf-data] prog.data: not read natively: symbols need libfksym, which this flamekit was built without; running perf script instead" \
+		"without libfksym: one warning, then perf script"
+	;;
+*)
+	is "$rc:$err" "0:" "with libfksym: read natively, nothing said" ;;
+esac
+same_file want.folded got.folded "prog.data: the pipeline's bytes, symbols and all"
+# every capture, symbols and all, with options (a file's DSOs rebuilt since
+# it was recorded are named in warnings: stderr is not compared here)
+# (nog.data is left out: perf script prints samples without callchains with
+# no blank line between them, and perf script's time slices, the fallback,
+# cut that text elsewhere than one pass does)
+for f in $caps; do
+	[ "$f" = nog.data ] && continue
+	for opts in "" "--pid" "--tid --kernel"; do
+		pa=
+		case $opts in --pid|--tid*) pa="-F +pid" ;; esac
+		# shellcheck disable=SC2086
+		perf script -i "$f" $pa 2> /dev/null | "$FLAMEKIT" collapse --format perf $opts > want.folded 2> /dev/null
+		# shellcheck disable=SC2086
+		"$FLAMEKIT" collapse $opts "$f" > got.folded 2> /dev/null
+		same_file want.folded got.folded "$f${opts:+ $opts}: the pipeline's bytes, symbols and all"
+	done
+done
+perf script -i prog.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded
+run "$FLAMEKIT" collapse --via-perf-script prog.data
+printf '%s\n' "$out" > got.folded
+same_file want.folded got.folded "--via-perf-script: the pipeline's bytes"
+is "$rc:$err" "0:" "--via-perf-script: nothing said"
+
+# --- what is not read natively: one warning, perf script's result ---------
+if perf record -q -g -e sched:sched_switch -o sw.data -- \
+	sh -c 'for i in 1 2 3; do sleep 0.05; done' > sw.log 2>&1; then
+	perf script -i sw.data 2> /dev/null | "$FLAMEKIT" collapse --format perf --offcpu > want.folded
+	"$FLAMEKIT" collapse $NULLSYM --offcpu sw.data > got.folded 2> got.err
+	rc=$?
+	ok "$([ -s want.folded ]; echo $?)" "sched_switch --offcpu: the pipeline's result is not empty"
+	same_file want.folded got.folded "sched_switch --offcpu: perf script's bytes"
+	is "$rc:$(grep natively got.err)" "0:flamekit: warning: [input:perf-data] sw.data: not read natively: tracepoint payloads (perf script prints their fields); running perf script instead" \
+		"sched_switch: one warning saying what is not read natively"
+else
+	skip "tracepoint fallback" "perf cannot record sched:sched_switch here: $(head -1 sw.log)"
+fi
+
+# --- bad files: one error naming the file and the byte --------------------
+# The offsets and sizes come from the file, read here with python.
+"${PYTHON3:-python3}" - prog.data <<'PY' > layout.txt
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+doff, dsize = struct.unpack_from("<QQ", b, 40)
+pos, first_sample, last = doff, None, None
+while pos < doff + dsize:
+    t, misc, sz = struct.unpack_from("<IHH", b, pos)
+    if t == 9 and first_sample is None:
+        first_sample = (pos, sz)
+    last = (pos, t, sz)
+    pos += sz
+print(doff, dsize, len(b), first_sample[0], first_sample[1], last[0], last[1], last[2])
+PY
+read -r doff dsize flen spos ssize lpos ltype lsize < layout.txt
+half=$((doff + dsize / 2))
+head -c $half prog.data > cut.data
+run "$FLAMEKIT" collapse $NULLSYM cut.data
+is "$rc:$out:$err" "1::flamekit: cut.data: at byte 40: its data section ($dsize bytes at $doff) runs past the end of the file ($half bytes): the file is truncated" \
+	"a truncated file: one error naming the byte"
+# forge OUT POS FORMAT VALUE: prog.data with VALUE packed (python struct) at byte POS
+forge() {
+	"${PYTHON3:-python3}" - prog.data "$@" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into(sys.argv[4], b, int(sys.argv[3]), int(sys.argv[5]))
+open(sys.argv[2], "wb").write(b)
+PY
+}
+forge big.data $((lpos + 6)) "<H" 65528   # the last record's size
+run "$FLAMEKIT" collapse $NULLSYM big.data
+is "$rc:$out:$err" "1::flamekit: big.data: at byte $lpos: a record of type $ltype claims 65528 bytes, and $((doff + dsize - lpos)) are left in the data section" \
+	"a record longer than the data section: one error naming its byte"
+# the first sample's callchain length: after its header, ip, pid/tid, time
+# and period (IP|TID|TIME|CALLCHAIN|PERIOD, in the kernel's order)
+forge chain.data $((spos + 40)) "<Q" 1099511627776
+run "$FLAMEKIT" collapse $NULLSYM chain.data
+is "$rc:$out:$err" "1::flamekit: chain.data: at byte $spos: a sample's callchain of 1099511627776 entries runs past its record of $ssize bytes" \
+	"a callchain longer than its record: one error naming the sample's byte"
+printf 'PERFILE2\020\0\0\0\0\0\0\0' > pipe.data
+run "$FLAMEKIT" collapse $NULLSYM --perf /nonexistent/perf pipe.data
+case $err in *"not read natively"*) r=1;; *) r=0;; esac
+ok $r "--perf PATH: perf script is run, the native reader is not tried"
+done_testing

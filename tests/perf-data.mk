@@ -1,0 +1,15 @@
+# perf-data's native reader against perf script, with captures recorded at
+# test time.  The reader is tested with its symbols left unresolved, so
+# that the oracle is `perf script --symfs EMPTY --kallsyms EMPTY`: a test
+# build of the plugin (tests/modules/nullsym/input-perf-data.la, loaded
+# first with --plugin-dir) links tests/perf-data/nullsym.c, a libfksym
+# whose every lookup is unresolved, in place of the library.  With
+# libfksym in the tree, tests/perf-data-native.sh also compares the real
+# plugin, symbols and all.
+check_LTLIBRARIES += tests/modules/nullsym/input-perf-data.la
+tests_modules_nullsym_input_perf_data_la_SOURCES = $(PD_SOURCES) tests/perf-data/nullsym.c
+tests_modules_nullsym_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_LIBFKSYM
+tests_modules_nullsym_input_perf_data_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_nullsym_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperfscript.la
+TESTS += tests/perf-data-native.sh
+EXTRA_DIST += tests/perf-data-native.sh
