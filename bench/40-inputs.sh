@@ -1,5 +1,5 @@
 #!/bin/sh
-# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace and bcc input plugins
+# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc and callgrind input plugins
 # on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
@@ -11,6 +11,17 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 		srand(42); bytes = 0
 		if (fmt == "dtrace") print "CPU     ID                    FUNCTION:NAME\n  0  1  :tick-60s\n"
 		if (fmt == "instruments") print "Weight\tSelf Weight\t\tSymbol Name"
+		if (fmt == "callgrind") { # 2,000 functions in chains of 20, then their blocks
+			print "# callgrind format\nversion: 1\npositions: line\nevents: Ir Dr\n"
+			for (k = 0; k < 2000; k++) printf "fn=(%d) fn_%d_%d\n0 1 0\n", k + 1, k % 97, k
+			while (bytes < mb * 1000000) {
+				k = int(rand() * 2000); s = sprintf("fl=(1) app.c\nfn=(%d)\n%d 3 1\n", k + 1, k)
+				for (i = 0; i < 6; i++) s = s sprintf("+%d %d %d\n", i + 1, 2 + i, i)
+				if ((k + 1) % 20) s = s sprintf("cfn=(%d)\ncalls=1 %d\n* %d %d\n", k + 2, k * 10, 40 * (20 - k % 20), 5)
+				printf "%s", s; bytes += length(s)
+			}
+			exit
+		}
 		while (bytes < mb * 1000000) {
 			k = int(rand() * 2000); d = 8 + k % 24; s = ""
 			if (fmt == "pmcstat" || fmt == "instruments") {
@@ -41,7 +52,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 	}' > "$2"
 }
 
-for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc; do
+for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc callgrind; do
 	f="$D/$fmt.txt"
 	[ -s "$f" ] || gen $fmt "$f"
 	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'

@@ -259,4 +259,27 @@ for f in "$D"/bpftrace/*.txt "$D"/bcc/*.txt; do
 done
 # --- end of bpftrace and bcc -------------------------------------------------
 
+# --- callgrind (branch formats3) ---------------------------------------------
+# Detected on its own files, and no other file of the tests or of the
+# conformance corpus is taken for it; its first bytes give it or none.
+for f in "$D"/callgrind/*.txt; do
+	is "$(detected "$f")" callgrind "auto: callgrind/$(basename "$f") is callgrind"
+done
+bad=
+for f in $(find "$D" -type f ! -path "$D/callgrind/*" | sort) \
+	$( [ -d "$FK_CONFORMANCE" ] && find "$FK_CONFORMANCE" -type f -path '*/inputs/*' | sort); do
+	case $(detected "$f") in callgrind) bad="$bad ${f#"$FK_SRCDIR"/}" ;; esac
+done
+is "$bad" "" "auto: no other fixture or conformance input is taken for callgrind"
+for f in "$D"/callgrind/*.txt; do
+	got=
+	for n in 60 150 400 1000; do
+		head -c $n "$f" > "$TMP/cut.txt"
+		got="$got $(detected "$TMP/cut.txt")"
+	done
+	echo "$got" | grep -Eq "^( (callgrind|none)){2} callgrind callgrind$"
+	ok $? "auto: callgrind/$(basename "$f") cut after 60, 150, 400, 1000 bytes:$got"
+done
+# --- end of callgrind ---------------------------------------------------------
+
 done_testing

@@ -1,0 +1,7 @@
+# Tests of the input plugins callgrind (and, below, the thread dumps),
+# against callgrind_annotate/cg_annotate and independent oracles over the
+# dump text, on captures recorded at test time where the tools can run.
+TESTS += tests/callgrind.sh
+EXTRA_DIST += tests/callgrind.sh tests/oracle/cgannotate.py tests/oracle/cgprog.c \
+	tests/data/callgrind/recursion.txt \
+	tests/data/callgrind/xdebug.txt
