@@ -1,5 +1,5 @@
 #!/bin/sh
-# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc and callgrind input plugins
+# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc, callgrind and threaddump input plugins
 # on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
@@ -36,6 +36,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 					if (fmt == "dtrace") line = sprintf("              mod`fn_%d_%d+0x%x\n", k % 97, i, i * 16)
 					else if (fmt == "bpftrace") line = sprintf("    fn_%d_%d+%d\n", k % 97, i, i * 16)
 					else if (fmt == "bcc") line = sprintf("    fn_%d_%d\n", k % 97, i)
+					else if (fmt == "threaddump") line = sprintf("#%d  0x%016x in fn_%d_%d (arg=0x%x) at src/f%d.c:%d\n", d - 1 - i, 4096 + k * 64 + i, k % 97, i, i * 8, k % 13, i + 10)
 					else if (fmt == "stap") line = sprintf(" 0x%x : fn_%d_%d+0x%x/0x200 [/usr/lib/libx.so]\n", 4096 + i, k % 97, i, i * 16)
 					else if (i == d - 1) line = sprintf("%d %d\tfn_%d_%d(X.java:%d)\n", k + 1, d, k % 97, i, i)
 					else line = sprintf("\tfn_%d_%d(X.java:%d)\n", k % 97, i, i)
@@ -43,6 +44,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 				}
 				if (fmt == "bpftrace") s = "@[\n" s ", \n    __libc_start_call_main+122\n, app]: " (k + 1) "\n"
 				if (fmt == "bcc") s = s sprintf("    -                app (%d)\n        %d\n\n", 4000 + k % 7, k + 1)
+				if (fmt == "threaddump") s = sprintf("Thread %d (Thread 0x7f3b%08x (LWP %d) \"worker-%d\"):\n", k + 1, k, 4000 + k, k % 7) s "\n"
 				if (fmt == "dtrace") s = s sprintf("               %d\n\n", k + 1)
 				else if (fmt == "stap") s = s sprintf("\t%d\n", k + 1)
 			}
@@ -52,7 +54,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 	}' > "$2"
 }
 
-for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc callgrind; do
+for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc callgrind threaddump; do
 	f="$D/$fmt.txt"
 	[ -s "$f" ] || gen $fmt "$f"
 	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'

@@ -5,3 +5,8 @@ TESTS += tests/callgrind.sh
 EXTRA_DIST += tests/callgrind.sh tests/oracle/cgannotate.py tests/oracle/cgprog.c \
 	tests/data/callgrind/recursion.txt \
 	tests/data/callgrind/xdebug.txt
+TESTS += tests/threaddump.sh
+EXTRA_DIST += tests/threaddump.sh tests/oracle/threaddump.py tests/oracle/threads.c tests/oracle/Threads.java \
+	tests/data/threaddump/eu-stack.txt \
+	tests/data/threaddump/gdb.txt \
+	tests/data/threaddump/jstack.txt
