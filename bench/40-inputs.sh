@@ -1,5 +1,5 @@
 #!/bin/sh
-# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc, callgrind and threaddump input plugins
+# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc, callgrind, threaddump and sample input plugins
 # on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
@@ -11,6 +11,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 		srand(42); bytes = 0
 		if (fmt == "dtrace") print "CPU     ID                    FUNCTION:NAME\n  0  1  :tick-60s\n"
 		if (fmt == "instruments") print "Weight\tSelf Weight\t\tSymbol Name"
+		if (fmt == "sample") print "Analysis of sampling app (pid 4242) every 1 millisecond\n----\n\nCall graph:"
 		if (fmt == "callgrind") { # 2,000 functions in chains of 20, then their blocks
 			print "# callgrind format\nversion: 1\npositions: line\nevents: Ir Dr\n"
 			for (k = 0; k < 2000; k++) printf "fn=(%d) fn_%d_%d\n0 1 0\n", k + 1, k % 97, k
@@ -24,7 +25,13 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 		}
 		while (bytes < mb * 1000000) {
 			k = int(rand() * 2000); d = 8 + k % 24; s = ""
-			if (fmt == "pmcstat" || fmt == "instruments") {
+			if (fmt == "sample") {
+				s = sprintf("    %d Thread_%d\n", d + 1, k)
+				for (i = 0; i < d; i++) {
+					pad = sprintf("%" (2 * i + 1) "s", ""); pad = substr(pad, 2)
+					s = s sprintf("    +%s %d fn_%d_%d  (in libx.dylib) + %d  [0x%x]\n", pad, d - i, k % 97, i, i * 4, 4096 + i)
+				}
+			} else 			if (fmt == "pmcstat" || fmt == "instruments") {
 				for (i = 0; i < d; i++) {
 					pad = sprintf("%" (i + 1) "s", ""); pad = substr(pad, 2)
 					if (fmt == "pmcstat") line = sprintf("%s100.0%%  [%d]  fn_%d_%d\n", pad, k + 1, k % 97, i)
@@ -54,7 +61,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 	}' > "$2"
 }
 
-for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc callgrind threaddump; do
+for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc callgrind threaddump sample; do
 	f="$D/$fmt.txt"
 	[ -s "$f" ] || gen $fmt "$f"
 	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'

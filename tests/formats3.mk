@@ -10,3 +10,5 @@ EXTRA_DIST += tests/threaddump.sh tests/oracle/threaddump.py tests/oracle/thread
 	tests/data/threaddump/eu-stack.txt \
 	tests/data/threaddump/gdb.txt \
 	tests/data/threaddump/jstack.txt
+TESTS += tests/sample.sh
+EXTRA_DIST += tests/sample.sh tests/oracle/sample.py tests/data/sample/safari.txt
