@@ -19,8 +19,9 @@ ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit collapse'; echo 
 # The formats a help text names are the input plugins loaded, every one
 # (sorted), and those of --plugin-dir too: the option's whole entry.
 fopt() { printf '%s\n' "$out" | sed -n '/^  -f, --format NAME/,/^  -o, /p' | sed '$d'; }
-builtins="bcc, bpftrace, dtrace, folded, html,
-                     instruments, ljp, perf, perf-data, pmcstat, pprof, stap, v8"
+builtins="bcc, bpftrace, callgrind, dtrace, folded,
+                     html, instruments, ljp, perf, perf-data, pmcstat, pprof,
+                     sample, stap, threaddump, v8"
 run "$FLAMEKIT" collapse --help
 is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detected) or an input
                      plugin loaded: $builtins" "collapse --help names every input plugin loaded"
@@ -29,9 +30,9 @@ is "$rc:$(fopt)" "0:  -f, --format NAME  input format: auto (the default: detect
                      plugin loaded: $builtins" "help graph names every input plugin loaded"
 run "$FLAMEKIT" diff -h
 is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or
-                     an input plugin loaded: bcc, bpftrace, dtrace, folded,
-                     html, instruments, ljp, perf, perf-data, pmcstat, pprof,
-                     stap, v8" "diff -h names every input plugin loaded"
+                     an input plugin loaded: bcc, bpftrace, callgrind, dtrace,
+                     folded, html, instruments, ljp, perf, perf-data, pmcstat,
+                     pprof, sample, stap, threaddump, v8" "diff -h names every input plugin loaded"
 run "$FLAMEKIT" graph --help
 is "$rc:$(printf '%s\n' "$out" | sed -n '/^  --output-plugin NAME/,/^  GRAPH/p' | sed '$d')" \
 "0:  --output-plugin NAME  what draws: svg (default), flamechart (default with
@@ -42,12 +43,12 @@ mkdir "$TMP/third"
 cp "$FK_BUILDDIR/tests/modules/.libs/meta.so" "$FK_BUILDDIR/tests/modules/.libs/dump.so" "$TMP/third/"
 run "$FLAMEKIT" collapse --plugin-dir "$TMP/third" --help
 is "$rc:$err:$(fopt)" "0::  -f, --format NAME  input format: auto (the default: detected) or an input
-                     plugin loaded: bcc, bpftrace, dtrace, folded, html,
-                     instruments, ljp, meta, perf, perf-data, pmcstat, pprof,
-                     stap, v8" "collapse --plugin-dir DIR --help names DIR's input plugin"
+                     plugin loaded: bcc, bpftrace, callgrind, dtrace, folded,
+                     html, instruments, ljp, meta, perf, perf-data, pmcstat,
+                     pprof, sample, stap, threaddump, v8" "collapse --plugin-dir DIR --help names DIR's input plugin"
 run "$FLAMEKIT" help graph --plugin "$TMP/third"
 is "$rc:$err:$(fopt | tail -1):$(printf '%s\n' "$out" | grep -c 'describes them): dump, flamechart,')" \
-	"0::                     stap, v8:1" \
+	"0::                     pprof, sample, stap, threaddump, v8:1" \
 	"help graph --plugin DIR (a prefix) names DIR's input and output plugins"
 FLAMEKIT_PLUGIN_PATH="$TMP/third" run "$FLAMEKIT" diff --help
 is "$rc:$(fopt)" "0:  -f, --format NAME  format of both inputs: folded (default), auto (detected) or
