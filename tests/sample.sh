@@ -30,12 +30,6 @@ printf 'Call graph:\n    10 Thread_1\n    + 10 main  (in a) + 1  [0x1]\n  stray\
 run "$FLAMEKIT" collapse --format sample "$TMP/stray.txt"
 is "$rc:$out:$err" "0:Thread_1;a\`main 10:flamekit: warning: $TMP/stray.txt: skipped 1 unreadable line (line 4)" \
 	"a stray line in the call graph: skipped and counted"
-sed 's/$/\r/' "$D/safari.txt" > "$TMP/crlf.txt"
-gzip -c "$D/safari.txt" > "$TMP/s.gz"
-"$FLAMEKIT" collapse "$D/safari.txt" > "$TMP/whole"
-"$FLAMEKIT" collapse "$TMP/crlf.txt" > "$TMP/c.out" 2>&1
-same_file "$TMP/whole" "$TMP/c.out" "CRLF line endings: the same stacks"
-"$FLAMEKIT" collapse "$TMP/s.gz" > "$TMP/g.out" 2>&1
-same_file "$TMP/whole" "$TMP/g.out" "gzip-compressed: detected, the same stacks"
+crlf_gzip sample "$D/safari.txt"
 
 done_testing

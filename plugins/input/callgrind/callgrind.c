@@ -255,6 +255,20 @@ static int64_t func_ref(struct cg *c, struct str ob, const char *s, size_t n, ui
 	return func_of(c, ob, c->strs + name.off, name.len);
 }
 
+/* The next blank-separated word of s from *i: its start, *i its end (the
+ * start equals *i when there is none). */
+static size_t word(const char *s, size_t n, size_t *i)
+{
+	size_t b;
+
+	while (*i < n && is_space(s[*i]))
+		(*i)++;
+	b = *i;
+	while (*i < n && !is_space(s[*i]))
+		(*i)++;
+	return b;
+}
+
 /* "events: Ir Dr ...": which column is weighed. */
 static int events_line(struct cg *c, const struct opts *o, const char *s, size_t n, uint64_t ln)
 {
@@ -265,15 +279,7 @@ static int events_line(struct cg *c, const struct opts *o, const char *s, size_t
 
 	s = trim(s, &n);
 	c->event = -1;
-	while (i < n) {
-		size_t b;
-		while (i < n && is_space(s[i]))
-			i++;
-		b = i;
-		while (i < n && !is_space(s[i]))
-			i++;
-		if (i == b)
-			break;
+	for (size_t b; (b = word(s, n, &i)) < i;) {
 		if (k == 0) {
 			first = s + b;
 			firstlen = i - b;
@@ -310,15 +316,7 @@ static int positions_line(struct cg *c, const char *s, size_t n, uint64_t ln)
 {
 	int k = 0;
 
-	for (size_t i = 0; i < n;) {
-		size_t b;
-		while (i < n && is_space(s[i]))
-			i++;
-		b = i;
-		while (i < n && !is_space(s[i]))
-			i++;
-		if (i == b)
-			break;
+	for (size_t i = 0, b; (b = word(s, n, &i)) < i;) {
 		if (!((i - b == 4 && memcmp(s + b, "line", 4) == 0) || (i - b == 5 && memcmp(s + b, "instr", 5) == 0)))
 			return c->h->input_error(c->in, ln, "positions: takes line and instr, not \"%.*s\"",
 			                         (int)(i - b), s + b);
