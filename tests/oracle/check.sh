@@ -59,13 +59,7 @@ fixtures() {
 # into 2, 3 and 5 shards merged, FILE gives the same stacks as whole
 other_forms() {
 	fmt=$1 f=$2
-	"$FLAMEKIT" collapse "$f" > "$TMP/whole"
-	sed 's/$/\r/' "$f" > "$TMP/crlf.txt"
-	gzip -c "$f" > "$TMP/in.gz"
-	"$FLAMEKIT" collapse "$TMP/crlf.txt" > "$TMP/crlf.out" 2>&1
-	same_file "$TMP/whole" "$TMP/crlf.out" "$fmt: CRLF line endings: the same stacks"
-	"$FLAMEKIT" collapse "$TMP/in.gz" > "$TMP/gz.out" 2>&1
-	same_file "$TMP/whole" "$TMP/gz.out" "$fmt: gzip-compressed: detected, the same stacks"
+	crlf_gzip "$fmt" "$f"
 	: > "$TMP/shard.err"
 	for n in 2 3 5; do
 		parts=
