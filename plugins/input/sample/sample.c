@@ -19,7 +19,9 @@
  * script does, stacks whose leaf is one of the waits it lists
  * (__psynch_cvwait, mach_msg_trap, ...) are left out, unless --waiting.  Unlike the script, a function name holding blanks
  * (Objective-C's "-[NSApplication run]", C++'s "f(int, char)") is kept
- * whole rather than cut to its first two words.
+ * whole rather than cut to its first two words.  Each node's stack is made
+ * from its parent's and one frame (push_child), so a deep tree costs its
+ * size, not its size times its depth.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,11 +51,20 @@ static const char *const waits[] = { "__psynch_cvwait", "__select", "__semwait_s
 	                             "__wait4", "__workq_kernreturn", "kevent", "mach_msg_trap", "read",
 	                             "semaphore_wait_trap" };
 
+static bool is_wait(const char *fn, size_t n)
+{
+	for (size_t w = 0; w < sizeof waits / sizeof *waits; w++)
+		if (strlen(waits[w]) == n && memcmp(fn, waits[w], n) == 0)
+			return true;
+	return false;
+}
+
 struct level {
 	size_t off, len;   /* the frame's name in text */
 	size_t fnlen;      /* the function's part of it (for the waits) */
 	uint64_t self;     /* its count less its children's */
 	uint64_t line;
+	fk_node_t node;    /* its stack's node (push_child), or FK_NODE_NONE */
 };
 
 struct cs {
@@ -87,15 +98,18 @@ static int pop_to(struct cs *c, const struct opts *o, size_t to)
 {
 	while (c->n > to) {
 		struct level *leaf = &c->lv[c->n - 1];
-		bool keep = leaf->self > 0;
-		if (keep && !o->waiting)
-			for (size_t w = 0; w < sizeof waits / sizeof *waits; w++) {
-				const char *fn = c->text + leaf->off + leaf->len - leaf->fnlen;
-				if (strlen(waits[w]) == leaf->fnlen && memcmp(fn, waits[w], leaf->fnlen) == 0)
-					keep = false;
-			}
+		bool keep = leaf->self > 0 &&
+		            (o->waiting || !is_wait(c->text + leaf->off + leaf->len - leaf->fnlen, leaf->fnlen));
 		if (keep) {
 			struct fk_sample smp;
+			int rc;
+			if (leaf->node != FK_NODE_NONE) {
+				memset(&smp, 0, sizeof smp);
+				smp.weight[0] = (double)leaf->self;
+				if ((rc = c->h->push_node(c->sink, leaf->node, &smp)) < 0)
+					return rc;
+				goto popped;
+			}
 			if (grow(c->h, (void **)&c->refs, &c->cap_refs, c->n, sizeof *c->refs) < 0)
 				return FK_ERR_NOMEM;
 			for (size_t i = 0; i < c->n; i++) {
@@ -107,10 +121,10 @@ static int pop_to(struct cs *c, const struct opts *o, size_t to)
 			smp.frames = c->refs;
 			smp.nframes = c->n;
 			smp.weight[0] = (double)leaf->self;
-			int rc = c->h->push(c->sink, &smp, NULL);
-			if (rc < 0)
+			if ((rc = c->h->push(c->sink, &smp, NULL)) < 0)
 				return rc;
 		}
+	popped:
 		c->tlen = leaf->off;
 		c->n--;
 	}
@@ -197,7 +211,19 @@ static int node(struct cs *c, struct fk_input *in, const struct opts *o, const c
 	lv->fnlen = fnlen;
 	lv->self = count;
 	lv->line = ln;
+	lv->node = FK_NODE_NONE;
 	c->n++;
+	/* a node's stack is its parent's and one frame, when the sink allows
+	 * it; a wait's leaf is not made (it may be left out) */
+	if (FK_HOST_HAS(c->h, push_child) && (depth == 0 || c->lv[depth - 1].node != FK_NODE_NONE) &&
+	    !is_wait(c->text + c->tlen - fnlen, fnlen)) {
+		struct fk_frameref fr;
+		memset(&fr, 0, sizeof fr);
+		fr.name = c->text + lv->off;
+		fr.len = lv->len;
+		if ((rc = c->h->push_child(c->sink, depth ? c->lv[depth - 1].node : FK_NODE_ROOT, &fr, &lv->node)) < 0)
+			return rc;
+	}
 	return 0;
 }
 
