@@ -101,6 +101,10 @@ is "$rc:$out:$err" "1::flamekit: $TMP/cut.txt:23: this calls= line is not follow
 printf 'events: Ir\nfn=(1) a\n1 5\nfn=(2)\n2 3\n' > "$TMP/ref.txt"
 run "$FLAMEKIT" collapse --format callgrind "$TMP/ref.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/ref.txt:4: (2) names nothing defined before" "an undefined (id): exit 1"
+printf 'events: Ir\nfn=(99999999) x\n1 1\n' > "$TMP/id.txt"
+run "$FLAMEKIT" collapse --format callgrind "$TMP/id.txt"
+is "$rc:$out:$err" "1::flamekit: $TMP/id.txt:2: (99999999) is far beyond the 0 names defined so far" \
+	"a huge (id): exit 1, no huge table"
 run "$FLAMEKIT" collapse --format callgrind --event Bc "$D/recursion.txt"
 is "$rc:$err" "1:flamekit: $D/recursion.txt:5: no event \"Bc\" here (--event): the events are Ir Dr" \
 	"--event naming no event: exit 1, the events: line named"

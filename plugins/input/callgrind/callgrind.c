@@ -101,6 +101,7 @@ struct str {
 struct idmap {
 	struct str *v;
 	size_t cap;
+	size_t defined;  /* ids given a name */
 };
 
 struct cg {
@@ -217,7 +218,7 @@ static int str_keep(struct cg *c, const char *s, size_t n, struct str *out)
 static int name_ref(struct cg *c, struct idmap *m, const char *s, size_t n, uint64_t ln, struct str *out)
 {
 	uint64_t id = 0;
-	size_t i = 1;
+	size_t i = 1, was = m->cap;
 
 	s = trim(s, &n);
 	if (n == 0 || s[0] != '(')
@@ -236,8 +237,16 @@ static int name_ref(struct cg *c, struct idmap *m, const char *s, size_t n, uint
 		*out = m->v[id];
 		return 0;
 	}
+	/* callgrind numbers names in order: a far larger id would only make
+	 * the table huge */
+	if (id > 2 * m->defined + 65536)
+		return c->h->input_error(c->in, ln, "(%llu) is far beyond the %zu names defined so far",
+		                         (unsigned long long)id, m->defined);
 	if (grow(c->h, (void **)&m->v, &m->cap, id + 1, sizeof *m->v) < 0 || str_keep(c, s, n, out) < 0)
 		return FK_ERR_NOMEM;
+	if (m->cap > was) /* ids not defined yet */
+		memset(m->v + was, 0, (m->cap - was) * sizeof *m->v);
+	m->defined += !m->v[id].set;
 	m->v[id] = *out;
 	return 0;
 }
