@@ -1,6 +1,7 @@
 #!/bin/sh
-# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc, speedscope,
-# chrome and gecko input plugins on generated files (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
+# Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc, callgrind,
+# threaddump, sample, speedscope, chrome and gecko input plugins on generated files (~40 MB
+# each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
 mkdir -p "$D"
@@ -11,9 +12,27 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 		srand(42); bytes = 0
 		if (fmt == "dtrace") print "CPU     ID                    FUNCTION:NAME\n  0  1  :tick-60s\n"
 		if (fmt == "instruments") print "Weight\tSelf Weight\t\tSymbol Name"
+		if (fmt == "sample") print "Analysis of sampling app (pid 4242) every 1 millisecond\n----\n\nCall graph:"
+		if (fmt == "callgrind") { # 2,000 functions in chains of 20, then their blocks
+			print "# callgrind format\nversion: 1\npositions: line\nevents: Ir Dr\n"
+			for (k = 0; k < 2000; k++) printf "fn=(%d) fn_%d_%d\n0 1 0\n", k + 1, k % 97, k
+			while (bytes < mb * 1000000) {
+				k = int(rand() * 2000); s = sprintf("fl=(1) app.c\nfn=(%d)\n%d 3 1\n", k + 1, k)
+				for (i = 0; i < 6; i++) s = s sprintf("+%d %d %d\n", i + 1, 2 + i, i)
+				if ((k + 1) % 20) s = s sprintf("cfn=(%d)\ncalls=1 %d\n* %d %d\n", k + 2, k * 10, 40 * (20 - k % 20), 5)
+				printf "%s", s; bytes += length(s)
+			}
+			exit
+		}
 		while (bytes < mb * 1000000) {
 			k = int(rand() * 2000); d = 8 + k % 24; s = ""
-			if (fmt == "pmcstat" || fmt == "instruments") {
+			if (fmt == "sample") {
+				s = sprintf("    %d Thread_%d\n", d + 1, k)
+				for (i = 0; i < d; i++) {
+					pad = sprintf("%" (2 * i + 1) "s", ""); pad = substr(pad, 2)
+					s = s sprintf("    +%s %d fn_%d_%d  (in libx.dylib) + %d  [0x%x]\n", pad, d - i, k % 97, i, i * 4, 4096 + i)
+				}
+			} else 			if (fmt == "pmcstat" || fmt == "instruments") {
 				for (i = 0; i < d; i++) {
 					pad = sprintf("%" (i + 1) "s", ""); pad = substr(pad, 2)
 					if (fmt == "pmcstat") line = sprintf("%s100.0%%  [%d]  fn_%d_%d\n", pad, k + 1, k % 97, i)
@@ -25,6 +44,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 					if (fmt == "dtrace") line = sprintf("              mod`fn_%d_%d+0x%x\n", k % 97, i, i * 16)
 					else if (fmt == "bpftrace") line = sprintf("    fn_%d_%d+%d\n", k % 97, i, i * 16)
 					else if (fmt == "bcc") line = sprintf("    fn_%d_%d\n", k % 97, i)
+					else if (fmt == "threaddump") line = sprintf("#%d  0x%016x in fn_%d_%d (arg=0x%x) at src/f%d.c:%d\n", d - 1 - i, 4096 + k * 64 + i, k % 97, i, i * 8, k % 13, i + 10)
 					else if (fmt == "stap") line = sprintf(" 0x%x : fn_%d_%d+0x%x/0x200 [/usr/lib/libx.so]\n", 4096 + i, k % 97, i, i * 16)
 					else if (i == d - 1) line = sprintf("%d %d\tfn_%d_%d(X.java:%d)\n", k + 1, d, k % 97, i, i)
 					else line = sprintf("\tfn_%d_%d(X.java:%d)\n", k % 97, i, i)
@@ -32,6 +52,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 				}
 				if (fmt == "bpftrace") s = "@[\n" s ", \n    __libc_start_call_main+122\n, app]: " (k + 1) "\n"
 				if (fmt == "bcc") s = s sprintf("    -                app (%d)\n        %d\n\n", 4000 + k % 7, k + 1)
+				if (fmt == "threaddump") s = sprintf("Thread %d (Thread 0x7f3b%08x (LWP %d) \"worker-%d\"):\n", k + 1, k, 4000 + k, k % 7) s "\n"
 				if (fmt == "dtrace") s = s sprintf("               %d\n\n", k + 1)
 				else if (fmt == "stap") s = s sprintf("\t%d\n", k + 1)
 			}
@@ -42,7 +63,7 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 }
 
 # the JSON inputs' files come from bench/json-gen.py: the same 2,000 stacks
-for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc speedscope chrome gecko; do
+for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc callgrind threaddump sample speedscope chrome gecko; do
 	case $fmt in
 	speedscope | chrome | gecko)
 		f="$D/$fmt.json"

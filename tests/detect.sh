@@ -279,4 +279,32 @@ for f in "$D"/bpftrace/*.txt "$D"/bcc/*.txt; do
 done
 # --- end of bpftrace and bcc -------------------------------------------------
 
+# --- callgrind, threaddump and sample (branch formats3) ---------------------
+# Each is detected on its own files, and no other file of the tests or of
+# the conformance corpus is taken for either; their first bytes give the
+# right format or none, and from 1000 on the right one (a dump's first
+# 400 bytes may hold its banner alone).
+for fmt in callgrind threaddump sample; do
+	for f in "$D"/$fmt/*.txt; do
+		is "$(detected "$f")" $fmt "auto: $fmt/$(basename "$f") is $fmt"
+	done
+done
+bad=
+for f in $(find "$D" -type f ! -path "$D/callgrind/*" ! -path "$D/threaddump/*" ! -path "$D/sample/*" | sort) \
+	$( [ -d "$FK_CONFORMANCE" ] && find "$FK_CONFORMANCE" -type f -path '*/inputs/*' | sort); do
+	case $(detected "$f") in callgrind | threaddump | sample) bad="$bad ${f#"$FK_SRCDIR"/}" ;; esac
+done
+is "$bad" "" "auto: no other fixture or conformance input is taken for callgrind, threaddump or sample"
+for f in "$D"/callgrind/*.txt "$D"/threaddump/*.txt "$D"/sample/*.txt; do
+	fmt=$(basename "$(dirname "$f")")
+	got=
+	for n in 60 150 400 1000; do
+		head -c $n "$f" > "$TMP/cut.txt"
+		got="$got $(detected "$TMP/cut.txt")"
+	done
+	echo "$got" | grep -Eq "^( ($fmt|none)){3} $fmt$"
+	ok $? "auto: $fmt/$(basename "$f") cut after 60, 150, 400, 1000 bytes:$got"
+done
+# --- end of callgrind, threaddump and sample ---------------------------------
+
 done_testing

@@ -117,6 +117,10 @@ walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "
 # bpftrace, bcc and --demangle (branch formats)
 walk "collapse bpftrace" "out.folded" collapse -o out.folded "$D/bpftrace/forms.txt" "$D/bpftrace/two-maps.txt"
 walk "collapse bcc" "out.folded" collapse -o out.folded "$D/bcc/offwaketime.txt" "$D/bcc/stackcount.txt"
+# callgrind, threaddump and sample (branch formats3)
+walk "collapse callgrind" "out.folded" collapse -o out.folded "$D/callgrind/xdebug.txt" "$D/callgrind/recursion.txt"
+walk "collapse threaddump" "out.folded" collapse -o out.folded "$D/threaddump/gdb.txt" "$D/threaddump/jstack.txt"
+walk "collapse sample" "out.folded" collapse -o out.folded "$D/sample/safari.txt"
 walk "collapse --demangle=short" "out.folded" collapse --demangle=short -o out.folded "$D/demangle/names.folded"
 walk "collapse, narrowed (the narrow filter)" "out.folded" collapse --format perf --focus main --hide '^_start$' \
 	--collapse-recursion --from 0 --comm . -o out.folded "$D/perf/names.txt"
