@@ -10,7 +10,8 @@
 # inlined and kernel frames with --all, the thread's javaName (else osName)
 # at the root with --thread-root.  Weights: a count for sample events, bytes
 # for allocations, nanoseconds of duration for monitor and park events.
-# Events of zero weight are dropped.  Output: "stack weight" lines sorted.
+# Events of zero weight are dropped; events without a stack trace or with
+# no frames are skipped and counted ("skipped N" on stderr).  Output: "stack weight" lines sorted.
 import json
 import sys
 from decimal import Decimal
@@ -63,12 +64,14 @@ def name(fr):
 
 events = json.load(sys.stdin)['recording']['events']
 out = {}
+skipped = 0
 for e in events:
     if e['type'] != etype:
         continue
     v = e['values']
     st = v.get('stackTrace')
     if not st:
+        skipped += 1
         continue
     if states is not None:
         s = (v.get('state') or {}).get('name') if isinstance(v.get('state'), dict) else v.get('state')
@@ -83,6 +86,9 @@ for e in events:
         w = int(v[f])
     if w <= 0:
         continue
+    if not st['frames']:
+        skipped += 1
+        continue
     stack = [name(fr) for fr in reversed(st['frames'])]
     if threads:
         t = v.get('sampledThread') or v.get('eventThread') or {}
@@ -91,3 +97,5 @@ for e in events:
     out[key] = out.get(key, 0) + w
 for k in sorted(out):
     print(k, out[k])
+if skipped:
+    print('skipped %d' % skipped, file=sys.stderr)

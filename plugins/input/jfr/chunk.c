@@ -549,14 +549,14 @@ int jfr_chunk_open(struct jfr_chunk *c, const struct fk_host *h, const uint8_t *
 		return -1;
 	}
 	r.pos += 4;
-	if (jfr_be(&r, 2) != 2 && !c->err) {
-		r.pos -= 2;
-		jfr_fail(&r, "JFR version %u.%u: only 2.x is read", (unsigned)jfr_be(&r, 2),
-		         (unsigned)jfr_be(&r, 2));
-		c->err = 1;
-		return -1;
+	{
+		unsigned major = (unsigned)jfr_be(&r, 2), minor = (unsigned)jfr_be(&r, 2);
+		if (major != 2) {
+			r.pos = start + 4;
+			jfr_fail(&r, "JFR version %u.%u: only 2.x is read", major, minor);
+			return -1;
+		}
 	}
-	(void)jfr_be(&r, 2);
 	size = jfr_be(&r, 8);
 	cpoff = jfr_be(&r, 8);
 	meta = jfr_be(&r, 8);

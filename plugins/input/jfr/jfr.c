@@ -446,6 +446,8 @@ static int push_stack(struct ctx *x, uint64_t k, const struct name *tn, struct f
 	}
 	if (x->c.err)
 		return -1;
+	if (n == 0)
+		return 1; /* no frames: skipped, as a missing stack is */
 	/* names into the text (line-suffixed ones as scratch), then root first */
 	mark = x->ntext;
 	for (size_t j = 0; j < n; j++) {
@@ -588,6 +590,11 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	}
 	if ((rc = push_stack(x, sk, x->o->threads ? tn : NULL, &smp, pext, &node)) < 0)
 		return rc;
+	if (rc > 0) {
+		x->samples--;
+		x->nostack++;
+		return 0;
+	}
 	return ck != UINT64_MAX ? map_put(x->h, &x->stacks, ck, node) : 0;
 }
 
@@ -798,7 +805,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		goto out;
 	}
 	if (x.nostack)
-		h->log(FK_LOG_WARN, "%s: %" PRIu64 " %s events without a stack trace skipped",
+		h->log(FK_LOG_WARN, "%s: %" PRIu64 " %s events without a stack trace (or with no frames) skipped",
 		       h->input_name(in), x.nostack, o->sample_type);
 	if (h->sink_set_unit)
 		h->sink_set_unit(sink, unit);
