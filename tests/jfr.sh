@@ -36,6 +36,24 @@ collapse "$TMP/two.jfr" jdk.ExecutionSample > "$TMP/got"
 awk '{ n = $NF; $NF = ""; print $0 (2 * n) }' "$D/expected/cpu.txt" > "$TMP/want"
 same_file "$TMP/want" "$TMP/got" "two chunks: every weight doubled"
 
+# files written from the format's description by tests/oracle/jfr-forge.py,
+# which prints the stacks it wrote: LEB128 and big-endian integers, empty
+# and null strings; the first is read by jfr print too
+FORGE="$FK_SRCDIR/tests/oracle/jfr-forge.py"
+for v in "" --fixed --empty-strings; do
+	python3 "$FORGE" "$TMP/forged.jfr" $v > "$TMP/want"
+	collapse "$TMP/forged.jfr" jdk.ExecutionSample > "$TMP/got"
+	same_file "$TMP/want" "$TMP/got" "forged ${v:-(LEB128)}: the stacks jfr-forge.py wrote"
+done
+python3 "$FORGE" "$TMP/forged.jfr" > /dev/null
+if command -v jfr > /dev/null 2>&1; then
+	jfr print --json "$TMP/forged.jfr" | python3 "$ORACLE" jdk.ExecutionSample --thread-root > "$TMP/want"
+	collapse "$TMP/forged.jfr" jdk.ExecutionSample --thread-root > "$TMP/got"
+	same_file "$TMP/want" "$TMP/got" "forged: --thread-root equals the oracle over jfr print"
+fi
+is "$(collapse "$TMP/forged.jfr" jdk.ExecutionSample --thread-root | cut -d';' -f1 | sort -u | tr '\n' '|')" \
+	"main|worker:1 <&>|" "a thread name's ; becomes :, other bytes stay"
+
 # units: samples, bytes, ns, carried to the speedscope output
 for c in jdk.ExecutionSample:none jdk.ObjectAllocationSample:bytes jdk.ThreadPark:nanoseconds; do
 	"$FLAMEKIT" graph --output-plugin speedscope --sample-type "${c%%:*}" "$SMALL" > "$TMP/s.json" 2> /dev/null

@@ -51,10 +51,16 @@ def duration_ns(s):
     return int(total * 1000000000)
 
 
+def text(v):
+    # a symbol: its text (jfr print writes {"string": ...} for a Symbol type
+    # without the JDK's own annotations, as in jfr-forge.py's files)
+    return (v or {}).get('string') or '' if isinstance(v, dict) else v or ''
+
+
 def name(fr):
     m = fr['method']
-    cls = (m.get('type') or {}).get('name') or ''
-    n = (cls + '.' if cls else '') + m['name']
+    cls = text((m.get('type') or {}).get('name'))
+    n = (cls + '.' if cls else '') + text(m['name'])
     if lines and fr.get('lineNumber', 0) > 0:
         n += ':%d' % fr['lineNumber']
     if annot:
@@ -92,7 +98,8 @@ for e in events:
     stack = [name(fr) for fr in reversed(st['frames'])]
     if threads:
         t = v.get('sampledThread') or v.get('eventThread') or {}
-        stack.insert(0, t.get('javaName') or t.get('osName') or '[tid=%d]' % t.get('osThreadId', 0))
+        tname = t.get('javaName') or t.get('osName') or '[tid=%d]' % t.get('osThreadId', 0)
+        stack.insert(0, tname.replace(';', ':'))
     key = ';'.join(stack)
     out[key] = out.get(key, 0) + w
 for k in sorted(out):

@@ -636,7 +636,8 @@ size_t jfr_text(struct jfr_chunk *c, const struct jfr_val *v, int string_cls, ch
 		return 0;
 	if (v->enc == 3) {
 		n = v->len < cap - 1 ? v->len : cap - 1;
-		memcpy(out, v->s, n);
+		if (n)
+			memcpy(out, v->s, n);
 	} else if (v->enc == 5) {
 		for (size_t i = 0; i < v->len; i++)
 			n = put_utf8(out, n, cap, v->s[i]);
