@@ -74,9 +74,9 @@ static const struct {
 	{ "profiler.Malloc", "size", "bytes", 0 },
 };
 
-/* u64 -> u64 map (value + 1 stored; 0: empty). */
+/* (u64, u64) -> u64 map (value + 1 stored; 0: empty). */
 struct map {
-	uint64_t *k, *v;
+	uint64_t *k, *k2, *v;
 	size_t mask, used;
 };
 
@@ -114,61 +114,85 @@ struct ctx {
 	int found;
 };
 
-static uint64_t hash(uint64_t k)
+static uint64_t hash(uint64_t k, uint64_t k2)
 {
-	k *= 0x9e3779b97f4a7c15ull;
+	k = (k ^ k2 * 0xc2b2ae3d27d4eb4full) * 0x9e3779b97f4a7c15ull;
 	return k ^ k >> 31;
 }
 
-static uint64_t *map_get(const struct map *m, uint64_t k)
+static uint64_t *map_get2(const struct map *m, uint64_t k, uint64_t k2)
 {
 	if (!m->k)
 		return NULL;
-	for (size_t i = hash(k) & m->mask;; i = (i + 1) & m->mask) {
+	for (size_t i = hash(k, k2) & m->mask;; i = (i + 1) & m->mask) {
 		if (!m->v[i])
 			return NULL;
-		if (m->k[i] == k)
+		if (m->k[i] == k && m->k2[i] == k2)
 			return &m->v[i];
 	}
 }
 
-static int map_put(const struct fk_host *h, struct map *m, uint64_t k, uint64_t v)
+static uint64_t *map_get(const struct map *m, uint64_t k)
 {
-	if (2 * (m->used + 1) > (m->k ? m->mask + 1 : 0)) {
-		size_t n = m->k ? 2 * (m->mask + 1) : 256;
-		uint64_t *nk = h->alloc(n * sizeof *nk), *nv = h->alloc(n * sizeof *nv);
-		if (!nk || !nv) {
-			h->free(nk);
-			h->free(nv);
-			return FK_ERR_NOMEM;
-		}
-		memset(nv, 0, n * sizeof *nv);
-		for (size_t i = 0; m->k && i <= m->mask; i++)
-			if (m->v[i])
-				for (size_t j = hash(m->k[i]) & (n - 1);; j = (j + 1) & (n - 1))
-					if (!nv[j]) {
-						nk[j] = m->k[i];
-						nv[j] = m->v[i];
-						break;
-					}
-		h->free(m->k);
-		h->free(m->v);
-		m->k = nk;
-		m->v = nv;
-		m->mask = n - 1;
+	return map_get2(m, k, 0);
+}
+
+static int map_grow(const struct fk_host *h, struct map *m)
+{
+	size_t n = m->k ? 2 * (m->mask + 1) : 256;
+	uint64_t *nk = h->alloc(n * sizeof *nk), *nk2 = h->alloc(n * sizeof *nk2), *nv = h->alloc(n * sizeof *nv);
+
+	if (!nk || !nk2 || !nv) {
+		h->free(nk);
+		h->free(nk2);
+		h->free(nv);
+		return FK_ERR_NOMEM;
 	}
-	for (size_t i = hash(k) & m->mask;; i = (i + 1) & m->mask)
-		if (!m->v[i] || m->k[i] == k) {
+	memset(nv, 0, n * sizeof *nv);
+	for (size_t i = 0; m->k && i <= m->mask; i++)
+		if (m->v[i])
+			for (size_t j = hash(m->k[i], m->k2[i]) & (n - 1);; j = (j + 1) & (n - 1))
+				if (!nv[j]) {
+					nk[j] = m->k[i];
+					nk2[j] = m->k2[i];
+					nv[j] = m->v[i];
+					break;
+				}
+	h->free(m->k);
+	h->free(m->k2);
+	h->free(m->v);
+	m->k = nk;
+	m->k2 = nk2;
+	m->v = nv;
+	m->mask = n - 1;
+	return 0;
+}
+
+static int map_put2(const struct fk_host *h, struct map *m, uint64_t k, uint64_t k2, uint64_t v)
+{
+	int rc;
+
+	if (2 * (m->used + 1) > (m->k ? m->mask + 1 : 0) && (rc = map_grow(h, m)) < 0)
+		return rc;
+	for (size_t i = hash(k, k2) & m->mask;; i = (i + 1) & m->mask)
+		if (!m->v[i] || (m->k[i] == k && m->k2[i] == k2)) {
 			m->used += !m->v[i];
 			m->k[i] = k;
+			m->k2[i] = k2;
 			m->v[i] = v + 1;
 			return 0;
 		}
 }
 
+static int map_put(const struct fk_host *h, struct map *m, uint64_t k, uint64_t v)
+{
+	return map_put2(h, m, k, 0, v);
+}
+
 static void map_free(const struct fk_host *h, struct map *m)
 {
 	h->free(m->k);
+	h->free(m->k2);
 	h->free(m->v);
 	memset(m, 0, sizeof *m);
 }
@@ -398,12 +422,13 @@ static int refs_room(struct ctx *x, size_t n)
 }
 
 
-/* Push the stack of stack key k (the frames of pool entry k, leaf first in
- * the file), under thread name tn when --thread-root. */
-static int push_stack(struct ctx *x, uint64_t k, const struct name *tn, struct fk_sample *smp,
-                      const struct fk_sample_ext *ext, fk_node_t *node)
+/* The frames of stack key k (pool entry k, leaf first in the file) into
+ * x->refs, root first, under thread name tn when --thread-root: their
+ * count in *depth, their names in x->text from *mark on (scratch the
+ * caller drops after the push); 1 when the stack has no frames. */
+static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t *depth, size_t *mark)
 {
-	size_t off = jfr_pool_find(&x->c, x->k_st, k), n = 0, mark, root = tn ? 1 : 0;
+	size_t off = jfr_pool_find(&x->c, x->k_st, k), n = 0, root = tn ? 1 : 0;
 	struct jfr_rd r = { &x->c, off, x->c.end };
 	const struct jfr_class *st = &x->c.cls[x->k_st];
 	int rc;
@@ -449,7 +474,7 @@ static int push_stack(struct ctx *x, uint64_t k, const struct name *tn, struct f
 	if (n == 0)
 		return 1; /* no frames: skipped, as a missing stack is */
 	/* names into the text (line-suffixed ones as scratch), then root first */
-	mark = x->ntext;
+	*mark = x->ntext;
 	for (size_t j = 0; j < n; j++) {
 		const struct name *nm = &x->names[x->roff[j]];
 		if (x->rlen[j]) {
@@ -485,11 +510,8 @@ static int push_stack(struct ctx *x, uint64_t k, const struct name *tn, struct f
 			x->refs[b - 1] = tmp;
 		}
 	}
-	smp->frames = x->refs;
-	smp->nframes = n + root;
-	rc = ext ? x->h->push_ext(x->sink, FK_NODE_NONE, smp, ext, node) : x->h->push(x->sink, smp, node);
-	x->ntext = mark;
-	return rc;
+	*depth = n + root;
+	return 0;
 }
 
 /* Ticks since the chunk's start as nanoseconds since the epoch; -1 when
@@ -514,9 +536,10 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	struct fk_sample_ext ext = FK_SAMPLE_EXT_INIT, *pext = NULL;
 	struct fk_attr attr;
 	const struct name *tn = NULL;
-	uint64_t sk, *memo, ck;
+	struct name tname, sname = { 0, 0, 0, 0 };
+	uint64_t sk, *memo, ck2 = 0;
 	fk_node_t node;
-	size_t idx;
+	size_t idx, depth, mark;
 	int rc;
 
 	jfr_read_struct(r, x->k_ev, v, x->nvals, 0);
@@ -531,7 +554,8 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	if (x->f_state >= 0 && v[x->f_state].kind == 1) {
 		if ((rc = state_name(x, v[x->f_state].u, &idx)) < 0)
 			return rc;
-		attr = (struct fk_attr){ "state", 5, x->text + x->names[idx].off, x->names[idx].len };
+		sname = x->names[idx];
+		attr = (struct fk_attr){ "state", 5, x->text + sname.off, sname.len };
 		if (attr.value_len && FK_HOST_HAS(x->h, push_ext)) {
 			ext.attrs = &attr;
 			ext.nattrs = 1;
@@ -561,7 +585,9 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	if (x->f_thread >= 0 && v[x->f_thread].kind == 1) {
 		if ((rc = thread_name(x, v[x->f_thread].u, &idx)) < 0)
 			return rc;
-		tn = &x->names[idx];
+		tname = x->names[idx];
+		tn = &tname;
+		ck2 = x->o->threads ? idx + 1 : 0;
 		smp.comm = x->text + tn->off;
 		smp.comm_len = tn->len;
 		smp.flags |= FK_SAMPLE_COMM;
@@ -578,24 +604,29 @@ static int event(struct ctx *x, struct jfr_rd *r)
 		}
 	}
 	x->samples++;
-	if (!x->o->threads)
-		ck = sk;
-	else if (tn && sk < (uint64_t)1 << 40 && idx < (1u << 23))
-		ck = (uint64_t)(idx + 1) << 40 | sk;
-	else
-		ck = UINT64_MAX;
-	if (ck != UINT64_MAX && (memo = map_get(&x->stacks, ck))) {
+	/* a stack is pushed once per (stack, root thread): the key pair */
+	if ((memo = map_get2(&x->stacks, sk, ck2))) {
 		node = (fk_node_t)(*memo - 1);
 		return pext ? x->h->push_ext(x->sink, node, &smp, pext, NULL) : x->h->push_node(x->sink, node, &smp);
 	}
-	if ((rc = push_stack(x, sk, x->o->threads ? tn : NULL, &smp, pext, &node)) < 0)
+	if ((rc = build_stack(x, sk, x->o->threads ? tn : NULL, &depth, &mark)) < 0)
 		return rc;
 	if (rc > 0) {
 		x->samples--;
 		x->nostack++;
 		return 0;
 	}
-	return ck != UINT64_MAX ? map_put(x->h, &x->stacks, ck, node) : 0;
+	/* the text may have moved while the stack was built */
+	if (tn)
+		smp.comm = x->text + tn->off;
+	attr.value = x->text + sname.off;
+	smp.frames = x->refs;
+	smp.nframes = depth;
+	rc = pext ? x->h->push_ext(x->sink, FK_NODE_NONE, &smp, pext, &node) : x->h->push(x->sink, &smp, &node);
+	x->ntext = mark;
+	if (rc < 0)
+		return rc;
+	return map_put2(x->h, &x->stacks, sk, ck2, node);
 }
 
 static int field_named(struct ctx *x, int cls, const char *name)
