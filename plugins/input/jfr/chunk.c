@@ -247,6 +247,27 @@ static int class_by_id(const struct jfr_chunk *c, uint64_t id)
 	return -1;
 }
 
+int jfr_grow(const struct fk_host *h, void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	void *old, *q;
+	size_t c = *cap ? *cap : first;
+
+	if (n <= *cap)
+		return 0;
+	while (c < n) {
+		if (c > SIZE_MAX / 2 / size)
+			return FK_ERR_NOMEM;
+		c *= 2;
+	}
+	/* v points at a pointer of any object type: copied, not cast */
+	memcpy(&old, v, sizeof old);
+	if (!(q = h->realloc(old, c * size)))
+		return FK_ERR_NOMEM;
+	memcpy(v, &q, sizeof q);
+	*cap = c;
+	return 0;
+}
+
 /* --- metadata --- */
 
 struct meta {
@@ -292,14 +313,8 @@ static int add_class(struct meta *m, const char *name, uint64_t id, int simple)
 	                                     "float", "double", "java.lang.String" };
 
 	(void)simple;
-	if (c->ncls == m->cap_cls) {
-		size_t n = m->cap_cls ? m->cap_cls * 2 : 64;
-		struct jfr_class *v = c->h->realloc(c->cls, n * sizeof *v);
-		if (!v)
-			return FK_ERR_NOMEM;
-		c->cls = v;
-		m->cap_cls = n;
-	}
+	if (jfr_grow(c->h, &c->cls, &m->cap_cls, c->ncls + 1, sizeof *c->cls, 64) < 0)
+		return FK_ERR_NOMEM;
 	c->cls[c->ncls] = (struct jfr_class){ id, name, JP_STRUCT, c->nf, 0 };
 	for (int p = 1; p <= JP_STRING; p++)
 		if (!strcmp(name, prims[p]))
@@ -314,14 +329,8 @@ static int add_field(struct meta *m, const char *name, uint64_t type, int cp, in
 
 	if (m->cur < 0 || (size_t)m->cur != c->ncls - 1)
 		return 0; /* a field outside a class: ignored */
-	if (c->nf == m->cap_f) {
-		size_t n = m->cap_f ? m->cap_f * 2 : 256;
-		struct jfr_field *v = c->h->realloc(c->f, n * sizeof *v);
-		if (!v)
-			return FK_ERR_NOMEM;
-		c->f = v;
-		m->cap_f = n;
-	}
+	if (jfr_grow(c->h, &c->f, &m->cap_f, c->nf + 1, sizeof *c->f, 256) < 0)
+		return FK_ERR_NOMEM;
 	c->f[c->nf++] = (struct jfr_field){ name, type, cp, array, -1 };
 	c->cls[m->cur].nf++;
 	return 0;

@@ -200,17 +200,7 @@ static void map_free(const struct fk_host *h, struct map *m)
 /* Room for n more bytes of text. */
 static int text_room(struct ctx *x, size_t n)
 {
-	if (x->ntext + n > x->cap_text) {
-		size_t cap = x->cap_text ? x->cap_text : 4096;
-		char *t;
-		while (cap < x->ntext + n)
-			cap *= 2;
-		if (!(t = x->h->realloc(x->text, cap)))
-			return FK_ERR_NOMEM;
-		x->text = t;
-		x->cap_text = cap;
-	}
-	return 0;
+	return jfr_grow(x->h, &x->text, &x->cap_text, x->ntext + n, 1, 4096);
 }
 
 /* Append the text of v (a string, or a pool key of a class whose field
@@ -242,14 +232,8 @@ static int pool_read(struct ctx *x, int cls, uint64_t key, struct jfr_val *vals,
 
 static int new_name(struct ctx *x, size_t off, int annot, uint64_t tid, size_t *idx)
 {
-	if (x->nnames == x->cap_names) {
-		size_t n = x->cap_names ? 2 * x->cap_names : 256;
-		struct name *v = x->h->realloc(x->names, n * sizeof *v);
-		if (!v)
-			return FK_ERR_NOMEM;
-		x->names = v;
-		x->cap_names = n;
-	}
+	if (jfr_grow(x->h, &x->names, &x->cap_names, x->nnames + 1, sizeof *x->names, 256) < 0)
+		return FK_ERR_NOMEM;
 	x->names[x->nnames] = (struct name){ off, x->ntext - off, annot, tid };
 	*idx = x->nnames++;
 	return 0;
@@ -402,22 +386,13 @@ static int state_wanted(const char *list, const char *s, size_t n)
 
 static int refs_room(struct ctx *x, size_t n)
 {
-	if (n > x->cap_refs) {
-		size_t cap = x->cap_refs ? x->cap_refs : 128;
-		void *a, *b, *c;
-		while (cap < n)
-			cap *= 2;
-		if (!(a = x->h->realloc(x->refs, cap * sizeof *x->refs)))
-			return FK_ERR_NOMEM;
-		x->refs = a;
-		if (!(b = x->h->realloc(x->roff, cap * sizeof *x->roff)))
-			return FK_ERR_NOMEM;
-		x->roff = b;
-		if (!(c = x->h->realloc(x->rlen, cap * sizeof *x->rlen)))
-			return FK_ERR_NOMEM;
-		x->rlen = c;
-		x->cap_refs = cap;
-	}
+	size_t c1 = x->cap_refs, c2 = x->cap_refs, c3 = x->cap_refs;
+
+	if (jfr_grow(x->h, &x->refs, &c1, n, sizeof *x->refs, 128) < 0 ||
+	    jfr_grow(x->h, &x->roff, &c2, n, sizeof *x->roff, 128) < 0 ||
+	    jfr_grow(x->h, &x->rlen, &c3, n, sizeof *x->rlen, 128) < 0)
+		return FK_ERR_NOMEM;
+	x->cap_refs = c3;
 	return 0;
 }
 

@@ -102,6 +102,10 @@ void jfr_read_struct(struct jfr_rd *r, int cls, struct jfr_val *vals, size_t nva
 /* Skip one field's value (its array, its struct). */
 void jfr_skip_field(struct jfr_rd *r, const struct jfr_field *f, int depth);
 
+/* Make *v (of *cap elements of size bytes) hold at least n, doubling from
+ * first; 0 or FK_ERR_NOMEM (*v and *cap unchanged). */
+int jfr_grow(const struct fk_host *h, void *v, size_t *cap, size_t n, size_t size, size_t first);
+
 /* Text of v as UTF-8 into out[0 .. cap): its length (cut at cap). */
 size_t jfr_text(struct jfr_chunk *c, const struct jfr_val *v, int string_cls, char *out, size_t cap);
 
