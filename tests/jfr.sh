@@ -134,6 +134,13 @@ for k in $(seq 0 19); do
 	fi
 done
 is "$bad" 0 "20 damaged recordings: one message naming the file and the byte, or none"
+run "$FLAMEKIT" collapse --max-input-size 1000 "$TMP/small.jfr"
+is "$rc:$out:$err" "1::flamekit: $TMP/small.jfr: the input holds more than --max-input-size allows (1000): refused, as a decompression bomb or an endless stream would be; a larger --max-input-size reads it" \
+	"--max-input-size: a recording larger than the limit is refused"
+run "$FLAMEKIT" collapse --max-input-size 1000 "$SMALL"
+is "$rc:$out" "1:" "--max-input-size: the inflated bytes count"
+cat "$TMP/small.jfr" | "$FLAMEKIT" collapse --format jfr - 2> /dev/null | LC_ALL=C sort > "$TMP/got"
+same_file "$D/expected/cpu.txt" "$TMP/got" "a recording on stdin"
 run "$FLAMEKIT" collapse --sample-type jdk.ThreadSleep "$SMALL"
 is "$rc:$err" "1:flamekit: $SMALL: no jdk.ThreadSleep events in this recording (--sample-type names another event type: jfr summary lists them)" \
 	"an event type the recording lacks"

@@ -732,11 +732,19 @@ static int slurp(const struct fk_host *h, struct fk_input *in, const struct opts
                  size_t *len)
 {
 	struct fk_input_limit lim;
+	struct stat st;
 	size_t cap = 1 << 16, n = 0;
 	uint8_t *b = h->alloc(cap);
 	ssize_t got;
 
 	fk_limit_for(h, in, o->max_input_size, &lim);
+	/* a regular file's size first (one read when it is not compressed) */
+	if (stat(h->input_name(in), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size < lim.bytes &&
+	    (uint64_t)st.st_size + 1 > cap && (size_t)st.st_size + 1 > (size_t)st.st_size) {
+		h->free(b);
+		cap = (size_t)st.st_size + 1;
+		b = h->alloc(cap);
+	}
 	if (!b)
 		return FK_ERR_NOMEM;
 	for (;;) {
