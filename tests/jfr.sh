@@ -90,6 +90,32 @@ else
 	skip "thread names and states reach pprof labels" "no go tool pprof"
 fi
 
+# a job: the jfr input's options, a Lua filter seeing the thread (s.comm)
+# and the state (s:label), against the oracle's --thread-root stacks (the
+# shipped recording's execution samples are all STATE_RUNNABLE, as jfr
+# print shows)
+cat > "$TMP/j.lua" << 'EOF'
+function sample(s)
+  s:insert(1, s.comm .. "/" .. (s:label("state") or "none"))
+end
+EOF
+cat > "$TMP/j.yaml" << EOF
+inputs:
+  - path: $SMALL
+    format: jfr
+    options: {sample-type: jdk.ExecutionSample}
+filters:
+  - plugin: lua
+    script: j.lua
+outputs:
+  - plugin: folded
+    path: "-"
+EOF
+"$FLAMEKIT" run "$TMP/j.yaml" 2> "$TMP/j.err" | LC_ALL=C sort > "$TMP/got"
+sed 's|;|/STATE_RUNNABLE;|' "$D/expected/cpu-threads.txt" | LC_ALL=C sort > "$TMP/want"
+same_file "$TMP/want" "$TMP/got" "a job: options, and the thread and state in a Lua filter"
+is "$(cat "$TMP/j.err")" "" "a job: no message"
+
 # detection: the magic and a version
 run "$FLAMEKIT" collapse -v "$SMALL"
 is "$(printf '%s\n' "$err" | grep -c 'detected format jfr')" 1 "small.jfr.gz is detected as jfr"

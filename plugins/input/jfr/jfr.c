@@ -513,7 +513,7 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	const struct name *tn = NULL;
 	struct name tname, sname = { 0, 0, 0, 0 };
 	uint64_t sk, *memo, ck2 = 0;
-	fk_node_t node;
+	fk_node_t node = FK_NODE_NONE;
 	size_t idx, depth, mark;
 	int rc;
 
@@ -601,7 +601,8 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	x->ntext = mark;
 	if (rc < 0)
 		return rc;
-	return map_put2(x->h, &x->stacks, sk, ck2, node);
+	/* with per-sample filters the engine gives no node: nothing to cache */
+	return node != FK_NODE_NONE ? map_put2(x->h, &x->stacks, sk, ck2, node) : 0;
 }
 
 static int field_named(struct ctx *x, int cls, const char *name)
