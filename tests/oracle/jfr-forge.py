@@ -4,11 +4,12 @@
 # jdk.ExecutionSample events, and prints the folded stacks it wrote on
 # stdout (the expected output: this script is its own oracle).
 #
-#   jfr-forge.py OUT.jfr [--fixed] [--empty-strings]
+#   jfr-forge.py OUT.jfr [--fixed] [--empty-strings] [--nested-empty]
 #
 # --fixed writes integers big-endian (the chunk's flag bit 0 clear) instead
 # of LEB128; --empty-strings encodes a metadata string and a symbol as the
-# empty string (encoding 1) and a null (0).
+# empty string (encoding 1) and a null (0); --nested-empty gives every
+# event a field of a struct nesting 200^5 structs of no fields.
 import struct
 import sys
 
@@ -93,6 +94,16 @@ classes = [
     klass(EXEC, 'jdk.ExecutionSample', [field('startTime', LONG), field('sampledThread', THREAD, cp=True),
                                         field('stackTrace', TRACE, cp=True)], super_='jdk.jfr.Event'),
 ]
+if '--nested-empty' in sys.argv:
+    # E0 has no fields, E(k+1) 200 fields of Ek, and every sample a field of
+    # E5: 200^5 values of no bytes each, in every event
+    EMPTY = 40
+    classes.append(klass(EMPTY, 'test.E0'))
+    for k in range(1, 6):
+        classes.append(klass(EMPTY + k, 'test.E%d' % k, [field('f%d' % i, EMPTY + k - 1) for i in range(200)]))
+    classes[-7] = klass(EXEC, 'jdk.ExecutionSample', [field('startTime', LONG), field('sampledThread', THREAD, cp=True),
+                                                     field('nothing', EMPTY + 5), field('stackTrace', TRACE, cp=True)],
+                        super_='jdk.jfr.Event')
 if empty:
     si('')
 root = elem('root', [], [elem('metadata', [], classes), elem('region', [('gmtOffset', '0')])])

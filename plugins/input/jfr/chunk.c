@@ -15,6 +15,10 @@
 #include "jfr.h"
 
 #define MAX_DEPTH 32
+/* Fields a type may have (the JDK's have at most a few tens): with values
+ * of empty structs read in no time, reading costs at most this much work
+ * per byte of the file. */
+#define MAX_FIELDS 256
 #define HEADER 68
 
 void jfr_fail(struct jfr_rd *r, const char *fmt, ...)
@@ -180,7 +184,8 @@ static void read_value(struct jfr_rd *r, const struct jfr_field *f, struct jfr_v
 			         (unsigned long long)f->type);
 			return;
 		}
-		jfr_read_struct(r, f->cls, NULL, 0, depth + 1);
+		if (!c->cls[f->cls].empty)
+			jfr_read_struct(r, f->cls, NULL, 0, depth + 1);
 	}
 }
 
@@ -315,7 +320,7 @@ static int add_class(struct meta *m, const char *name, uint64_t id, int simple)
 	(void)simple;
 	if (jfr_grow(c->h, &c->cls, &m->cap_cls, c->ncls + 1, sizeof *c->cls, 64) < 0)
 		return FK_ERR_NOMEM;
-	c->cls[c->ncls] = (struct jfr_class){ id, name, JP_STRUCT, c->nf, 0 };
+	c->cls[c->ncls] = (struct jfr_class){ id, name, JP_STRUCT, 0, c->nf, 0 };
 	for (int p = 1; p <= JP_STRING; p++)
 		if (!strcmp(name, prims[p]))
 			c->cls[c->ncls].prim = p;
@@ -329,6 +334,10 @@ static int add_field(struct meta *m, const char *name, uint64_t type, int cp, in
 
 	if (m->cur < 0 || (size_t)m->cur != c->ncls - 1)
 		return 0; /* a field outside a class: ignored */
+	if (c->cls[m->cur].nf == MAX_FIELDS) {
+		jfr_fail(m->r, "type %s has more than %d fields", c->cls[m->cur].name, MAX_FIELDS);
+		return 0;
+	}
 	if (jfr_grow(c->h, &c->f, &m->cap_f, c->nf + 1, sizeof *c->f, 256) < 0)
 		return FK_ERR_NOMEM;
 	c->f[c->nf++] = (struct jfr_field){ name, type, cp, array, -1 };
@@ -382,6 +391,30 @@ static int element(struct meta *m, int depth)
 	return rc;
 }
 
+/* Which structs take no bytes (no fields, or only fields of such structs,
+ * cycles included): their values are not read at all, so that nesting
+ * them cannot make a value of a few bytes cost exponential time. */
+static void mark_empty(struct jfr_chunk *c)
+{
+	int changed = 1;
+
+	for (size_t i = 0; i < c->ncls; i++)
+		c->cls[i].empty = c->cls[i].prim == JP_STRUCT;
+	while (changed) {
+		changed = 0;
+		for (size_t i = 0; i < c->ncls; i++) {
+			struct jfr_class *k = &c->cls[i];
+			for (size_t j = 0; k->empty && j < k->nf; j++) {
+				const struct jfr_field *f = &c->f[k->f0 + j];
+				if (f->cp || f->array || f->cls < 0 || !c->cls[f->cls].empty) {
+					k->empty = 0;
+					changed = 1;
+				}
+			}
+		}
+	}
+}
+
 static int read_metadata(struct jfr_chunk *c, size_t off)
 {
 	struct jfr_rd r = { c, off, c->end };
@@ -417,6 +450,7 @@ static int read_metadata(struct jfr_chunk *c, size_t off)
 		return rc;
 	for (size_t i = 0; i < c->nf; i++)
 		c->f[i].cls = class_by_id(c, c->f[i].type);
+	mark_empty(c);
 	return c->err ? -1 : 0;
 }
 

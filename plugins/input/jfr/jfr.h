@@ -33,6 +33,7 @@ struct jfr_class {
 	uint64_t id;
 	const char *name;
 	int prim;            /* enum jfr_prim */
+	int empty;           /* a struct whose values take no bytes */
 	size_t f0, nf;       /* fields f[f0 .. f0 + nf) */
 };
 
