@@ -244,12 +244,22 @@ int jfr_field_index(const struct jfr_chunk *c, int cls, const char *name)
 	return -1;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	const struct jfr_id *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The class of id, by the sorted ids (made once the metadata is read). */
 static int class_by_id(const struct jfr_chunk *c, uint64_t id)
 {
-	for (size_t i = 0; i < c->ncls; i++)
-		if (c->cls[i].id == id)
-			return (int)i;
-	return -1;
+	struct jfr_id key = { id, 0 };
+	const struct jfr_id *k;
+
+	if (!c->byid)
+		return -1;
+	k = bsearch(&key, c->byid, c->ncls, sizeof key, cmp_id);
+	return k ? k->idx : -1;
 }
 
 int jfr_grow(const struct fk_host *h, void *v, size_t *cap, size_t n, size_t size, size_t first)
@@ -448,6 +458,16 @@ static int read_metadata(struct jfr_chunk *c, size_t off)
 		return -1;
 	if ((rc = element(&m, 0)) < 0)
 		return rc;
+	if (!(c->byid = c->h->alloc((c->ncls ? c->ncls : 1) * sizeof *c->byid)))
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < c->ncls; i++)
+		c->byid[i] = (struct jfr_id){ c->cls[i].id, (int)i };
+	qsort(c->byid, c->ncls, sizeof *c->byid, cmp_id);
+	for (size_t i = 0; i + 1 < c->ncls; i++)
+		if (c->byid[i].id == c->byid[i + 1].id) {
+			jfr_fail(&r, "the metadata defines type id %llu twice", (unsigned long long)c->byid[i].id);
+			return -1;
+		}
 	for (size_t i = 0; i < c->nf; i++)
 		c->f[i].cls = class_by_id(c, c->f[i].type);
 	mark_empty(c);
@@ -638,6 +658,7 @@ void jfr_chunk_free(struct jfr_chunk *c)
 		c->h->free(c->strs[i]);
 	c->h->free(c->strs);
 	c->h->free(c->cls);
+	c->h->free(c->byid);
 	c->h->free(c->f);
 	c->h->free(c->pool);
 }

@@ -37,6 +37,11 @@ struct jfr_class {
 	size_t f0, nf;       /* fields f[f0 .. f0 + nf) */
 };
 
+struct jfr_id {
+	uint64_t id;
+	int idx;             /* into chunk->cls */
+};
+
 struct jfr_pool_ent {
 	uint64_t key;
 	uint32_t cls;        /* class index + 1; 0: an empty slot */
@@ -60,6 +65,7 @@ struct jfr_chunk {
 	uint64_t start_nanos, start_ticks, tps;
 	struct jfr_class *cls;
 	size_t ncls;
+	struct jfr_id *byid; /* the classes' ids, sorted */
 	struct jfr_field *f;
 	size_t nf;
 	char **strs;         /* the metadata's strings, NUL-terminated */
