@@ -1,7 +1,7 @@
 #!/bin/sh
 # Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc, callgrind,
-# threaddump, sample, speedscope, chrome and gecko input plugins on generated files (~40 MB
-# each, under $FK_BENCH_DATA), next to `cat` and
+# threaddump, sample, speedscope, chrome, gecko and jfr input plugins on generated files
+# (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
 mkdir -p "$D"
@@ -62,17 +62,8 @@ gen() { # gen FORMAT FILE: about SIZE_MB of records, 2,000 distinct stacks
 	}' > "$2"
 }
 
-# the JSON inputs' files come from bench/json-gen.py: the same 2,000 stacks
-for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc callgrind threaddump sample speedscope chrome gecko; do
-	case $fmt in
-	speedscope | chrome | gecko)
-		f="$D/$fmt.json"
-		[ -s "$f" ] || "${PYTHON3:-python3}" "$(dirname "$0")/json-gen.py" "$fmt" "$SIZE_MB" "$f" ;;
-	*)
-		f="$D/$fmt.txt"
-		[ -s "$f" ] || gen $fmt "$f" ;;
-	esac
-	"${PYTHON3:-python3}" - "$FLAMEKIT" "$fmt" "$f" <<'PY'
+measure() { # measure FORMAT FILE
+	"${PYTHON3:-python3}" - "$FLAMEKIT" "$1" "$2" <<'PY'
 import os, resource, subprocess, sys, time
 fk, fmt, f = sys.argv[1:4]
 mb = os.path.getsize(f) / 1e6
@@ -87,5 +78,30 @@ rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(f"{fmt:12s} {mb:6.1f} MB  collapse {t_fk:6.2f} s = {mb / t_fk:7.1f} MB/s  "
       f"(cat {t_cat:.2f} s, wc -l {t_wc:.2f} s)  peak RSS {rss:.0f} MB")
 PY
+}
+
+# the JSON inputs' files come from bench/json-gen.py: the same 2,000 stacks
+for fmt in dtrace stap pmcstat instruments ljp bpftrace bcc callgrind threaddump sample speedscope chrome gecko; do
+	case $fmt in
+	speedscope | chrome | gecko)
+		f="$D/$fmt.json"
+		[ -s "$f" ] || "${PYTHON3:-python3}" "$(dirname "$0")/json-gen.py" "$fmt" "$SIZE_MB" "$f" ;;
+	*)
+		f="$D/$fmt.txt"
+		[ -s "$f" ] || gen $fmt "$f" ;;
+	esac
+	measure $fmt "$f"
 done
 
+# jfr: the shipped recording (one 157 KB chunk, 60% of it metadata, the
+# slowest part to read) repeated as chunks up to SIZE_MB: a worst case, as a
+# real recording holds one metadata event per chunk of about 12 MB
+f="$D/jfr.jfr"
+if [ ! -s "$f" ]; then
+	gzip -dc "$FK_SRCDIR/tests/data/jfr/small.jfr.gz" > "$D/one.jfr"
+	n=$(( SIZE_MB * 1000000 / $(wc -c < "$D/one.jfr") + 1 ))
+	i=0
+	while [ $i -lt $n ]; do cat "$D/one.jfr"; i=$((i + 1)); done > "$f"
+	rm -f "$D/one.jfr"
+fi
+measure jfr "$f"

@@ -208,6 +208,7 @@ else
 	done
 	for f in "$D"/pprof/*.pb.gz; do fixture "$f" pprof; done
 	for f in "$D"/v8/*.cpuprofile; do fixture "$f" v8; done
+	for f in "$D"/jfr/*.jfr.gz; do fixture "$f" jfr; done
 	# perf's probe knows perf.data too, to say how to read it
 	for f in "$D"/perf-data/*.data; do fixture "$f" "perf perf-data"; done
 	if echo "$inputs" | grep -qx html; then

@@ -1,0 +1,214 @@
+#!/bin/sh
+# Input plugin jfr: Java Flight Recorder files.  Every event type, with and
+# without --lines, --all, --thread-root and --state, collapses to what
+# tests/oracle/jfr.py computes from `jfr print --json` (the JDK's own
+# reader), on the shipped recording (its expected output computed by the
+# oracle, tests/data/jfr/regen.sh) and on recordings made now of
+# tests/data/jfr/Busy.java (skipped without java); then units, labels,
+# several chunks, detection and damaged files.
+. "$FK_SRCDIR/tests/lib.sh"
+D="$FK_SRCDIR/tests/data/jfr"
+ORACLE="$FK_SRCDIR/tests/oracle/jfr.py"
+SMALL="$D/small.jfr.gz"
+
+# collapse FILE TYPE OPTS...: flamekit's folded stacks, sorted as the oracle sorts
+collapse() {
+	f=$1 t=$2
+	shift 2
+	"$FLAMEKIT" collapse --sample-type "$t" "$@" "$f" 2> "$TMP/c.err" | LC_ALL=C sort
+}
+
+# the shipped recording against the oracle's output, computed when it was recorded
+while read -r name type opts; do
+	# shellcheck disable=SC2086
+	collapse "$SMALL" "$type" $opts > "$TMP/got"
+	same_file "$D/expected/$name.txt" "$TMP/got" "small.jfr.gz: $type $opts"
+	n=$(cat "$D/expected/$name.skipped")
+	is "$(cat "$TMP/c.err")" "${n:+flamekit: warning: [input:jfr] $SMALL: $n $type events without a stack trace (or with no frames) skipped}" \
+		"small.jfr.gz: $type $opts: the events the oracle skips, counted"
+done < "$D/cases"
+
+# the same recording, inflated, concatenated with itself: two chunks, each
+# weighing what the one did
+gzip -dc "$SMALL" > "$TMP/small.jfr"
+cat "$TMP/small.jfr" "$TMP/small.jfr" > "$TMP/two.jfr"
+collapse "$TMP/two.jfr" jdk.ExecutionSample > "$TMP/got"
+awk '{ n = $NF; $NF = ""; print $0 (2 * n) }' "$D/expected/cpu.txt" > "$TMP/want"
+same_file "$TMP/want" "$TMP/got" "two chunks: every weight doubled"
+
+# files written from the format's description by tests/oracle/jfr-forge.py,
+# which prints the stacks it wrote: LEB128 and big-endian integers, empty
+# and null strings; the first is read by jfr print too
+FORGE="$FK_SRCDIR/tests/oracle/jfr-forge.py"
+# (--nested-empty: 200^5 structs of no bytes in every event, which used to
+# be read one by one, for hours; timeout only ends such a hang)
+for v in "" --fixed --empty-strings --nested-empty; do
+	python3 "$FORGE" "$TMP/forged.jfr" $v > "$TMP/want"
+	timeout 300 "$FLAMEKIT" collapse "$TMP/forged.jfr" 2> /dev/null | LC_ALL=C sort > "$TMP/got"
+	same_file "$TMP/want" "$TMP/got" "forged ${v:-(LEB128)}: the stacks jfr-forge.py wrote"
+done
+python3 "$FORGE" "$TMP/forged.jfr" > /dev/null
+if command -v jfr > /dev/null 2>&1; then
+	jfr print --json "$TMP/forged.jfr" | python3 "$ORACLE" jdk.ExecutionSample --thread-root > "$TMP/want"
+	collapse "$TMP/forged.jfr" jdk.ExecutionSample --thread-root > "$TMP/got"
+	same_file "$TMP/want" "$TMP/got" "forged: --thread-root equals the oracle over jfr print"
+fi
+is "$(collapse "$TMP/forged.jfr" jdk.ExecutionSample --thread-root | cut -d';' -f1 | sort -u | tr '\n' '|')" \
+	"main|worker:1 <&>|" "a thread name's ; becomes :, other bytes stay"
+
+# units: samples, bytes, ns, carried to the speedscope output
+for c in jdk.ExecutionSample:none jdk.ObjectAllocationSample:bytes jdk.ThreadPark:nanoseconds; do
+	"$FLAMEKIT" graph --output-plugin speedscope --sample-type "${c%%:*}" "$SMALL" > "$TMP/s.json" 2> /dev/null
+	is "$(grep -o '"unit":"[a-z]*"' "$TMP/s.json" | sort -u)" "\"unit\":\"${c#*:}\"" \
+		"${c%%:*}: the speedscope output's unit is ${c#*:}"
+done
+
+# thread names reach the pprof output as labels, states as attributes
+if command -v go > /dev/null 2>&1; then
+	"$FLAMEKIT" graph --output-plugin pprof -o "$TMP/p.pb.gz" "$SMALL" 2> /dev/null
+	go tool pprof -raw "$TMP/p.pb.gz" 2> /dev/null | grep -o 'comm:\[[^]]*\]\|state:\[[^]]*\]' | sort -u > "$TMP/labels"
+	python3 - "$SMALL" > "$TMP/want" << 'PY'
+import gzip, json, subprocess, sys, tempfile
+with tempfile.NamedTemporaryFile(suffix='.jfr') as t:
+    t.write(gzip.open(sys.argv[1]).read()); t.flush()
+    ev = json.loads(subprocess.run(['jfr', 'print', '--json', '--events', 'jdk.ExecutionSample', t.name],
+                                   capture_output=True, check=True).stdout)['recording']['events']
+s = set()
+for e in ev:
+    v = e['values']
+    if not v.get('stackTrace'):
+        continue
+    th = v['sampledThread']
+    s.add('comm:[%s]' % (th.get('javaName') or th.get('osName')))
+    s.add('state:[%s]' % v['state'])
+print('\n'.join(sorted(s)))
+PY
+	if command -v jfr > /dev/null 2>&1; then
+		same_file "$TMP/want" "$TMP/labels" "thread names and states reach pprof labels"
+	else
+		skip "thread names and states reach pprof labels" "no jfr"
+	fi
+else
+	skip "thread names and states reach pprof labels" "no go tool pprof"
+fi
+
+# a job: the jfr input's options, a Lua filter seeing the thread (s.comm)
+# and the state (s:label), against the oracle's --thread-root stacks (the
+# shipped recording's execution samples are all STATE_RUNNABLE, as jfr
+# print shows)
+cat > "$TMP/j.lua" << 'EOF'
+function sample(s)
+  s:insert(1, s.comm .. "/" .. (s:label("state") or "none"))
+end
+EOF
+cat > "$TMP/j.yaml" << EOF
+inputs:
+  - path: $SMALL
+    format: jfr
+    options: {sample-type: jdk.ExecutionSample}
+filters:
+  - plugin: lua
+    script: j.lua
+outputs:
+  - plugin: folded
+    path: "-"
+EOF
+"$FLAMEKIT" run "$TMP/j.yaml" 2> "$TMP/j.err" | LC_ALL=C sort > "$TMP/got"
+sed 's|;|/STATE_RUNNABLE;|' "$D/expected/cpu-threads.txt" | LC_ALL=C sort > "$TMP/want"
+same_file "$TMP/want" "$TMP/got" "a job: options, and the thread and state in a Lua filter"
+is "$(cat "$TMP/j.err")" "" "a job: no message"
+
+# detection: the magic and a version
+run "$FLAMEKIT" collapse -v "$SMALL"
+is "$(printf '%s\n' "$err" | grep -c 'detected format jfr')" 1 "small.jfr.gz is detected as jfr"
+
+# damaged files: one message naming the file and the byte, exit 1, no output
+head -c 30 "$TMP/small.jfr" > "$TMP/t30.jfr"
+run "$FLAMEKIT" collapse "$TMP/t30.jfr"
+is "$rc:$out:$err" "1::flamekit: $TMP/t30.jfr: at byte 0: truncated: 68 bytes needed, 30 left in the chunk" \
+	"30 bytes: truncated header"
+size=$(wc -c < "$TMP/small.jfr")
+head -c 20000 "$TMP/small.jfr" > "$TMP/t20k.jfr"
+run "$FLAMEKIT" collapse "$TMP/t20k.jfr"
+is "$rc:$out:$err" "1::flamekit: $TMP/t20k.jfr: at byte 8: the chunk's size $size runs past the file's end (20000 bytes left)" \
+	"20000 bytes: the chunk's size runs past the end"
+# a forged metadata offset, and a forged version
+python3 - "$TMP/small.jfr" "$TMP/meta.jfr" "$TMP/ver.jfr" "$TMP/flip" << 'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+m = bytearray(b); m[24:32] = struct.pack('>q', len(b) + 5); open(sys.argv[2], 'wb').write(m)
+v = bytearray(b); v[4:6] = b'\x00\x07'; open(sys.argv[3], 'wb').write(v)
+# every 97th byte past the header changed, 20 files
+for k in range(20):
+    f = bytearray(b)
+    for i in range(68 + k * 13, len(f), 97):
+        f[i] ^= 0x5a ^ k
+    open('%s%d.jfr' % (sys.argv[4], k), 'wb').write(f)
+PY
+run "$FLAMEKIT" collapse "$TMP/meta.jfr"
+is "$rc:$out:$err" "1::flamekit: $TMP/meta.jfr: at byte 24: the metadata offset $((size + 5)) lies outside the chunk" \
+	"a metadata offset past the chunk"
+run "$FLAMEKIT" collapse --format jfr "$TMP/ver.jfr"
+is "$rc:$out:$err" "1::flamekit: $TMP/ver.jfr: at byte 4: JFR version 7.1: only 2.x is read" "version 7"
+bad=0
+for k in $(seq 0 19); do
+	"$FLAMEKIT" collapse --format jfr "$TMP/flip$k.jfr" > /dev/null 2> "$TMP/e"
+	r=$?
+	# an error names the file and a byte, once; or the damage missed what is read
+	if [ $r -gt 1 ] || { [ $r -eq 1 ] && ! grep -q "^flamekit: $TMP/flip$k.jfr: at byte [0-9]*: " "$TMP/e"; } ||
+		[ "$(wc -l < "$TMP/e")" -gt 1 ]; then
+		bad=$((bad + 1))
+		sed 's/^/# /' "$TMP/e"
+	fi
+done
+is "$bad" 0 "20 damaged recordings: one message naming the file and the byte, or none"
+run "$FLAMEKIT" collapse --max-input-size 1000 "$TMP/small.jfr"
+is "$rc:$out:$err" "1::flamekit: $TMP/small.jfr: the input holds more than --max-input-size allows (1000): refused, as a decompression bomb or an endless stream would be; a larger --max-input-size reads it" \
+	"--max-input-size: a recording larger than the limit is refused"
+run "$FLAMEKIT" collapse --max-input-size 1000 "$SMALL"
+is "$rc:$out" "1:" "--max-input-size: the inflated bytes count"
+cat "$TMP/small.jfr" | "$FLAMEKIT" collapse --format jfr - 2> /dev/null | LC_ALL=C sort > "$TMP/got"
+same_file "$D/expected/cpu.txt" "$TMP/got" "a recording on stdin"
+run "$FLAMEKIT" collapse --sample-type jdk.ThreadSleep "$SMALL"
+is "$rc:$err" "1:flamekit: $SMALL: no jdk.ThreadSleep events in this recording (--sample-type names another event type: jfr summary lists them)" \
+	"an event type the recording lacks"
+
+# recordings made now, with the JDK's profile settings and with ours
+if ! command -v java > /dev/null 2>&1 || ! command -v javac > /dev/null 2>&1 || ! command -v jfr > /dev/null 2>&1; then
+	skip "recordings made now" "no java, javac and jfr (openjdk-17-jdk-headless)"
+	done_testing
+	exit
+fi
+if ! javac -d "$TMP" "$D/Busy.java" 2> "$TMP/javac.err"; then
+	ok 1 "javac Busy.java: $(cat "$TMP/javac.err")"
+	done_testing
+	exit
+fi
+for settings in profile "$D/small.jfc"; do
+	rec="$TMP/live.jfr"
+	rm -f "$rec"
+	(cd "$TMP" && java -XX:StartFlightRecording=filename="$rec",settings="$settings" -cp "$TMP" Busy 2500) \
+		> /dev/null 2>&1
+	if [ ! -s "$rec" ]; then
+		ok 1 "recording with settings=$(basename "$settings") made nothing"
+		continue
+	fi
+	jfr print --json --stack-depth 4096 --events jdk.ExecutionSample,jdk.NativeMethodSample,jdk.ObjectAllocationSample,jdk.ObjectAllocationInNewTLAB,jdk.ObjectAllocationOutsideTLAB,jdk.JavaMonitorEnter,jdk.ThreadPark \
+		"$rec" > "$TMP/live.json"
+	while read -r name type opts; do
+		# shellcheck disable=SC2086
+		python3 "$ORACLE" "$type" $opts < "$TMP/live.json" > "$TMP/want" 2> "$TMP/want.err"
+		if [ ! -s "$TMP/want" ]; then
+			skip "settings=$(basename "$settings"): $type $opts" "no such events recorded"
+			continue
+		fi
+		# shellcheck disable=SC2086
+		collapse "$rec" "$type" $opts > "$TMP/got"
+		same_file "$TMP/want" "$TMP/got" "settings=$(basename "$settings"): $type $opts"
+		n=$(sed -n 's/^skipped //p' "$TMP/want.err")
+		is "$(cat "$TMP/c.err")" "${n:+flamekit: warning: [input:jfr] $rec: $n $type events without a stack trace (or with no frames) skipped}" \
+			"settings=$(basename "$settings"): $type $opts: the events the oracle skips, counted"
+	done < "$D/cases"
+done
+
+done_testing
