@@ -633,7 +633,7 @@ rm -f marker
 # (here the current one) holding a `perf` cannot take its place.
 for p in ".:/nonexistent" ":/nonexistent" "/nonexistent:" "bin:/nonexistent"; do
 	mkdir -p bin && cp perf bin/perf
-	run env PATH="$p" "$FLAMEKIT" run --threads 1 job.yaml
+	run env PATH="$p" "$FLAMEKIT" run --threads 1 --set inputs.0.options.via-perf-script=true job.yaml
 	is "$rc:$out:$err:$([ -e marker ]; echo $?)" "2::flamekit: [input:perf-data] x.data: cannot run perf: it is not in PATH; install it (Debian's package is linux-perf) or give its path with --perf PATH or FLAMEKIT_PERF=PATH:1" \
 		"PATH=$p: the perf of a relative entry is never run"
 done

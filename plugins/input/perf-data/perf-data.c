@@ -598,6 +598,14 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 
 	if (o->via_perf_script || (o->perf_bin && o->perf_bin[0]))
 		return parse_via_perf(h, in, sink, o);
+	if (strcmp(path, "<stdin>") != 0) { /* the capture's time, as the perf script path gives it */
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			report_start(h, fd, sink);
+			close(fd);
+		}
+	}
 	rc = pd_native_parse(h, in, path, sink, &cfg, &why);
 	if (rc != PD_NATIVE_FALLBACK)
 		return rc;
