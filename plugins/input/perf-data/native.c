@@ -440,7 +440,7 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 {
 	struct writer w = { n, -1, 0 };
 	pthread_t th;
-	int p[2], rc, e;
+	int p[2], rc = 0, e;
 
 	if ((*why = unsupported(n)) || (rc = prescan(n, why)) != 0)
 		return *why ? PD_NATIVE_FALLBACK : rc;
