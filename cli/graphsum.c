@@ -496,7 +496,8 @@ static int chart_line(struct chart *ch, int pass, const char *line, size_t len, 
 		ch->prev = v;
 		ch->prevcap = len * 2;
 	}
-	memcpy(ch->prev, line, len);
+	if (len) /* an empty stack (the root's own weight) has no bytes, and maybe no buffer yet */
+		memcpy(ch->prev, line, len);
 	ch->prevlen = len;
 	ch->prevnf = nf;
 	return 0;

@@ -621,8 +621,10 @@ static int push_timeline(struct rd *r, struct fk_sink *sink, const struct names 
 		if (tr->end[k])
 			ends[nends++] = k;
 	raw = h->alloc(tlen / 4 * 3 + 3);
-	if (!raw)
-		return h->input_error(r->in, 0, "out of memory");
+	if (!raw) {
+		rc = h->input_error(r->in, 0, "out of memory");
+		goto out;
+	}
 	rawn = fk_b64_decode(tl + 1, tlen, raw);
 	if (rawn >= 0 && (rc = inflate_all(h, raw, (size_t)rawn, r->lim.bytes, &dig, &dn)) == -2) {
 		rc = fk_limit_exceeded(h, r->in, &r->lim);
