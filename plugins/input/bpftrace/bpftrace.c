@@ -38,6 +38,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/line_sync.h"
 #include "../common/probe.h"
 #include "../common/stack.h"
 
@@ -380,19 +381,14 @@ out:
 
 /* A record starts at every line that starts "@NAME[": no other line of a
  * record does (frames are indented or hex, key lines start ',' or ']'). */
+static int starts_record(const char *s, size_t n)
+{
+	return opener(s, n) != 0;
+}
+
 static ssize_t sync_records(const unsigned char *buf, size_t len, int eof)
 {
-	for (size_t i = 0; i + 1 < len; i++) {
-		const unsigned char *s = buf + i + 1, *nl;
-		if (buf[i] != '\n')
-			continue;
-		nl = memchr(s, '\n', len - i - 1);
-		if (!nl && !eof)
-			return 0;
-		if (opener((const char *)s, nl ? (size_t)(nl - s) : len - i - 1))
-			return (ssize_t)(i + 1);
-	}
-	return eof ? (ssize_t)len : 0;
+	return line_sync(buf, len, eof, starts_record);
 }
 
 /* Detection: "@NAME[" lines, frame and key lines inside records, closing

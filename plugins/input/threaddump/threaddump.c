@@ -38,6 +38,7 @@
 
 #include <flamekit/plugin.h>
 
+#include "../common/line_sync.h"
 #include "../common/probe.h"
 #include "../common/stack.h"
 
@@ -442,19 +443,14 @@ static bool header(const char *s, size_t n)
 	return gdb_header(s, n) || eu_tid(s, n) || eu_pid(s, n) || jstack_header(s, n);
 }
 
+static int starts_record(const char *s, size_t n)
+{
+	return header(s, n) != 0;
+}
+
 static ssize_t sync_records(const unsigned char *buf, size_t len, int eof)
 {
-	for (size_t i = 0; i + 1 < len; i++) {
-		const unsigned char *s = buf + i + 1, *nl;
-		if (buf[i] != '\n')
-			continue;
-		nl = memchr(s, '\n', len - i - 1);
-		if (!nl && !eof)
-			return 0;
-		if (header((const char *)s, nl ? (size_t)(nl - s) : len - i - 1))
-			return (ssize_t)(i + 1);
-	}
-	return eof ? (ssize_t)len : 0;
+	return line_sync(buf, len, eof, starts_record);
 }
 
 /* Detection: record headers and frame lines of one of the dialects. */
