@@ -125,6 +125,11 @@ const struct cli_opt cli_options[] = {
 	  "the shell whose completion script to print (make install puts both where the "
 	  "shells find them)", NULL, NULL, false },
 
+	/* Coming from async-profiler (its converter's -I/-X): --focus, --ignore */
+	{ OPT_ALIAS, "include", 'I', ARG_REQUIRED, "REGEX", NULL, NARROW, NULL,
+	  "async-profiler's -I, --include: --focus REGEX", "a regular expression", "focus", true },
+	{ OPT_ALIAS, "exclude", 'X', ARG_REQUIRED, "REGEX", NULL, NARROW, NULL,
+	  "async-profiler's -X, --exclude: --ignore REGEX", "a regular expression", "ignore", true },
 	/* Coming from inferno (cargo-flamegraph, py-spy, rbspy): its spellings,
 	 * with its meanings; where inferno and flamegraph.pl disagree,
 	 * flamegraph.pl's meaning is the option's (--minwidth: pixels, N% for

@@ -51,6 +51,15 @@ if [ $have_go = yes ]; then
 -ignore=idle -show=^(add|read)$
 -focus=r -ignore=flush -hide=^main$
 EOF2
+	# async-profiler's -I/--include and -X/--exclude are pprof's -focus and -ignore
+	for pair in "-I lex:-focus=lex" "--include ^(draw|read)\$:-focus=^(draw|read)\$" \
+		"-X render:-ignore=render" "--exclude ^fib\$:-ignore=^fib\$"; do
+		ours=${pair%%:*} theirs=${pair#*:}
+		exp=$(go tool pprof -traces "$theirs" "$TMP/n.pb.gz" 2> /dev/null | "$PY" "$ORACLE" traces)
+		# shellcheck disable=SC2086
+		run "$FLAMEKIT" collapse $ours "$TMP/n.pb.gz"
+		is "$rc:$err:$out" "0::$exp" "collapse ${ours}: go tool pprof -traces ${theirs}'s stacks"
+	done
 	for f in worker=a kind=bat 'worker=^b$' 'worker=a|b'; do
 		run "$FLAMEKIT" collapse --tagfocus "$f" "$LABELS"
 		is "$rc:$err:$out" "0::$(go tool pprof -raw -tagfocus "$f" "$LABELS" 2> /dev/null | "$PY" "$ORACLE" raw 1)" \
