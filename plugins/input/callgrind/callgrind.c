@@ -407,6 +407,7 @@ static int arc_add(struct cg *c, uint64_t cost)
 	f->arcs[f->narcs].callee = (uint32_t)c->callee;
 	f->arcs[f->narcs].back = false;
 	f->arcs[f->narcs].cost = cost;
+	f->arcs[f->narcs].flow = 0; /* set by conserve(), but for a callee of no cost at all */
 	f->narcs++;
 	return 0;
 }
