@@ -34,12 +34,19 @@ void jfr_fail(struct jfr_rd *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The bytes left to read: none once a size field claimed fewer bytes than
+ * its own header took (pos past end), never a wrapped-around count. */
+static size_t left(const struct jfr_rd *r)
+{
+	return r->pos < r->end ? r->end - r->pos : 0;
+}
+
 static int need(struct jfr_rd *r, size_t n)
 {
 	if (r->c->err)
 		return 0;
-	if (n > r->end - r->pos) {
-		jfr_fail(r, "truncated: %zu bytes needed, %zu left in the %s", n, r->end - r->pos,
+	if (n > left(r) || r->pos > r->end) {
+		jfr_fail(r, "truncated: %zu bytes needed, %zu left in the %s", n, left(r),
 		         r->end == r->c->end ? "chunk" : "record");
 		return 0;
 	}
@@ -96,8 +103,8 @@ static uint32_t count(struct jfr_rd *r, const char *what)
 {
 	uint32_t n = jfr_int(r);
 
-	if (!r->c->err && n > r->end - r->pos) {
-		jfr_fail(r, "%s count %u exceeds the %zu bytes left", what, n, r->end - r->pos);
+	if (!r->c->err && (n > left(r) || r->pos > r->end)) {
+		jfr_fail(r, "%s count %u exceeds the %zu bytes left", what, n, left(r));
 		return 0;
 	}
 	return n;

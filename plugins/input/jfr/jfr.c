@@ -416,7 +416,7 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 			continue;
 		}
 		nf = jfr_int(&r);
-		if (!x->c.err && nf > r.end - r.pos) {
+		if (!x->c.err && (r.pos > r.end || nf > r.end - r.pos)) {
 			jfr_fail(&r, "stack trace %" PRIu64 " counts %u frames, more than the bytes left", k, nf);
 			break;
 		}
