@@ -3,12 +3,16 @@
 #   make fuzz                          build BUILDDIR/fuzz/bin/fuzz-*
 #   make fuzz-run FUZZ_SECONDS=N       replay fuzz/regress/, then fuzz each for N s
 #   make fuzz-run FUZZ_TARGETS="folded perf"   only those harnesses
+#   make fuzz-run FUZZ_RUNS=N FUZZ_SEED=S      at most N inputs each, from seed S:
+#                                      the same inputs every time (CI's round)
 # make check replays fuzz/regress/ through the flamekit command (fuzz/regress.sh).
 
 FUZZ_CC = clang
 FUZZ_CFLAGS = -g -O1
 FUZZ_SECONDS = 60
 FUZZ_TARGETS =
+FUZZ_RUNS =
+FUZZ_SEED =
 # Input plugins kept outside plugins/input/, as NAME=DIR.
 FUZZ_PLUGIN_DIRS = bpftrace-example=examples/plugin-bpftrace
 FUZZ_ENV = FUZZ_CC='$(FUZZ_CC)' FUZZ_CFLAGS='$(FUZZ_CFLAGS)' \
@@ -21,7 +25,8 @@ fuzz: $(BUILT_SOURCES)
 	@$(FUZZ_ENV) $(SHELL) $(top_srcdir)/fuzz/build.sh '$(abs_top_srcdir)' '$(abs_top_builddir)'
 
 fuzz-run: fuzz
-	@FK_CONFORMANCE='$(CONFORMANCE_DIR)' $(SHELL) $(top_srcdir)/fuzz/run.sh \
+	@FK_CONFORMANCE='$(CONFORMANCE_DIR)' FUZZ_RUNS='$(FUZZ_RUNS)' FUZZ_SEED='$(FUZZ_SEED)' \
+		$(SHELL) $(top_srcdir)/fuzz/run.sh \
 		'$(abs_top_srcdir)' '$(abs_top_builddir)' '$(FUZZ_SECONDS)' $(FUZZ_TARGETS)
 
 fuzz-clean:

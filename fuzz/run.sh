@@ -172,7 +172,10 @@ $(printf '%-12s REGRESSION (see %s)' "$name" "$log")"
 	[ -f "$src/fuzz/$name.dict" ] && dict=$src/fuzz/$name.dict
 	before=$(failures)
 	echo "fuzz: $name: replayed $nreg regression input(s); fuzzing for ${secs}s"
+	# FUZZ_RUNS and FUZZ_SEED (both optional) make the round the same inputs
+	# every time: CI's, so that a pass here is a pass there
 	"$bin" -max_total_time="$secs" -max_len=$MAXLEN -timeout=10 -report_slow_units=2 -rss_limit_mb=2048 \
+		${FUZZ_RUNS:+"-runs=$FUZZ_RUNS"} ${FUZZ_SEED:+"-seed=$FUZZ_SEED"} \
 		-print_final_stats=1 -artifact_prefix="$crashes/" ${dict:+"-dict=$dict"} \
 		"$corpus" "$seeds" ${regdir:+"$regdir"} > "$log" 2>&1
 	rc=$?

@@ -505,6 +505,8 @@ static void captured_on(struct seg *s, const char *line, size_t n)
 	c = strptime(buf, "%a %b %e %H:%M:%S %Y", &tm);
 	if (!c || (*c && *c != '\r') || (t = mktime(&tm)) == (time_t)-1)
 		return;
+	if (t < 0 || t > (time_t)(INT64_MAX / 1000000000)) /* before 1970, or past 2262: no capture's */
+		return;
 	h->sink_set_start_time(s->w->push.sink, (int64_t)t * 1000000000);
 }
 
