@@ -269,7 +269,7 @@ static void compare_with_perf(const char *txt, const char *symfs, const char *on
 		char want[1024], got[1024], *dso, *end;
 		struct fk_sym_result res;
 		struct fk_dso *d;
-		int n, pid;
+		int n, pid, plt;
 
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, " %llx %n", &ip, &n) != 1 || !(dso = strrchr(line, '(')))
@@ -287,6 +287,10 @@ static void compare_with_perf(const char *txt, const char *symfs, const char *on
 		 * libfksym reads the running vDSO (doc/SYMBOLIZE.md) */
 		if (!only && strcmp(dso, "[vdso]") == 0 && strncmp(want, "[unknown]", 9) == 0)
 			continue;
+		/* perf 6.1 names a PLT entry of a non-PIE program as the symbol
+		 * before .plt stretched over it (_init+OFFSET); libfksym names it
+		 * NAME@plt as newer perf does (plt_entries checks those names) */
+		plt = !only && strncmp(want, "_init+", 6) == 0;
 		if (strcmp(dso, "[kernel.kallsyms]") == 0 || (dso[0] == '[' && strcmp(dso, "[unknown]") && strcmp(dso, "[vdso]")))
 			d = fk_sym_kernel(s, NULL, 0);
 		else if (sscanf(dso, "/tmp/perf-%d.map%n", &pid, &n) == 1 && dso[n] == '\0')
@@ -299,6 +303,8 @@ static void compare_with_perf(const char *txt, const char *symfs, const char *on
 			continue;
 		assert_int_equal(fk_sym_lookup(d, ip, &res), 0);
 		format(&res, got, sizeof(got));
+		if (plt && strstr(got, "@plt+0x"))
+			continue;
 		checked++;
 		ours += only || strncmp(dso, tmp, strlen(tmp)) == 0 || strncmp(dso, "/tmp/perf-", 10) == 0;
 		if (strcmp(want, got) != 0 && bad++ < 10)
@@ -553,33 +559,27 @@ static void missing_file(void **state)
 }
 
 /* --inline and --srcline against binutils' addr2line -f -i on every
- * address perf sampled in the program. */
+ * instruction of the program's own functions (objdump lists them), so the
+ * addresses inl() was inlined at are always among them. */
 static void inline_srcline(void **state)
 {
-	char path[512], txt[512], *line = NULL;
-	size_t cap = 0;
-	FILE *f;
+	char path[512], *addrs, *p;
 	struct fk_symbolizer *s = new_sym(NULL, 1, 1);
 	struct fk_dso *d;
 	int checked = 0, inlined = 0;
 
 	(void)state;
-	if (!have_perf)
-		skip();
 	snprintf(path, sizeof(path), "%s/prog", tmp);
-	snprintf(txt, sizeof(txt), "%s/prog.txt", tmp);
 	d = fk_sym_dso(s, path, NULL, 0);
-	f = fopen(txt, "r");
-	assert_non_null(f);
-	while (getline(&line, &cap, f) > 0 && checked < 200) {
-		unsigned long long ip;
+	addrs = slurp("for f in leaf_static mid_global weak_fn main; do objdump -d --no-show-raw-insn "
+		      "--disassemble=$f %s; done | sed -n 's/^ *\\([0-9a-f][0-9a-f]*\\):.*/\\1/p'", path);
+	for (p = strtok(addrs, "\n"); p; p = strtok(NULL, "\n")) {
+		unsigned long long ip = strtoull(p, NULL, 16);
 		struct fk_sym_result res;
 		char *want, got[4096];
 		size_t k = 0;
 		unsigned i;
 
-		if (!strstr(line, path) || sscanf(line, " %llx", &ip) != 1)
-			continue;
 		assert_int_equal(fk_sym_lookup(d, ip, &res), 0);
 		assert_true(res.n >= 1);
 		for (i = 0; i < res.n; i++)
@@ -591,14 +591,16 @@ static void inline_srcline(void **state)
 		want = slurp("addr2line -f -i -e %s 0x%llx | sed 's/ (discriminator [0-9]*)$//' | "
 			     "awk '{ l[NR] = $0 } END { for (i = 1; i <= NR; i++) print (i == NR - 1 ? \"\" : l[i]) }'",
 			     path, ip);
+		if (strcmp(got, want) != 0)
+			print_message("0x%llx: addr2line:\n%slibfksym:\n%s", ip, want, got);
 		assert_string_equal(got, want);
 		free(want);
 		inlined += res.n > 1;
 		checked++;
 	}
-	free(line);
-	fclose(f);
+	free(addrs);
 	fk_symbolizer_free(s);
+	print_message("inline_srcline: %d addresses compared, %d with inline frames\n", checked, inlined);
 	assert_true(checked >= 20);
 	assert_true(inlined >= 1);                 /* inl() into mid_global */
 }
