@@ -1,7 +1,9 @@
 /*
- * The data a flamekit HTML report embeds, shared by the `html` output plugin
- * (which writes it) and the `html` input plugin (which reads a report back).
- * The page's script (plugins/output/html/page.html) decodes the same format.
+ * libfkreport: the data a flamekit HTML report embeds, its encoder (used by
+ * the `html` output plugin) and its decoder (used by the `html` input
+ * plugin, which reads a report back), in one convenience library.  The
+ * page's script (plugins/output/html/page.html) decodes the same format;
+ * tests/unit/report.c round-trips encoder and decoder.
  *
  * The data is one JSON object in <script type="application/json"
  * id="fk-data">, written with every '<', '>', '&', U+2028 and U+2029 as a
@@ -67,6 +69,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <flamekit/plugin.h>
+
 #define REPORT_BASE 44
 #define REPORT_ALPHA \
 	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH" \
@@ -74,26 +78,153 @@
 /* Longest number: 44^12 > 2^64. */
 #define REPORT_NUM_MAX 16
 
-/* v in REPORT_BASE digits, most significant first, into out; returns how
- * many.  The one encoder of the writer (tree strings and timeline). */
-static inline size_t report_number(uint64_t v, char out[REPORT_NUM_MAX])
-{
-	char d[REPORT_NUM_MAX];
-	size_t n = 0, k = 0;
-
-	d[n++] = REPORT_ALPHA[v % REPORT_BASE];
-	v /= REPORT_BASE;
-	while (v) {
-		d[n++] = REPORT_ALPHA[v % REPORT_BASE + REPORT_BASE];
-		v /= REPORT_BASE;
-	}
-	while (n)
-		out[k++] = d[--n];
-	return k;
-}
-
 #define REPORT_MAGIC "<meta name=\"generator\" content=\"flamekit-html 1\">"
 #define REPORT_DATA_OPEN "<script type=\"application/json\" id=\"fk-data\">"
 #define REPORT_DATA_CLOSE "</script>"
+
+/* A node of the stack tree, in preorder (flamegraph.pl's sibling order). */
+struct report_node {
+	uint32_t depth;      /* 1: a child of the root */
+	uint32_t frame;      /* index into the names */
+	int32_t parent;      /* decoder: the parent's preorder index, -1: the root */
+	unsigned char end;   /* a stack ends here */
+	double w[2];         /* self weight of series 0 and 1 (0 where no stack ends) */
+	double used;         /* decoder: what the timeline's runs of the node weigh */
+};
+
+/* A thread of the timeline, and its runs. */
+struct report_thread {
+	int32_t pid, tid;    /* -1: not given */
+	const char *comm;    /* its name, comm_len bytes, or NULL */
+	size_t comm_len;
+	uint64_t nruns;      /* its runs in the timeline */
+};
+
+/* Consecutive samples of a thread in one quantum, of one stack and weight. */
+struct report_run {
+	uint64_t db;         /* quanta since the thread's previous run (the first: since t0ns) */
+	uint64_t leaf;       /* 0: the empty stack, k: the k-th node where a stack ends */
+	uint64_t cnt;        /* how many samples (at least 1) */
+	uint64_t w;          /* each one's weight (ignored with same) */
+};
+
+struct report_timeline {
+	size_t nthreads;
+	const struct report_thread *threads;  /* sorted by (tid, pid) */
+	const struct report_run *runs;        /* every thread's, thread by thread */
+	int timed;                            /* the samples carry times */
+	int64_t t0ns, quantum;                /* quantum >= 1 */
+	int same;                             /* every sample weighs sweight */
+	double sweight;
+};
+
+/* ---- Encoding ---- */
+
+/* A buffered writer: the data is millions of one-byte digits. */
+struct report_out {
+	int (*write)(void *ctx, const void *p, size_t len);  /* 0 or a negative status */
+	void *ctx;
+	int rc;              /* the first failed write's status; later writes are dropped */
+	size_t n;
+	char buf[65536];
+};
+
+void report_put(struct report_out *o, const void *p, size_t len);
+void report_puts(struct report_out *o, const char *s);
+/* Write what is buffered; returns o->rc. */
+int report_flush(struct report_out *o);
+
+/* What report_encode writes: the profile, read through callbacks (ctx is
+ * theirs) so the writer keeps no copy of it.  Strings are len bytes, any
+ * bytes. */
+struct report_src {
+	const char *title, *palette, *unit;   /* unit: series' one ("samples" when NULL) */
+	const char *units[2];                 /* NULL: "" */
+	int inverted;
+	int series;                           /* 1 or 2 */
+	int wseries;                          /* series 1: which of w[] it is */
+	size_t nnames, nmodules, nnodes;
+	const char *(*name)(void *ctx, size_t i, size_t *len);
+	const char *(*colour)(void *ctx, size_t i);          /* NULL: none */
+	const char *(*module)(void *ctx, size_t k, size_t *len);
+	size_t (*frame_module)(void *ctx, size_t i);         /* SIZE_MAX: none */
+	/* node i's depth, frame, end and w[] (parent and used are not read) */
+	void (*node)(void *ctx, size_t i, struct report_node *n);
+	const struct report_timeline *timeline;              /* NULL: none (always, with two series) */
+	void *ctx;
+};
+
+/* The data object, "{...}", into o (h for memory: the deflate buffers).
+ * Returns 0, FK_ERR_NOMEM (not logged) or o's write status. */
+int report_encode(const struct fk_host *h, struct report_out *o, const struct report_src *src);
+
+/* n bytes of in, raw deflated (RFC 1951) and base64 coded into *out (from
+ * h->alloc, *outlen bytes, not NUL-terminated; the caller frees it), for the
+ * page's DecompressionStream("deflate-raw").  Returns 0 or FK_ERR_NOMEM. */
+int report_deflate64(const struct fk_host *h, const char *in, size_t n, char **out, size_t *outlen);
+
+/* v in REPORT_BASE digits into out; returns how many. */
+size_t report_number(uint64_t v, char out[REPORT_NUM_MAX]);
+
+/* ---- Decoding ---- */
+
+/* A report read back: report_open finds the data in a whole page,
+ * report_decode reads it, report_next walks the timeline's samples. */
+struct report {
+	const struct fk_host *h;
+	const char *data, *end;      /* the JSON object inside the page (not owned) */
+	char unit[64];               /* "unit", unit_len bytes (0: none) */
+	size_t unit_len;
+	int series;                  /* 1 or 2 */
+	size_t nnames;
+	char **names;                /* owned, each name_len[i] bytes (+ a NUL) */
+	size_t *name_len;
+	size_t nnodes;
+	struct report_node *nodes;   /* owned: w[0] and w[1] are series 0 and 1 */
+	/* the timeline, when has_timeline */
+	int has_timeline, timed;
+	int64_t t0ns, quantum;
+	double sweight;              /* -1: none */
+	size_t nthreads;
+	struct report_thread *threads;  /* owned, their comm too */
+	/* private to the decoder */
+	size_t namecap, nodecap, nends, thread;
+	size_t *ends;                /* leaf id - 1 -> node */
+	char *dig;                   /* the inflated digits */
+	const char *col[4];          /* report_next's place in each column */
+	uint64_t left;               /* runs left in this thread */
+	int64_t b;                   /* this thread's quantum */
+	signed char digit[256];
+	char err[160];               /* the sentence of an FK_ERR_DATA */
+};
+
+/* Find the data in page[0..len) (page[len] must be a NUL).  0, or
+ * FK_ERR_DATA with r->err saying why. */
+int report_open(struct report *r, const struct fk_host *h, const char *page, size_t len);
+/* Read unit, names, tree and the timeline's threads, and inflate the
+ * timeline up to max_inflated bytes.  0, FK_ERR_DATA (r->err),
+ * FK_ERR_NOMEM or FK_ERR_LIMIT (the timeline inflates beyond the limit). */
+int report_decode(struct report *r, uint64_t max_inflated);
+
+/* A run of the timeline's samples, in its order (thread by thread, in time
+ * order): cnt samples of thread, stack ending at nodes[node], at time_ns
+ * (timed) and each of weight. */
+struct report_sample {
+	size_t thread, node;
+	int64_t time_ns;
+	double weight;
+	uint64_t cnt;
+};
+
+/* The next run into *s: 1, 0 at the end (or without a timeline), or
+ * FK_ERR_DATA (r->err).  Adds what the run weighs to its node's used: runs
+ * that weigh more than their node are damage. */
+int report_next(struct report *r, struct report_sample *s);
+void report_free(struct report *r);
+
+/* Whether the generator tag is in buf[0..len) where a reader looks for it
+ * (REPORT_MAGIC_WITHIN: page.html has it at the top). */
+#define REPORT_MAGIC_WITHIN 4096
+int report_has_magic(const char *buf, size_t len);
 
 #endif

@@ -1,21 +1,23 @@
 /*
  * Output plugin "html": one self-contained HTML report holding the whole
  * profile (no --minwidth pruning: that is a drawing decision the page makes)
- * in the compact encoding described in plugins/lib/report/report.h, and a
- * script that draws it on a canvas.  The page makes no network request and
+ * in the compact encoding of libfkreport (plugins/lib/report/report.h, which
+ * writes it: this file walks the profile for it), and a script that draws
+ * it on a canvas.  The page makes no network request and
  * works from file://.  `flamekit collapse report.html` reads it back.
  *
  * The page itself (page.html) is turned into page.h at build time; this file
  * writes the head of the page, the data, then the tail.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <flamekit/plugin.h>
 
-#include "../../lib/report/report.h"
+#include "report.h"
 #include "page.h"
 #include "timeline.h"
 
@@ -43,121 +45,6 @@ static const struct fk_option options[] = {
 	FK_OPTION_END,
 };
 
-/* Buffered writing: the data is millions of one-byte digits. */
-struct out {
-	const struct fk_host *h;
-	struct fk_writer *w;
-	char buf[65536];
-	size_t n;
-	int rc;
-};
-
-static void flush(struct out *o)
-{
-	if (o->n && o->rc == 0)
-		o->rc = o->h->write(o->w, o->buf, o->n);
-	o->n = 0;
-}
-
-static void put(struct out *o, const void *p, size_t len)
-{
-	if (len == 0) /* p may be NULL then (an empty timeline) */
-		return;
-	if (len > sizeof o->buf - o->n)
-		flush(o);
-	if (len > sizeof o->buf) {
-		if (o->rc == 0)
-			o->rc = o->h->write(o->w, p, len);
-		return;
-	}
-	memcpy(o->buf + o->n, p, len);
-	o->n += len;
-}
-
-static void puts_(struct out *o, const char *s)
-{
-	put(o, s, strlen(s));
-}
-
-static void num(struct out *o, uint64_t v)
-{
-	char d[REPORT_NUM_MAX];
-
-	put(o, d, report_number(v, d));
-}
-
-/* A JSON string whose bytes cannot end the <script> element or a JS line:
- * see report.h for how bytes that are not UTF-8 are kept. */
-static void jstr(struct out *o, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	char e[8];
-
-	put(o, "\"", 1);
-	for (size_t i = 0; i < len;) {
-		unsigned c = u[i];
-		size_t k = 1;
-		if (c >= 0x80) {
-			uint32_t cp = 0;
-			if (c >= 0xc2 && c <= 0xdf)
-				k = 2, cp = c & 0x1f;
-			else if (c >= 0xe0 && c <= 0xef)
-				k = 3, cp = c & 0x0f;
-			else if (c >= 0xf0 && c <= 0xf4)
-				k = 4, cp = c & 0x07;
-			else
-				k = 0;
-			for (size_t j = 1; k && j < k; j++) {
-				if (i + j >= len || (u[i + j] & 0xc0) != 0x80)
-					k = 0;
-				else
-					cp = (cp << 6) | (u[i + j] & 0x3f);
-			}
-			if (k && ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-			          (k == 4 && (cp < 0x10000 || cp > 0x10ffff))))
-				k = 0;
-			if (!k) { /* not UTF-8: one byte, as \u0080..\u00ff */
-				snprintf(e, sizeof e, "\\u%04x", c);
-				put(o, e, 6);
-				i++;
-			} else if (cp == 0x2028 || cp == 0x2029) {
-				snprintf(e, sizeof e, "\\u%04x", (unsigned)cp);
-				put(o, e, 6);
-				i += k;
-			} else {
-				put(o, u + i, k);
-				i += k;
-			}
-			continue;
-		}
-		if (c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c == 0x7f) {
-			snprintf(e, sizeof e, "\\u%04x", c);
-			put(o, e, 6);
-		} else {
-			put(o, u + i, 1);
-		}
-		i++;
-	}
-	put(o, "\"", 1);
-}
-
-static void dbl(struct out *o, double v)
-{
-	char b[40];
-	if (!isfinite(v))
-		v = 0;
-	if (v == floor(v) && fabs(v) < 9e15)
-		snprintf(b, sizeof b, "%.0f", v);
-	else
-		snprintf(b, sizeof b, "%.17g", v);
-	puts_(o, b);
-}
-
-static int int_weight(double v)
-{
-	return v >= 0 && v == floor(v) && v < 9007199254740992.0;
-}
-
 /* The profile walked once into preorder (flamegraph.pl's sibling order). */
 struct walk {
 	fk_node_t *pre;    /* preorder index -> node */
@@ -167,6 +54,10 @@ struct walk {
 	size_t nfid;
 	fk_frame_t *names; /* report id -> engine frame id */
 	size_t n, nnames;
+	size_t *modof;     /* report id -> module number, SIZE_MAX: none */
+	size_t *mods;      /* module number -> its first frame's report id */
+	size_t nmods;
+	struct fk_writer *w;
 };
 
 static int walk_tree(const struct fk_host *h, const struct fk_profile *p, struct walk *wk)
@@ -226,48 +117,8 @@ static void walk_free(const struct fk_host *h, struct walk *wk)
 	h->free(wk->index);
 	h->free(wk->fid);
 	h->free(wk->names);
-}
-
-static void put_tree(struct out *o, const struct fk_profile *p, const struct walk *wk, int two, int series,
-                     int fl)
-{
-	const struct fk_host *h = o->h;
-	uint32_t prev = 0;
-
-	puts_(o, ",\"tree\":\"");
-	for (size_t i = 0; i < wk->n; i++) {
-		fk_node_t n = wk->pre[i];
-		int leaf = h->node_is_leaf(p, n);
-		num(o, prev + 1 - wk->depth[i]);
-		num(o, wk->fid[h->node_frame(p, n)] - 1);
-		num(o, !leaf ? 0 : fl ? 1 : (uint64_t)h->node_self(p, n, two ? 0 : series) + 1);
-		prev = wk->depth[i];
-	}
-	put(o, "\"", 1);
-	if (two && !fl) {
-		puts_(o, ",\"tree2\":\"");
-		for (size_t i = 0; i < wk->n; i++) {
-			fk_node_t n = wk->pre[i];
-			num(o, h->node_is_leaf(p, n) ? (uint64_t)h->node_self(p, n, 1) + 1 : 0);
-		}
-		put(o, "\"", 1);
-	}
-	if (fl) {
-		int first = 1;
-		puts_(o, ",\"fw\":[");
-		for (size_t i = 0; i < wk->n; i++) {
-			fk_node_t n = wk->pre[i];
-			if (!h->node_is_leaf(p, n))
-				continue;
-			for (int s = 0; s <= two; s++) {
-				if (!first)
-					put(o, ",", 1);
-				first = 0;
-				dbl(o, h->node_self(p, n, two ? s : series));
-			}
-		}
-		put(o, "]", 1);
-	}
+	h->free(wk->modof);
+	h->free(wk->mods);
 }
 
 /* The timeline names a stack by its leaf's rank among the nodes where
@@ -285,7 +136,7 @@ static void leaf_ids(const struct fk_host *h, const struct fk_profile *p, struct
  * most of the report of a small profile, and a third of it deflated.  A
  * few lines of loader inflate it (DecompressionStream) and run it as an
  * inline script, which the page's Content-Security-Policy allows. */
-static int put_tail(struct out *o)
+static int put_tail(const struct fk_host *h, struct report_out *o)
 {
 	static const char open_tag[] = "<script>\n", close_tag[] = "</script>";
 	const char *t = fk_html_tail, *a = strstr(t, open_tag), *b = a ? strstr(a, close_tag) : NULL;
@@ -293,16 +144,16 @@ static int put_tail(struct out *o)
 	size_t zn;
 
 	if (!a || !b) { /* page.html without its script: nothing to pack */
-		put(o, t, strlen(t));
+		report_put(o, t, strlen(t));
 		return 0;
 	}
 	a += sizeof open_tag - 1;
-	if (fk_html_deflate64(o->h, a, (size_t)(b - a), &z, &zn) < 0) {
-		o->h->log(FK_LOG_ERROR, "out of memory writing the report");
+	if (report_deflate64(h, a, (size_t)(b - a), &z, &zn) < 0) {
+		h->log(FK_LOG_ERROR, "out of memory writing the report");
 		return FK_ERR_NOMEM;
 	}
-	put(o, t, (size_t)(a - t));
-	puts_(o, "/* the page's code (page.html in flamekit's source), deflated */\n"
+	report_put(o, t, (size_t)(a - t));
+	report_puts(o, "/* the page's code (page.html in flamekit's source), deflated */\n"
 	      "(function (z) {\n"
 	      "\tvar damaged = function () { window.fkFail(\"the report's code is damaged\"); };\n"
 	      "\twindow.fkLoader = 1;\n"
@@ -317,10 +168,10 @@ static int put_tail(struct out *o)
 	      "\t\tif (!window.fkStarted) damaged();\n"
 	      "\t}, damaged);\n"
 	      "})(\"");
-	put(o, z, zn);
-	puts_(o, "\");\n");
-	put(o, b, strlen(b));
-	o->h->free(z);
+	report_put(o, z, zn);
+	report_puts(o, "\");\n");
+	report_put(o, b, strlen(b));
+	h->free(z);
 	return 0;
 }
 
@@ -338,7 +189,6 @@ static int known_palette(const char *name)
 
 struct modref {
 	const char *s;     /* the engine's interned text: one pointer per module */
-	size_t len;
 	size_t frame;      /* report id */
 };
 
@@ -350,71 +200,97 @@ static int cmp_modref(const void *a, const void *b)
 }
 
 /* What the frames came from (a library, a script's url), when the input
- * said: "modules", each distinct one once (in the order of its first
- * frame), and "fmods", [frame, module] for every frame that has one, for
- * the page's status line.  The engine interns modules, so equal text is an
- * equal pointer. */
-static int put_modules(struct out *o, const struct fk_host *h, const struct fk_profile *p,
-                       const struct walk *wk)
+ * said: each distinct module once, numbered in the order of its first
+ * frame (wk->mods[k]: module k's first frame), and wk->modof[i], frame i's
+ * module (SIZE_MAX: none).  The engine interns modules, so equal text is an
+ * equal pointer; numbering in frame order keeps the bytes independent of
+ * where the text lives. */
+static int modules(const struct fk_host *h, const struct fk_profile *p, struct walk *wk)
 {
-	struct modref *m = h->alloc((wk->nnames ? wk->nnames : 1) * sizeof *m);
-	size_t *idx = h->alloc((wk->nnames ? wk->nnames : 1) * sizeof *idx);
-	size_t n = 0;
-	char b[48];
+	size_t cap = wk->nnames ? wk->nnames : 1, n = 0;
+	struct modref *m = h->alloc(cap * sizeof *m);
 
-	if (!m || !idx) {
+	wk->modof = h->alloc(cap * sizeof *wk->modof);
+	wk->mods = h->alloc(cap * sizeof *wk->mods);
+	if (!m || !wk->modof || !wk->mods) {
 		h->free(m);
-		h->free(idx);
 		h->log(FK_LOG_ERROR, "out of memory writing the report");
 		return FK_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < wk->nnames; i++) {
 		size_t len;
-		const char *s = h->frame_module(p, wk->names[i], &len);
-		if (s) {
-			m[n].s = s;
-			m[n].len = len;
+		if ((m[n].s = h->frame_module(p, wk->names[i], &len)) != NULL)
 			m[n++].frame = i;
-		}
+		wk->modof[i] = SIZE_MAX;
 	}
 	/* sorted by text pointer, frames in order within: each module's first
 	 * frame is marked, then the modules are numbered in frame order */
 	qsort(m, n, sizeof *m, cmp_modref);
-	for (size_t i = 0; i < wk->nnames; i++)
-		idx[i] = (size_t)-1;
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || m[i].s != m[i - 1].s)
-			idx[m[i].frame] = 0; /* a first frame */
-	puts_(o, ",\"modules\":[");
-	for (size_t i = 0, k = 0; i < wk->nnames; i++)
-		if (idx[i] == 0) {
-			size_t len;
-			const char *s = h->frame_module(p, wk->names[i], &len);
-			if (k)
-				put(o, ",", 1);
-			jstr(o, s, len);
-			idx[i] = k++;
+			wk->modof[m[i].frame] = 0;
+	for (size_t i = 0; i < wk->nnames; i++)
+		if (wk->modof[i] == 0) {
+			wk->mods[wk->nmods] = i;
+			wk->modof[i] = wk->nmods++;
 		}
-	/* every frame of a module takes its first frame's number; written in
-	 * frame order, so the bytes do not depend on where the text lives */
 	for (size_t i = 0, first = 0; i < n; i++) {
 		if (i == 0 || m[i].s != m[i - 1].s)
 			first = m[i].frame;
 		else
-			idx[m[i].frame] = idx[first];
+			wk->modof[m[i].frame] = wk->modof[first];
 	}
-	puts_(o, "],\"fmods\":[");
-	for (size_t i = 0, first = 1; i < wk->nnames; i++) {
-		if (idx[i] == (size_t)-1)
-			continue;
-		snprintf(b, sizeof b, "%s[%zu,%zu]", first ? "" : ",", i, idx[i]);
-		puts_(o, b);
-		first = 0;
-	}
-	put(o, "]", 1);
 	h->free(m);
-	h->free(idx);
 	return 0;
+}
+
+/* The report_src callbacks, over the walk. */
+struct src {
+	const struct fk_host *h;
+	const struct fk_profile *p;
+	const struct walk *wk;
+};
+
+static const char *src_name(void *ctx, size_t i, size_t *len)
+{
+	const struct src *c = ctx;
+	return c->h->frame_name(c->p, c->wk->names[i], len);
+}
+
+static const char *src_colour(void *ctx, size_t i)
+{
+	const struct src *c = ctx;
+	return c->h->frame_colour(c->p, c->wk->names[i]);
+}
+
+static const char *src_module(void *ctx, size_t k, size_t *len)
+{
+	const struct src *c = ctx;
+	return c->h->frame_module(c->p, c->wk->names[c->wk->mods[k]], len);
+}
+
+static size_t src_frame_module(void *ctx, size_t i)
+{
+	const struct src *c = ctx;
+	return c->wk->modof[i];
+}
+
+static void src_node(void *ctx, size_t i, struct report_node *n)
+{
+	const struct src *c = ctx;
+	fk_node_t nd = c->wk->pre[i];
+
+	n->depth = c->wk->depth[i];
+	n->frame = c->wk->fid[c->h->node_frame(c->p, nd)] - 1;
+	n->end = (unsigned char)c->h->node_is_leaf(c->p, nd);
+	n->w[0] = c->h->node_self(c->p, nd, 0);
+	n->w[1] = c->h->node_self(c->p, nd, 1);
+}
+
+static int write_out(void *ctx, const void *p, size_t len)
+{
+	const struct src *c = ctx;
+	return c->h->write(c->wk->w, p, len);
 }
 
 /* The options' values, before any input is read (the engine calls it; so
@@ -440,11 +316,18 @@ static int check(const struct fk_host *h, const void *opts, const char *where)
 static int render(const struct fk_host *h, const struct fk_profile *p, struct fk_writer *w, const void *opts)
 {
 	const struct html_opts *op = opts;
-	struct walk wk = { 0 };
-	struct out *o = h->alloc(sizeof *o);
+	struct walk wk = { .w = w };
+	struct src c = { .h = h, .p = p, .wk = &wk };
+	struct report_out *o = h->alloc(sizeof *o);
+	struct fk_html_timeline tl = { 0 };
 	unsigned mask = h->series_mask(p);
-	int two = (mask & 3) == 3, series = (mask & 1) || !(mask & 2) ? 0 : 1, fl = 0, rc;
-	const char *unit = h->series_unit(p, series);
+	int two = (mask & 3) == 3, series = (mask & 1) || !(mask & 2) ? 0 : 1, rc;
+	struct report_src src = {
+		.title = op->title, .palette = op->colors, .unit = h->series_unit(p, series),
+		.units = { h->series_unit(p, 0), h->series_unit(p, 1) }, .inverted = op->inverted,
+		.series = two ? 2 : 1, .wseries = series, .name = src_name, .colour = src_colour,
+		.module = src_module, .frame_module = src_frame_module, .node = src_node, .ctx = &c,
+	};
 
 	if ((rc = check(h, op, NULL)) < 0) {
 		h->free(o);
@@ -454,72 +337,31 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		h->log(FK_LOG_ERROR, "out of memory writing the report");
 		return FK_ERR_NOMEM;
 	}
-	o->h = h;
-	o->w = w;
-	o->n = 0;
-	o->rc = 0;
-	rc = walk_tree(h, p, &wk);
-	if (rc < 0)
+	memset(o, 0, offsetof(struct report_out, buf));
+	o->write = write_out;
+	o->ctx = &c;
+	if ((rc = walk_tree(h, p, &wk)) < 0 || (rc = modules(h, p, &wk)) < 0)
 		goto out;
-	for (size_t i = 0; i < wk.n && !fl; i++)
-		for (int s = 0; s < 2; s++)
-			if ((s == series || two) && !int_weight(h->node_self(p, wk.pre[i], s)))
-				fl = 1;
-	put(o, fk_html_head, sizeof fk_html_head - 1);
-	puts_(o, "{\"v\":2,\"title\":");
-	jstr(o, op->title, strlen(op->title));
-	puts_(o, ",\"palette\":");
-	jstr(o, op->colors, strlen(op->colors));
-	puts_(o, op->inverted ? ",\"inverted\":1,\"unit\":" : ",\"unit\":");
-	jstr(o, unit ? unit : "samples", strlen(unit ? unit : "samples"));
-	puts_(o, ",\"units\":[");
-	for (int i = 0; i < 2; i++) {
-		const char *u = h->series_unit(p, i);
-		if (i)
-			put(o, ",", 1);
-		jstr(o, u ? u : "", u ? strlen(u) : 0);
-	}
-	puts_(o, two ? "],\"series\":2,\"names\":[" : "],\"series\":1,\"names\":[");
-	for (size_t i = 0; i < wk.nnames; i++) {
-		size_t len;
-		const char *s = h->frame_name(p, wk.names[i], &len);
-		if (i)
-			put(o, ",", 1);
-		jstr(o, s, len);
-	}
-	puts_(o, "],\"colours\":[");
-	for (size_t i = 0, first = 1; i < wk.nnames; i++) {
-		const char *c = h->frame_colour(p, wk.names[i]);
-		char b[32];
-		if (!c)
-			continue;
-		snprintf(b, sizeof b, "%s[%zu,", first ? "" : ",", i);
-		puts_(o, b);
-		jstr(o, c, strlen(c));
-		put(o, "]", 1);
-		first = 0;
-	}
-	put(o, "]", 1);
-	if ((rc = put_modules(o, h, p, &wk)) < 0)
-		goto out;
-	put_tree(o, p, &wk, two, series, fl);
+	src.nnames = wk.nnames;
+	src.nmodules = wk.nmods;
+	src.nnodes = wk.n;
 	if (!two && op->timeline) {
-		char *tl;
-		size_t tlen;
 		leaf_ids(h, p, &wk);
-		rc = fk_html_timeline(h, p, wk.index, series, (int64_t)llround(op->resolution * 1e6), &tl, &tlen);
+		rc = fk_html_timeline(h, p, wk.index, series, (int64_t)llround(op->resolution * 1e6), &tl);
 		if (rc < 0)
 			goto out;
-		put(o, tl, tlen);
-		h->free(tl);
+		if (tl.t.threads)
+			src.timeline = &tl.t;
 	}
-	put(o, "}", 1);
-	rc = put_tail(o);
-	if (rc < 0)
-		goto out;
-	flush(o);
-	rc = o->rc;
+	report_put(o, fk_html_head, sizeof fk_html_head - 1);
+	if ((rc = report_encode(h, o, &src)) == FK_ERR_NOMEM)
+		h->log(FK_LOG_ERROR, "out of memory writing the report");
+	if (rc == 0)
+		rc = put_tail(h, o);
+	if (rc == 0)
+		rc = report_flush(o);
 out:
+	fk_html_timeline_free(h, &tl);
 	walk_free(h, &wk);
 	h->free(o);
 	return rc;

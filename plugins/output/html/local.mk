@@ -1,13 +1,13 @@
-# html: a self-contained HTML report.  page.html (the page, its style and its
-# script) becomes page.h, two C strings split at the line @@DATA@@.
+# html: a self-contained HTML report (libfkreport's encoder).  page.html (the
+# page, its style and its script) becomes page.h, two C strings split at the
+# line @@DATA@@.
 pkglib_LTLIBRARIES += plugins/output-html.la
 plugins_output_html_la_SOURCES = plugins/output/html/html.c plugins/output/html/timeline.c \
-	plugins/output/html/timeline.h plugins/lib/report/report.h plugins/lib/report/b64.h
+	plugins/output/html/timeline.h
 nodist_plugins_output_html_la_SOURCES = plugins/output/html/page.h
-plugins_output_html_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/output/html
-plugins_output_html_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+plugins_output_html_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/output/html $(FK_REPORT_CPPFLAGS)
 plugins_output_html_la_LDFLAGS = $(PLUGIN_LDFLAGS)
-plugins_output_html_la_LIBADD = $(ZLIB_LIBS) $(LIBM)
+plugins_output_html_la_LIBADD = $(FK_REPORT_LIBS) $(LIBM)
 BUILT_SOURCES += plugins/output/html/page.h
 CLEANFILES += plugins/output/html/page.h
 EXTRA_DIST += plugins/output/html/page.html plugins/output/html/page2c.awk

@@ -6,7 +6,8 @@
  * thread's samples are taken in time order, consecutive samples of a thread
  * in the same quantum with the same stack (and weight) become one run
  * (quantum delta, leaf, count), and the digit string is deflated: the runs
- * of a steady sampler are very repetitive.  The order of a thread's samples
+ * of a steady sampler are very repetitive (libfkreport writes and deflates
+ * it).  The order of a thread's samples
  * is kept exactly, their times to the quantum.
  */
 #include <stdio.h>
@@ -14,50 +15,7 @@
 #include <string.h>
 #include <math.h>
 
-#include <zlib.h>
-
-#include "../../lib/report/b64.h"
-#include "../../lib/report/report.h"
 #include "timeline.h"
-
-struct buf {
-	const struct fk_host *h;
-	char *p;
-	size_t n, cap;
-	int oom;
-};
-
-static void reserve(struct buf *b, size_t more)
-{
-	if (b->oom || b->n + more <= b->cap)
-		return;
-	size_t nc = b->cap ? b->cap : 4096;
-	while (nc < b->n + more)
-		nc *= 2;
-	char *np = b->h->realloc(b->p, nc);
-	if (!np) {
-		b->oom = 1;
-		return;
-	}
-	b->p = np;
-	b->cap = nc;
-}
-
-static void add(struct buf *b, const char *s, size_t len)
-{
-	reserve(b, len);
-	if (b->oom)
-		return;
-	memcpy(b->p + b->n, s, len);
-	b->n += len;
-}
-
-static void addnum(struct buf *b, uint64_t v)
-{
-	char d[REPORT_NUM_MAX];
-
-	add(b, d, report_number(v, d));
-}
 
 struct ts {
 	uint32_t th, i; /* thread index, sample index */
@@ -114,22 +72,17 @@ static size_t threads_of(const struct fk_host *h, const struct fk_profile *p, ui
 	return nt;
 }
 
-struct run {
-	uint64_t db, leaf, cnt, w;
-};
-
-/* The runs of every thread as digits into b, column by column (each thread's
- * run count, then every run's quantum delta, leaf, count, weight): deflate
- * finds more repeats in a column than in rows.  See report.h. */
+/* Every thread's runs into tl (threads in v's order: sorted by thread). */
 static int put_runs(const struct fk_host *h, const struct fk_profile *p, const uint32_t *index, int series,
-                    const struct ts *v, size_t ns, size_t nt, int64_t t0, int64_t q, int same, struct buf *b)
+                    const struct ts *v, size_t ns, int64_t t0, int64_t q, struct fk_html_timeline *tl)
 {
-	struct run *r = h->alloc(ns * sizeof *r);
+	struct report_run *r = h->alloc(ns * sizeof *r);
 	size_t k = 0, nr = 0;
 
 	if (!r)
 		return FK_ERR_NOMEM;
-	for (size_t th = 0; th < nt; th++) {
+	tl->runs = r;
+	for (size_t th = 0; th < tl->t.nthreads; th++) {
 		size_t a = nr;
 		int64_t prev = 0;
 		for (; k < ns && v[k].th == th;) {
@@ -147,111 +100,40 @@ static int put_runs(const struct fk_host *h, const struct fk_profile *p, const u
 			prev = bk;
 			k = e;
 		}
-		addnum(b, nr - a);
+		tl->threads[th].nruns = nr - a;
 	}
-	for (size_t i = 0; i < nr; i++)
-		addnum(b, r[i].db);
-	for (size_t i = 0; i < nr; i++)
-		addnum(b, r[i].leaf);
-	for (size_t i = 0; i < nr; i++)
-		addnum(b, r[i].cnt);
-	for (size_t i = 0; !same && i < nr; i++)
-		addnum(b, r[i].w);
-	h->free(r);
 	return 0;
 }
 
-int fk_html_deflate64(const struct fk_host *h, const char *in, size_t n, char **out, size_t *outlen)
+/* The thread's name (comm) at its first sample.  *k walks v, which is
+ * sorted by thread. */
+static void thread_comm(const struct fk_host *h, const struct fk_profile *p, const struct ts *v, size_t ns,
+                        size_t *k, uint32_t th, struct report_thread *t)
 {
-	z_stream z;
-	uLong bound;
-	unsigned char *d = NULL;
-	int rc = FK_ERR_NOMEM;
-
-	*out = NULL;
-	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-		return FK_ERR_NOMEM;
-	bound = deflateBound(&z, (uLong)n);
-	d = h->alloc(bound);
-	if (!d)
-		goto out;
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)n;
-	z.next_out = d;
-	z.avail_out = (uInt)bound;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-		goto out;
-	*out = h->alloc(4 * (z.total_out / 3 + 1));
-	if (!*out)
-		goto out;
-	*outlen = fk_b64_encode(d, z.total_out, *out);
-	rc = 0;
-out:
-	deflateEnd(&z);
-	h->free(d);
-	return rc;
-}
-
-/* Raw deflate of in, base64 coded, appended to b inside quotes. */
-static int put_deflated(const struct fk_host *h, const struct buf *in, struct buf *b)
-{
-	char *z;
-	size_t zn;
-
-	if (fk_html_deflate64(h, in->p, in->n, &z, &zn) < 0)
-		return FK_ERR_NOMEM;
-	add(b, "\"", 1);
-	add(b, z, zn);
-	add(b, "\"", 1);
-	h->free(z);
-	return b->oom ? FK_ERR_NOMEM : 0;
-}
-
-/* The thread's name (comm) at its first sample, as a third member of its
- * entry: every byte that is not printable ASCII, and every character that
- * could end a script, as \u00XX (the report's raw-byte escape).  *k walks
- * v, which is sorted by thread. */
-static void put_comm(const struct fk_host *h, const struct fk_profile *p, const struct ts *v, size_t ns, size_t *k,
-                     uint32_t th, struct buf *b)
-{
-	const char *c = NULL;
-	size_t len = 0;
-	char e[8];
-
 	while (*k < ns && v[*k].th < th)
 		(*k)++;
 	if (*k < ns && v[*k].th == th && FK_HOST_HAS(h, sample_comm))
-		c = h->sample_comm(p, v[*k].i, &len);
-	if (!c)
-		return;
-	add(b, ",\"", 2);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char u = (unsigned char)c[i];
-		if (u < 0x20 || u >= 0x7f || u == '"' || u == '\\' || u == '<' || u == '>' || u == '&') {
-			snprintf(e, sizeof e, "\\u%04x", u);
-			add(b, e, 6);
-		} else {
-			add(b, c + i, 1);
-		}
-	}
-	add(b, "\"", 1);
+		t->comm = h->sample_comm(p, v[*k].i, &t->comm_len);
+}
+
+void fk_html_timeline_free(const struct fk_host *h, struct fk_html_timeline *tl)
+{
+	h->free(tl->threads);
+	h->free(tl->runs);
+	memset(tl, 0, sizeof *tl);
 }
 
 int fk_html_timeline(const struct fk_host *h, const struct fk_profile *p, const uint32_t *index, int series,
-                     int64_t quantum_ns, char **text, size_t *len)
+                     int64_t quantum_ns, struct fk_html_timeline *tl)
 {
 	size_t ns = h->samples(p), nt;
 	uint64_t *thr = NULL;
 	struct ts *v = NULL;
-	struct buf b = { .h = h }, dig = { .h = h };
 	int64_t t0 = INT64_MAX;
 	unsigned any = 0;
 	int same = 1, rc = FK_ERR_NOMEM; /* same: every sample weighs the same (one period) */
-	char tmp[160];
 
-	*text = NULL;
-	*len = 0;
+	memset(tl, 0, sizeof *tl);
 	for (size_t i = 0; i < ns; i++) {
 		const struct fk_logged_sample *s = h->sample(p, i);
 		double w = s->weight[series];
@@ -273,34 +155,28 @@ int fk_html_timeline(const struct fk_host *h, const struct fk_profile *p, const 
 		goto out;
 	nt = threads_of(h, p, thr, v);
 	qsort(v, ns, sizeof *v, cmp_ts);
-	add(&b, ",\"threads\":[", 12);
-	for (size_t i = 0, k = 0; i < nt; i++) {
-		snprintf(tmp, sizeof tmp, "%s[%d,%d", i ? "," : "", (int32_t)(uint32_t)thr[i],
-		         (int32_t)(uint32_t)(thr[i] >> 32));
-		add(&b, tmp, strlen(tmp));
-		put_comm(h, p, v, ns, &k, (uint32_t)i, &b);
-		add(&b, "]", 1);
-	}
-	snprintf(tmp, sizeof tmp, "],\"timed\":%d,\"t0ns\":\"%lld\",\"quantum\":%lld,", !!(any & FK_SAMPLE_TIME),
-	         (long long)t0, (long long)quantum_ns);
-	add(&b, tmp, strlen(tmp));
-	if (same) {
-		snprintf(tmp, sizeof tmp, "\"sweight\":%.0f,", h->sample(p, 0)->weight[series]);
-		add(&b, tmp, strlen(tmp));
-	}
-	add(&b, "\"timeline\":", 11);
-	if (put_runs(h, p, index, series, v, ns, nt, t0, quantum_ns, same, &dig) < 0 || dig.oom || b.oom ||
-	    put_deflated(h, &dig, &b) < 0)
+	if (!(tl->threads = h->alloc(nt * sizeof *tl->threads)))
 		goto out;
-	*text = b.p;
-	*len = b.n;
-	b.p = NULL;
+	memset(tl->threads, 0, nt * sizeof *tl->threads);
+	for (size_t i = 0, k = 0; i < nt; i++) {
+		tl->threads[i].pid = (int32_t)(uint32_t)thr[i];
+		tl->threads[i].tid = (int32_t)(uint32_t)(thr[i] >> 32);
+		thread_comm(h, p, v, ns, &k, (uint32_t)i, &tl->threads[i]);
+	}
+	tl->t.nthreads = nt;
+	tl->t.timed = !!(any & FK_SAMPLE_TIME);
+	tl->t.t0ns = t0;
+	tl->t.quantum = quantum_ns;
+	tl->t.same = same;
+	tl->t.sweight = h->sample(p, 0)->weight[series];
+	if (put_runs(h, p, index, series, v, ns, t0, quantum_ns, tl) < 0)
+		goto out;
+	tl->t.threads = tl->threads;
+	tl->t.runs = tl->runs;
 	rc = 0;
 out:
 	if (rc)
 		h->log(FK_LOG_ERROR, "out of memory writing the report's timeline");
-	h->free(b.p);
-	h->free(dig.p);
 	h->free(thr);
 	h->free(v);
 	return rc;

@@ -1,6 +1,6 @@
 /*
  * The report's timeline: per thread, its samples in time order, their times
- * quantised, runs of one stack merged, the whole deflated and base64 coded
+ * quantised, runs of one stack merged, for libfkreport to encode
  * (plugins/lib/report/report.h describes the format).
  */
 #ifndef FK_HTML_TIMELINE_H
@@ -11,18 +11,23 @@
 
 #include <flamekit/plugin.h>
 
-/* The JSON members of the timeline (",\"threads\":...,\"timeline\":\"...\"")
- * for the samples of p, whose leaves have ids index[leaf] (their rank among
- * the report's nodes where stacks end, in preorder), times cut to quantum_ns.  On success *text is NULL
- * when there is nothing to write (no sample carries a time or a thread, or
- * weights are not integers), else a buffer from h->alloc of *len bytes that
- * the caller frees.  Returns 0 or FK_ERR_NOMEM (logged here). */
-int fk_html_timeline(const struct fk_host *h, const struct fk_profile *p, const uint32_t *index, int series,
-                     int64_t quantum_ns, char **text, size_t *len);
+#include "report.h"
 
-/* n bytes of in, raw deflated (RFC 1951) and base64 coded into *out (from
- * h->alloc, *outlen bytes, not NUL-terminated; the caller frees it), for the
- * page's DecompressionStream("deflate-raw").  Returns 0 or FK_ERR_NOMEM. */
-int fk_html_deflate64(const struct fk_host *h, const char *in, size_t n, char **out, size_t *outlen);
+/* The timeline of the samples of p (libfkreport encodes it), whose
+ * leaves have ids index[leaf] (their rank among the report's nodes where
+ * stacks end, in preorder), times cut to quantum_ns.  tl->t.threads stays
+ * NULL when there is nothing to write (no sample carries a time or a
+ * thread, or weights are not integers).  Threads' names point into the
+ * profile.  Returns 0 or FK_ERR_NOMEM (logged here); free with
+ * fk_html_timeline_free, whatever it returns. */
+struct fk_html_timeline {
+	struct report_timeline t;
+	struct report_thread *threads;
+	struct report_run *runs;
+};
+
+int fk_html_timeline(const struct fk_host *h, const struct fk_profile *p, const uint32_t *index, int series,
+                     int64_t quantum_ns, struct fk_html_timeline *tl);
+void fk_html_timeline_free(const struct fk_host *h, struct fk_html_timeline *tl);
 
 #endif
