@@ -164,6 +164,16 @@ tnames() { grep -o '"name":"[^"]* tid [0-9]* (pid [0-9]*)"' "$1" | sort | tr '\n
 is "$(tnames "$TMP/got.json")" "$(tnames "$TMP/want.json")" "thread names (comm) come back from the report"
 [ -n "$(tnames "$TMP/want.json")" ]
 ok $? "and there are some"
+# ... whatever the names hold: ']' (the reader once counted threads by
+# brackets and lost the timeline) and a name longer than 255 bytes as
+# escaped (once refused as a damaged timeline).
+long=$(printf 'caf\303\251%.0s' 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60)
+printf 'a]b 12/13 [000] 1.000001: 1 cpu-clock:\n\tffff main (/bin/x)\n\n%s 14/15 [000] 1.002: 1 cpu-clock:\n\tffff foo (/bin/x)\n\tffff main (/bin/x)\n\n' "$long" > "$TMP/odd.txt"
+"$FLAMEKIT" graph --format perf --output-plugin speedscope -o "$TMP/want.json" "$TMP/odd.txt" 2> /dev/null
+"$FLAMEKIT" graph --format perf --output-plugin html -o "$TMP/odd.html" "$TMP/odd.txt" 2> /dev/null
+run "$FLAMEKIT" graph --output-plugin speedscope -o "$TMP/got.json" "$TMP/odd.html"
+is "$rc:$err:$(tnames "$TMP/got.json")" "0::$(tnames "$TMP/want.json")" "thread names with ']' and of 300 bytes come back"
+is "$(tnames "$TMP/want.json" | wc -w)" 10 "and there are two"
 
 # A timeline that inflates but lies (a run heavier than its stack, a cut
 # stream, a time past 2^63 ns): one error each, never a hang.

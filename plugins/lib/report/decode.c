@@ -397,31 +397,31 @@ out:
 	return rc;
 }
 
-/* One entry of "threads", at *pp: [pid,tid] or [pid,tid,"comm"] (a name
- * shorter than 256 bytes).  0, -1 when damaged, FK_ERR_NOMEM. */
+/* One entry of "threads", at *pp: [pid,tid] or [pid,tid,"comm"].  0, FK_ERR_DATA
+ * when damaged, FK_ERR_NOMEM. */
 static int read_thread(struct report *r, const char **pp, struct report_thread *t)
 {
 	const char *p = *pp;
-	char *e, comm[256];
+	char *e;
 	long pid, tid, l;
 
 	if (*p != '[' || (pid = strtol(p + 1, &e, 10), *e != ',') ||
 	    (tid = strtol(e + 1, &e, 10), *e != ']' && *e != ',') || pid < INT32_MIN || pid > INT32_MAX ||
 	    tid < INT32_MIN || tid > INT32_MAX)
-		return -1;
+		return FK_ERR_DATA;
 	t->pid = (int32_t)pid;
 	t->tid = (int32_t)tid;
-	if (*e == ',') { /* the thread's name */
-		const char *q = skip_ws(e + 1, r->end);
+	if (*e == ',') { /* the thread's name: no longer than its text */
+		const char *q = skip_ws(e + 1, r->end), *qe;
 		char *c;
-		if (*q != '"' || string_end(r, q) >= r->end || (size_t)(string_end(r, q) - q) >= sizeof comm ||
-		    (l = jstring(r, &q, comm, sizeof comm)) < 0 || *q != ']')
-			return -1;
-		if (!(c = r->h->alloc((size_t)l + 1)))
+		if (*q != '"' || (qe = string_end(r, q)) >= r->end)
+			return FK_ERR_DATA;
+		if (!(c = r->h->alloc((size_t)(qe - q) + 1)))
 			return FK_ERR_NOMEM;
-		memcpy(c, comm, (size_t)l);
-		c[l] = 0;
 		t->comm = c;
+		if ((l = jstring(r, &q, c, (size_t)(qe - q))) < 0 || *q != ']')
+			return FK_ERR_DATA;
+		c[l] = 0;
 		t->comm_len = (size_t)l;
 		e = (char *)q;
 	}
@@ -445,14 +445,15 @@ static int read_threads(struct report *r, const char *th)
 			r->threads = nt;
 			cap = nc;
 		}
-		if ((rc = read_thread(r, &th, &r->threads[r->nthreads])) < 0)
+		rc = read_thread(r, &th, &r->threads[r->nthreads]);
+		r->nthreads++; /* its comm is freed with the others */
+		if (rc < 0)
 			return rc;
-		r->nthreads++;
 		th = skip_ws(th, r->end);
 		if (*th == ',')
 			th = skip_ws(th + 1, r->end);
 	}
-	return th < r->end ? 0 : -1;
+	return th < r->end ? 0 : FK_ERR_DATA;
 }
 
 /* Where each column starts: the run counts of the threads, then the

@@ -9,3 +9,10 @@ plugins_lib_libfkreport_la_LIBADD = $(ZLIB_LIBS) $(LIBM)
 # The flags a module using the library compiles with.
 FK_REPORT_CPPFLAGS = -I$(top_srcdir)/plugins/lib/report
 FK_REPORT_LIBS = plugins/lib/libfkreport.la
+# its own test: encoder and decoder round-trip, forged data
+check_PROGRAMS += tests/unit/report.t
+TESTS += tests/unit/report.t
+tests_unit_report_t_SOURCES = tests/unit/report.c tests/unit/testlib.h
+tests_unit_report_t_CPPFLAGS = $(AM_CPPFLAGS) $(FK_REPORT_CPPFLAGS)
+tests_unit_report_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_report_t_LDADD = $(FK_REPORT_LIBS) $(TEST_LDADD)
