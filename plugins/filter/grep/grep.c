@@ -22,8 +22,7 @@ struct opts {
 	int ignore_case;
 };
 
-/* Cache bits per frame id. */
-#define KNOWN 1u
+/* Cache bits per frame id (bit 0 is framecache's FC_KNOWN). */
 #define INCL 2u
 #define EXCL 4u
 
@@ -96,27 +95,18 @@ fail:
 	return rc;
 }
 
-/* The cache bits of frame i of the sample, testing its name on a miss. */
-static int frame_bits(struct state *s, struct fk_sample_edit *e, size_t i, unsigned *bits)
+/* A frame's bits, tested on a miss of the cache. */
+static unsigned test_name(void *ctx, const char *name, size_t len)
 {
-	const char *c = NULL;
-	unsigned char *slot;
-	size_t len;
-	unsigned b = KNOWN;
+	const struct state *s = ctx;
+	unsigned b = 0;
 
-	if (fc_frame(&s->cache, s->h, e, i, &slot, &c, &len) < 0)
-		return FK_ERR_NOMEM;
-	if (*slot) {
-		*bits = *slot;
-		return 0;
-	}
-	if (s->has_inc && regexec(&s->inc, c, 0, NULL, 0) == 0)
+	(void)len;
+	if (s->has_inc && regexec(&s->inc, name, 0, NULL, 0) == 0)
 		b |= INCL;
-	if (s->has_exc && regexec(&s->exc, c, 0, NULL, 0) == 0)
+	if (s->has_exc && regexec(&s->exc, name, 0, NULL, 0) == 0)
 		b |= EXCL;
-	*slot = (unsigned char)b;
-	*bits = b;
-	return 0;
+	return b;
 }
 
 static int sample(void *state, struct fk_sample_edit *e)
@@ -127,7 +117,7 @@ static int sample(void *state, struct fk_sample_edit *e)
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned b;
-		int rc = frame_bits(s, e, i, &b);
+		int rc = fc_bits(&s->cache, s->h, e, i, test_name, s, &b);
 		if (rc < 0) {
 			s->h->log(FK_LOG_ERROR, "out of memory");
 			return rc;

@@ -41,8 +41,8 @@ struct opts {
 };
 
 enum { RE_FOCUS, RE_IGNORE, RE_HIDE, RE_SHOW, NRE };
-/* Cache bits per frame id: KNOWN, then 1 << (1 + RE_*), then the names. */
-#define KNOWN 1u
+/* Cache bits per frame id: framecache's FC_KNOWN, then 1 << (1 + RE_*),
+ * then the names. */
 #define BIT(k) (1u << (1 + (k)))
 #define IS_BASE (1u << 5)
 #define IS_SKIP (1u << 6)
@@ -185,30 +185,26 @@ static bool is(const char *name, size_t len, const char *want)
 	return want && *want && strlen(want) == len && memcmp(name, want, len) == 0;
 }
 
-/* The cache bits of frame i of the sample, testing its name on a miss. */
+/* A frame's bits, tested on a miss of the cache. */
+static unsigned test_name(void *ctx, const char *name, size_t len)
+{
+	const struct state *s = ctx;
+	unsigned b = 0;
+
+	for (int k = 0; k < NRE; k++)
+		if (s->has[k] && regexec(&s->re[k], name, 0, NULL, 0) == 0)
+			b |= BIT(k);
+	if (is(name, len, s->o->base))
+		b |= IS_BASE;
+	if (is(name, len, s->o->skip_after))
+		b |= IS_SKIP;
+	return b;
+}
+
+/* The cache bits of frame i of the sample. */
 static int frame_bits(struct state *s, struct fk_sample_edit *e, size_t i, unsigned *bits)
 {
-	const char *c = NULL;
-	unsigned char *slot;
-	size_t len;
-	unsigned b = KNOWN;
-
-	if (fc_frame(&s->cache, s->h, e, i, &slot, &c, &len) < 0)
-		return FK_ERR_NOMEM;
-	if (*slot) {
-		*bits = *slot;
-		return 0;
-	}
-	for (int k = 0; k < NRE; k++)
-		if (s->has[k] && regexec(&s->re[k], c, 0, NULL, 0) == 0)
-			b |= BIT(k);
-	if (is(c, len, s->o->base))
-		b |= IS_BASE;
-	if (is(c, len, s->o->skip_after))
-		b |= IS_SKIP;
-	*slot = (unsigned char)b;
-	*bits = b;
-	return 0;
+	return fc_bits(&s->cache, s->h, e, i, test_name, s, bits);
 }
 
 /* The sample's thread and time against comm, pid, tid, from and to. */

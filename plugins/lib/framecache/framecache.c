@@ -3,7 +3,8 @@
 
 #include "framecache.h"
 
-int fc_slot(struct fc *c, const struct fk_host *h, fk_frame_t id, unsigned char **slot)
+/* *slot: the byte of frame id, grown (zeroed) as needed. */
+static int fc_slot(struct fc *c, const struct fk_host *h, fk_frame_t id, unsigned char **slot)
 {
 	if (id >= c->cap) {
 		size_t cap = c->cap ? c->cap : 4096;
@@ -34,8 +35,10 @@ const char *fc_cstr(struct fc *c, const struct fk_host *h, const char *s, size_t
 	return c->name;
 }
 
-int fc_frame(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
-             unsigned char **slot, const char **name, size_t *len)
+/* Frame i of sample e: *slot is its byte; when that is 0 (not decided
+ * yet), *name is its name as a C string (fc_cstr's) of *len bytes. */
+static int fc_frame(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
+                    unsigned char **slot, const char **name, size_t *len)
 {
 	const char *s;
 
@@ -45,6 +48,21 @@ int fc_frame(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, si
 		return 0;
 	s = h->se_frame_name(e, i, len);
 	return (*name = fc_cstr(c, h, s, *len)) ? 0 : FK_ERR_NOMEM;
+}
+
+int fc_bits(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
+            unsigned (*test)(void *ctx, const char *name, size_t len), void *ctx, unsigned *bits)
+{
+	const char *name = NULL;
+	unsigned char *slot;
+	size_t len;
+
+	if (fc_frame(c, h, e, i, &slot, &name, &len) < 0)
+		return FK_ERR_NOMEM;
+	if (!*slot)
+		*slot = (unsigned char)(test(ctx, name, len) | FC_KNOWN);
+	*bits = *slot;
+	return 0;
 }
 
 void fc_free(struct fc *c, const struct fk_host *h)

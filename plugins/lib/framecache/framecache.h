@@ -2,7 +2,8 @@
  * framecache: what a filter plugin decided about each distinct frame, in
  * an array indexed by the frame's interned id (host->se_frame_id), so a
  * sample costs one load per frame whatever the tests; and a NUL-terminated
- * copy of a name for regexec.  Used by the grep and narrow filters.
+ * copy of a name for regexec.  Used by the grep and narrow filters, which
+ * give fc_bits their test of a name.
  */
 #ifndef FK_FRAMECACHE_H
 #define FK_FRAMECACHE_H
@@ -18,17 +19,16 @@ struct fc {
 	size_t namecap;
 };
 
-/* *slot: the byte of frame id, grown (zeroed) as needed.  Valid until the
- * next fc_slot.  0 or FK_ERR_NOMEM (not logged). */
-int fc_slot(struct fc *c, const struct fk_host *h, fk_frame_t id, unsigned char **slot);
 /* s[0..len) as a C string, valid until the next call; NULL when out of
  * memory. */
 const char *fc_cstr(struct fc *c, const struct fk_host *h, const char *s, size_t len);
-/* Frame i of sample e: *slot is its byte; when that is 0 (not decided
- * yet), *name is its name as a C string (fc_cstr's) of *len bytes, for the
- * caller to test and store its bits in *slot.  0 or FK_ERR_NOMEM. */
-int fc_frame(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
-             unsigned char **slot, const char **name, size_t *len);
+/* Set in every stored byte: the frame has been tested. */
+#define FC_KNOWN 1u
+/* The bits of frame i of sample e: cached, else those of the filter's
+ * test of its name (a C string of len bytes) | FC_KNOWN, stored.  0 or
+ * FK_ERR_NOMEM (not logged). */
+int fc_bits(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
+            unsigned (*test)(void *ctx, const char *name, size_t len), void *ctx, unsigned *bits);
 void fc_free(struct fc *c, const struct fk_host *h);
 
 #endif
