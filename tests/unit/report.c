@@ -141,7 +141,7 @@ static int collect(void *ctx, const void *p, size_t len)
 }
 
 /* The model encoded, as a page: the data between its tags. */
-static char *encode(struct model *m, size_t *len)
+static char *encode(const struct model *m, size_t *len)
 {
 	static struct report_out o;
 	struct text t = { 0 };
@@ -149,7 +149,7 @@ static char *encode(struct model *m, size_t *len)
 		.title = "t\xff<", .palette = "hot", .unit = m->unit, .units = { "u0\x01", NULL },
 		.series = m->series, .nnames = m->nnames, .nmodules = 2, .nnodes = m->nnodes, .name = m_name,
 		.module = m_module, .frame_module = m_frame_module, .node = m_node,
-		.timeline = m->threads ? &m->tl : NULL, .ctx = m,
+		.timeline = m->threads ? &m->tl : NULL, .ctx = (void *)m,
 	};
 
 	memset(&o, 0, offsetof(struct report_out, buf));
@@ -203,20 +203,29 @@ static void free_model(struct model *m)
 	free(m->runs);
 }
 
+/* The model encoded and decoded into *r, its tree compared; the page, to
+ * free once r is done with. */
+static char *roundtrip(const struct model *m, struct report *r)
+{
+	size_t len;
+	char *page = encode(m, &len);
+
+	assert_int_equal(report_open(r, &fk_host, page, len), 0);
+	assert_int_equal(report_decode(r, UINT64_MAX), 0);
+	compare_tree(m, r);
+	return page;
+}
+
 static void roundtrip_tree(int series, double (*w)(size_t, int))
 {
 	struct model m = { .series = series, .unit = "by\xfftes\x01" };
 	struct report r;
 	struct report_sample s;
-	size_t len;
 	char *page;
 
 	make_names(&m);
 	make_tree(&m, w);
-	page = encode(&m, &len);
-	assert_int_equal(report_open(&r, &fk_host, page, len), 0);
-	assert_int_equal(report_decode(&r, UINT64_MAX), 0);
-	compare_tree(&m, &r);
+	page = roundtrip(&m, &r);
 	assert_int_equal(r.has_timeline, 0);
 	assert_int_equal(report_next(&r, &s), 0);
 	report_free(&r);
@@ -295,16 +304,13 @@ static void roundtrip_timeline(int same)
 	struct model m = { .series = 1, .unit = "samples" };
 	struct report r;
 	struct report_sample s;
-	size_t len, nends = 0, *ends, k = 0;
+	size_t nends = 0, *ends, k = 0;
 	char *page;
 
 	make_names(&m);
 	make_tree(&m, w_timeline);
 	make_timeline(&m, same);
-	page = encode(&m, &len);
-	assert_int_equal(report_open(&r, &fk_host, page, len), 0);
-	assert_int_equal(report_decode(&r, UINT64_MAX), 0);
-	compare_tree(&m, &r);
+	page = roundtrip(&m, &r);
 	assert_int_equal(r.has_timeline, 1);
 	assert_int_equal(r.timed, 1);
 	assert_true(r.t0ns == m.tl.t0ns);

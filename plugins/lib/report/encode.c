@@ -175,6 +175,19 @@ static int int_weight(double v)
 	return v >= 0 && v == floor(v) && v < 9007199254740992.0;
 }
 
+/* n strings from get, comma-separated (the "names" escape). */
+static void put_strings(struct report_out *o, size_t n, const char *(*get)(void *ctx, size_t i, size_t *len),
+                        void *ctx)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		const char *t = get(ctx, i, &len);
+		if (i)
+			report_put(o, ",", 1);
+		jstr(o, t, len);
+	}
+}
+
 static void put_head(struct report_out *o, const struct report_src *s)
 {
 	report_puts(o, "{\"v\":2,\"title\":");
@@ -188,13 +201,7 @@ static void put_head(struct report_out *o, const struct report_src *s)
 	report_put(o, ",", 1);
 	jcstr(o, s->units[1]);
 	report_puts(o, s->series == 2 ? "],\"series\":2,\"names\":[" : "],\"series\":1,\"names\":[");
-	for (size_t i = 0; i < s->nnames; i++) {
-		size_t len;
-		const char *n = s->name(s->ctx, i, &len);
-		if (i)
-			report_put(o, ",", 1);
-		jstr(o, n, len);
-	}
+	put_strings(o, s->nnames, s->name, s->ctx);
 	report_puts(o, "],\"colours\":[");
 	for (size_t i = 0, first = 1; s->colour && i < s->nnames; i++) {
 		const char *c = s->colour(s->ctx, i);
@@ -208,13 +215,7 @@ static void put_head(struct report_out *o, const struct report_src *s)
 		first = 0;
 	}
 	report_puts(o, "],\"modules\":[");
-	for (size_t k = 0; k < s->nmodules; k++) {
-		size_t len;
-		const char *m = s->module(s->ctx, k, &len);
-		if (k)
-			report_put(o, ",", 1);
-		jstr(o, m, len);
-	}
+	put_strings(o, s->nmodules, s->module, s->ctx);
 	report_puts(o, "],\"fmods\":[");
 	for (size_t i = 0, first = 1; s->frame_module && i < s->nnames; i++) {
 		size_t k = s->frame_module(s->ctx, i);
