@@ -244,7 +244,7 @@ static char *locate(struct psym *ps, const struct fk_pprof_map *m, unsigned char
 	}
 	if (k < 0) {
 		report(ps, "%s: cannot read: %s; its locations stay unsymbolized", file,
-		       k == -ENOEXEC ? "not an ELF file" : strerror(-k));
+		       k == -ENOEXEC ? "not an ELF file" : k == -EISDIR ? "not a regular file" : strerror(-k));
 		return NULL;
 	}
 	hex_of(got, own, k);

@@ -9,9 +9,12 @@
  * every line of a location is a frame, the lines before the last one being
  * functions inlined into it (annotated _[i] with --all, as perf's plugin
  * does).  A frame is named by its function's name (the system name, not
- * demangled, when the name is empty); a location without lines is named
- * as go tool pprof -traces names it: "[binary]" after its mapping's file,
- * "<unknown>" without one, or its address with --addresses.
+ * demangled, when the name is empty).  A location without lines is
+ * symbolized from its mapping's local binary (localsym.c, libfksym), as
+ * go tool pprof -symbolize=local does; when that finds nothing, or with
+ * --symbolize=none, it is named as go tool pprof -traces names it:
+ * "[binary]" after its mapping's file, "<unknown>" without one, or its
+ * address with --addresses.
  *
  * The weight is one of the sample's values: --sample-type NAME, or by
  * default the one pprof shows first: default_sample_type when the profile
@@ -690,6 +693,15 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 	return rc;
 }
 
+/* Whether a location has a mapping and no lines: something to symbolize. */
+static bool lineless(const struct fk_pprof_data *p)
+{
+	for (size_t i = 0; i < p->n_location; i++)
+		if (p->location[i].nline == 0 && p->location[i].mapping_id)
+			return true;
+	return false;
+}
+
 FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
@@ -721,7 +733,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	    (rc = pick_value(&c, o->sample_type, &vi)) < 0 || (rc = check_refs(&c)) < 0 ||
 	    (rc = mapping_names(&c)) < 0)
 		goto out;
-	if (local && !c.addresses && pf->n_mapping &&
+	if (local && !c.addresses && lineless(pf) &&
 	    (rc = psym_new(h, in, pf, o->binary_path, o->inline_frames, &c.sym)) < 0)
 		goto out;
 	if ((rc = location_frames(&c)) < 0)
