@@ -136,13 +136,28 @@ leaf=$(go tool nm busy | awk '$3 == "main.leaf" { print $1 }')
 at=$(printf '%x' $((0x$leaf + 4)))
 cp busy busy2
 "$PY" "$STRIP" make ranges.pb \
-	"$TMP/busy,400000,300000,0" "$TMP/busy,400000,500000,ffffffffffffff00" \
+	"$TMP/busy,400000,300000,0" "$TMP/busy,400000,500000,fffffffffffff000" \
 	"$TMP/busy,400000,500000,0" "$TMP/busy2,400000,500000,0" "$TMP/busy,ffffffffffff0000,ffffffffffffffff,ffffffffffffffff" -- \
 	"1,$at" "2,$at" "3,$at" "4,$at" "3,500000" "3,3ff000" "5,ffffffffffff1000"
 run "$FLAMEKIT" collapse ranges.pb
 is "$out" "[busy] 5
 main.leaf 2" "hostile ranges: a limit below the start, an offset that overflows, an address outside its mapping: unsymbolized"
 is "$rc:$err" "0:" "hostile ranges: no message, exit 0"
+set --
+i=1
+while [ $i -le 20 ]; do
+	set -- "$@" "/nonexistent/m$i,400000,500000,0"
+	i=$((i + 1))
+done
+"$PY" "$STRIP" make many.pb "$@" -- $(i=1; while [ $i -le 20 ]; do printf '%d,4a0000 ' $i; i=$((i + 1)); done)
+run "$FLAMEKIT" collapse many.pb
+exp=$(i=1; while [ $i -le 16 ]; do
+	echo "flamekit: warning: [input:pprof] many.pb: /nonexistent/m$i: cannot read: No such file or directory; its locations stay unsymbolized"
+	i=$((i + 1))
+done)
+is "$err" "$exp
+flamekit: warning: [input:pprof] many.pb: 4 more binaries could not symbolize their locations" \
+	"20 missing binaries: 16 named, the rest counted"
 "$PY" "$STRIP" make overlap.pb "$TMP/busy,400000,500000,0" "$TMP/busy2,400000,500000,0" -- "1,$at" "2,$at"
 run "$FLAMEKIT" collapse overlap.pb
 is "$out" "$(traces overlap.pb -symbolize=local)" "overlapping mappings of two files: each location in its own, as go tool pprof"
