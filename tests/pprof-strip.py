@@ -15,16 +15,12 @@
       ids 1, 2, ... in order), LOC is MAPPING_ID,ADDRESS (hex)
 """
 import gzip
+import os
 import sys
 
-
-def varint(n):
-    out = b""
-    while True:
-        b, n = n & 0x7f, n >> 7
-        if not n:
-            return out + bytes([b])
-        out += bytes([b | 0x80])
+sys.dont_write_bytecode = True  # nothing written beside the sources
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interop import varint  # noqa: E402  (the one varint writer of the tests)
 
 
 def fields(buf):
