@@ -110,6 +110,10 @@ mkfifo fifo
 run "$FLAMEKIT" collapse --sample-type samples fifo.pb.gz
 is "$err" "flamekit: warning: [input:pprof] fifo.pb.gz: $TMP/fifo: cannot read: not a regular file; its locations stay unsymbolized" \
 	"a FIFO named as the binary: refused without waiting for a writer"
+"$PY" "$STRIP" strip cpu.pb.gz dev.pb.gz file=/dev/null build_id=
+run "$FLAMEKIT" collapse --sample-type samples dev.pb.gz
+is "$err" "flamekit: warning: [input:pprof] dev.pb.gz: /dev/null: cannot read: not a regular file; its locations stay unsymbolized" \
+	"a device named as the binary: judged before it is opened, refused"
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1; then
 	# a sticky world-writable directory, as /tmp, inside this test's own
 	chmod 755 "$TMP"

@@ -31,11 +31,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "localsym.h"
 
 #define MAXBID 64
 #define MAX_REPORTS 16   /* files named in messages; the rest counted */
+#define MAX_FILES 1024   /* binaries read for one profile */
 
 enum { UNTRIED, UNUSED, USED };
 
@@ -54,6 +56,9 @@ struct psym {
 	size_t seen_mask;
 	char *path;              /* the search path */
 	size_t reports, unsaid;
+	/* the binaries read: one dso per file, however many names reach it */
+	struct file { dev_t dev; ino_t ino; size_t nb; unsigned char bid[MAXBID]; struct fk_dso *dso; } *files;
+	size_t nfiles;
 };
 
 static const char *str(const struct fk_pprof_data *p, int64_t k)
@@ -87,7 +92,8 @@ int psym_new(const struct fk_host *h, struct fk_input *in, const struct fk_pprof
 	else if (asprintf(&ps->path, "%s/pprof/binaries", home ? home : "") < 0)
 		ps->path = NULL;
 	if (!ps->path || !(ps->m = h->alloc((p->n_mapping ? p->n_mapping : 1) * sizeof *ps->m)) ||
-	    !(ps->seen = h->alloc(cap * sizeof *ps->seen)) || !(ps->s = fk_symbolizer_new(&cfg, h))) {
+	    !(ps->seen = h->alloc(cap * sizeof *ps->seen)) || !(ps->s = fk_symbolizer_new(&cfg, h)) ||
+	    !(ps->files = h->alloc(MAX_FILES * sizeof *ps->files))) {
 		rc = FK_ERR_NOMEM;
 		goto out;
 	}
@@ -171,7 +177,10 @@ static char *search_dir(struct psym *ps, const char *dir, const char *file, cons
 	if (*hex) {
 		if (asprintf(&own[k], "%s/%s/%s", dir, hex, base) >= 0)
 			k++;
-		if (asprintf(&pat, "%s/%s/*", dir, hex) >= 0 && glob(pat, 0, NULL, &g) == 0)
+		/* a pattern only of a hex build id: the profile chooses the id,
+		 * and "* / * / *" would walk the file system */
+		if (strspn(hex, "0123456789abcdefABCDEF") == strlen(hex) &&
+		    asprintf(&pat, "%s/%s/*", dir, hex) >= 0 && glob(pat, 0, NULL, &g) == 0)
 			globbed = 1;
 		if (asprintf(&own[k], "%s/%s/%s", dir, file, hex) >= 0)
 			k++;
@@ -260,6 +269,35 @@ static char *locate(struct psym *ps, const struct fk_pprof_map *m, unsigned char
 	return strdup(file);
 }
 
+/* The dso of the file at path: the one already read when another name
+ * reached the same file (a profile may spell one path many ways), at most
+ * MAX_FILES of them.  NULL: not read (reported). */
+static struct fk_dso *file_dso(struct psym *ps, const char *path, const unsigned char *bid, size_t nb)
+{
+	struct stat sb;
+	struct file *f;
+
+	if (stat(path, &sb) < 0)
+		return NULL;
+	for (size_t i = 0; i < ps->nfiles; i++) {
+		f = &ps->files[i];
+		if (f->dev == sb.st_dev && f->ino == sb.st_ino && f->nb == nb && !memcmp(f->bid, bid, nb))
+			return f->dso;
+	}
+	if (ps->nfiles == MAX_FILES) {
+		report(ps, "%s: not read: the profile names more than %d binaries; its locations stay "
+		       "unsymbolized", path, MAX_FILES);
+		return NULL;
+	}
+	f = &ps->files[ps->nfiles++];
+	f->dev = sb.st_dev;
+	f->ino = sb.st_ino;
+	f->nb = nb;
+	memcpy(f->bid, bid, nb);
+	f->dso = fk_sym_dso(ps->s, path, nb ? bid : NULL, nb);
+	return f->dso;
+}
+
 static size_t key_hash(const struct fk_pprof_map *m)
 {
 	uint64_t x = ((uint64_t)m->filename * 0x9e3779b97f4a7c15ull) ^ (uint64_t)m->build_id;
@@ -291,7 +329,7 @@ static int resolve(struct psym *ps, size_t mi)
 	ps->seen[k] = mi + 1;
 	if (!(path = locate(ps, m, bid, &nb)))
 		return 0;
-	st->dso = fk_sym_dso(ps->s, path, nb ? bid : NULL, nb);
+	st->dso = file_dso(ps, path, bid, nb);
 	free(path);
 	st->state = st->dso ? USED : UNUSED;
 	return 0;
@@ -326,6 +364,7 @@ void psym_free(struct psym *ps)
 	fk_symbolizer_free(ps->s);
 	ps->h->free(ps->m);
 	ps->h->free(ps->seen);
+	ps->h->free(ps->files);
 	free(ps->path);
 	ps->h->free(ps);
 }

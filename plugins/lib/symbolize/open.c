@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,6 +47,45 @@ static int may_follow(int dirfd, const struct stat *lst)
 		return 0;
 	return !((dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH)) || lst->st_uid == geteuid() ||
 	       lst->st_uid == dst.st_uid;
+}
+
+/* The regular file comp of dirfd, read-only.  Its type is judged on an
+ * O_PATH descriptor before anything opens it for reading (opening a device
+ * can do things: a tty becomes the controlling terminal, a watchdog
+ * starts), and the same inode is then opened through /proc/self/fd; without
+ * /proc, by its name again and judged again.  -1 with errno (EISDIR: not a
+ * regular file). */
+static int open_regular(int dirfd, const char *comp)
+{
+	int pfd = openat(dirfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC), fd = -1, err = 0;
+	struct stat st;
+	char proc[64];
+
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) < 0) {
+		err = errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = EISDIR;
+		goto out;
+	}
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		fd = openat(dirfd, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
+			errno = EISDIR;
+		}
+	}
+	err = fd < 0 ? errno : 0;
+out:
+	close(pfd);
+	errno = err;
+	return fd;
 }
 
 int fk_sym_open_guarded(const char *path, long *link_uid)
@@ -116,7 +156,7 @@ int fk_sym_open_guarded(const char *path, long *link_uid)
 			continue;
 		}
 		if (!*next) {
-			fd = openat(dirfd, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			fd = open_regular(dirfd, comp);
 			err = fd < 0 ? errno : 0;
 			goto out;
 		}

@@ -57,9 +57,10 @@ int fk_sym_lookup(struct fk_dso *d, uint64_t addr, struct fk_sym_result *out);
  * ref_name: "_text" or "_stext".  0, or -1 when kallsyms lacks it (nothing changed). */
 int fk_sym_kernel_reloc(struct fk_dso *k, const char *ref_name, uint64_t recorded_addr);
 
-/* Open path read-only (O_NONBLOCK: a FIFO does not hang), following a
- * symbolic link only where fs.protected_symlinks' rule lets the caller,
- * whatever the sysctl says (open.c): the fd, or -1 with errno; a refused
+/* Open the regular file at path read-only, following a symbolic link only
+ * where fs.protected_symlinks' rule lets the caller, whatever the sysctl
+ * says (open.c): the fd, or -1 with errno; anything but a regular file
+ * (a FIFO, a device) is refused before it is opened, with EISDIR; a refused
  * link gives EACCES and its owner in *link_uid (else -1). */
 int fk_sym_open_guarded(const char *path, long *link_uid);
 /* The GNU build id of the ELF file at path into out (at most size bytes):
