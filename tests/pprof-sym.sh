@@ -125,6 +125,11 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1; then
 	is "$err" "flamekit: warning: [input:pprof] planted.pb.gz: $TMP/sticky/planted: not followed: a symbolic link on its path is owned by uid $(id -u nobody), in a sticky world-writable directory of another user; its locations stay unsymbolized" \
 		"another user's link in a sticky directory is not followed"
 	is "$out" "$(echo "$bare" | sed 's/\[busy\]/[planted]/g')" "... and its frames stay unsymbolized"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$TMP" sticky/dirlink
+	"$PY" "$STRIP" strip cpu.pb.gz dirlink.pb.gz file="$TMP/sticky/dirlink/busy"
+	run "$FLAMEKIT" collapse --sample-type samples dirlink.pb.gz
+	is "$err" "flamekit: warning: [input:pprof] dirlink.pb.gz: $TMP/sticky/dirlink/busy: not followed: a symbolic link on its path is owned by uid $(id -u nobody), in a sticky world-writable directory of another user; its locations stay unsymbolized" \
+		"... nor is one to a directory on the way"
 	"$PY" "$STRIP" strip cpu.pb.gz mine.pb.gz file="$TMP/sticky/mine"
 	run "$FLAMEKIT" collapse --sample-type samples mine.pb.gz
 	is "$rc:$err:$out" "0::$named" "one's own link there is followed"
@@ -132,6 +137,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1; then
 else
 	skip "a link planted by another user" "needs root and setpriv"
 	skip "a planted link's frames" "needs root and setpriv"
+	skip "a planted link to a directory" "needs root and setpriv"
 	skip "one's own link" "needs root and setpriv"
 fi
 
