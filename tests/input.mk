@@ -102,6 +102,11 @@ EXTRA_DIST += tests/interop.sh tests/interop.py \
 	tests/data/pprof/labels.pb.gz \
 	tests/data/v8/gen.js tests/data/v8/node.cpuprofile
 
+# pprof profiles without names symbolized from local binaries, against go
+# tool pprof -symbolize=local and addr2line -i (tests/pprof-sym.sh).
+TESTS += tests/pprof-sym.sh
+EXTRA_DIST += tests/pprof-sym.sh tests/pprof-strip.py tests/data/pprofsym/busy.go
+
 # Bounded on hostile input: deep V8 and report chains, decompression bombs,
 # /dev/zero, --max-input-size (tests/bounds.sh; timings in bench/70-bounds.sh).
 TESTS += tests/bounds.sh

@@ -9,9 +9,12 @@
  * every line of a location is a frame, the lines before the last one being
  * functions inlined into it (annotated _[i] with --all, as perf's plugin
  * does).  A frame is named by its function's name (the system name, not
- * demangled, when the name is empty); a location without lines is named
- * as go tool pprof -traces names it: "[binary]" after its mapping's file,
- * "<unknown>" without one, or its address with --addresses.
+ * demangled, when the name is empty).  A location without lines is
+ * symbolized from its mapping's local binary (localsym.c, libfksym), as
+ * go tool pprof -symbolize=local does; when that finds nothing, or with
+ * --symbolize=none, it is named as go tool pprof -traces names it:
+ * "[binary]" after its mapping's file, "<unknown>" without one, or its
+ * address with --addresses.
  *
  * The weight is one of the sample's values: --sample-type NAME, or by
  * default the one pprof shows first: default_sample_type when the profile
@@ -37,6 +40,7 @@
 #include <string.h>
 
 #include "fk_pprof.h"
+#include "localsym.h"
 #include "../common/limit.h"
 #include "../common/time.h"
 
@@ -44,6 +48,8 @@ struct opts {
 	const char *sample_type;
 	int all, addresses;
 	const char *max_input_size;
+	const char *symbolize, *binary_path;
+	int inline_frames;
 };
 
 static const struct fk_option options[] = {
@@ -56,6 +62,15 @@ static const struct fk_option options[] = {
 	          "name a location without symbols by its address (0x...), not as go tool pprof "
 	          "-traces does ([binary] or <unknown>)"),
 	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
+	FK_OPTION(FK_OPT_STRING, "symbolize", "local", struct opts, symbolize,
+	          "local: name a location without lines from its mapping's local binary, as go tool pprof "
+	          "-symbolize=local; none: leave it unsymbolized"),
+	FK_OPTION(FK_OPT_STRING, "binary-path", NULL, struct opts, binary_path,
+	          "where to look for the profile's binaries, directories separated by ':' "
+	          "(default: $PPROF_BINARY_PATH, else $HOME/pprof/binaries, as pprof)"),
+	FK_OPTION(FK_OPT_FLAG, "inline", "0", struct opts, inline_frames,
+	          "with --symbolize=local, add the functions inlined at an address (from DWARF), as pprof does "
+	          "with addr2line -i"),
 	FK_OPTION_END,
 };
 
@@ -97,6 +112,8 @@ struct ctx {
 	size_t *lstart;
 	char (*addrs)[24];   /* names of line-less locations, per location */
 	char **mapnames;     /* "[basename]" per mapping */
+	struct psym *sym;    /* local binaries (--symbolize=local), or NULL */
+	size_t cap_lf;
 	struct fk_frameref *refs;
 	size_t cap_refs;
 	struct seen *cache;
@@ -243,9 +260,12 @@ static int check_refs(struct ctx *c)
 		if (!str(p, f->system_name))
 			return bad_string(c, "a function's system name", f->system_name);
 	}
-	for (size_t i = 0; i < p->n_mapping; i++)
+	for (size_t i = 0; i < p->n_mapping; i++) {
 		if (!str(p, p->mapping[i].filename))
 			return bad_string(c, "a mapping's file name", p->mapping[i].filename);
+		if (!str(p, p->mapping[i].build_id))
+			return bad_string(c, "a mapping's build id", p->mapping[i].build_id);
+	}
 	for (size_t i = 0; i < p->n_location; i++) {
 		const struct fk_pprof_loc *l = &p->location[i];
 		if (l->mapping_id && find(&c->maps, l->mapping_id) == NONE)
@@ -418,27 +438,78 @@ static int mapping_names(struct ctx *c)
 	return 0;
 }
 
+/* Room for k more frames in c->lf after `at`. */
+static int lf_room(struct ctx *c, size_t at, size_t k)
+{
+	size_t cap = c->cap_lf ? c->cap_lf : 256;
+	struct fk_frameref *v;
+
+	if (at + k <= c->cap_lf)
+		return 0;
+	while (cap < at + k)
+		cap *= 2;
+	if (!(v = c->h->realloc(c->lf, cap * sizeof *v)))
+		return FK_ERR_NOMEM;
+	memset(v + c->cap_lf, 0, (cap - c->cap_lf) * sizeof *v);
+	c->lf = v;
+	c->cap_lf = cap;
+	return 0;
+}
+
+/* The frames of a location without lines at c->lf[*at ...]: from its
+ * binary when symbolizing finds it, else as unsymbolized() names it. */
+static int lineless_frames(struct ctx *c, const struct fk_pprof_loc *l, size_t i, size_t *at)
+{
+	struct fk_sym_result r;
+	int rc;
+
+	r.n = 0;
+	if (c->sym && l->mapping_id &&
+	    (rc = psym_lookup(c->sym, find(&c->maps, l->mapping_id), l->address, &r)) < 0)
+		return rc;
+	if ((rc = lf_room(c, *at, r.n ? r.n : 1)) < 0)
+		return rc;
+	if (r.n == 0) {
+		c->lf[(*at)++] = unsymbolized(c, l, i);
+		return 0;
+	}
+	for (unsigned j = 0; j < r.n; j++) {
+		struct fk_frameref *f = &c->lf[(*at)++];
+		f->name = r.frames[j].name;
+		f->len = strlen(f->name);
+		/* Go's linker names an assembly function's ABI0 symbol NAME.abi0
+		 * where a wrapper has NAME (cmd/link's mangleABIName); pprof
+		 * reads Go's own table, which says NAME */
+		if (f->len > 5 && !memcmp(f->name + f->len - 5, ".abi", 4) &&
+		    f->name[f->len - 1] >= '0' && f->name[f->len - 1] <= '9')
+			f->len -= 5;
+		if (c->all && j + 1 < r.n)
+			f->annot = FK_ANNOT_INLINE;
+	}
+	return 0;
+}
+
 /* Every location's frames, leaf first, once (references checked). */
 static int location_frames(struct ctx *c)
 {
 	const struct fk_pprof_data *p = c->pf;
-	size_t total = 0, at = 0;
+	size_t at = 0;
+	int rc;
 
-	for (size_t i = 0; i < p->n_location; i++)
-		total += p->location[i].nline ? p->location[i].nline : 1;
 	c->lstart = c->h->alloc((p->n_location + 1) * sizeof *c->lstart);
-	c->lf = c->h->alloc((total ? total : 1) * sizeof *c->lf);
 	c->addrs = c->h->alloc((p->n_location ? p->n_location : 1) * sizeof *c->addrs);
-	if (!c->lstart || !c->lf || !c->addrs)
+	if (!c->lstart || !c->addrs || lf_room(c, 0, 1) < 0)
 		return FK_ERR_NOMEM;
-	memset(c->lf, 0, (total ? total : 1) * sizeof *c->lf);
 	for (size_t i = 0; i < p->n_location; i++) {
 		const struct fk_pprof_loc *l = &p->location[i];
 		c->lstart[i] = at;
 		if (l->nline == 0) {
-			c->lf[at++] = unsymbolized(c, l, i);
+			if ((rc = lineless_frames(c, l, i, &at)) < 0)
+				return rc;
 			continue;
 		}
+		if ((rc = lf_room(c, at, l->nline)) < 0)
+			return rc;
 		for (size_t j = 0; j < l->nline; j++) {
 			const struct fk_pprof_func *f = &p->function[find(&c->funcs, p->line_func[l->line0 + j])];
 			const char *name = p->string_table[f->name];
@@ -622,18 +693,30 @@ static int push_samples(struct ctx *c, struct fk_sink *sink, size_t vi)
 	return rc;
 }
 
+/* Whether a location has a mapping and no lines: something to symbolize. */
+static bool lineless(const struct fk_pprof_data *p)
+{
+	for (size_t i = 0; i < p->n_location; i++)
+		if (p->location[i].nline == 0 && p->location[i].mapping_id)
+			return true;
+	return false;
+}
+
 FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	const struct opts *o = op;
 	struct ctx c = { .h = h, .in = in, .all = o->all, .addresses = o->addresses };
+	int local = !o->symbolize || !strcmp(o->symbolize, "local");
 	struct fk_input_limit lim;
 	struct fk_pprof_data pd;
 	struct fk_pprof_data *pf = &pd;
 	size_t vi = 0;
 	int rc;
 
+	if (!local && strcmp(o->symbolize, "none") != 0)
+		return h->input_error(in, 0, "--symbolize takes local or none, not '%s'", o->symbolize);
 	fk_limit_for(h, in, o->max_input_size, &lim);
 	if ((rc = fk_pprof_read(h, in, &lim, &pd)) < 0)
 		goto out_quiet;
@@ -648,7 +731,12 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	    (rc = make_index(&c, &c.funcs, pf->n_function, func_id, "function")) < 0 ||
 	    (rc = make_index(&c, &c.maps, pf->n_mapping, map_id, "mapping")) < 0 ||
 	    (rc = pick_value(&c, o->sample_type, &vi)) < 0 || (rc = check_refs(&c)) < 0 ||
-	    (rc = mapping_names(&c)) < 0 || (rc = location_frames(&c)) < 0)
+	    (rc = mapping_names(&c)) < 0)
+		goto out;
+	if (local && !c.addresses && lineless(pf) &&
+	    (rc = psym_new(h, in, pf, o->binary_path, o->inline_frames, &c.sym)) < 0)
+		goto out;
+	if ((rc = location_frames(&c)) < 0)
 		goto out;
 	if ((rc = push_samples(&c, sink, vi)) < 0)
 		goto out;
@@ -679,6 +767,7 @@ out_quiet:
 	h->free(c.cids);
 	h->free(c.attrs);
 	h->free(c.nums);
+	psym_free(c.sym);
 	return rc;
 }
 

@@ -47,7 +47,15 @@ struct fk_pprof_loc {
 	size_t line0, nline;      /* its lines' function ids: line_func[line0 .. +nline) */
 };
 struct fk_pprof_func { uint64_t id; int64_t name, system_name; };
-struct fk_pprof_map { uint64_t id; int64_t filename; };
+/* A mapping: where a binary was mapped and which one (for symbolizing
+ * locations without lines).  has_symbols: the profile says it already
+ * has functions, file names or line numbers (pprof does not symbolize
+ * such a mapping again). */
+struct fk_pprof_map {
+	uint64_t id, memory_start, memory_limit, file_offset;
+	int64_t filename, build_id;   /* string indices, checked by the caller */
+	int has_symbols;
+};
 struct fk_pprof_data {
 	const struct fk_host *h;
 	struct fk_pprof_vt *sample_type;

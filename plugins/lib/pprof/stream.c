@@ -160,8 +160,14 @@ static int submessage(struct rd *r, struct fk_pprof_data *d, unsigned f, size_t 
 		if ((rc = unpacked(r, m, at)) < 0)
 			return rc;
 		if ((rc = GROW(d, mapping, d->n_mapping, cap_map)) == 0) {
-			d->mapping[d->n_mapping].id = m->id;
-			d->mapping[d->n_mapping++].filename = m->filename;
+			struct fk_pprof_map *k = &d->mapping[d->n_mapping++];
+			k->id = m->id;
+			k->memory_start = m->memory_start;
+			k->memory_limit = m->memory_limit;
+			k->file_offset = m->file_offset;
+			k->filename = m->filename;
+			k->build_id = m->build_id;
+			k->has_symbols = m->has_functions || m->has_filenames || m->has_line_numbers;
 		}
 		perftools__profiles__mapping__free_unpacked(m, pa);
 	} else if (f == 4) {

@@ -37,7 +37,12 @@ static int open_dwarf(struct fk_dso *d)
 	d->dw_tried = 1;
 	if (!d->dwarf_path)
 		return -1;
-	d->dw_fd = open(d->dwarf_path, O_RDONLY | O_CLOEXEC);
+	if (d->s->cfg.guard_links) {
+		long uid;
+		d->dw_fd = fk_sym_open_guarded(d->dwarf_path, &uid);
+	} else {
+		d->dw_fd = open(d->dwarf_path, O_RDONLY | O_CLOEXEC);
+	}
 	if (d->dw_fd < 0)
 		return -1;
 	d->dw = dwarf_begin(d->dw_fd, DWARF_C_READ);

@@ -37,13 +37,13 @@ static void cand_close(struct cand *c)
 	c->fd = -1;
 }
 
-/* Open path as ELF; 0, or -1 (errno kept for the caller's message). */
-static int cand_open(struct cand *c, const char *path)
+/* c->fd (open, or -1 with errno set) as ELF; 0, or -1 (errno kept for the
+ * caller's message). */
+static int cand_elf(struct cand *c)
 {
 	struct stat st;
 
 	c->elf = NULL;
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c->fd < 0)
 		return -1;
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -58,6 +58,15 @@ static int cand_open(struct cand *c, const char *path)
 		return -1;
 	}
 	return 0;
+}
+
+/* Open path as ELF (guard: through fk_sym_open_guarded); 0, or -1. */
+static int cand_open(struct cand *c, const char *path, int guard)
+{
+	long uid;
+
+	c->fd = guard ? fk_sym_open_guarded(path, &uid) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	return cand_elf(c);
 }
 
 static int bid_matches(Elf *elf, const unsigned char *bid, size_t len)
@@ -137,6 +146,20 @@ static int load_from(struct fk_dso *d, Elf *elf, int want_symtab, const char *pa
 	return r;
 }
 
+int fk_sym_file_build_id(const char *path, int guard, unsigned char *out, size_t size, long *link_uid)
+{
+	struct cand c = { .fd = -1 };
+	int n;
+
+	*link_uid = -1;
+	c.fd = guard ? fk_sym_open_guarded(path, link_uid) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (cand_elf(&c) < 0)
+		return -errno;
+	n = fk_elf_build_id(c.elf, out, size);
+	cand_close(&c);
+	return n > 0 ? n : 0;
+}
+
 /* Names no path reaches: a memfd, a device, a file deleted while mapped.
  * Unresolved without a word, as perf leaves them. */
 static int unreadable_by_design(const char *path)
@@ -169,7 +192,7 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 	} else if (asprintf(&full, "%s%s", s->symfs ? s->symfs : "", path) < 0) {
 		s->oom = 1;
 		return;
-	} else if (cand_open(&rt, full) < 0) {
+	} else if (cand_open(&rt, full, s->cfg.guard_links) < 0) {
 		open_err = errno;
 	}
 	rt_path = vdso ? path : full;
@@ -196,7 +219,7 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 	fk_hex(hex, bid ? bid : own, bid ? bid_len : 0);
 	candidates(d, vdso ? "[vdso]" : path, rt_ok ? rt.elf : NULL, hex, vdso, cands, 12);
 	for (i = 0; cands[i] && !have_symtab; i++) {
-		if (cand_open(&c, cands[i]) < 0)
+		if (cand_open(&c, cands[i], s->cfg.guard_links) < 0)
 			continue;
 		if (bid_matches(c.elf, bid, bid_len)) {
 			if (!d->segs && fk_elf_segments(d, c.elf) < 0)

@@ -12,6 +12,7 @@ plugins_lib_symbolize_libfksym_la_SOURCES = \
 	plugins/lib/symbolize/symtab.c \
 	plugins/lib/symbolize/elf.c \
 	plugins/lib/symbolize/find.c \
+	plugins/lib/symbolize/open.c \
 	plugins/lib/symbolize/kernel.c \
 	plugins/lib/symbolize/dwarf.c
 plugins_lib_symbolize_libfksym_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(LIBLZMA_CFLAGS)

@@ -26,6 +26,7 @@ struct fk_sym_config {
 	int inline_frames;                /* --inline: report inlined callers */
 	int srcline;                      /* --srcline: file:line */
 	int demangle;                     /* 0 = as stored, 1 = as perf script prints (C++ and Rust, no parameters) */
+	int guard_links;                  /* files opened by fk_sym_open_guarded (paths an untrusted file names) */
 };
 struct fk_sym_frame { const char *name; uint64_t offset; const char *file; unsigned line; };  /* strings owned by the symbolizer */
 struct fk_sym_result {
@@ -55,5 +56,17 @@ int fk_sym_lookup(struct fk_dso *d, uint64_t addr, struct fk_sym_result *out);
  * moved by the difference, as perf's kallsyms__delta moves its symbols.
  * ref_name: "_text" or "_stext".  0, or -1 when kallsyms lacks it (nothing changed). */
 int fk_sym_kernel_reloc(struct fk_dso *k, const char *ref_name, uint64_t recorded_addr);
+
+/* Open the regular file at path read-only, following a symbolic link only
+ * where fs.protected_symlinks' rule lets the caller, whatever the sysctl
+ * says (open.c): the fd, or -1 with errno; anything but a regular file
+ * (a FIFO, a device) is refused before it is opened, with EISDIR; a refused
+ * link gives EACCES and its owner in *link_uid (else -1). */
+int fk_sym_open_guarded(const char *path, long *link_uid);
+/* The GNU build id of the ELF file at path into out (at most size bytes):
+ * its length, 0 when it has none, or -errno when path cannot be read as a
+ * regular ELF file (-ENOEXEC: not ELF; -EACCES with *link_uid set: a link
+ * refused as fk_sym_open_guarded refuses it, when guard). */
+int fk_sym_file_build_id(const char *path, int guard, unsigned char *out, size_t size, long *link_uid);
 
 #endif
