@@ -245,20 +245,24 @@ static int all_lines(const char *want)
 	return n;
 }
 
-/* Parse a text with parse_chunks on 3 threads, in plugin a's context as
- * fk_parse_input runs it, from memory (chunks) or from a file (ranges). */
-static int parse_as_a(const char *data, bool file, struct fk_ctx **call_out, bool *reported)
+/* Parse NLINES lines and then `last` with parse_chunks on 3 threads, in
+ * plugin a's context as fk_parse_input runs it, from memory (chunks) or
+ * from a file (ranges); *reported: whether the call was marked. */
+static int parse_as_a(const char *last, bool file, bool *reported)
 {
 	static const struct fk_chunk_ops ops = { boundary, parse_lines };
 	struct fk_profile *p = fk_profile_new();
-	char path[] = "/tmp/fk-ctx-XXXXXX";
+	char path[] = "/tmp/fk-ctx-XXXXXX", *data = text(last);
 	struct fk_input in;
 	struct fk_sink sink;
 	int rc;
 	FK_CTX_SCOPE(call, .flags = FK_CTX_ENGINE, .instance = "text");
 
-	*call_out = NULL;
 	assert_non_null(p);
+	main_thread = pthread_self();
+	off_main = 0;
+	setenv("FLAMEKIT_CHUNK_BYTES", "40", 1);
+	in_a.d.in.sync = file ? sync_nl : NULL; /* a regular file with sync(): read by ranges */
 	if (file) {
 		int fd = mkstemp(path);
 		assert_true(fd >= 0);
@@ -279,66 +283,39 @@ static int parse_as_a(const char *data, bool file, struct fk_ctx **call_out, boo
 	fk_sink_fini(&sink);
 	fk_input_close(&in);
 	fk_profile_free(p);
+	fk_free(data);
+	in_a.d.in.sync = NULL;
+	assert_true(off_main);
 	*reported = fk_ctx_reported(call);
 	return rc;
 }
 
 static void test_chunk_workers(void **state)
 {
-	struct fk_ctx *call;
 	bool reported;
-	char *t = text("line");
 
 	(void)state;
-	main_thread = pthread_self();
-	off_main = 0;
-	setenv("FLAMEKIT_CHUNK_BYTES", "40", 1);
-	in_a.d.in.sync = NULL;
-	assert_int_equal(parse_as_a(t, false, &call, &reported), 0);
-	assert_true(off_main);
+	assert_int_equal(parse_as_a("line", false, &reported), 0);
 	assert_false(reported);
 	assert_int_equal(all_lines("W:[input:a] a worker's warning"), 3);
-	fk_free(t);
 }
 
-/* The error a worker logs marks the call it parses for: the engine adds
- * no message of its own. */
-static void test_chunk_worker_error(void **state)
+/* The error a worker logs marks the call it parses for (the engine adds
+ * no message of its own), by chunks and by ranges; every line a range
+ * worker logs has the plugin's prefix. */
+static void test_worker_error(void **state)
 {
-	struct fk_ctx *call;
-	bool reported;
-	char *t = text("fail");
-
 	(void)state;
-	main_thread = pthread_self();
-	setenv("FLAMEKIT_CHUNK_BYTES", "40", 1);
-	in_a.d.in.sync = NULL;
-	assert_int_equal(parse_as_a(t, false, &call, &reported), FK_ERR_DATA);
-	assert_true(reported);
-	assert_non_null(strstr(got(), "E:[input:a] a worker's error\n"));
-	fk_free(t);
-}
-
-static void test_range_workers(void **state)
-{
-	struct fk_ctx *call;
-	bool reported;
-	char *t = text("fail");
-
-	(void)state;
-	main_thread = pthread_self();
-	off_main = 0;
-	setenv("FLAMEKIT_CHUNK_BYTES", "40", 1);
-	in_a.d.in.sync = sync_nl; /* a regular file: read by ranges */
-	assert_int_equal(parse_as_a(t, true, &call, &reported), FK_ERR_DATA);
-	in_a.d.in.sync = NULL;
-	assert_true(off_main);
-	assert_true(reported);
-	assert_non_null(strstr(got(), "E:[input:a] a worker's error\n"));
-	assert_non_null(strstr(got(), "W:[input:a] a worker's warning\n"));
-	for (const char *p = got(); *p; p = strchr(p, '\n') + 1)
-		assert_memory_equal(p + 2, "[input:a] ", 10);
-	fk_free(t);
+	for (int file = 0; file < 2; file++) {
+		bool reported;
+		fk_buf_free(&lines);
+		assert_int_equal(parse_as_a("fail", file, &reported), FK_ERR_DATA);
+		assert_true(reported);
+		assert_non_null(strstr(got(), "E:[input:a] a worker's error\n"));
+		assert_non_null(strstr(got(), "W:[input:a] a worker's warning\n"));
+		for (const char *p = got(); *p; p = strchr(p, '\n') + 1)
+			assert_memory_equal(p + 2, "[input:a] ", 10);
+	}
 }
 
 /* host->parse_parts: the parts are parsed on threads of their own by the
@@ -451,8 +428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quiet, start, stop),
 		cmocka_unit_test_setup_teardown(test_verbosity, start, stop),
 		cmocka_unit_test_setup_teardown(test_chunk_workers, start, stop),
-		cmocka_unit_test_setup_teardown(test_chunk_worker_error, start, stop),
-		cmocka_unit_test_setup_teardown(test_range_workers, start, stop),
+		cmocka_unit_test_setup_teardown(test_worker_error, start, stop),
 		cmocka_unit_test_setup_teardown(test_parts, start, stop),
 		cmocka_unit_test_setup_teardown(test_foreign_thread, start, stop),
 	};
