@@ -208,8 +208,11 @@ static int parse_lines(void *ctx, unsigned worker, struct fk_input *in, struct f
 	(void)ctx;
 	(void)worker;
 	(void)sink;
-	if (!pthread_equal(pthread_self(), main_thread))
-		__atomic_store_n(&off_main, 1, __ATOMIC_RELAXED);
+	if (!pthread_equal(pthread_self(), main_thread)) {
+		pthread_mutex_lock(&mu);
+		off_main = 1;
+		pthread_mutex_unlock(&mu);
+	}
 	while ((r = fk_input_getline(in, &line, &len)) > 0) {
 		if (len == 4 && memcmp(line, "warn", 4) == 0)
 			fk_host.log(FK_LOG_WARN, "a worker's warning");
