@@ -67,10 +67,10 @@ static int apply(struct cli *c, const struct cli_opt *o, const char *v, struct c
 	a->given[o->id] = true;
 	switch (o->id) {
 	case OPT_QUIET:
-		fk_verbosity = FK_LOG_ERROR;
+		fk_log_set_verbosity(FK_LOG_ERROR);
 		break;
 	case OPT_VERBOSE:
-		fk_verbosity = fk_verbosity < FK_LOG_INFO ? FK_LOG_INFO : FK_LOG_DEBUG;
+		fk_log_set_verbosity(fk_log_verbosity() < FK_LOG_INFO ? FK_LOG_INFO : FK_LOG_DEBUG);
 		break;
 	case OPT_PROGRESS:
 		c->progress = 2;

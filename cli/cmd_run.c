@@ -77,7 +77,7 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	}
 	if (check) {
 		r = fk_job_check(job);
-		if (r == 0 && fk_verbosity >= FK_LOG_WARN)
+		if (r == 0 && fk_log_verbosity() >= FK_LOG_WARN)
 			fprintf(stderr, "%s: %s: the job is valid\n", fk_progname, jobpath);
 		rc = r == 0 ? EXIT_OK : r == FK_ERR_USAGE ? EXIT_USAGE : EXIT_DATA;
 		goto out;

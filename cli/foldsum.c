@@ -200,22 +200,24 @@ static int fs_input(struct cli *c, struct foldsum *s, const struct fk_plugin *pl
                     bool detected)
 {
 	struct fk_input in;
-	unsigned long mark = fk_log_errors();
+	FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE);
 	int rc = fk_input_open(&in, path);
 
 	if (rc < 0)
 		return rc;
+	cx->instance = in.name;
 	in.progress = c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO));
 	if (detected)
 		fk_log(FK_LOG_INFO, "%s: detected format %s", in.name, pl->d.h.name);
-	fk_log_set_prefix(pl->prefix);
-	rc = foldsum_read(s, &in);
-	fk_log_set_prefix(NULL);
+	{
+		FK_CTX_SCOPE(pcx, .plugin = pl);
+		rc = foldsum_read(s, &in);
+	}
 	if (rc == 0 && in.error)
 		rc = in.error;
 	if (rc == 0)
 		fk_input_report(&in);
-	fk_log_unreported(rc, mark, in.name);
+	fk_ctx_fail(cx, rc);
 	fk_input_close(&in);
 	return rc;
 }
@@ -225,7 +227,6 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, s
 {
 	struct foldsum s;
 	struct fk_writer w;
-	unsigned long mark;
 	int rc;
 
 	memset(&s, 0, sizeof s);
@@ -240,15 +241,17 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, s
 		rc = fs_input(c, &s, pl, files[k], detected);
 	if (rc == 0) {
 		const struct fk_plugin *out = fk_registry_find(&c->reg, FK_PLUGIN_OUTPUT, "folded");
-		mark = fk_log_errors();
-		fk_log_set_prefix(out ? out->prefix : NULL);
-		rc = fs_write(&s, &w);
-		fk_log_set_prefix(NULL);
+		FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE,
+		             .instance = outpath && strcmp(outpath, "-") ? outpath : NULL);
+		{
+			FK_CTX_SCOPE(pcx, .plugin = out);
+			rc = fs_write(&s, &w);
+		}
 		if (rc == 0 && w.error)
 			rc = w.error;
 		if (rc < 0 && w.epipe)
 			rc = 0; /* the reader has what it wanted */
-		fk_log_unreported(rc, mark, outpath && strcmp(outpath, "-") ? outpath : NULL);
+		fk_ctx_fail(cx, rc);
 	}
 	if (rc == 0)
 		rc = fk_writer_commit(&w);
@@ -263,7 +266,6 @@ const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *i
                                         size_t nfiles)
 {
 	const struct fk_plugin *folded = fk_registry_find(&c->reg, FK_PLUGIN_INPUT, "folded");
-	int verbosity = fk_verbosity;
 
 	if (!folded || c->shard_n > 1)
 		return NULL;
@@ -271,8 +273,8 @@ const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *i
 		return in_pl == folded ? folded : NULL;
 	/* --format auto: only regular files, which the pipeline can open again
 	 * and detect for itself (with its own messages) when one is not folded */
-	fk_verbosity = -1;
 	for (size_t k = 0; k < nfiles && folded; k++) {
+		FK_CTX_SCOPE(quiet, .flags = FK_CTX_QUIET);
 		struct fk_input in;
 		const struct fk_plugin *pl = NULL;
 		struct stat st;
@@ -285,6 +287,5 @@ const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *i
 			folded = NULL;
 		fk_input_close(&in);
 	}
-	fk_verbosity = verbosity;
 	return folded;
 }

@@ -56,14 +56,10 @@ static double min_width(const struct fk_plugin *pl, const void *opts, double tot
  * reads it as NULL from an older plugin), with options it accepts. */
 static bool output_fits(const struct fk_plugin *pl, const void *opts)
 {
-	int verbosity = fk_verbosity, rc;
-
 	if (pl->d.h.kind != FK_PLUGIN_OUTPUT || !pl->d.out.min_weight)
 		return false;
-	fk_verbosity = -1; /* the pipeline reports bad options itself */
-	rc = fk_options_check(pl, opts, NULL);
-	fk_verbosity = verbosity;
-	return rc == 0;
+	FK_CTX_SCOPE(quiet, .flags = FK_CTX_QUIET); /* the pipeline reports bad options itself */
+	return fk_options_check(pl, opts, NULL) == 0;
 }
 
 static inline int rank(unsigned char c)
@@ -322,10 +318,10 @@ out:
  * error, a skipped line, two counts, a fractional sum). */
 static bool read_all(const char **files, size_t nfiles, struct foldsum *s, double *total)
 {
-	int verbosity = fk_verbosity, rc = foldsum_grow(s);
+	int rc = foldsum_grow(s);
 
-	fk_verbosity = -1;
 	for (size_t k = 0; k < nfiles && rc == 0; k++) {
+		FK_CTX_SCOPE(quiet, .flags = FK_CTX_QUIET); /* the pipeline says what is wrong */
 		struct fk_input_params prm = { 0 };
 		struct fk_input in;
 		if ((rc = fk_input_open_with(&in, files[k], &prm)) < 0)
@@ -335,7 +331,6 @@ static bool read_all(const char **files, size_t nfiles, struct foldsum *s, doubl
 			rc = FK_ERR_DATA;
 		fk_input_close(&in);
 	}
-	fk_verbosity = verbosity;
 	/* the lookup table is not needed any more: its memory goes to the tree */
 	fk_free(s->slots);
 	s->slots = NULL;
@@ -391,11 +386,11 @@ static bool chart_pass(struct chart *ch, int pass, const char **files, size_t nf
 {
 	struct fk_frameref *fr = NULL;
 	size_t frcap = 0;
-	int verbosity = fk_verbosity, rc = 0;
+	int rc = 0;
 	bool two = false;
 
-	fk_verbosity = -1; /* the pipeline reports what goes wrong */
 	for (size_t k = 0; k < nfiles && rc == 0; k++) {
+		FK_CTX_SCOPE(quiet, .flags = FK_CTX_QUIET); /* the pipeline reports what goes wrong */
 		struct fk_input_params prm = { 0 };
 		struct fk_input in;
 		const char *line;
@@ -419,7 +414,6 @@ static bool chart_pass(struct chart *ch, int pass, const char **files, size_t nf
 			rc = in.error;
 		fk_input_close(&in);
 	}
-	fk_verbosity = verbosity;
 	fk_free(fr);
 	*status = rc;
 	return rc == 0 && !two;

@@ -43,12 +43,12 @@ int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
                         void *opts, const char *where)
 {
 	struct fk_filter_inst *v, *fi;
-	unsigned long mark = fk_log_errors();
 	int rc;
+	FK_CTX_CALL(cx);
 
 	v = fk_realloc(fc->v, (fc->n + 1) * sizeof *v);
 	if (!v)
-		return fk_log_unreported(FK_ERR_NOMEM, mark, NULL);
+		return fk_ctx_fail(cx, FK_ERR_NOMEM);
 	fc->v = v;
 	fi = &v[fc->n];
 	memset(fi, 0, sizeof *fi);
@@ -56,13 +56,15 @@ int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
 	fi->opts = opts;
 	fi->where = fk_strdup(where ? where : pl->d.h.name);
 	if (!fi->where)
-		return fk_log_unreported(FK_ERR_NOMEM, mark, NULL);
+		return fk_ctx_fail(cx, FK_ERR_NOMEM);
 	if (pl->d.filter.create) {
-		const char *outer = fk_log_set_prefix(pl->prefix);
-		rc = pl->d.filter.create(&fk_host, opts, fi->where, &fi->state);
-		fk_log_set_prefix(outer);
+		{
+			FK_CTX_SCOPE(pcx, .plugin = pl);
+			rc = pl->d.filter.create(&fk_host, opts, fi->where, &fi->state);
+		}
 		if (rc < 0) {
-			fk_log_unreported(rc, mark, fi->where);
+			cx->instance = fi->where;
+			fk_ctx_fail(cx, rc);
 			fk_free(fi->where);
 			return rc;
 		}
@@ -114,7 +116,6 @@ int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile 
 {
 	struct fk_filter_inst *fi = &fc->v[k];
 	struct fk_frame_edit e;
-	const char *outer;
 	int rc;
 
 	*out = f;
@@ -145,9 +146,10 @@ int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile 
 	memset(&e, 0, sizeof e);
 	e.p = p;
 	e.frame = f;
-	outer = fk_log_set_prefix(fi->plugin->prefix);
-	rc = fi->plugin->d.filter.frame(fi->state, &e);
-	fk_log_set_prefix(outer); /* the input plugin's, while it parses */
+	{
+		FK_CTX_SCOPE(pcx, .plugin = fi->plugin);
+		rc = fi->plugin->d.filter.frame(fi->state, &e);
+	}
 	if (rc < 0)
 		goto out;
 	if (e.drop) {
@@ -195,9 +197,10 @@ int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
 			struct fk_sample_edit e = { p, ids, n, cap, w, meta, comm, comm_len,
 			                            attrs, nattrs, false, 0 };
 			int rc;
-			const char *outer = fk_log_set_prefix(fi->plugin->prefix);
-			rc = fi->plugin->d.filter.sample(fi->state, &e);
-			fk_log_set_prefix(outer); /* the input plugin's, while it parses */
+			{
+				FK_CTX_SCOPE(pcx, .plugin = fi->plugin);
+				rc = fi->plugin->d.filter.sample(fi->state, &e);
+			}
 			if (rc < 0)
 				return rc;
 			if (e.status < 0)

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "flamekit/plugin.h"
+#include "context.h"
 
 /* ---- status ----------------------------------------------------------- */
 const char *fk_strerror(int status);
@@ -41,29 +42,16 @@ extern void (*fk_alloc_fail_hook)(void);
  * with glibc; see alloc.c).  Call first thing, before threads start. */
 void fk_heap_tune(void);
 
-/* ---- logging (log.c) --------------------------------------------------- */
-extern int fk_verbosity;        /* FK_LOG_* threshold, default FK_LOG_WARN */
+/* ---- logging (log.c) --------------------------------------------------- *
+ * Each message's prefix, silence and "reported" mark come from the calling
+ * thread's context (context.h); the verbosity from fk_log_set_verbosity. */
 extern const char *fk_progname; /* "flamekit" */
-/* "flamekit: " + prefix (if set) + message + "\n" to stderr. */
+/* "flamekit: " + the context's prefix + message + "\n" to stderr. */
 void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 void fk_vlog(int level, const char *fmt, va_list ap);
-/* The "[KIND:NAME] " prefix while a plugin runs; NULL clears it.  Returns
- * the prefix it replaces, for a plugin called from inside another (a filter
- * while an input plugin parses) to put back. */
-const char *fk_log_set_prefix(const char *prefix);
-/* The prefix set now (NULL for none). */
-const char *fk_log_prefix(void);
-/* fk_log without the prefix, which it leaves alone: safe beside other
- * threads' messages (setting the prefix is not). */
+/* fk_log without the context's prefix (an input's own data errors:
+ * "FILE:LINE: message"); it marks and is silenced as fk_log is. */
 void fk_log_bare(int level, const char *fmt, ...) FK_PRINTF(2, 3);
-/* Error messages logged so far (counted even when fk_verbosity hides them):
- * a caller notes it before a call to know whether the callee said why it
- * failed. */
-unsigned long fk_log_errors(void);
-/* When rc < 0 and no error was logged since `mark` (an fk_log_errors()
- * value), log "NAME: " (if not NULL) + fk_strerror(rc): every failure gets
- * exactly one message, whichever layer it comes from.  Returns rc. */
-int fk_log_unreported(int rc, unsigned long mark, const char *name);
 /* Tests capture messages: when set, each formatted line (without
  * "flamekit: " and newline) goes here instead of stderr. */
 extern void (*fk_log_hook)(int level, const char *line);
@@ -377,6 +365,10 @@ struct fk_input {
 	 * range's own offset, up to its end, which another worker may move
 	 * back by taking the range's tail. */
 	struct fk_range *range;
+	/* The call parsing this input (fk_parse_input's context, borrowed),
+	 * NULL for none: an error reported on it marks that call, whatever
+	 * thread reports it (a plugin's own thread included). */
+	struct fk_ctx *ctx;
 };
 
 /* How one input is read.  `merge`, which holds many inputs open at once,

@@ -614,8 +614,9 @@ int fk_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
 			in->error = FK_ERR_DATA;
 		return FK_ERR_DATA;
 	}
-	/* "flamekit: FILE:LINE: message", without the plugin's prefix; the
-	 * plugin's later messages keep theirs */
+	/* "flamekit: FILE:LINE: message", without the plugin's prefix, as
+	 * part of the call that parses the input */
+	FK_CTX_SERVE(cx, in->ctx);
 	if (line)
 		fk_log_bare(FK_LOG_ERROR, "%s:%llu: %s", in->name, (unsigned long long)line, msg);
 	else

@@ -1,39 +1,28 @@
-/* One logging function for the engine and, through the host table, plugins. */
-#include <stdatomic.h>
+/* One logging function for the engine and, through the host table, plugins:
+ * each message takes its prefix, silence and error mark from the calling
+ * thread's context (context.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "fk.h"
 
-int fk_verbosity = FK_LOG_WARN;
 const char *fk_progname = "flamekit";
 void (*fk_log_hook)(int level, const char *line);
-static const char *prefix;
-static atomic_ulong errors;
 
-const char *fk_log_set_prefix(const char *p)
-{
-	const char *old = prefix;
-
-	prefix = p;
-	return old;
-}
-
-const char *fk_log_prefix(void) { return prefix; }
-
-static void vlog_with(const char *pre, int level, const char *fmt, va_list ap)
+static void vlog_in(struct fk_ctx *cx, bool bare, int level, const char *fmt, va_list ap)
 {
 	char line[4096];
-	int n;
+	size_t n = 0;
 
 	if (level == FK_LOG_ERROR)
-		atomic_fetch_add(&errors, 1);
-	if (level > fk_verbosity)
+		fk_ctx_mark(cx);
+	if (level > fk_log_verbosity() || fk_ctx_quiet(cx))
 		return;
-	n = snprintf(line, sizeof line, "%s", pre ? pre : "");
-	if (n < 0 || (size_t)n >= sizeof line)
-		n = 0;
-	vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+	if (!bare) {
+		fk_ctx_prefix(cx, line, sizeof line);
+		n = strlen(line);
+	}
+	vsnprintf(line + n, sizeof line - n, fmt, ap);
 	if (fk_log_hook) {
 		fk_log_hook(level, line);
 		return;
@@ -44,14 +33,14 @@ static void vlog_with(const char *pre, int level, const char *fmt, va_list ap)
 
 void fk_vlog(int level, const char *fmt, va_list ap)
 {
-	vlog_with(prefix, level, fmt, ap);
+	vlog_in(fk_ctx_current(), false, level, fmt, ap);
 }
 
 void fk_log_bare(int level, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vlog_with(NULL, level, fmt, ap);
+	vlog_in(fk_ctx_current(), true, level, fmt, ap);
 	va_end(ap);
 }
 
@@ -63,15 +52,14 @@ void fk_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-unsigned long fk_log_errors(void) { return atomic_load(&errors); }
-
-int fk_log_unreported(int rc, unsigned long mark, const char *name)
+int fk_ctx_fail(struct fk_ctx *cx, int rc)
 {
-	if (rc < 0 && fk_log_errors() == mark) {
-		if (name)
-			fk_log(FK_LOG_ERROR, "%s: %s", name, fk_strerror(rc));
-		else
-			fk_log(FK_LOG_ERROR, "%s", fk_strerror(rc));
-	}
+	if (rc >= 0 || fk_ctx_reported(cx))
+		return rc;
+	FK_CTX_SERVE(here, cx);
+	if (cx->instance)
+		fk_log(FK_LOG_ERROR, "%s: %s", cx->instance, fk_strerror(rc));
+	else
+		fk_log(FK_LOG_ERROR, "%s", fk_strerror(rc));
 	return rc;
 }

@@ -279,9 +279,7 @@ int fk_options_validate(const struct fk_plugin *pl, char *err, size_t errlen)
 int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *where)
 {
 	int (*check)(const struct fk_host *, const void *, const char *) = NULL;
-	unsigned long mark = fk_log_errors();
-	char prefix[1200];
-	const char *old;
+	bool reported;
 	int rc;
 
 	switch (pl->d.h.kind) {
@@ -293,13 +291,14 @@ int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *w
 		return 0;
 	/* The plugin logs only the problem; its messages carry the plugin
 	 * and the options' origin: "[output:svg] job.yaml:12:5: ...". */
-	snprintf(prefix, sizeof prefix, "%s%s%s", pl->prefix, where ? where : "", where ? ": " : "");
-	old = fk_log_set_prefix(prefix);
-	rc = check(&fk_host, opts, where);
-	fk_log_set_prefix(old);
+	{
+		FK_CTX_SCOPE(pcx, .plugin = pl, .origin = where);
+		rc = check(&fk_host, opts, where);
+		reported = fk_ctx_reported(pcx);
+	}
 	if (rc > 0)
 		rc = 0;
-	if (rc < 0 && fk_log_errors() == mark)
+	if (rc < 0 && !reported)
 		fk_log(FK_LOG_ERROR, "%s%sthe %s plugin \"%s\" refused its options", where ? where : "",
 		       where ? ": " : "", fk_kind_name((int)pl->d.h.kind), pl->d.h.name);
 	return rc == FK_ERR_NOMEM ? rc : rc < 0 ? FK_ERR_USAGE : 0;

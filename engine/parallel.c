@@ -54,6 +54,7 @@ struct job {
 struct pool {
 	const struct fk_chunk_ops *ops;
 	void *ctx;
+	struct fk_ctx *cx;   /* the context of the input's parse: the workers serve it */
 	struct fk_input *parent;
 	struct fk_sink **sinks;
 	unsigned nthreads;
@@ -74,6 +75,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *p = w->pool;
+	FK_CTX_SERVE(cx, p->cx);
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -231,6 +233,7 @@ struct fk_range {
 struct rpool {
 	const struct fk_chunk_ops *ops;
 	void *ctx;
+	struct fk_ctx *cx;     /* the context of the input's parse: the workers serve it */
 	struct fk_input *parent;
 	ssize_t (*sync)(const unsigned char *buf, size_t len, int eof);
 	struct fk_sink **sinks;
@@ -404,6 +407,7 @@ static void *rworker_main(void *arg)
 	struct rworker *w = arg;
 	struct rpool *p = w->pool;
 	struct fk_range *r = p->cur[w->id]; /* set before this thread started */
+	FK_CTX_SERVE(cx, p->cx);
 
 	while (r) {
 		parse_range(p, w->id, r);
@@ -447,6 +451,7 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 	memset(&p, 0, sizeof p);
 	p.ops = ops;
 	p.ctx = ctx;
+	p.cx = fk_ctx_current();
 	p.parent = in;
 	p.sync = in->plugin->d.in.sync;
 	p.base_off = from;
@@ -547,6 +552,7 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 	memset(&p, 0, sizeof p);
 	p.ops = ops;
 	p.ctx = ctx;
+	p.cx = fk_ctx_current();
 	p.parent = in;
 	p.nthreads = n;
 	p.nslots = 2 * (size_t)n;

@@ -23,6 +23,7 @@ struct part {
 	const struct fk_part_ops *ops; /* parse_streams: the caller's callback */
 	void *ctx;
 	unsigned idx;
+	struct fk_ctx *cx;           /* the context the parts are parsed in */
 	struct fk_input *in;
 	struct fk_sink *sink;
 	pthread_t th;
@@ -33,6 +34,7 @@ struct part {
 static void *part_main(void *arg)
 {
 	struct part *pt = arg;
+	FK_CTX_SERVE(cx, pt->cx); /* on its own thread too */
 
 	if (pt->ops)
 		pt->rc = pt->ops->parse(pt->ctx, pt->idx, pt->in, pt->sink);
@@ -130,6 +132,7 @@ static int run_all(struct part *pts, struct fk_input *const *ins, size_t n, stru
 	for (size_t i = 0; i < n; i++) {
 		ins[i]->defer_errors = true;
 		fk_input_count_lines(ins[i]);
+		pts[i].cx = fk_ctx_current();
 	}
 	if (n == 1) {
 		pts[0].sink = sink;
@@ -157,9 +160,10 @@ static int run_all(struct part *pts, struct fk_input *const *ins, size_t n, stru
 	/* the end of one parse: its summaries come before the engine's report */
 	if (rc == 0 && ops && ops->finish)
 		rc = ops->finish(ctx, sink);
-	fk_log_set_prefix(NULL); /* as fk_parse_input reports an input's */
-	if (rc == 0)
+	if (rc == 0) {
+		FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE); /* as fk_parse_input reports an input's */
 		fk_input_report(&whole);
+	}
 	return rc;
 }
 
@@ -167,7 +171,6 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
                    size_t nopts, struct fk_input *const *ins, size_t n, struct fk_sink *sink)
 {
 	const struct fk_plugin *pl;
-	const char *saved = fk_log_prefix();
 	struct part *pts = NULL;
 	void *opts = NULL;
 	int rc = 0;
@@ -193,10 +196,11 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
 	}
 	for (size_t i = 0; i < n; i++)
 		pts[i] = (struct part){ .pl = pl, .opts = opts, .in = ins[i] };
-	fk_log_set_prefix(pl->prefix);
-	rc = run_all(pts, ins, n, sink, NULL, NULL);
+	{
+		FK_CTX_SCOPE(cx, .plugin = pl);
+		rc = run_all(pts, ins, n, sink, NULL, NULL);
+	}
 out:
-	fk_log_set_prefix(saved);
 	fk_free(pts);
 	if (opts)
 		fk_options_free(pl, opts);
@@ -206,7 +210,6 @@ out:
 int fk_parse_streams(struct fk_input *const *ins, size_t n, struct fk_sink *sink,
                      const struct fk_part_ops *ops, void *ctx)
 {
-	const char *saved = fk_log_prefix();
 	struct part *pts;
 	int rc;
 
@@ -219,7 +222,6 @@ int fk_parse_streams(struct fk_input *const *ins, size_t n, struct fk_sink *sink
 	for (size_t i = 0; i < n; i++)
 		pts[i] = (struct part){ .ops = ops, .ctx = ctx, .idx = (unsigned)i, .in = ins[i] };
 	rc = run_all(pts, ins, n, sink, ops, ctx);
-	fk_log_set_prefix(saved);
 	fk_free(pts);
 	return rc;
 }

@@ -117,12 +117,15 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	struct fk_sink sink;
 	const struct fk_plugin *pl = spec->plugin;
 	void *opts = spec->opts, *own = NULL;
-	unsigned long mark = fk_log_errors();
 	int rc;
+	/* the engine speaks for the input; the plugin only while it parses */
+	FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE);
 
 	rc = fk_input_open(&in, spec->path);
 	if (rc < 0)
 		return rc;
+	cx->instance = in.name;
+	in.ctx = cx;
 	in.progress = progress == 2 || (progress == 1 && isatty(STDERR_FILENO));
 	if ((rc = refuse_utf16(&in)) < 0)
 		goto out;
@@ -166,9 +169,10 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	fk_sink_init(&sink, p, spec->series, threads, filters);
 	sink.reg = r;
 	sink.name = in.name;
-	fk_log_set_prefix(pl->prefix);
-	rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
-	fk_log_set_prefix(NULL);
+	{
+		FK_CTX_SCOPE(pcx, .plugin = pl);
+		rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
+	}
 	fk_sink_fini(&sink);
 	if (rc == 0 && in.error)
 		rc = in.error;
@@ -179,7 +183,7 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 out:
 	if (pl)
 		fk_options_free(pl, own);
-	fk_log_unreported(rc, mark, in.name);
+	fk_ctx_fail(cx, rc);
 	fk_input_close(&in);
 	return rc;
 }
@@ -192,24 +196,26 @@ static bool is_stdout(const struct fk_output_spec *o)
 static int render_one(const struct fk_output_spec *o, struct fk_profile *p, struct fk_writer *w)
 {
 	void *opts = o->opts, *own = NULL;
-	unsigned long mark = fk_log_errors();
 	int rc;
+	FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE);
 
 	if (!opts) {
 		rc = fk_options_new(o->plugin, &own);
 		if (rc < 0)
-			return fk_log_unreported(rc, mark, NULL);
+			return fk_ctx_fail(cx, rc);
 		opts = own;
 	}
-	fk_log_set_prefix(o->plugin->prefix);
-	rc = o->plugin->d.out.render(&fk_host, p, w, opts);
-	fk_log_set_prefix(NULL);
+	{
+		FK_CTX_SCOPE(pcx, .plugin = o->plugin);
+		rc = o->plugin->d.out.render(&fk_host, p, w, opts);
+	}
 	fk_options_free(o->plugin, own);
 	if (rc == 0 && w->error)
 		rc = w->error;
 	if (rc < 0 && w->epipe)
 		rc = 0; /* the reader has what it wanted */
-	return fk_log_unreported(rc, mark, is_stdout(o) ? NULL : o->path);
+	cx->instance = is_stdout(o) ? NULL : o->path;
+	return fk_ctx_fail(cx, rc);
 }
 
 /* Two outputs into one file: the second would silently replace the first;
@@ -266,8 +272,8 @@ static int render_all(struct fk_pipeline *pl, struct fk_profile *p, struct fk_wr
 	size_t i;
 
 	if (rc == 0) {
-		unsigned long mark = fk_log_errors();
-		rc = fk_log_unreported(fk_profile_finish(p), mark, NULL);
+		FK_CTX_CALL(cx);
+		rc = fk_ctx_fail(cx, fk_profile_finish(p));
 	}
 	for (int pass = 0; pass < 2 && rc == 0; pass++)
 		for (i = 0; i < pl->noutputs && rc == 0; i++)
@@ -385,9 +391,8 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		fk_free(units[i]);
 	fk_free(units);
 	if (rc == 0) {
-		unsigned long mark = fk_log_errors();
-		rc = fk_profile_apply_frame_filters(&p, &pl->filters);
-		fk_log_unreported(rc, mark, NULL);
+		FK_CTX_CALL(cx);
+		rc = fk_ctx_fail(cx, fk_profile_apply_frame_filters(&p, &pl->filters));
 	}
 	rc = render_all(pl, p, w, opened, rc);
 	fk_profile_free(p);

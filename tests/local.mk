@@ -1,10 +1,13 @@
 # Engine tests: cmocka units, deliberately broken plugin modules, CLI tests.
 
-check_PROGRAMS += tests/unit/engine.t tests/unit/loader.t
-TESTS += tests/unit/engine.t tests/unit/loader.t
+check_PROGRAMS += tests/unit/engine.t tests/unit/loader.t tests/unit/context.t
+TESTS += tests/unit/engine.t tests/unit/loader.t tests/unit/context.t
 tests_unit_engine_t_SOURCES = tests/unit/engine.c tests/unit/testlib.h
 tests_unit_engine_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_t_LDADD = $(TEST_LDADD)
+tests_unit_context_t_SOURCES = tests/unit/context.c tests/unit/testlib.h
+tests_unit_context_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_context_t_LDADD = $(TEST_LDADD)
 tests_unit_loader_t_SOURCES = tests/unit/loader.c tests/unit/testlib.h
 tests_unit_loader_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_loader_t_LDADD = $(TEST_LDADD)
@@ -26,6 +29,8 @@ tests_modules_oldminor_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 EXTRA_DIST += tests/modules/garbage.so
 
 TESTS += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh
+TESTS += tests/context.sh
+EXTRA_DIST += tests/context.sh
 EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/lib.sh tests/dist-files.sh tests/distcheck.list \
 	tests/data/folded/basic.txt tests/data/folded/hostile.txt
 

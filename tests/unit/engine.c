@@ -473,18 +473,28 @@ static void test_input_peek_consume(void **state)
 }
 
 /* An input error prints "FILE:LINE: message" without the plugin's prefix,
- * and leaves the prefix as it was for the plugin's later messages. */
+ * marks the call as reported, and the plugin's later messages keep their
+ * prefix; once the plugin's context is popped, the engine's have none. */
 static void test_input_error_keeps_prefix(void **state)
 {
+	struct fk_plugin pl = { .prefix = (char *)"[input:test] " };
 	struct fk_input in;
-	const char *before;
 
 	(void)state;
 	assert_int_equal(fk_input_open_mem(&in, "mem", "x\n", 2), 0);
-	before = fk_log_set_prefix("[input:test] ");
-	assert_int_equal(fk_input_error(&in, 3, "bad %s", "thing"), FK_ERR_DATA);
-	assert_string_equal(fk_log_prefix(), "[input:test] ");
-	fk_log_set_prefix(before);
+	capture_start();
+	{
+		FK_CTX_SCOPE(cx, .plugin = &pl);
+		assert_false(fk_ctx_reported(cx));
+		assert_int_equal(fk_input_error(&in, 3, "bad %s", "thing"), FK_ERR_DATA);
+		assert_true(fk_ctx_reported(cx));
+		fk_log(FK_LOG_WARN, "later");
+		assert_ptr_equal(fk_ctx_current(), cx);
+	}
+	assert_null(fk_ctx_current());
+	fk_log(FK_LOG_WARN, "after");
+	assert_string_equal(capture_text(), "mem:3: bad thing\n[input:test] later\nafter\n");
+	capture_stop();
 	fk_input_close(&in);
 }
 
