@@ -23,12 +23,15 @@ is "$(printf '%s\n' "$out" | grep -c '^burn;__libc_start_call_main+122;main+40;t
 # A capture recorded now, of a program of ours, when bpftrace can run.
 if command -v bpftrace > /dev/null 2>&1 && command -v cc > /dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
 	cc -O1 -fno-omit-frame-pointer -o "$TMP/burn" "$FK_SRCDIR/tests/oracle/burn.c" 2> /dev/null; then
-	"$TMP/burn" 3 > /dev/null &
+	# burn runs until bpftrace has sampled it for its whole second, however
+	# long bpftrace takes to start on a loaded machine
+	"$TMP/burn" 60 > /dev/null &
 	pid=$!
 	timeout 30 bpftrace -e "profile:hz:999 /pid == $pid/ { @[kstack, ustack, comm] = count(); } interval:s:1 { exit(); }" \
 		> "$TMP/live.txt" 2> "$TMP/live.err"
 	brc=$?
-	wait $pid
+	kill $pid 2> /dev/null
+	wait $pid 2> /dev/null
 	if [ $brc -eq 0 ] && grep -q ', burn\]: ' "$TMP/live.txt"; then
 		check "$TMP/live.txt" "a capture recorded now"
 		run "$FLAMEKIT" collapse "$TMP/live.txt"
