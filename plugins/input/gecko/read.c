@@ -322,7 +322,9 @@ static int on_end(void *x)
 	return 1;
 }
 
-static const struct fk_json_ops ops = { scalar, on_key, open_container, on_end };
+static const struct fk_json_ops ops = {
+	.scalar = scalar, .key = on_key, .open = open_container, .close = on_end,
+};
 
 int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p)
 {

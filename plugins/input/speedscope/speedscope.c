@@ -639,7 +639,9 @@ static int on_end(void *x)
 	return rc;
 }
 
-static const struct fk_json_ops ops = { scalar, on_key, open_container, on_end };
+static const struct fk_json_ops ops = {
+	.scalar = scalar, .key = on_key, .open = open_container, .close = on_end,
+};
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {

@@ -330,8 +330,9 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (strcmp(names, "short") != 0 && strcmp(names, "full") != 0)
 		return h->input_error(in, 0, "no frame names '%s' for a V8 profile (it has: short, full)", names);
 	c.p.full_names = names[0] == 'f';
-	if ((rc = v8_read(h, in, &c.p)) < 0 || (rc = link_nodes(&c)) < 0 ||
-	    (rc = read_samples(&c, sink, by_time)) < 0)
+	if ((rc = v8_read(h, in, &c.p)) < 0)
+		goto out_reported; /* out of memory too */
+	if ((rc = link_nodes(&c)) < 0 || (rc = read_samples(&c, sink, by_time)) < 0)
 		goto out;
 	if (h->sink_set_unit) /* by time only where every sample has one */
 		h->sink_set_unit(sink, by_time && c.p.has_samples && c.p.has_deltas && c.p.ndeltas == c.p.nsamples ?
@@ -339,6 +340,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, 0, "out of memory");
+out_reported:
 	v8_prof_free(h, &c.p);
 	h->free(c.ids);
 	h->free(c.dense);

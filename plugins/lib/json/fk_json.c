@@ -188,9 +188,10 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 	int rc = 0;
 
 	j->lastnl = j->prevnl = -1;
-	/* yajl gets libc's malloc, as in the v8 plugin: yajl 2.1 does not
-	 * check its own allocations, so the host's injected failures would
-	 * crash it; what it holds is the longest token and the nesting. */
+	/* yajl gets libc's malloc, not the host's: yajl 2.1 does not check
+	 * the allocations of its lexer and stacks (yajl_alloc dereferences a
+	 * failed one), so the host's injected failures would crash it; what
+	 * it holds is the longest token and a byte per nesting level. */
 	j->ops = ops;
 	j->ctx = ctx;
 	if (!buf || !(j->y = yajl_alloc(&callbacks, NULL, j))) {
@@ -230,6 +231,10 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 				col = (uint64_t)(at - j->prevnl), line--;
 			else
 				col = (uint64_t)(at - j->lastnl);
+			if (ops->syntax) {
+				rc = ops->syntax(ctx, line, col, 1);
+				goto out;
+			}
 			rc = h->input_error(j->in, line, "not a %s: the JSON is cut short at column %"
 			                    PRIu64 " (truncated or unclosed)", j->what, col);
 			goto out;
@@ -244,7 +249,8 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 	} else if (st != yajl_status_ok) {
 		uint64_t line, col;
 		where(j, taken(j), &line, &col);
-		rc = h->input_error(j->in, line, "not a %s: the JSON does not parse at column %" PRIu64
+		rc = ops->syntax ? ops->syntax(ctx, line, col, 0) :
+		     h->input_error(j->in, line, "not a %s: the JSON does not parse at column %" PRIu64
 		                    " (malformed, or nested over %d deep)", j->what, col, FK_JSON_MAX_DEPTH);
 	}
 out:

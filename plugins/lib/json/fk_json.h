@@ -1,5 +1,5 @@
 /*
- * libfkjson: what the JSON input plugins (speedscope, chrome, gecko) share
+ * libfkjson: what the JSON input plugins (v8, speedscope, chrome, gecko) share
  * around yajl's streaming parser (Debian's libyajl-dev): the loop that feeds
  * an input to yajl 1 MiB at a time, the position (FILE:LINE:COL) of the
  * token a callback is looking at, and one error per parse, reported once
@@ -9,8 +9,8 @@
  * A callback that finds bad content calls fk_json_fail() and returns its
  * result (0), which stops yajl at once: the error names the line and column
  * of the token it was looking at, "FILE:LINE: not a WHAT: message (column
- * COL)", as the v8 plugin says it.  A syntax error is reported with its
- * line and column too, at the byte yajl stopped on.
+ * COL)".  A syntax error is reported with its line and column too, at
+ * the byte yajl stopped on.
  */
 #ifndef FK_JSON_H
 #define FK_JSON_H
@@ -56,6 +56,12 @@ struct fk_json_ops {
 	int (*key)(void *ctx, const unsigned char *s, size_t len);
 	int (*open)(void *ctx, int is_map);
 	int (*close)(void *ctx);
+	/* Optional: report a syntax error (the JSON cut short when cut_short,
+	 * else malformed or nested too deep) at LINE and COL in the reader's
+	 * own words, returning the negative status; NULL for the driver's
+	 * sentences (the v8 plugin keeps the one it had before it used
+	 * this driver). */
+	int (*syntax)(void *ctx, uint64_t line, uint64_t col, int cut_short);
 };
 
 /* Parse all of j->in (j->h, j->in and j->what set by the caller, the rest
