@@ -102,6 +102,11 @@ EXTRA_DIST += tests/interop.sh tests/interop.py \
 	tests/data/pprof/labels.pb.gz \
 	tests/data/v8/gen.js tests/data/v8/node.cpuprofile
 
+# The v8 input's old format (the "head" tree) against tests/oracle/cpuprofile-head.py,
+# and current profiles converted to it (tests/v8-head.sh).
+TESTS += tests/v8-head.sh
+EXTRA_DIST += tests/v8-head.sh tests/oracle/cpuprofile-head.py tests/data/v8/old.cpuprofile
+
 # Bounded on hostile input: deep V8 and report chains, decompression bombs,
 # /dev/zero, --max-input-size (tests/bounds.sh; timings in bench/70-bounds.sh).
 TESTS += tests/bounds.sh
@@ -115,6 +120,7 @@ EXTRA_DIST += tests/speedscope.sh tests/speedscope.py tests/jsonlib.sh \
 TESTS += tests/chrome.sh
 EXTRA_DIST += tests/chrome.sh tests/chrome.py \
 	tests/data/chrome/startup.json tests/data/chrome/events.json tests/data/chrome/cpuprofile-event.json \
+	tests/data/chrome/cpuprofile-head-event.json \
 	tests/data/chrome/busy.html tests/data/chrome/record.sh
 TESTS += tests/gecko.sh
 EXTRA_DIST += tests/gecko.sh tests/gecko.py \

@@ -22,16 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuhead.h"
 #include "fk_json.h"
 #include "v8.h"
 
 #define MAX_DEPTH FK_JSON_MAX_DEPTH
 
 /* What an open container is; K_SKIP for anything the plugin ignores. */
-enum kind { K_SKIP, K_TOP, K_NODES, K_NODE, K_CF, K_KIDS, K_SAMPLES, K_DELTAS };
+enum kind { K_SKIP, K_TOP, K_NODES, K_NODE, K_CF, K_KIDS, K_SAMPLES, K_DELTAS, K_STAMPS };
 /* The keys that matter, one bit each (first one wins). */
 enum key { Y_OTHER, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_START, Y_ID, Y_CF, Y_HITS, Y_KIDS,
-           Y_PARENT, Y_FN, Y_URL, Y_LINE, Y_END };
+           Y_PARENT, Y_FN, Y_URL, Y_LINE, Y_END, Y_HEAD, Y_STAMPS };
 
 struct str {
 	char *s;
@@ -53,12 +54,14 @@ struct rd {
 	double id, hits, parent, line;
 	size_t kid_start, kid_end;
 	struct str fn, url;
+	struct fk_cpuhead head; /* the old format's tree, while it is open */
 	char err[192];        /* the first content error, reported after the parse */
 };
 
 static const struct { unsigned char kind; const char *name; unsigned char key; } keys[] = {
 	{ K_TOP, "nodes", Y_NODES }, { K_TOP, "samples", Y_SAMPLES },
 	{ K_TOP, "timeDeltas", Y_DELTAS }, { K_TOP, "startTime", Y_START }, { K_TOP, "endTime", Y_END },
+	{ K_TOP, "head", Y_HEAD }, { K_TOP, "timestamps", Y_STAMPS },
 	{ K_NODE, "id", Y_ID }, { K_NODE, "callFrame", Y_CF }, { K_NODE, "hitCount", Y_HITS },
 	{ K_NODE, "children", Y_KIDS }, { K_NODE, "parent", Y_PARENT },
 	{ K_CF, "functionName", Y_FN }, { K_CF, "url", Y_URL }, { K_CF, "lineNumber", Y_LINE },
@@ -188,6 +191,8 @@ static int scalar(void *ctx, int type, double num, const unsigned char *s, size_
 	unsigned k = r->depth ? r->kind[r->depth] : K_SKIP, key = r->key[r->depth];
 	double x = isnum ? num : NAN;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_scalar(&r->head, type, num, s, len);
 	if (r->err[0])
 		return 1;
 	switch (k) {
@@ -200,7 +205,11 @@ static int scalar(void *ctx, int type, double num, const unsigned char *s, size_
 		return push_num(r, &p->samples, &p->nsamples, &p->capsamples, x) == 0;
 	case K_DELTAS:
 		return push_num(r, &p->deltas, &p->ndeltas, &p->capdeltas, x) == 0;
+	case K_STAMPS:
+		return push_num(r, &p->stamps, &p->nstamps, &p->capstamps, x) == 0;
 	case K_TOP:
+		if (key == Y_HEAD)
+			return fail(r, "not a V8 profile: \"head\" is not an object");
 		if (key == Y_START && isnum)
 			p->start = num;
 		else if (key == Y_END && isnum)
@@ -235,6 +244,8 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
 	struct rd *r = ctx;
 	unsigned k = r->kind[r->depth], level = k == K_TOP ? 0 : k == K_NODE ? 1 : 2;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_key(&r->head, s, len);
 	r->key[r->depth] = Y_OTHER;
 	if (k != K_TOP && k != K_NODE && k != K_CF)
 		return 1;
@@ -254,8 +265,17 @@ static int open_container(struct rd *r, int is_map)
 	unsigned parent = r->depth ? r->kind[r->depth] : K_SKIP, key = r->key[r->depth];
 	unsigned nk = K_SKIP;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_open(&r->head, is_map);
 	if (r->depth >= MAX_DEPTH)
 		return 0; /* a syntax error at this byte */
+	if ((parent == K_TOP && key == Y_NODES && !is_map && p->has_head) ||
+	    (parent == K_TOP && key == Y_HEAD && is_map && p->has_nodes))
+		fail(r, "not a V8 profile: it has both \"nodes\" and \"head\"");
+	if (parent == K_TOP && is_map && key == Y_HEAD) {
+		p->has_head = 1; /* even after an error: skipped, the tree would meet MAX_DEPTH */
+		return fk_cpuhead_begin(&r->head);
+	}
 	if (r->depth == 0 && is_map)
 		nk = K_TOP;
 	else if (!r->err[0] && parent == K_TOP && !is_map && key == Y_NODES)
@@ -264,6 +284,8 @@ static int open_container(struct rd *r, int is_map)
 		nk = K_SAMPLES, p->has_samples = 1;
 	else if (!r->err[0] && parent == K_TOP && !is_map && key == Y_DELTAS)
 		nk = K_DELTAS, p->has_deltas = 1;
+	else if (!r->err[0] && parent == K_TOP && !is_map && key == Y_STAMPS)
+		nk = K_STAMPS, p->has_stamps = 1;
 	else if (!r->err[0] && parent == K_NODES && is_map)
 		nk = K_NODE, begin_node(r);
 	else if (!r->err[0] && parent == K_NODE && is_map && key == Y_CF)
@@ -285,6 +307,8 @@ static int on_end(void *ctx)
 	unsigned k = r->kind[r->depth];
 	int rc = 1;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_close(&r->head) && !r->j.nomem;
 	if (k == K_NODE && !r->err[0])
 		rc = end_node(r);
 	else if (k == K_KIDS)
@@ -292,6 +316,48 @@ static int on_end(void *ctx)
 	r->depth--;
 	return rc && !r->j.nomem;
 }
+
+/* A node of the old format's tree: checked and named as a current one. */
+static int head_node(void *ctx, const struct fk_cpuhead_node *n)
+{
+	struct rd *r = ctx;
+	struct v8_prof *p = r->p;
+
+	if (r->err[0])
+		return 1;
+	if (!n->has_id)
+		return fail(r, "not a V8 profile: node number %.0f of the \"head\" tree has no numeric id",
+		            (double)n->number);
+	if (!n->has_fn || !n->has_url)
+		return fail(r, "not a V8 profile: node %.0f of the \"head\" tree has no functionName or url", n->id);
+	begin_node(r);
+	r->has_id = r->has_cf = 1;
+	r->id = n->id;
+	r->hits = n->hits;
+	r->has_line = n->has_line;
+	r->line = n->line;
+	if (set_str(r, &r->fn, (const unsigned char *)n->fn, n->fn_len) < 0 ||
+	    set_str(r, &r->url, (const unsigned char *)n->url, n->url_len) < 0)
+		return 0;
+	r->kid_start = p->nkids;
+	for (size_t i = 0; i < n->nkids; i++)
+		if (push_num(r, &p->kids, &p->nkids, &p->capkids, n->kids[i]) < 0)
+			return 0;
+	r->kid_end = p->nkids;
+	return end_node(r);
+}
+
+/* The first content error is kept for after the parse, as elsewhere; a
+ * tree too deep stops it here. */
+static int head_fail(void *ctx, const char *msg, int fatal)
+{
+	struct rd *r = ctx;
+
+	fail(r, "not a V8 profile: %s", msg);
+	return fatal ? fk_json_stop(&r->j, r->h->input_error(r->in, 0, "%s", r->err)) : 1;
+}
+
+static const struct fk_cpuhead_ops head_ops = { .node = head_node, .fail = head_fail };
 
 /* The one syntax message, worded as before the reader used libfkjson. */
 static int syntax(void *ctx, uint64_t line, uint64_t col, int cut_short)
@@ -324,13 +390,18 @@ int v8_read(const struct fk_host *h, struct fk_input *in, struct v8_prof *p)
 	r->j.h = h;
 	r->j.in = in;
 	r->j.what = "V8 profile";
+	r->head.h = h;
+	r->head.j = &r->j;
+	r->head.ops = &head_ops;
+	r->head.ctx = r;
 	if ((rc = fk_json_parse(&r->j, &ops, r)) < 0)
 		goto out; /* reported, out of memory too */
 	if (r->err[0])
 		rc = h->input_error(in, 0, "%s", r->err);
-	else if (!p->has_nodes)
+	else if (!p->has_nodes && !p->has_head)
 		rc = h->input_error(in, 0, "not a V8 profile: no \"nodes\" array at the top level");
 out:
+	fk_cpuhead_free(&r->head);
 	h->free(r->fn.s);
 	h->free(r->url.s);
 	h->free(r);
@@ -344,4 +415,5 @@ void v8_prof_free(const struct fk_host *h, struct v8_prof *p)
 	h->free(p->text);
 	h->free(p->samples);
 	h->free(p->deltas);
+	h->free(p->stamps);
 }

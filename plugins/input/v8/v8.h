@@ -35,8 +35,8 @@ struct v8_prof {
 	size_t nkids, capkids;
 	char *text;           /* frame names, back to back */
 	size_t tlen, tcap;
-	double *samples, *deltas;
-	size_t nsamples, capsamples, ndeltas, capdeltas;
+	double *samples, *deltas, *stamps;
+	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
 	double start;         /* startTime, 0 when absent */
 	double end;           /* endTime, when has_end */
 	int has_end;
@@ -45,6 +45,10 @@ struct v8_prof {
 	                       * path component (--frame-names) */
 	int has_nodes;        /* "nodes" is an array */
 	int has_samples, has_deltas; /* "samples", "timeDeltas" are arrays */
+	int has_head;         /* the old format: a "head" tree (its nodes in v like
+	                       * the current format's), startTime and endTime in
+	                       * seconds, "timestamps" (stamps) in microseconds */
+	int has_stamps;
 };
 
 /* Read all of `in` into *p (zeroed by the caller).  Syntax errors name

@@ -314,3 +314,33 @@ int fk_json_has_key(const unsigned char *buf, size_t len, const char *key)
 	}
 	return 0;
 }
+
+int fk_json_top_key(const unsigned char *buf, size_t len, const char *key)
+{
+	size_t kl = strlen(key), i = 0, depth = 0;
+
+	while (i < len) {
+		unsigned char c = buf[i++];
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth-- <= 1)
+				return 0; /* the top level closed */
+		} else if (c == '"') {
+			size_t start = i;
+			while (i < len && buf[i] != '"')
+				i += buf[i] == '\\' ? 2 : 1;
+			if (i >= len)
+				return 0;
+			if (depth == 1 && i - start == kl && !memcmp(buf + start, key, kl)) {
+				size_t q = i + 1;
+				while (q < len && (buf[q] == ' ' || buf[q] == '\t' || buf[q] == '\r' || buf[q] == '\n'))
+					q++;
+				if (q < len && buf[q] == ':')
+					return 1;
+			}
+			i++;
+		}
+	}
+	return 0;
+}

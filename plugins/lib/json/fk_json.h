@@ -96,5 +96,8 @@ double fk_json_number(const char *s, size_t len);
  * whitespace and a UTF-8 byte-order mark. */
 int fk_json_has_key(const unsigned char *buf, size_t len, const char *key);
 int fk_json_first(const unsigned char *buf, size_t len);
+/* Whether buf[0..len) holds "key" as a key of the top-level object (strings
+ * and nesting skipped, so a key of the same name deeper down is not it). */
+int fk_json_top_key(const unsigned char *buf, size_t len, const char *key);
 
 #endif
