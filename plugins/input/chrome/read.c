@@ -583,7 +583,8 @@ static const struct fk_json_ops ops = {
 	.scalar = scalar, .key = on_key, .open = open_container, .close = on_end,
 };
 
-int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t)
+int cr_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_limit *lim,
+            struct cr_trace *t)
 {
 	struct rd *r = h->alloc(sizeof *r);
 	int rc;
@@ -601,6 +602,7 @@ int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t)
 	r->j.h = h;
 	r->j.in = in;
 	r->j.what = "Chrome trace";
+	r->j.lim = lim;
 	r->head.h = h;
 	r->head.j = &r->j;
 	r->head.ops = &head_ops;

@@ -43,6 +43,17 @@
 #include "fk_json.h"
 #include "../common/time.h"
 
+struct opts {
+	const char *max_input_size;
+};
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
+	FK_OPTION_END,
+};
+
+FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
+
 #define WHAT "not a Firefox Profiler file: "
 
 struct ctx {
@@ -263,10 +274,12 @@ static int push_thread(struct ctx *c, struct gk_thread *t, size_t number)
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct ctx c = { .h = h, .in = in, .sink = sink };
+	const struct opts *o = op;
+	struct fk_input_limit lim;
 	int rc;
 
-	(void)op;
-	if ((rc = gk_read(h, in, &c.p)) < 0)
+	fk_limit_for(h, in, o ? o->max_input_size : NULL, &lim);
+	if ((rc = gk_read(h, in, &lim, &c.p)) < 0)
 		goto out;
 	if (!(c.names = h->alloc(1))) {
 		rc = nomem(&c);
@@ -311,9 +324,12 @@ static struct fk_input_plugin plugin = {
 		.name = "gecko",
 		.version = "1.0",
 		.description = "Firefox Profiler files: the Gecko format and the processed format (samply)",
+		.options = options,
+		.options_size = sizeof(struct opts),
 	},
 	.probe = probe,
 	.parse = parse,
+	.check = check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -326,7 +326,8 @@ static const struct fk_json_ops ops = {
 	.scalar = scalar, .key = on_key, .open = open_container, .close = on_end,
 };
 
-int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p)
+int gk_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_limit *lim,
+            struct gk_prof *p)
 {
 	struct rd *r = h->alloc(sizeof *r);
 	int rc;
@@ -342,6 +343,7 @@ int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p)
 	r->j.h = h;
 	r->j.in = in;
 	r->j.what = "Firefox Profiler file";
+	r->j.lim = lim;
 	rc = fk_json_parse(&r->j, &ops, r);
 	h->free(r->libname.s);
 	h->free(r);

@@ -184,7 +184,8 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 	unsigned char *buf = h->alloc(CHUNK);
 	yajl_status st = yajl_status_ok;
 	ssize_t got = 0;
-	size_t len = 0;
+	size_t len = 0, want = CHUNK;
+	uint64_t total = 0;
 	int rc = 0;
 
 	j->lastnl = j->prevnl = -1;
@@ -200,7 +201,15 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 	}
 	yajl_config(j->y, yajl_dont_validate_strings, 1);
 	yajl_config(j->y, yajl_allow_trailing_garbage, 1);
-	while (st == yajl_status_ok && (got = h->read(j->in, buf, CHUNK)) > 0) {
+	while (st == yajl_status_ok && (got = h->read(j->in, buf, want)) > 0) {
+		total += (uint64_t)got;
+		if (j->lim && total > j->lim->bytes) { /* a bomb, /dev/zero, an endless pipe */
+			rc = fk_limit_exceeded(h, j->in, j->lim);
+			goto out;
+		}
+		/* no more than one byte past the limit is ever read */
+		if (j->lim && j->lim->bytes - total < CHUNK)
+			want = (size_t)(j->lim->bytes - total) + 1;
 		j->chunk = buf;
 		j->scan_at = 0;
 		j->scan_nl = j->nl;

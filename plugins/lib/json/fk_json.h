@@ -21,6 +21,8 @@
 #include <flamekit/plugin.h>
 #include <yajl/yajl_parse.h>
 
+#include "../../input/common/limit.h"
+
 /* Nesting deeper than this is refused (yajl has no limit of its own). */
 #define FK_JSON_MAX_DEPTH 1000
 
@@ -30,6 +32,9 @@ struct fk_json {
 	const char *what;       /* "speedscope file": messages say "not a speedscope file: ..." */
 	int unclosed_ok;        /* set by the callbacks while input that ends here is
 	                         * whole (the Trace Event Format's array without its "]") */
+	const struct fk_input_limit *lim; /* --max-input-size (NULL: none): an input
+	                         * holding more bytes (inflated) is refused, with
+	                         * fk_limit_exceeded's sentence, before they are parsed */
 	/* private to fk_json.c */
 	yajl_handle y;
 	const struct fk_json_ops *ops;
@@ -64,9 +69,10 @@ struct fk_json_ops {
 	int (*syntax)(void *ctx, uint64_t line, uint64_t col, int cut_short);
 };
 
-/* Parse all of j->in (j->h, j->in and j->what set by the caller, the rest
- * zero) with ops, which receive ctx.  Returns 0, or a negative
- * status once the error (syntax, content, empty input, out of memory) has
+/* Parse all of j->in (j->h, j->in, j->what and j->lim set by the caller,
+ * the rest zero) with ops, which receive ctx.  Returns 0, or a negative
+ * status once the error (syntax, content, empty input, out of memory, a
+ * limit: FK_ERR_LIMIT) has
  * been reported (after out of memory, j->nomem is set).  Strings may hold any bytes; text after the value is
  * ignored, as the v8 plugin's reader does. */
 int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx);
