@@ -139,16 +139,21 @@ is "$rc:$out:$err" "1::flamekit: $TMP/chain.html: the input holds more than --ma
 	"html: a report larger than --max-input-size 1K is refused"
 
 # The job key: an input's options.
-cat > "$TMP/limit.yaml" <<EOF
+# limit_job FILE NAME: a job reading FILE with max-input-size 1K fails,
+# saying so, and writes nothing
+limit_job() {
+	cat > "$TMP/limit.yaml" <<EOF
 inputs:
-  - path: "$TMP/chain.html"
+  - path: "$1"
     options: {max-input-size: 1K}
 outputs:
   - {plugin: folded, path: "$TMP/limit.folded"}
 EOF
-run "$FLAMEKIT" run "$TMP/limit.yaml"
-is "$rc:$err:$(ls "$TMP/limit.folded" 2> /dev/null)" "1:flamekit: $TMP/chain.html: the input holds more than --max-input-size allows (1K): $LIMIT:" \
-	"job: max-input-size in an input's options, nothing written"
+	run "$FLAMEKIT" run "$TMP/limit.yaml"
+	is "$rc:$err:$(ls "$TMP/limit.folded" 2> /dev/null)" \
+		"1:flamekit: $1: the input holds more than --max-input-size allows (1K): $LIMIT:" "$2"
+}
+limit_job "$TMP/chain.html" "job: max-input-size in an input's options, nothing written"
 sed 's/1K/lots/; s/- path:/- format: html\n    path:/' "$TMP/limit.yaml" > "$TMP/lots.yaml"
 run "$FLAMEKIT" run --check "$TMP/lots.yaml"
 is "$rc:$err" "2:flamekit: [input:html] $TMP/lots.yaml:2:5: --max-input-size takes auto or a number of bytes with an optional K, M, G or T suffix (0: no limit), not \"lots\"" \
@@ -211,16 +216,6 @@ except BrokenPipeError:
 is "$?:$(cat "$TMP/endless.out"):$(cat "$TMP/endless.err")" \
 	"1::flamekit: <stdin>: the input holds more than --max-input-size allows (1M): $LIMIT" \
 	"chrome: an endless stream of events is refused after --max-input-size 1M"
-cat > "$TMP/chrome-limit.yaml" <<EOF
-inputs:
-  - path: "$FK_SRCDIR/tests/data/chrome/events.json"
-    options: {max-input-size: 1K}
-outputs:
-  - {plugin: folded, path: "$TMP/chrome-limit.folded"}
-EOF
-run "$FLAMEKIT" run "$TMP/chrome-limit.yaml"
-is "$rc:$err:$(ls "$TMP/chrome-limit.folded" 2> /dev/null)" \
-	"1:flamekit: $FK_SRCDIR/tests/data/chrome/events.json: the input holds more than --max-input-size allows (1K): $LIMIT:" \
-	"chrome: max-input-size in a job's input options, nothing written"
+limit_job "$FK_SRCDIR/tests/data/chrome/events.json" "chrome: max-input-size in a job's input options, nothing written"
 
 done_testing

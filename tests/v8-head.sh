@@ -74,16 +74,6 @@ printf '%s\n' "$out" > "$TMP/chain.got"
 "$PY" "$ORACLE" fold "$TMP/chain.cpuprofile" samples > "$TMP/chain.exp"
 ok $([ "$rc" -eq 0 ] && [ "$(wc -l < "$TMP/chain.exp")" -eq 2999 ] && cmp -s "$TMP/chain.exp" "$TMP/chain.got"; echo $?) \
 	"a 3,000-node chain (6,000 levels of JSON) collapses to python's 2,999 stacks"
-cat > "$TMP/filter.yaml" <<EOF
-inputs: [{path: "$TMP/chain.cpuprofile", options: {sample-type: samples}}]
-filters:
-  - {plugin: grep, options: {exclude: nomatch}}
-outputs:
-  - {plugin: folded, path: "$TMP/filtered.folded"}
-EOF
-run "$FLAMEKIT" run "$TMP/filter.yaml"
-ok $([ "$rc" -eq 0 ] && cmp -s "$TMP/chain.exp" "$TMP/filtered.folded"; echo $?) \
-	"the chain through a per-sample filter (whole stacks, no push_child): the same stacks"
 # 100,000 nodes deep, the limit: two samples, whose stacks the generator knows
 "$PY" - "$TMP/deep.cpuprofile" 100000 > "$TMP/deep.exp" <<'EOF'
 import sys

@@ -599,14 +599,8 @@ int cr_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_
 	r->h = h;
 	r->in = in;
 	r->t = t;
-	r->j.h = h;
-	r->j.in = in;
-	r->j.what = "Chrome trace";
-	r->j.lim = lim;
-	r->head.h = h;
-	r->head.j = &r->j;
-	r->head.ops = &head_ops;
-	r->head.ctx = r;
+	fk_json_init(&r->j, h, in, "Chrome trace", lim);
+	fk_cpuhead_init(&r->head, &r->j, &head_ops, r);
 	rc = fk_json_parse(&r->j, &ops, r);
 	fk_cpuhead_free(&r->head);
 	h->free(r->stamps);

@@ -43,17 +43,6 @@
 #include "fk_json.h"
 #include "../common/time.h"
 
-struct opts {
-	const char *max_input_size;
-};
-
-static const struct fk_option options[] = {
-	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
-	FK_OPTION_END,
-};
-
-FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
-
 #define WHAT "not a Firefox Profiler file: "
 
 struct ctx {
@@ -274,7 +263,7 @@ static int push_thread(struct ctx *c, struct gk_thread *t, size_t number)
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct ctx c = { .h = h, .in = in, .sink = sink };
-	const struct opts *o = op;
+	const struct fk_json_opts *o = op;
 	struct fk_input_limit lim;
 	int rc;
 
@@ -324,12 +313,12 @@ static struct fk_input_plugin plugin = {
 		.name = "gecko",
 		.version = "1.0",
 		.description = "Firefox Profiler files: the Gecko format and the processed format (samply)",
-		.options = options,
-		.options_size = sizeof(struct opts),
+		.options = fk_json_options,
+		.options_size = sizeof(struct fk_json_opts),
 	},
 	.probe = probe,
 	.parse = parse,
-	.check = check,
+	.check = fk_json_check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -340,10 +340,7 @@ int gk_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_
 	memset(r, 0, sizeof *r);
 	r->h = h;
 	r->p = p;
-	r->j.h = h;
-	r->j.in = in;
-	r->j.what = "Firefox Profiler file";
-	r->j.lim = lim;
+	fk_json_init(&r->j, h, in, "Firefox Profiler file", lim);
 	rc = fk_json_parse(&r->j, &ops, r);
 	h->free(r->libname.s);
 	h->free(r);

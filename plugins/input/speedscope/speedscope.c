@@ -41,17 +41,6 @@
 #include "../common/time.h"
 
 #define WHAT "speedscope file"
-
-struct opts {
-	const char *max_input_size;
-};
-
-static const struct fk_option options[] = {
-	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
-	FK_OPTION_END,
-};
-
-FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
 #define SCHEMA "https://www.speedscope.app/file-format-schema.json"
 
 enum kind { K_SKIP, K_TOP, K_SHARED, K_FRAMES, K_FRAME, K_PROFILES, K_PROF, K_SAMPLES,
@@ -657,7 +646,7 @@ static const struct fk_json_ops ops = {
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct ctx *c = h->alloc(sizeof *c);
-	const struct opts *o = op;
+	const struct fk_json_opts *o = op;
 	struct fk_input_limit lim;
 	int rc;
 
@@ -670,10 +659,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	c->h = h;
 	c->in = in;
 	c->sink = sink;
-	c->j.h = h;
-	c->j.in = in;
-	c->j.what = WHAT;
-	c->j.lim = &lim;
+	fk_json_init(&c->j, h, in, WHAT, &lim);
 	/* text is never NULL, so that a name of length 0 points somewhere;
 	 * trie node 0 is the root */
 	if (!(c->foff = h->alloc(2 * sizeof *c->foff)) || GROW(c, c->text, c->tcap, 1) < 0 ||
@@ -731,12 +717,12 @@ static struct fk_input_plugin plugin = {
 		.name = "speedscope",
 		.version = "1.0",
 		.description = "speedscope's JSON file format (sampled and evented profiles)",
-		.options = options,
-		.options_size = sizeof(struct opts),
+		.options = fk_json_options,
+		.options_size = sizeof(struct fk_json_opts),
 	},
 	.probe = probe,
 	.parse = parse,
-	.check = check,
+	.check = fk_json_check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -387,13 +387,8 @@ int v8_read(const struct fk_host *h, struct fk_input *in, struct v8_prof *p)
 	r->h = h;
 	r->in = in;
 	r->p = p;
-	r->j.h = h;
-	r->j.in = in;
-	r->j.what = "V8 profile";
-	r->head.h = h;
-	r->head.j = &r->j;
-	r->head.ops = &head_ops;
-	r->head.ctx = r;
+	fk_json_init(&r->j, h, in, "V8 profile", NULL);
+	fk_cpuhead_init(&r->head, &r->j, &head_ops, r);
 	if ((rc = fk_json_parse(&r->j, &ops, r)) < 0)
 		goto out; /* reported, out of memory too */
 	if (r->err[0])

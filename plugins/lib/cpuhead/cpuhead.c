@@ -36,6 +36,15 @@ static struct fk_cpuhead_level *top(struct fk_cpuhead *t)
 	return &t->lv[t->depth - 1];
 }
 
+void fk_cpuhead_init(struct fk_cpuhead *t, struct fk_json *j, const struct fk_cpuhead_ops *ops, void *ctx)
+{
+	memset(t, 0, sizeof *t);
+	t->h = j->h;
+	t->j = j;
+	t->ops = ops;
+	t->ctx = ctx;
+}
+
 int fk_cpuhead_active(const struct fk_cpuhead *t)
 {
 	return t->depth > 0;

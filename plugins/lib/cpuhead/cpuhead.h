@@ -62,7 +62,8 @@ struct fk_cpuhead_ops {
 	int (*fail)(void *ctx, const char *msg, int fatal);
 };
 
-/* Zeroed by the owner; its memory is the host's, freed by fk_cpuhead_free. */
+/* Set up by fk_cpuhead_init; its memory is the host's, freed by
+ * fk_cpuhead_free. */
 struct fk_cpuhead {
 	const struct fk_host *h;
 	struct fk_json *j;
@@ -78,6 +79,9 @@ struct fk_cpuhead {
 	size_t nkids, capkids;
 	size_t count;
 };
+
+/* Set t up (zeroed) to read through j, handing nodes to ops with ctx. */
+void fk_cpuhead_init(struct fk_cpuhead *t, struct fk_json *j, const struct fk_cpuhead_ops *ops, void *ctx);
 
 /* The head object has just opened (the caller's open callback got it):
  * from here until fk_cpuhead_active is 0 again, the caller passes every

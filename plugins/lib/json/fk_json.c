@@ -162,6 +162,27 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = on_end,
 };
 
+void fk_json_init(struct fk_json *j, const struct fk_host *h, struct fk_input *in, const char *what,
+                  const struct fk_input_limit *lim)
+{
+	memset(j, 0, sizeof *j);
+	j->h = h;
+	j->in = in;
+	j->what = what;
+	j->lim = lim;
+}
+
+const struct fk_option fk_json_options[] = {
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct fk_json_opts, max_input_size, FK_LIMIT_HELP),
+	FK_OPTION_END,
+};
+
+int fk_json_check(const struct fk_host *h, const void *op, const char *where)
+{
+	(void)where;
+	return fk_limit_check(h, ((const struct fk_json_opts *)op)->max_input_size);
+}
+
 int fk_json_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t nc = *cap ? *cap : 64;

@@ -69,8 +69,21 @@ struct fk_json_ops {
 	int (*syntax)(void *ctx, uint64_t line, uint64_t col, int cut_short);
 };
 
-/* Parse all of j->in (j->h, j->in, j->what and j->lim set by the caller,
- * the rest zero) with ops, which receive ctx.  Returns 0, or a negative
+/* Zero j and set its h, in, what and lim (NULL: no limit), for
+ * fk_json_parse. */
+void fk_json_init(struct fk_json *j, const struct fk_host *h, struct fk_input *in, const char *what,
+                  const struct fk_input_limit *lim);
+
+/* The options of a JSON reader whose only option is --max-input-size
+ * (speedscope, gecko): its descriptor's options (of a struct
+ * fk_json_opts) and check. */
+struct fk_json_opts {
+	const char *max_input_size;
+};
+extern const struct fk_option fk_json_options[];
+int fk_json_check(const struct fk_host *h, const void *op, const char *where);
+
+/* Parse all of j->in (set up by fk_json_init) with ops, which receive ctx.  Returns 0, or a negative
  * status once the error (syntax, content, empty input, out of memory, a
  * limit: FK_ERR_LIMIT) has
  * been reported (after out of memory, j->nomem is set).  Strings may hold any bytes; text after the value is
