@@ -2,8 +2,9 @@
 # Bounded on hostile input: tree-shaped inputs (V8's node table, an HTML
 # report's tree) pushed node by node, so deep chains come out right (the
 # time they take is bench/70-bounds.sh's); decompression bombs, /dev/zero
-# and whole-file reads refused at --max-input-size, with the sentence
-# naming the file and the limit.  Oracle: python3 (each chain's folded
+# and whole-file reads (pprof, html, and the JSON inputs: speedscope,
+# chrome, gecko) refused at --max-input-size, with the sentence naming the
+# file and the limit.  Oracle: python3 (each chain's folded
 # text, the bombs).
 . "$FK_SRCDIR/tests/lib.sh"
 PY=${PYTHON3:-python3}
@@ -138,19 +139,83 @@ is "$rc:$out:$err" "1::flamekit: $TMP/chain.html: the input holds more than --ma
 	"html: a report larger than --max-input-size 1K is refused"
 
 # The job key: an input's options.
-cat > "$TMP/limit.yaml" <<EOF
+# limit_job FILE NAME: a job reading FILE with max-input-size 1K fails,
+# saying so, and writes nothing
+limit_job() {
+	cat > "$TMP/limit.yaml" <<EOF
 inputs:
-  - path: "$TMP/chain.html"
+  - path: "$1"
     options: {max-input-size: 1K}
 outputs:
   - {plugin: folded, path: "$TMP/limit.folded"}
 EOF
-run "$FLAMEKIT" run "$TMP/limit.yaml"
-is "$rc:$err:$(ls "$TMP/limit.folded" 2> /dev/null)" "1:flamekit: $TMP/chain.html: the input holds more than --max-input-size allows (1K): $LIMIT:" \
-	"job: max-input-size in an input's options, nothing written"
+	run "$FLAMEKIT" run "$TMP/limit.yaml"
+	is "$rc:$err:$(ls "$TMP/limit.folded" 2> /dev/null)" \
+		"1:flamekit: $1: the input holds more than --max-input-size allows (1K): $LIMIT:" "$2"
+}
+limit_job "$TMP/chain.html" "job: max-input-size in an input's options, nothing written"
 sed 's/1K/lots/; s/- path:/- format: html\n    path:/' "$TMP/limit.yaml" > "$TMP/lots.yaml"
 run "$FLAMEKIT" run --check "$TMP/lots.yaml"
 is "$rc:$err" "2:flamekit: [input:html] $TMP/lots.yaml:2:5: --max-input-size takes auto or a number of bytes with an optional K, M, G or T suffix (0: no limit), not \"lots\"" \
 	"job: a bad max-input-size is refused at --check with job.yaml:line:col"
+
+# --- the JSON inputs (speedscope, chrome, gecko): the same limit ----------------
+# A Firefox Profiler file gzipped: its meta's "product" a 64 MiB string, so
+# the file is 65 KB and inflates to 64 MiB; and a small one, to read.
+"$PY" - "$TMP/bomb.json.gz" "$TMP/small.json" <<'EOF'
+import gzip, sys
+head = '{"meta": {"interval": 1, "startTime": 0, "preprocessedProfileVersion": 47, "product": "'
+tail = ('"}, "libs": [], "threads": [{"name": "T", "pid": 1, "tid": 2,'
+        ' "samples": {"length": 1, "stack": [0], "time": [0]},'
+        ' "stackTable": {"length": 1, "frame": [0], "prefix": [null]},'
+        ' "frameTable": {"length": 1, "func": [0], "address": [-1]},'
+        ' "funcTable": {"length": 1, "name": [0], "resource": [-1]},'
+        ' "resourceTable": {"length": 0, "lib": []}, "stringArray": ["f"]}]}\n')
+with gzip.open(sys.argv[1], "wb", 9) as f:
+    f.write(head.encode())
+    for _ in range(64):
+        f.write(b"a" * (1 << 20))
+    f.write(tail.encode())
+open(sys.argv[2], "w").write(head + "small" + tail)
+EOF
+run "$FLAMEKIT" collapse "$TMP/bomb.json.gz"
+is "$rc:$out:$err" "1::flamekit: $TMP/bomb.json.gz: the input holds more than --max-input-size allows ($AUTO): $LIMIT" \
+	"gecko: a 65 KB gzip inflating to 64 MiB is refused at the default limit, by its inflated bytes, in one sentence"
+run "$FLAMEKIT" collapse --max-input-size 0 "$TMP/bomb.json.gz"
+is "$rc:$out:$err" "0:f 1:" "gecko: ... and read whole with --max-input-size 0 (no limit)"
+run "$FLAMEKIT" collapse --max-input-size 65M "$TMP/bomb.json.gz"
+is "$rc:$out:$err" "0:f 1:" "gecko: ... and with --max-input-size 65M, above its 64 MiB"
+size=$(wc -c < "$TMP/small.json")
+run "$FLAMEKIT" collapse --format gecko --max-input-size $((size - 1)) "$TMP/small.json"
+is "$rc:$out:$err" "1::flamekit: $TMP/small.json: the input holds more than --max-input-size allows ($((size - 1))): $LIMIT" \
+	"gecko: a file one byte over --max-input-size is refused"
+run "$FLAMEKIT" collapse --format gecko --max-input-size $size "$TMP/small.json"
+is "$rc:$out:$err" "0:f 1:" "gecko: ... and one of exactly --max-input-size bytes read"
+
+SPEED="$FK_SRCDIR/tests/data/speedscope/mixed.json"
+run "$FLAMEKIT" collapse --max-input-size 1K "$SPEED"
+is "$rc:$out:$err" "1::flamekit: $SPEED: the input holds more than --max-input-size allows (1K): $LIMIT" \
+	"speedscope: a file larger than --max-input-size 1K is refused"
+gzip -c "$SPEED" > "$TMP/mixed.json.gz"
+run "$FLAMEKIT" collapse --format speedscope --max-input-size 1K "$TMP/mixed.json.gz"
+is "$rc:$out:$err" "1::flamekit: $TMP/mixed.json.gz: the input holds more than --max-input-size allows (1K): $LIMIT" \
+	"speedscope: gzipped, the inflated bytes count"
+run "$FLAMEKIT" collapse --format speedscope --max-input-size 12X "$SPEED"
+is "$rc:$out:$err" "2::flamekit: [input:speedscope] --max-input-size takes auto or a number of bytes with an optional K, M, G or T suffix (0: no limit), not \"12X\"" \
+	"speedscope: a bad --max-input-size is refused before reading"
+
+# chrome: an endless stream of events on stdin
+"$PY" -c 'import sys
+e = "{\"ph\":\"X\",\"name\":\"t\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n" * 1000
+try:
+    sys.stdout.write("[")
+    while True:
+        sys.stdout.write(e)
+except BrokenPipeError:
+    sys.stderr.close()' | "$FLAMEKIT" collapse --format chrome --max-input-size 1M - > "$TMP/endless.out" 2> "$TMP/endless.err"
+is "$?:$(cat "$TMP/endless.out"):$(cat "$TMP/endless.err")" \
+	"1::flamekit: <stdin>: the input holds more than --max-input-size allows (1M): $LIMIT" \
+	"chrome: an endless stream of events is refused after --max-input-size 1M"
+limit_job "$FK_SRCDIR/tests/data/chrome/events.json" "chrome: max-input-size in a job's input options, nothing written"
 
 done_testing

@@ -4,7 +4,8 @@ weights in ns), sorted by bytes as flamekit's folded output is.
 
   chrome.py samples FILE [--threads]     the V8 CPU profiles (Profile and
       ProfileChunk events, and older Chrome's CpuProfile event holding a
-      whole .cpuprofile): sample i weighs the time to the next sample of
+      whole .cpuprofile, of the current format or the old "head" tree's):
+      sample i weighs the time to the next sample of
       its profile (the last one the interval before it)
   chrome.py durations FILE [--threads]   B/E and X events: each event's
       self time (its duration less its children's, a child cut at its
@@ -14,6 +15,8 @@ lua/per-thread.lua does.
 """
 import json
 import sys
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # json's decoder nests (old head trees)
 
 
 def events(path):
@@ -39,6 +42,19 @@ def node_name(n):
     return s
 
 
+def head_nodes(head):
+    """The old format's tree as the current format's nodes, by id: each
+    with a callFrame (DevTools: lineNumber 1-based in the tree) and its
+    parent's id, walked without recursion."""
+    nodes, todo = {}, [(head, None)]
+    while todo:
+        n, parent = todo.pop()
+        cf = {"functionName": n["functionName"], "url": n["url"], "lineNumber": n.get("lineNumber", 0) - 1}
+        nodes[n["id"]] = {"callFrame": cf} if parent is None else {"callFrame": cf, "parent": parent}
+        todo.extend((k, n["id"]) for k in n.get("children", []))
+    return nodes
+
+
 def samples(evs):
     profs = {}
     for e in evs:
@@ -60,6 +76,12 @@ def samples(evs):
     for e in evs:  # older Chrome: a whole .cpuprofile in one event
         if e.get("name") == "CpuProfile" and "cpuProfile" in e.get("args", {}).get("data", {}):
             cpu = e["args"]["data"]["cpuProfile"]
+            if "head" in cpu:  # the old format: a tree, absolute timestamps
+                nodes, ss = head_nodes(cpu["head"]), []
+                for t, sid in zip(cpu["timestamps"], cpu["samples"]):
+                    ss.append((t, len(ss), sid))
+                profs[("cpuprofile", len(profs))] = {"thread": (e["pid"], e["tid"]), "nodes": nodes, "samples": ss}
+                continue
             nodes = {n["id"]: dict(n) for n in cpu["nodes"]}
             for n in cpu["nodes"]:
                 for k in n.get("children", []):

@@ -12,7 +12,7 @@ ORACLE="$FK_SRCDIR/tests/chrome.py"
 
 need_python chrome
 
-for f in startup events cpuprofile-event; do
+for f in startup events cpuprofile-event cpuprofile-head-event; do
 	for m in samples durations; do
 		run "$FLAMEKIT" collapse --format chrome --events=$m "$C/$f.json"
 		is "$rc:$out" "0:$("$PY" "$ORACLE" $m "$C/$f.json")" "chrome $f.json, events=$m: the oracle's stacks"
@@ -20,6 +20,19 @@ for f in startup events cpuprofile-event; do
 	run "$FLAMEKIT" collapse "$C/$f.json"
 	is "$rc:$out" "0:$("$PY" "$ORACLE" samples "$C/$f.json")" "chrome $f.json, detected: the CPU profile's samples (events=auto)"
 done
+run "$FLAMEKIT" collapse "$C/cpuprofile-head-event.json"
+is "$rc:$out" "0:$("$FLAMEKIT" collapse "$C/cpuprofile-event.json")" \
+	"a CpuProfile event of the old format (a head tree, timestamps) reads as the same profile of the current one"
+# a head tree 3,000 nodes deep (6,000 levels of JSON), two samples
+"$PY" - > "$TMP/deep.json" <<'EOF2'
+n = 3000
+print('[{"ph":"I","name":"CpuProfile","pid":1,"tid":2,"ts":0,"args":{"data":{"cpuProfile":{"head":'
+      + "".join('{"functionName":"%s","url":"","id":%d,"children":[' % ("(root)" if i == 1 else "f%d" % i, i)
+                for i in range(1, n + 1))
+      + "]}" * n + ',"startTime":1,"samples":[%d,%d],"timestamps":[1000010,1000030]}}}}]' % (n, n // 2))
+EOF2
+run "$FLAMEKIT" collapse "$TMP/deep.json"
+is "$rc:$out" "0:$("$PY" "$ORACLE" samples "$TMP/deep.json")" "a CpuProfile event's head tree 3,000 nodes deep"
 run "$FLAMEKIT" collapse "$C/startup.json"
 is "$(printf '%s\n' "$out" | grep -c '^spin file:///tmp/chr/busy.html:5;outer file:///tmp/chr/busy.html:4;middle file:///tmp/chr/busy.html:3;leaf file:///tmp/chr/busy.html:2 ')" 1 \
 	"the real capture holds the page's loop: spin;outer;middle;leaf"
@@ -53,6 +66,10 @@ else
 fi
 
 # bad files
+bad chrome '[{"ph":"I","name":"CpuProfile","pid":1,"tid":2,"args":{"data":{"cpuProfile":{"head":{"functionName":"(root)",
+"url":"","id":1,"children":[3]},"samples":[],"timestamps":[]}}}}]' \
+	":2: not a Chrome trace: a child of node number 1 of the \"head\" tree is not an object (column 29)" \
+	"an old-format cpuProfile's child that is not a node"
 bad chrome '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}' \
 	":1: not a Chrome trace: the JSON is cut short at column 69 (truncated or unclosed)" "the object form truncated"
 bad chrome '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,

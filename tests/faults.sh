@@ -126,6 +126,7 @@ walk "collapse, narrowed (the narrow filter)" "out.folded" collapse --format per
 	--collapse-recursion --from 0 --comm . -o out.folded "$D/perf/names.txt"
 walk "collapse pprof (heap, gzip)" "out.folded" collapse -o out.folded "$D/pprof/heap.pb.gz"
 walk "collapse v8" "out.folded" collapse -o out.folded "$D/v8/node.cpuprofile"
+walk "collapse v8, the old format (a head tree)" "out.folded" collapse -o out.folded "$D/v8/old.cpuprofile"
 walk "collapse speedscope" "out.folded" collapse -o out.folded "$D/speedscope/mixed.json" "$D/speedscope/profiles-first.json"
 walk "collapse chrome, samples and durations" "out.folded" collapse -o out.folded "$D/chrome/events.json"
 walk "collapse chrome, durations" "out.folded" collapse --format chrome --events=durations -o out.folded "$D/chrome/events.json"

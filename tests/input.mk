@@ -106,6 +106,10 @@ EXTRA_DIST += tests/interop.sh tests/interop.py \
 # tool pprof -symbolize=local and addr2line -i (tests/pprof-sym.sh).
 TESTS += tests/pprof-sym.sh
 EXTRA_DIST += tests/pprof-sym.sh tests/pprof-strip.py tests/data/pprofsym/busy.go
+# The v8 input's old format (the "head" tree) against tests/oracle/cpuprofile-head.py,
+# and current profiles converted to it (tests/v8-head.sh).
+TESTS += tests/v8-head.sh
+EXTRA_DIST += tests/v8-head.sh tests/oracle/cpuprofile-head.py tests/data/v8/old.cpuprofile
 
 # Bounded on hostile input: deep V8 and report chains, decompression bombs,
 # /dev/zero, --max-input-size (tests/bounds.sh; timings in bench/70-bounds.sh).
@@ -120,6 +124,7 @@ EXTRA_DIST += tests/speedscope.sh tests/speedscope.py tests/jsonlib.sh \
 TESTS += tests/chrome.sh
 EXTRA_DIST += tests/chrome.sh tests/chrome.py \
 	tests/data/chrome/startup.json tests/data/chrome/events.json tests/data/chrome/cpuprofile-event.json \
+	tests/data/chrome/cpuprofile-head-event.json \
 	tests/data/chrome/busy.html tests/data/chrome/record.sh
 TESTS += tests/gecko.sh
 EXTRA_DIST += tests/gecko.sh tests/gecko.py \

@@ -48,14 +48,18 @@
 
 struct opts {
 	const char *events;
+	const char *max_input_size;
 };
 
 static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_STRING, "events", "auto", struct opts, events,
 	          "which stacks: samples (the V8 CPU profiles), durations (B/E and X events "
 	          "as a flame chart) or auto (samples when the trace has any, else durations)"),
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
 	FK_OPTION_END,
 };
+
+FK_LIMIT_CHECK_FN(check, struct opts, max_input_size)
 
 struct ctx {
 	const struct fk_host *h;
@@ -314,11 +318,13 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	const struct opts *o = op;
 	const char *ev = o && o->events ? o->events : "auto";
 	struct ctx c = { .h = h, .in = in, .sink = sink };
+	struct fk_input_limit lim;
 	int samples = 0, rc;
 
 	if (strcmp(ev, "auto") && strcmp(ev, "samples") && strcmp(ev, "durations"))
 		return h->input_error(in, 0, "events=%s: give samples, durations or auto", ev);
-	if ((rc = cr_read(h, in, &c.t)) < 0)
+	fk_limit_for(h, in, o ? o->max_input_size : NULL, &lim);
+	if ((rc = cr_read(h, in, &lim, &c.t)) < 0)
 		goto out;
 	for (size_t i = 0; i < c.t.nprofs; i++)
 		samples |= c.t.profs[i].ns > 0;
@@ -366,6 +372,7 @@ static struct fk_input_plugin plugin = {
 	},
 	.probe = probe,
 	.parse = parse,
+	.check = check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -83,7 +83,8 @@ struct fk_json;
 /* Read all of `in` into *t (zeroed by the caller).  Errors are reported;
  * returns 0 or a negative status.  Skipped events are counted through
  * host->input_skip with their line. */
-int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t);
+int cr_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_limit *lim,
+            struct cr_trace *t);
 void cr_trace_free(const struct fk_host *h, struct cr_trace *t);
 
 /* Arrays grow through libfkjson. */

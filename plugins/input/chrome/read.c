@@ -14,13 +14,14 @@
 #include <string.h>
 
 #include "chrome.h"
+#include "cpuhead.h"
 #include "fk_json.h"
 
 enum kind { K_SKIP, K_TOP, K_EVENTS, K_EVENT, K_ARGS, K_DATA, K_CPU, K_NODES, K_NODE, K_CF,
-            K_SAMPLES, K_DELTAS, K_KIDS };
+            K_SAMPLES, K_DELTAS, K_KIDS, K_STAMPS };
 enum key { Y_OTHER, Y_TRACE, Y_PH, Y_NAME, Y_PID, Y_TID, Y_TS, Y_DUR, Y_ID, Y_ARGS, Y_DATA,
            Y_START, Y_CPU, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_PARENT, Y_CF, Y_FN, Y_URL, Y_LINE,
-           Y_KIDS };
+           Y_KIDS, Y_HEAD, Y_STAMPS };
 
 static const struct { unsigned char kind; const char *name; unsigned char key; } keys[] = {
 	{ K_TOP, "traceEvents", Y_TRACE },
@@ -32,6 +33,7 @@ static const struct { unsigned char kind; const char *name; unsigned char key; }
 	{ K_DATA, "timeDeltas", Y_DELTAS },
 	{ K_CPU, "nodes", Y_NODES }, { K_CPU, "samples", Y_SAMPLES },
 	{ K_CPU, "timeDeltas", Y_DELTAS }, { K_CPU, "startTime", Y_START }, /* a CpuProfile event's */
+	{ K_CPU, "head", Y_HEAD }, { K_CPU, "timestamps", Y_STAMPS },     /* ... of the old format */
 	{ K_NODE, "children", Y_KIDS },
 	{ K_NODE, "id", Y_ID }, { K_NODE, "parent", Y_PARENT }, { K_NODE, "callFrame", Y_CF },
 	{ K_CF, "functionName", Y_FN }, { K_CF, "url", Y_URL }, { K_CF, "lineNumber", Y_LINE },
@@ -64,6 +66,10 @@ struct rd {
 	size_t nsamples, capsamples, ndeltas, capdeltas;
 	double *kids, *edges;      /* the node's children; the event's (parent, child) pairs */
 	size_t nkids, capkids, nedges, capedges;
+	struct fk_cpuhead head;    /* the old format's tree, while it is open */
+	int has_head;              /* this event's cpuProfile is of the old format: */
+	double *stamps;            /* its "timestamps" (us), its startTime in seconds */
+	size_t nstamps, capstamps;
 	unsigned ncpuprofiles;
 	/* the node being read */
 	int node_has_id, node_has_cf;
@@ -205,6 +211,24 @@ static int add_dur(struct rd *r, size_t th, double start, double end)
 	return 0;
 }
 
+/* The old format's times as the current format's: the deltas of its
+ * timestamps, the first from its startTime (in seconds). */
+static int old_times(struct rd *r)
+{
+	double prev = r->has_start ? r->start * 1e6 : r->nstamps ? r->stamps[0] : 0;
+
+	r->ndeltas = 0;
+	r->has_deltas = r->nstamps > 0;
+	for (size_t i = 0; i < r->nstamps; i++) {
+		if (!push_num(r, &r->deltas, &r->ndeltas, &r->capdeltas, r->stamps[i] - prev))
+			return 0;
+		prev = r->stamps[i];
+	}
+	if (r->has_start)
+		r->start *= 1e6;
+	return 1;
+}
+
 static int end_event(struct rd *r)
 {
 	struct cr_trace *t = r->t;
@@ -225,7 +249,7 @@ static int end_event(struct rd *r)
 			rc = fk_json_fail(&r->j, "a \"CpuProfile\" event has no numeric pid and tid");
 			goto out;
 		}
-		if (!set_str(r, &r->id, (const unsigned char *)id, (size_t)n)) {
+		if (!set_str(r, &r->id, (const unsigned char *)id, (size_t)n) || (r->has_head && !old_times(r))) {
 			rc = 0;
 			goto out;
 		}
@@ -301,7 +325,8 @@ static void begin_event(struct rd *r)
 	r->ph.set = r->name.set = r->id.set = r->argname.set = 0;
 	r->has_pid = r->has_tid = r->has_ts = r->has_dur = r->has_start = 0;
 	r->has_cpu = r->has_deltas = 0;
-	r->nnodes = r->nsamples = r->ndeltas = r->nedges = 0;
+	r->nnodes = r->nsamples = r->ndeltas = r->nedges = r->nstamps = 0;
+	r->has_head = 0;
 	r->text_mark = r->t->tlen;
 }
 
@@ -356,6 +381,8 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 	unsigned k = r->kind[r->depth], key = r->key[r->depth];
 	int isnum = type == 'n' && fabs(num) < 1e300;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_scalar(&r->head, type, num, s, len);
 	switch (k) {
 	case K_EVENTS:
 		return fk_json_fail(&r->j, "an event is not an object");
@@ -399,6 +426,10 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 		if (!isnum)
 			return fk_json_fail(&r->j, "a time delta is not a number");
 		return push_num(r, &r->deltas, &r->ndeltas, &r->capdeltas, num);
+	case K_STAMPS:
+		if (!isnum)
+			return fk_json_fail(&r->j, "a timestamp is not a number");
+		return push_num(r, &r->stamps, &r->nstamps, &r->capstamps, num);
 	case K_NODES:
 		return fk_json_fail(&r->j, "a cpuProfile node is not an object");
 	case K_NODE:
@@ -431,6 +462,8 @@ static int on_key(void *x, const unsigned char *s, size_t len)
 	struct rd *r = x;
 	unsigned k = r->kind[r->depth];
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_key(&r->head, s, len);
 	r->key[r->depth] = Y_OTHER;
 	if (k == K_SKIP || k == K_EVENTS || k == K_SAMPLES || k == K_DELTAS || k == K_NODES)
 		return 1;
@@ -450,6 +483,12 @@ static int open_container(void *x, int is_map)
 	struct rd *r = x;
 	unsigned parent = r->kind[r->depth], key = r->key[r->depth], nk = K_SKIP;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_open(&r->head, is_map);
+	if (parent == K_CPU && key == Y_HEAD && is_map) {
+		r->has_head = 1;
+		return fk_cpuhead_begin(&r->head);
+	}
 	if (r->depth >= FK_JSON_MAX_DEPTH)
 		return 0; /* yajl reports it, at this byte */
 	r->j.unclosed_ok = 0;
@@ -475,6 +514,8 @@ static int open_container(void *x, int is_map)
 		nk = K_NODES;
 	else if (parent == K_CPU && key == Y_SAMPLES && !is_map)
 		nk = K_SAMPLES;
+	else if (parent == K_CPU && key == Y_STAMPS && !is_map)
+		nk = K_STAMPS;
 	else if (parent == K_NODES && is_map)
 		nk = K_NODE, begin_node(r);
 	else if (parent == K_NODE && key == Y_CF && is_map)
@@ -496,6 +537,8 @@ static int on_end(void *x)
 	unsigned k = r->kind[r->depth];
 	int rc = 1;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_close(&r->head);
 	if (k == K_NODE)
 		rc = end_node(r);
 	else if (k == K_EVENT)
@@ -506,9 +549,42 @@ static int on_end(void *x)
 	return rc;
 }
 
-static const struct fk_json_ops ops = { scalar, on_key, open_container, on_end };
+/* A node of an old-format cpuProfile's tree, as a current node. */
+static int head_node(void *x, const struct fk_cpuhead_node *n)
+{
+	struct rd *r = x;
 
-int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t)
+	begin_node(r);
+	r->node_has_id = n->has_id;
+	r->node_id = n->id;
+	r->node_has_cf = 1; /* its members are the callFrame's */
+	r->has_line = n->has_line;
+	r->node_line = n->line;
+	if ((n->has_fn && !set_str(r, &r->fn, (const unsigned char *)n->fn, n->fn_len)) ||
+	    (n->has_url && !set_str(r, &r->url, (const unsigned char *)n->url, n->url_len)))
+		return 0;
+	for (size_t i = 0; i < n->nkids; i++)
+		if (!push_num(r, &r->kids, &r->nkids, &r->capkids, n->kids[i]))
+			return 0;
+	return end_node(r);
+}
+
+static int head_fail(void *x, const char *msg, int fatal)
+{
+	struct rd *r = x;
+
+	(void)fatal;
+	return fk_json_fail(&r->j, "%s", msg);
+}
+
+static const struct fk_cpuhead_ops head_ops = { .node = head_node, .fail = head_fail };
+
+static const struct fk_json_ops ops = {
+	.scalar = scalar, .key = on_key, .open = open_container, .close = on_end,
+};
+
+int cr_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_limit *lim,
+            struct cr_trace *t)
 {
 	struct rd *r = h->alloc(sizeof *r);
 	int rc;
@@ -523,10 +599,11 @@ int cr_read(const struct fk_host *h, struct fk_input *in, struct cr_trace *t)
 	r->h = h;
 	r->in = in;
 	r->t = t;
-	r->j.h = h;
-	r->j.in = in;
-	r->j.what = "Chrome trace";
+	fk_json_init(&r->j, h, in, "Chrome trace", lim);
+	fk_cpuhead_init(&r->head, &r->j, &head_ops, r);
 	rc = fk_json_parse(&r->j, &ops, r);
+	fk_cpuhead_free(&r->head);
+	h->free(r->stamps);
 	h->free(r->ph.s);
 	h->free(r->name.s);
 	h->free(r->id.s);

@@ -263,10 +263,12 @@ static int push_thread(struct ctx *c, struct gk_thread *t, size_t number)
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct ctx c = { .h = h, .in = in, .sink = sink };
+	const struct fk_json_opts *o = op;
+	struct fk_input_limit lim;
 	int rc;
 
-	(void)op;
-	if ((rc = gk_read(h, in, &c.p)) < 0)
+	fk_limit_for(h, in, o ? o->max_input_size : NULL, &lim);
+	if ((rc = gk_read(h, in, &lim, &c.p)) < 0)
 		goto out;
 	if (!(c.names = h->alloc(1))) {
 		rc = nomem(&c);
@@ -311,9 +313,12 @@ static struct fk_input_plugin plugin = {
 		.name = "gecko",
 		.version = "1.0",
 		.description = "Firefox Profiler files: the Gecko format and the processed format (samply)",
+		.options = fk_json_options,
+		.options_size = sizeof(struct fk_json_opts),
 	},
 	.probe = probe,
 	.parse = parse,
+	.check = fk_json_check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -75,7 +75,8 @@ struct gk_prof {
 	unsigned nprocs;
 };
 
-int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p);
+int gk_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_limit *lim,
+            struct gk_prof *p);
 void gk_prof_free(const struct fk_host *h, struct gk_prof *p);
 
 /* Arrays grow through libfkjson. */

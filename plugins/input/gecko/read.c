@@ -322,9 +322,12 @@ static int on_end(void *x)
 	return 1;
 }
 
-static const struct fk_json_ops ops = { scalar, on_key, open_container, on_end };
+static const struct fk_json_ops ops = {
+	.scalar = scalar, .key = on_key, .open = open_container, .close = on_end,
+};
 
-int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p)
+int gk_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_limit *lim,
+            struct gk_prof *p)
 {
 	struct rd *r = h->alloc(sizeof *r);
 	int rc;
@@ -337,9 +340,7 @@ int gk_read(const struct fk_host *h, struct fk_input *in, struct gk_prof *p)
 	memset(r, 0, sizeof *r);
 	r->h = h;
 	r->p = p;
-	r->j.h = h;
-	r->j.in = in;
-	r->j.what = "Firefox Profiler file";
+	fk_json_init(&r->j, h, in, "Firefox Profiler file", lim);
 	rc = fk_json_parse(&r->j, &ops, r);
 	h->free(r->libname.s);
 	h->free(r);

@@ -639,14 +639,18 @@ static int on_end(void *x)
 	return rc;
 }
 
-static const struct fk_json_ops ops = { scalar, on_key, open_container, on_end };
+static const struct fk_json_ops ops = {
+	.scalar = scalar, .key = on_key, .open = open_container, .close = on_end,
+};
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
 	struct ctx *c = h->alloc(sizeof *c);
+	const struct fk_json_opts *o = op;
+	struct fk_input_limit lim;
 	int rc;
 
-	(void)op;
+	fk_limit_for(h, in, o ? o->max_input_size : NULL, &lim);
 	if (!c) {
 		h->input_error(in, 0, "out of memory");
 		return FK_ERR_NOMEM;
@@ -655,9 +659,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	c->h = h;
 	c->in = in;
 	c->sink = sink;
-	c->j.h = h;
-	c->j.in = in;
-	c->j.what = WHAT;
+	fk_json_init(&c->j, h, in, WHAT, &lim);
 	/* text is never NULL, so that a name of length 0 points somewhere;
 	 * trie node 0 is the root */
 	if (!(c->foff = h->alloc(2 * sizeof *c->foff)) || GROW(c, c->text, c->tcap, 1) < 0 ||
@@ -715,9 +717,12 @@ static struct fk_input_plugin plugin = {
 		.name = "speedscope",
 		.version = "1.0",
 		.description = "speedscope's JSON file format (sampled and evented profiles)",
+		.options = fk_json_options,
+		.options_size = sizeof(struct fk_json_opts),
 	},
 	.probe = probe,
 	.parse = parse,
+	.check = fk_json_check,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -1,7 +1,8 @@
 /*
  * The .cpuprofile reader: yajl's streaming parser (Debian's libyajl-dev)
- * fed 1 MiB at a time, with callbacks that keep the node table and the
- * "samples" and "timeDeltas" arrays and drop everything else as it
+ * driven by libfkjson (plugins/lib/json, as the chrome, gecko and
+ * speedscope readers are), with callbacks that keep the node table and
+ * the "samples" and "timeDeltas" arrays and drop everything else as it
  * passes.  Memory follows the nodes and samples, not the file: a 109 MB
  * profile is read in 0.1 GB instead of cJSON's 1.2 GB document tree (see
  * doc/BENCHMARKS.md).
@@ -16,22 +17,22 @@
 #define _GNU_SOURCE /* memrchr */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <yajl/yajl_parse.h>
-
+#include "cpuhead.h"
+#include "fk_json.h"
 #include "v8.h"
 
-#define MAX_DEPTH 1000
-#define CHUNK (1u << 20)
+#define MAX_DEPTH FK_JSON_MAX_DEPTH
 
 /* What an open container is; K_SKIP for anything the plugin ignores. */
-enum kind { K_SKIP, K_TOP, K_NODES, K_NODE, K_CF, K_KIDS, K_SAMPLES, K_DELTAS };
+enum kind { K_SKIP, K_TOP, K_NODES, K_NODE, K_CF, K_KIDS, K_SAMPLES, K_DELTAS, K_STAMPS };
 /* The keys that matter, one bit each (first one wins). */
 enum key { Y_OTHER, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_START, Y_ID, Y_CF, Y_HITS, Y_KIDS,
-           Y_PARENT, Y_FN, Y_URL, Y_LINE, Y_END };
+           Y_PARENT, Y_FN, Y_URL, Y_LINE, Y_END, Y_HEAD, Y_STAMPS };
 
 struct str {
 	char *s;
@@ -41,7 +42,9 @@ struct str {
 
 struct rd {
 	const struct fk_host *h;
+	struct fk_input *in;
 	struct v8_prof *p;
+	struct fk_json j;
 	unsigned char kind[MAX_DEPTH + 1];
 	unsigned char key[MAX_DEPTH + 1]; /* the key whose value comes next */
 	unsigned depth;
@@ -51,37 +54,38 @@ struct rd {
 	double id, hits, parent, line;
 	size_t kid_start, kid_end;
 	struct str fn, url;
-	int nomem, too_deep;
+	struct fk_cpuhead head; /* the old format's tree, while it is open */
 	char err[192];        /* the first content error, reported after the parse */
 };
 
 static const struct { unsigned char kind; const char *name; unsigned char key; } keys[] = {
 	{ K_TOP, "nodes", Y_NODES }, { K_TOP, "samples", Y_SAMPLES },
 	{ K_TOP, "timeDeltas", Y_DELTAS }, { K_TOP, "startTime", Y_START }, { K_TOP, "endTime", Y_END },
+	{ K_TOP, "head", Y_HEAD }, { K_TOP, "timestamps", Y_STAMPS },
 	{ K_NODE, "id", Y_ID }, { K_NODE, "callFrame", Y_CF }, { K_NODE, "hitCount", Y_HITS },
 	{ K_NODE, "children", Y_KIDS }, { K_NODE, "parent", Y_PARENT },
 	{ K_CF, "functionName", Y_FN }, { K_CF, "url", Y_URL }, { K_CF, "lineNumber", Y_LINE },
 };
 
-static int fail(struct rd *r, const char *fmt, double num)
+static int fail(struct rd *r, const char *fmt, ...) FK_PRINTF(2, 3);
+static int fail(struct rd *r, const char *fmt, ...)
 {
-	if (!r->err[0])
-		snprintf(r->err, sizeof r->err, fmt, num);
+	va_list ap;
+
+	if (!r->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(r->err, sizeof r->err, fmt, ap);
+		va_end(ap);
+	}
 	return 1; /* parse on: a syntax error further on is reported instead */
 }
 
 /* Append x to *v (n of cap), growing it; 0 or -1 when out of memory. */
 static int push_num(struct rd *r, double **v, size_t *n, size_t *cap, double x)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4096;
-		double *nv = r->h->realloc(*v, nc * sizeof *nv);
-		if (!nv) {
-			r->nomem = 1;
-			return -1;
-		}
-		*v = nv;
-		*cap = nc;
+	if (fk_json_grow(r->h, (void **)v, cap, *n + 1, sizeof **v) < 0) {
+		fk_json_nomem(&r->j);
+		return -1;
 	}
 	(*v)[(*n)++] = x;
 	return 0;
@@ -91,17 +95,9 @@ static int add_text(struct rd *r, const char *s, size_t n)
 {
 	struct v8_prof *p = r->p;
 
-	if (p->tlen + n > p->tcap) {
-		size_t nc = p->tcap ? p->tcap : 65536;
-		char *nt;
-		while (nc < p->tlen + n)
-			nc *= 2;
-		if (!(nt = r->h->realloc(p->text, nc))) {
-			r->nomem = 1;
-			return -1;
-		}
-		p->text = nt;
-		p->tcap = nc;
+	if (FK_JSON_GROW(r->h, p->text, p->tcap, p->tlen + n) < 0) {
+		fk_json_nomem(&r->j);
+		return -1;
 	}
 	memcpy(p->text + p->tlen, s, n);
 	p->tlen += n;
@@ -110,14 +106,9 @@ static int add_text(struct rd *r, const char *s, size_t n)
 
 static int set_str(struct rd *r, struct str *d, const unsigned char *s, size_t n)
 {
-	if (n + 1 > d->cap) {
-		char *ns = r->h->realloc(d->s, n + 1);
-		if (!ns) {
-			r->nomem = 1;
-			return -1;
-		}
-		d->s = ns;
-		d->cap = n + 1;
+	if (FK_JSON_GROW(r->h, d->s, d->cap, n + 1) < 0) {
+		fk_json_nomem(&r->j);
+		return -1;
 	}
 	memcpy(d->s, s, n);
 	d->len = n;
@@ -147,14 +138,8 @@ static int end_node(struct rd *r)
 		            "callFrame", (double)p->n + 1);
 	if (!r->fn.set || !r->url.set)
 		return fail(r, "not a V8 profile: node %.0f has a callFrame without functionName or url", r->id);
-	if (p->n == p->capv) {
-		size_t nc = p->capv ? p->capv * 2 : 1024;
-		struct v8_node *nv = r->h->realloc(p->v, nc * sizeof *nv);
-		if (!nv)
-			return r->nomem = 1, 0;
-		p->v = nv;
-		p->capv = nc;
-	}
+	if (FK_JSON_GROW(r->h, p->v, p->capv, p->n + 1) < 0)
+		return fk_json_nomem(&r->j);
 	if (add_text(r, r->fn.len ? r->fn.s : "(anonymous)", r->fn.len ? r->fn.len : 11) < 0)
 		return 0;
 	if (r->url.len) {
@@ -195,13 +180,19 @@ static int end_node(struct rd *r)
 	return 1;
 }
 
-/* A number, string or other scalar (null, true, false) in the open container. */
-static int scalar(struct rd *r, int isnum, double num, const unsigned char *s, size_t len, int isstr)
+/* A number, string or other scalar (null, true, false) in the open
+ * container: type 'n', 's', 'z' or 'b' (fk_json.h), or 'a' for an array
+ * or object where a scalar was due. */
+static int scalar(void *ctx, int type, double num, const unsigned char *s, size_t len)
 {
+	struct rd *r = ctx;
 	struct v8_prof *p = r->p;
+	int isnum = type == 'n', isstr = type == 's';
 	unsigned k = r->depth ? r->kind[r->depth] : K_SKIP, key = r->key[r->depth];
 	double x = isnum ? num : NAN;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_scalar(&r->head, type, num, s, len);
 	if (r->err[0])
 		return 1;
 	switch (k) {
@@ -214,7 +205,11 @@ static int scalar(struct rd *r, int isnum, double num, const unsigned char *s, s
 		return push_num(r, &p->samples, &p->nsamples, &p->capsamples, x) == 0;
 	case K_DELTAS:
 		return push_num(r, &p->deltas, &p->ndeltas, &p->capdeltas, x) == 0;
+	case K_STAMPS:
+		return push_num(r, &p->stamps, &p->nstamps, &p->capstamps, x) == 0;
 	case K_TOP:
+		if (key == Y_HEAD)
+			return fail(r, "not a V8 profile: \"head\" is not an object");
 		if (key == Y_START && isnum)
 			p->start = num;
 		else if (key == Y_END && isnum)
@@ -244,36 +239,13 @@ static int scalar(struct rd *r, int isnum, double num, const unsigned char *s, s
 	return 1;
 }
 
-static int on_null(void *ctx) { return scalar(ctx, 0, 0, NULL, 0, 0); }
-static int on_bool(void *ctx, int b) { (void)b; return scalar(ctx, 0, 0, NULL, 0, 0); }
-static int on_string(void *ctx, const unsigned char *s, size_t len) { return scalar(ctx, 0, 0, s, len, 1); }
-
-static int on_number(void *ctx, const char *s, size_t len)
-{
-	char buf[64];
-	double v = 0;
-	size_t i = s[0] == '-';
-
-	/* the common case, a short integer, without strtod */
-	while (i < len && i < 16 && s[i] >= '0' && s[i] <= '9')
-		v = v * 10 + (s[i++] - '0');
-	if (i < len) {
-		if (len >= sizeof buf)
-			len = sizeof buf - 1;
-		memcpy(buf, s, len);
-		buf[len] = '\0';
-		v = strtod(buf, NULL);
-	} else if (s[0] == '-') {
-		v = -v;
-	}
-	return scalar(ctx, 1, v, NULL, 0, 0);
-}
-
 static int on_key(void *ctx, const unsigned char *s, size_t len)
 {
 	struct rd *r = ctx;
 	unsigned k = r->kind[r->depth], level = k == K_TOP ? 0 : k == K_NODE ? 1 : 2;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_key(&r->head, s, len);
 	r->key[r->depth] = Y_OTHER;
 	if (k != K_TOP && k != K_NODE && k != K_CF)
 		return 1;
@@ -293,9 +265,16 @@ static int open_container(struct rd *r, int is_map)
 	unsigned parent = r->depth ? r->kind[r->depth] : K_SKIP, key = r->key[r->depth];
 	unsigned nk = K_SKIP;
 
-	if (r->depth >= MAX_DEPTH) {
-		r->too_deep = 1;
-		return 0;
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_open(&r->head, is_map);
+	if (r->depth >= MAX_DEPTH)
+		return 0; /* a syntax error at this byte */
+	if ((parent == K_TOP && key == Y_NODES && !is_map && p->has_head) ||
+	    (parent == K_TOP && key == Y_HEAD && is_map && p->has_nodes))
+		fail(r, "not a V8 profile: it has both \"nodes\" and \"head\"");
+	if (parent == K_TOP && is_map && key == Y_HEAD) {
+		p->has_head = 1; /* even after an error: skipped, the tree would meet MAX_DEPTH */
+		return fk_cpuhead_begin(&r->head);
 	}
 	if (r->depth == 0 && is_map)
 		nk = K_TOP;
@@ -305,21 +284,22 @@ static int open_container(struct rd *r, int is_map)
 		nk = K_SAMPLES, p->has_samples = 1;
 	else if (!r->err[0] && parent == K_TOP && !is_map && key == Y_DELTAS)
 		nk = K_DELTAS, p->has_deltas = 1;
+	else if (!r->err[0] && parent == K_TOP && !is_map && key == Y_STAMPS)
+		nk = K_STAMPS, p->has_stamps = 1;
 	else if (!r->err[0] && parent == K_NODES && is_map)
 		nk = K_NODE, begin_node(r);
 	else if (!r->err[0] && parent == K_NODE && is_map && key == Y_CF)
 		nk = K_CF, r->has_cf = 1;
 	else if (!r->err[0] && parent == K_NODE && !is_map && key == Y_KIDS)
 		nk = K_KIDS, r->kid_start = r->kid_end = p->nkids;
-	else if (parent != K_SKIP && !scalar(r, 0, 0, NULL, 0, 0)) /* an array or object where a value was due */
+	else if (parent != K_SKIP && !scalar(r, 'a', 0, NULL, 0)) /* an array or object where a value was due */
 		return 0;
 	r->kind[++r->depth] = (unsigned char)nk;
 	r->key[r->depth] = Y_OTHER;
 	return 1;
 }
 
-static int on_start_map(void *ctx) { return open_container(ctx, 1); }
-static int on_start_array(void *ctx) { return open_container(ctx, 0); }
+static int on_open(void *ctx, int is_map) { return open_container(ctx, is_map); }
 
 static int on_end(void *ctx)
 {
@@ -327,124 +307,99 @@ static int on_end(void *ctx)
 	unsigned k = r->kind[r->depth];
 	int rc = 1;
 
+	if (fk_cpuhead_active(&r->head))
+		return fk_cpuhead_close(&r->head) && !r->j.nomem;
 	if (k == K_NODE && !r->err[0])
 		rc = end_node(r);
 	else if (k == K_KIDS)
 		r->kid_end = r->p->nkids;
 	r->depth--;
-	return rc && !r->nomem;
+	return rc && !r->j.nomem;
 }
 
-static const yajl_callbacks callbacks = {
-	.yajl_null = on_null,
-	.yajl_boolean = on_bool,
-	.yajl_number = on_number,
-	.yajl_string = on_string,
-	.yajl_start_map = on_start_map,
-	.yajl_map_key = on_key,
-	.yajl_end_map = on_end,
-	.yajl_start_array = on_start_array,
-	.yajl_end_array = on_end,
+/* A node of the old format's tree: checked and named as a current one. */
+static int head_node(void *ctx, const struct fk_cpuhead_node *n)
+{
+	struct rd *r = ctx;
+	struct v8_prof *p = r->p;
+
+	if (r->err[0])
+		return 1;
+	if (!n->has_id)
+		return fail(r, "not a V8 profile: node number %.0f of the \"head\" tree has no numeric id",
+		            (double)n->number);
+	if (!n->has_fn || !n->has_url)
+		return fail(r, "not a V8 profile: node %.0f of the \"head\" tree has no functionName or url", n->id);
+	begin_node(r);
+	r->has_id = r->has_cf = 1;
+	r->id = n->id;
+	r->hits = n->hits;
+	r->has_line = n->has_line;
+	r->line = n->line;
+	if (set_str(r, &r->fn, (const unsigned char *)n->fn, n->fn_len) < 0 ||
+	    set_str(r, &r->url, (const unsigned char *)n->url, n->url_len) < 0)
+		return 0;
+	r->kid_start = p->nkids;
+	for (size_t i = 0; i < n->nkids; i++)
+		if (push_num(r, &p->kids, &p->nkids, &p->capkids, n->kids[i]) < 0)
+			return 0;
+	r->kid_end = p->nkids;
+	return end_node(r);
+}
+
+/* The first content error is kept for after the parse, as elsewhere; a
+ * tree too deep stops it here. */
+static int head_fail(void *ctx, const char *msg, int fatal)
+{
+	struct rd *r = ctx;
+
+	fail(r, "not a V8 profile: %s", msg);
+	return fatal ? fk_json_stop(&r->j, r->h->input_error(r->in, 0, "%s", r->err)) : 1;
+}
+
+static const struct fk_cpuhead_ops head_ops = { .node = head_node, .fail = head_fail };
+
+/* The one syntax message, worded as before the reader used libfkjson. */
+static int syntax(void *ctx, uint64_t line, uint64_t col, int cut_short)
+{
+	struct rd *r = ctx;
+
+	(void)cut_short;
+	return r->h->input_error(r->in, line, "not a V8 profile: the JSON does not parse (column %" PRIu64
+	                         ": truncated, malformed, nested over %d deep or out of memory)", col,
+	                         MAX_DEPTH);
+}
+
+static const struct fk_json_ops ops = {
+	.scalar = scalar, .key = on_key, .open = on_open, .close = on_end, .syntax = syntax,
 };
-
-/* The syntax error at byte `at` (0-based) of the input, as FILE:LINE and
- * column; nl lines ended before it, the last at byte lastnl (-1: none). */
-static int syntax_error(const struct fk_host *h, struct fk_input *in, uint64_t at, uint64_t nl,
-                        int64_t lastnl)
-{
-	return h->input_error(in, nl + 1, "not a V8 profile: the JSON does not parse (column %" PRIu64
-	                      ": truncated, malformed, nested over 1000 deep or out of memory)",
-	                      (uint64_t)((int64_t)at - lastnl));
-}
-
-/* Count the newlines of b[0..n) into *nl, the offsets of the last two
- * into nlpos[1] and nlpos[0]. */
-static void count_lines(const unsigned char *b, size_t n, uint64_t base, uint64_t *nl,
-                        int64_t nlpos[2])
-{
-	const unsigned char *q = b, *e = b + n;
-
-	while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
-		(*nl)++;
-		nlpos[0] = nlpos[1];
-		nlpos[1] = (int64_t)(base + (uint64_t)(q - b));
-		q++;
-	}
-}
 
 int v8_read(const struct fk_host *h, struct fk_input *in, struct v8_prof *p)
 {
 	struct rd *r = h->alloc(sizeof *r);
-	unsigned char *buf = h->alloc(CHUNK);
-	yajl_handle y = NULL;
-	yajl_status st = yajl_status_ok;
-	uint64_t total = 0, nl = 0;
-	int64_t nlpos[2] = { -1, -1 };
-	ssize_t got = 0;
-	int rc = 0;
+	int rc;
 
-	/* yajl gets libc's malloc, not the host's: yajl 2.1 does not check
-	 * the allocations of its lexer and stacks (yajl_alloc dereferences a
-	 * failed one), so an injected failure there would crash it.  What it
-	 * holds is small: the longest string or number token and a byte per
-	 * nesting level (at most 1,000).  cJSON was left on malloc likewise. */
-	if (r) { /* before anything can fail: out: frees its strings */
-		memset(r, 0, sizeof *r);
-		r->h = h;
-		r->p = p;
+	if (!r) {
+		h->input_error(in, 0, "out of memory");
+		return FK_ERR_NOMEM;
 	}
-	if (!r || !buf || !(y = yajl_alloc(&callbacks, NULL, r))) {
-		rc = FK_ERR_NOMEM;
-		goto out;
-	}
-	/* as the document parser was: any bytes in strings, text after the value ignored */
-	yajl_config(y, yajl_dont_validate_strings, 1);
-	yajl_config(y, yajl_allow_trailing_garbage, 1);
-	while (st == yajl_status_ok && (got = h->read(in, buf, CHUNK)) > 0) {
-		st = yajl_parse(y, buf, (size_t)got);
-		if (st != yajl_status_ok) {
-			size_t used = yajl_get_bytes_consumed(y);
-			count_lines(buf, used ? used - 1 : 0, total, &nl, nlpos);
-			total += used ? used - 1 : 0;
-			break;
-		}
-		count_lines(buf, (size_t)got, total, &nl, nlpos);
-		total += (size_t)got;
-	}
-	if (got < 0) {
-		rc = (int)got;
-		goto out;
-	}
-	if (st == yajl_status_ok && total == 0) {
-		rc = h->input_error(in, 0, "not a V8 profile: the input is empty");
-		goto out;
-	}
-	if (st == yajl_status_ok && (st = yajl_complete_parse(y)) != yajl_status_ok) {
-		/* cut short: the error is at the last byte, on the line it ends */
-		total = total ? total - 1 : 0;
-		if (nlpos[1] == (int64_t)total) {
-			nl--;
-			nlpos[1] = nlpos[0];
-		}
-	}
-	if (r->nomem) {
-		rc = FK_ERR_NOMEM;
-	} else if (st != yajl_status_ok) {
-		rc = syntax_error(h, in, total, nl, nlpos[1]);
-	} else if (r->err[0]) {
+	memset(r, 0, sizeof *r);
+	r->h = h;
+	r->in = in;
+	r->p = p;
+	fk_json_init(&r->j, h, in, "V8 profile", NULL);
+	fk_cpuhead_init(&r->head, &r->j, &head_ops, r);
+	if ((rc = fk_json_parse(&r->j, &ops, r)) < 0)
+		goto out; /* reported, out of memory too */
+	if (r->err[0])
 		rc = h->input_error(in, 0, "%s", r->err);
-	} else if (!p->has_nodes) {
+	else if (!p->has_nodes && !p->has_head)
 		rc = h->input_error(in, 0, "not a V8 profile: no \"nodes\" array at the top level");
-	}
 out:
-	if (y)
-		yajl_free(y);
-	if (r) {
-		h->free(r->fn.s);
-		h->free(r->url.s);
-	}
+	fk_cpuhead_free(&r->head);
+	h->free(r->fn.s);
+	h->free(r->url.s);
 	h->free(r);
-	h->free(buf);
 	return rc;
 }
 
@@ -455,4 +410,5 @@ void v8_prof_free(const struct fk_host *h, struct v8_prof *p)
 	h->free(p->text);
 	h->free(p->samples);
 	h->free(p->deltas);
+	h->free(p->stamps);
 }

@@ -25,6 +25,13 @@
  * name their parent ("parent", as Chrome's trace events do) instead of
  * their children.
  *
+ * The old format (node 10 and older, DevTools before 2016) nests its nodes
+ * in a "head" tree, lineNumber 1-based, startTime and endTime in seconds
+ * and "timestamps" (microseconds) in place of timeDeltas; libfkcpuhead
+ * (plugins/lib/cpuhead) reads the tree without recursion and hands each
+ * node on as a current one, so that everything below treats both alike
+ * but for the times (duration, read_samples).
+ *
  * The JSON is streamed through yajl (Debian's libyajl-dev, json.c), which
  * keeps only the node table and the sample arrays: the document-tree
  * libraries Debian 12 has (cJSON, json-c, jansson) hold the whole file as
@@ -39,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fk_json.h"
 #include "v8.h"
 #include "../common/time.h"
 
@@ -266,28 +274,49 @@ static int sample_ns(struct ctx *c, size_t i, double t_us, int64_t *ns)
 		                         "(infinities that cancel)", i + 1, i + 1);
 	if (!fk_time_ns_fits(x))
 		return c->h->input_error(c->in, 0, "not a V8 profile: sample number %zu is at %g "
-		                         "microseconds (startTime plus timeDeltas up to number %zu), "
-		                         "beyond the " FK_TIME_YEARS " years either side of 0 that "
-		                         "flamekit's times hold", i + 1, t_us, i + 1);
+		                         "microseconds (%s number %zu), beyond the " FK_TIME_YEARS
+		                         " years either side of 0 that flamekit's times hold", i + 1, t_us,
+		                         c->p.has_head ? "timestamp" : "startTime plus timeDeltas up to",
+		                         i + 1);
 	*ns = (int64_t)llround(x);
 	return 0;
 }
 
-/* What sample i weighs by time, in ns: the delta to the next sample, the last
- * one's the time left to endTime (0 without one); never negative (V8's
- * deltas can be, when samples come out of order). */
+/* What sample i, at t, weighs by time, in ns: the delta to the next
+ * sample, the last one's the time left to endTime (0 without one); never
+ * negative (V8's deltas can be, when samples come out of order).  The old
+ * format's times are the next timestamp less this one, and endTime (in
+ * seconds) less it, rounded to a whole ns, as seconds with nine decimals
+ * hold ns. */
 static double duration(const struct v8_prof *p, size_t i, double t)
 {
-	double d = i + 1 < p->nsamples ? p->deltas[i + 1] : p->has_end ? p->end - t : 0;
+	double d;
+
+	if (p->has_head) {
+		d = i + 1 < p->nsamples ? p->stamps[i + 1] - t : p->has_end ? p->end * 1e6 - t : 0;
+		return d > 0 && d == d ? round(d * 1000) : 0;
+	}
+	d = i + 1 < p->nsamples ? p->deltas[i + 1] : p->has_end ? p->end - t : 0;
 	return d > 0 && d == d ? d * 1000 : 0; /* us -> ns */
+}
+
+/* Whether every sample has a time: a delta, or in the old format a
+ * timestamp. */
+static int timed(const struct v8_prof *p)
+{
+	if (!p->has_samples)
+		return 0;
+	return p->has_head ? p->has_stamps && p->nstamps == p->nsamples :
+	                     p->has_deltas && p->ndeltas == p->nsamples;
 }
 
 static int read_samples(struct ctx *c, struct fk_sink *sink, int by_time)
 {
 	const struct v8_prof *p = &c->p;
+	const double *times = p->has_head ? p->stamps : p->deltas;
 	double t = p->start;
 	int64_t ns = 0;
-	int timed, rc;
+	int is_timed = timed(p), rc;
 
 	if (!p->has_samples) {
 		/* no sample list: each node's hitCount, without times */
@@ -296,24 +325,25 @@ static int read_samples(struct ctx *c, struct fk_sink *sink, int by_time)
 				return rc;
 		return 0;
 	}
-	timed = p->has_deltas && p->ndeltas == p->nsamples;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		size_t k = find(c, p->samples[i]);
 		if (k == V8_NONE)
 			return bad(c, "not a V8 profile: sample %s%.0f is not the id of a node", "number ", (double)i + 1);
-		if (timed) {
-			if (p->deltas[i] != p->deltas[i])
-				return bad(c, "not a V8 profile: time delta %s%.0f is not a number", "number ", (double)i + 1);
-			t += p->deltas[i];
+		if (is_timed) {
+			if (times[i] != times[i])
+				return bad(c, "not a V8 profile: %s %.0f is not a number",
+				           p->has_head ? "timestamp number" : "time delta number", (double)i + 1);
+			t = p->has_head ? times[i] : t + times[i];
 			if ((rc = sample_ns(c, i, t, &ns)) < 0)
 				return rc;
 		}
-		if ((rc = push(c, sink, k, timed && by_time ? duration(p, i, t) : 1, timed, ns)) < 0)
+		if ((rc = push(c, sink, k, is_timed && by_time ? duration(p, i, t) : 1, is_timed, ns)) < 0)
 			return rc;
 	}
-	if (p->has_deltas && !timed)
-		c->h->log(FK_LOG_WARN, "%s: \"timeDeltas\" has %zu entries for %zu samples; samples have no times",
-		          c->h->input_name(c->in), p->ndeltas, p->nsamples);
+	if (p->has_head ? p->has_stamps && !is_timed : p->has_deltas && !is_timed)
+		c->h->log(FK_LOG_WARN, "%s: \"%s\" has %zu entries for %zu samples; samples have no times",
+		          c->h->input_name(c->in), p->has_head ? "timestamps" : "timeDeltas",
+		          p->has_head ? p->nstamps : p->ndeltas, p->nsamples);
 	return 0;
 }
 
@@ -330,15 +360,16 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (strcmp(names, "short") != 0 && strcmp(names, "full") != 0)
 		return h->input_error(in, 0, "no frame names '%s' for a V8 profile (it has: short, full)", names);
 	c.p.full_names = names[0] == 'f';
-	if ((rc = v8_read(h, in, &c.p)) < 0 || (rc = link_nodes(&c)) < 0 ||
-	    (rc = read_samples(&c, sink, by_time)) < 0)
+	if ((rc = v8_read(h, in, &c.p)) < 0)
+		goto out_reported; /* out of memory too */
+	if ((rc = link_nodes(&c)) < 0 || (rc = read_samples(&c, sink, by_time)) < 0)
 		goto out;
 	if (h->sink_set_unit) /* by time only where every sample has one */
-		h->sink_set_unit(sink, by_time && c.p.has_samples && c.p.has_deltas && c.p.ndeltas == c.p.nsamples ?
-		                 "ns" : "samples");
+		h->sink_set_unit(sink, by_time && timed(&c.p) ? "ns" : "samples");
 out:
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, 0, "out of memory");
+out_reported:
 	v8_prof_free(h, &c.p);
 	h->free(c.ids);
 	h->free(c.dense);
@@ -348,7 +379,10 @@ out:
 }
 
 /* Detection: a JSON object whose first keys include "nodes" with a
- * "callFrame" soon after; Node writes {"nodes":[{"id":1,"callFrame":... */
+ * "callFrame" soon after; Node writes {"nodes":[{"id":1,"callFrame":...
+ * The old format: "head" a key of the top object, its nodes' functionName
+ * and hitCount or callUID, and no callFrame (a sampling heap profile,
+ * .heapprofile, has a "head" of nodes with callFrames and selfSize). */
 static int probe(const unsigned char *buf, size_t len)
 {
 	size_t i = 0;
@@ -360,6 +394,10 @@ static int probe(const unsigned char *buf, size_t len)
 		return 0;
 	if (memmem(s + i, len - i, "\"nodes\"", 7) && memmem(s + i, len - i, "\"callFrame\"", 11))
 		return memmem(s + i, len - i, "\"functionName\"", 14) ? 90 : 60;
+	if (fk_json_top_key(buf + i, len - i, "head") && fk_json_has_key(buf, len, "functionName") &&
+	    (fk_json_has_key(buf, len, "hitCount") || fk_json_has_key(buf, len, "callUID")) &&
+	    !fk_json_has_key(buf, len, "callFrame"))
+		return 90;
 	return 0;
 }
 

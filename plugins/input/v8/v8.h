@@ -1,7 +1,8 @@
 /*
  * The v8 input plugin's halves: json.c streams the .cpuprofile through
- * yajl into a struct v8_prof (the node table and the two sample arrays,
- * nothing else of the document), v8.c turns that into stacks and samples.
+ * yajl (libfkjson) into a struct v8_prof (the node table and the two
+ * sample arrays, nothing else of the document), v8.c turns that into
+ * stacks and samples.
  */
 #ifndef FK_V8_H
 #define FK_V8_H
@@ -34,8 +35,8 @@ struct v8_prof {
 	size_t nkids, capkids;
 	char *text;           /* frame names, back to back */
 	size_t tlen, tcap;
-	double *samples, *deltas;
-	size_t nsamples, capsamples, ndeltas, capdeltas;
+	double *samples, *deltas, *stamps;
+	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
 	double start;         /* startTime, 0 when absent */
 	double end;           /* endTime, when has_end */
 	int has_end;
@@ -44,12 +45,16 @@ struct v8_prof {
 	                       * path component (--frame-names) */
 	int has_nodes;        /* "nodes" is an array */
 	int has_samples, has_deltas; /* "samples", "timeDeltas" are arrays */
+	int has_head;         /* the old format: a "head" tree (its nodes in v like
+	                       * the current format's), startTime and endTime in
+	                       * seconds, "timestamps" (stamps) in microseconds */
+	int has_stamps;
 };
 
 /* Read all of `in` into *p (zeroed by the caller).  Syntax errors name
  * FILE:LINE and the column; a node without a numeric id, callFrame,
- * functionName or url is an error too.  Errors are reported; returns 0
- * or a negative status. */
+ * functionName or url is an error too.  Errors are reported (out of
+ * memory too); returns 0 or a negative status. */
 int v8_read(const struct fk_host *h, struct fk_input *in, struct v8_prof *p);
 void v8_prof_free(const struct fk_host *h, struct v8_prof *p);
 

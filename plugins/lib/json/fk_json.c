@@ -162,6 +162,27 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = on_end,
 };
 
+void fk_json_init(struct fk_json *j, const struct fk_host *h, struct fk_input *in, const char *what,
+                  const struct fk_input_limit *lim)
+{
+	memset(j, 0, sizeof *j);
+	j->h = h;
+	j->in = in;
+	j->what = what;
+	j->lim = lim;
+}
+
+const struct fk_option fk_json_options[] = {
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct fk_json_opts, max_input_size, FK_LIMIT_HELP),
+	FK_OPTION_END,
+};
+
+int fk_json_check(const struct fk_host *h, const void *op, const char *where)
+{
+	(void)where;
+	return fk_limit_check(h, ((const struct fk_json_opts *)op)->max_input_size);
+}
+
 int fk_json_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t nc = *cap ? *cap : 64;
@@ -184,13 +205,15 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 	unsigned char *buf = h->alloc(CHUNK);
 	yajl_status st = yajl_status_ok;
 	ssize_t got = 0;
-	size_t len = 0;
+	size_t len = 0, want = CHUNK;
+	uint64_t total = 0;
 	int rc = 0;
 
 	j->lastnl = j->prevnl = -1;
-	/* yajl gets libc's malloc, as in the v8 plugin: yajl 2.1 does not
-	 * check its own allocations, so the host's injected failures would
-	 * crash it; what it holds is the longest token and the nesting. */
+	/* yajl gets libc's malloc, not the host's: yajl 2.1 does not check
+	 * the allocations of its lexer and stacks (yajl_alloc dereferences a
+	 * failed one), so the host's injected failures would crash it; what
+	 * it holds is the longest token and a byte per nesting level. */
 	j->ops = ops;
 	j->ctx = ctx;
 	if (!buf || !(j->y = yajl_alloc(&callbacks, NULL, j))) {
@@ -199,7 +222,15 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 	}
 	yajl_config(j->y, yajl_dont_validate_strings, 1);
 	yajl_config(j->y, yajl_allow_trailing_garbage, 1);
-	while (st == yajl_status_ok && (got = h->read(j->in, buf, CHUNK)) > 0) {
+	while (st == yajl_status_ok && (got = h->read(j->in, buf, want)) > 0) {
+		total += (uint64_t)got;
+		if (j->lim && total > j->lim->bytes) { /* a bomb, /dev/zero, an endless pipe */
+			rc = fk_limit_exceeded(h, j->in, j->lim);
+			goto out;
+		}
+		/* no more than one byte past the limit is ever read */
+		if (j->lim && j->lim->bytes - total < CHUNK)
+			want = (size_t)(j->lim->bytes - total) + 1;
 		j->chunk = buf;
 		j->scan_at = 0;
 		j->scan_nl = j->nl;
@@ -230,6 +261,10 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 				col = (uint64_t)(at - j->prevnl), line--;
 			else
 				col = (uint64_t)(at - j->lastnl);
+			if (ops->syntax) {
+				rc = ops->syntax(ctx, line, col, 1);
+				goto out;
+			}
 			rc = h->input_error(j->in, line, "not a %s: the JSON is cut short at column %"
 			                    PRIu64 " (truncated or unclosed)", j->what, col);
 			goto out;
@@ -244,7 +279,8 @@ int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 	} else if (st != yajl_status_ok) {
 		uint64_t line, col;
 		where(j, taken(j), &line, &col);
-		rc = h->input_error(j->in, line, "not a %s: the JSON does not parse at column %" PRIu64
+		rc = ops->syntax ? ops->syntax(ctx, line, col, 0) :
+		     h->input_error(j->in, line, "not a %s: the JSON does not parse at column %" PRIu64
 		                    " (malformed, or nested over %d deep)", j->what, col, FK_JSON_MAX_DEPTH);
 	}
 out:
@@ -305,6 +341,36 @@ int fk_json_has_key(const unsigned char *buf, size_t len, const char *key)
 				return 1;
 		}
 		p++;
+	}
+	return 0;
+}
+
+int fk_json_top_key(const unsigned char *buf, size_t len, const char *key)
+{
+	size_t kl = strlen(key), i = 0, depth = 0;
+
+	while (i < len) {
+		unsigned char c = buf[i++];
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth-- <= 1)
+				return 0; /* the top level closed */
+		} else if (c == '"') {
+			size_t start = i;
+			while (i < len && buf[i] != '"')
+				i += buf[i] == '\\' ? 2 : 1;
+			if (i >= len)
+				return 0;
+			if (depth == 1 && i - start == kl && !memcmp(buf + start, key, kl)) {
+				size_t q = i + 1;
+				while (q < len && (buf[q] == ' ' || buf[q] == '\t' || buf[q] == '\r' || buf[q] == '\n'))
+					q++;
+				if (q < len && buf[q] == ':')
+					return 1;
+			}
+			i++;
+		}
 	}
 	return 0;
 }

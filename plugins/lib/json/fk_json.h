@@ -1,5 +1,5 @@
 /*
- * libfkjson: what the JSON input plugins (speedscope, chrome, gecko) share
+ * libfkjson: what the JSON input plugins (v8, speedscope, chrome, gecko) share
  * around yajl's streaming parser (Debian's libyajl-dev): the loop that feeds
  * an input to yajl 1 MiB at a time, the position (FILE:LINE:COL) of the
  * token a callback is looking at, and one error per parse, reported once
@@ -9,8 +9,8 @@
  * A callback that finds bad content calls fk_json_fail() and returns its
  * result (0), which stops yajl at once: the error names the line and column
  * of the token it was looking at, "FILE:LINE: not a WHAT: message (column
- * COL)", as the v8 plugin says it.  A syntax error is reported with its
- * line and column too, at the byte yajl stopped on.
+ * COL)".  A syntax error is reported with its line and column too, at
+ * the byte yajl stopped on.
  */
 #ifndef FK_JSON_H
 #define FK_JSON_H
@@ -21,6 +21,8 @@
 #include <flamekit/plugin.h>
 #include <yajl/yajl_parse.h>
 
+#include "../../input/common/limit.h"
+
 /* Nesting deeper than this is refused (yajl has no limit of its own). */
 #define FK_JSON_MAX_DEPTH 1000
 
@@ -30,6 +32,9 @@ struct fk_json {
 	const char *what;       /* "speedscope file": messages say "not a speedscope file: ..." */
 	int unclosed_ok;        /* set by the callbacks while input that ends here is
 	                         * whole (the Trace Event Format's array without its "]") */
+	const struct fk_input_limit *lim; /* --max-input-size (NULL: none): an input
+	                         * holding more bytes (inflated) is refused, with
+	                         * fk_limit_exceeded's sentence, before they are parsed */
 	/* private to fk_json.c */
 	yajl_handle y;
 	const struct fk_json_ops *ops;
@@ -56,11 +61,31 @@ struct fk_json_ops {
 	int (*key)(void *ctx, const unsigned char *s, size_t len);
 	int (*open)(void *ctx, int is_map);
 	int (*close)(void *ctx);
+	/* Optional: report a syntax error (the JSON cut short when cut_short,
+	 * else malformed or nested too deep) at LINE and COL in the reader's
+	 * own words, returning the negative status; NULL for the driver's
+	 * sentences (the v8 plugin keeps the one it had before it used
+	 * this driver). */
+	int (*syntax)(void *ctx, uint64_t line, uint64_t col, int cut_short);
 };
 
-/* Parse all of j->in (j->h, j->in and j->what set by the caller, the rest
- * zero) with ops, which receive ctx.  Returns 0, or a negative
- * status once the error (syntax, content, empty input, out of memory) has
+/* Zero j and set its h, in, what and lim (NULL: no limit), for
+ * fk_json_parse. */
+void fk_json_init(struct fk_json *j, const struct fk_host *h, struct fk_input *in, const char *what,
+                  const struct fk_input_limit *lim);
+
+/* The options of a JSON reader whose only option is --max-input-size
+ * (speedscope, gecko): its descriptor's options (of a struct
+ * fk_json_opts) and check. */
+struct fk_json_opts {
+	const char *max_input_size;
+};
+extern const struct fk_option fk_json_options[];
+int fk_json_check(const struct fk_host *h, const void *op, const char *where);
+
+/* Parse all of j->in (set up by fk_json_init) with ops, which receive ctx.  Returns 0, or a negative
+ * status once the error (syntax, content, empty input, out of memory, a
+ * limit: FK_ERR_LIMIT) has
  * been reported (after out of memory, j->nomem is set).  Strings may hold any bytes; text after the value is
  * ignored, as the v8 plugin's reader does. */
 int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx);
@@ -90,5 +115,8 @@ double fk_json_number(const char *s, size_t len);
  * whitespace and a UTF-8 byte-order mark. */
 int fk_json_has_key(const unsigned char *buf, size_t len, const char *key);
 int fk_json_first(const unsigned char *buf, size_t len);
+/* Whether buf[0..len) holds "key" as a key of the top-level object (strings
+ * and nesting skipped, so a key of the same name deeper down is not it). */
+int fk_json_top_key(const unsigned char *buf, size_t len, const char *key);
 
 #endif
