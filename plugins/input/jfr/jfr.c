@@ -241,25 +241,64 @@ static int new_name(struct ctx *x, size_t off, int annot, uint64_t tid, size_t *
 
 #define VMAX 32 /* fields decoded per pool entry */
 
-/* The "pkg/Class.method" of method key k: its name index. */
-static int method_name(struct ctx *x, uint64_t k, size_t *idx)
+/* Appends to x->text what pool entry v (NULL when the pool lacks it) of key
+ * k is called, and sets *annot and *tid when the name carries them: 0 or a
+ * negative status. */
+typedef int namer_fn(struct ctx *x, const struct jfr_val *v, uint64_t k, int *annot, uint64_t *tid);
+
+/* The name of pool entry (cls, k), made once by fill and memoised in m:
+ * its index in x->names.  The one reader of the pools' names. */
+static int pool_name(struct ctx *x, struct map *m, int cls, uint64_t k, namer_fn *fill, size_t *idx)
 {
-	struct jfr_val mv[VMAX], cv[VMAX], sv[VMAX];
-	uint64_t *memo = map_get(&x->methods, k);
+	struct jfr_val v[VMAX];
+	uint64_t *memo = map_get(m, k), tid = 0;
 	size_t off = x->ntext;
-	int rc, found;
+	int rc, annot = FK_ANNOT_NONE;
 
 	if (memo) {
 		*idx = *memo - 1;
 		return 0;
 	}
-	if ((found = pool_read(x, x->k_method, k, mv, VMAX)) < 0)
-		return found;
-	if (found > 0 && x->m_type >= 0 && mv[x->m_type].kind == 1 &&
-	    pool_read(x, x->k_class, mv[x->m_type].u, cv, VMAX) > 0 && x->c_name >= 0 &&
-	    cv[x->c_name].kind == 1 && pool_read(x, x->k_sym, cv[x->c_name].u, sv, VMAX) > 0 &&
-	    x->s_string >= 0) {
-		if ((rc = append(x, &sv[x->s_string])) < 0)
+	if ((rc = pool_read(x, cls, k, v, VMAX)) < 0)
+		return rc;
+	if ((rc = fill(x, rc > 0 ? v : NULL, k, &annot, &tid)) < 0)
+		return rc;
+	if (x->c.err)
+		return -1;
+	if ((rc = new_name(x, off, annot, tid, idx)) < 0)
+		return rc;
+	return map_put(x->h, m, k, *idx);
+}
+
+/* Append field f of v, when v and f are there. */
+static int append_field(struct ctx *x, const struct jfr_val *v, int f)
+{
+	return v && f >= 0 ? append(x, &v[f]) : 0;
+}
+
+/* Append the text of symbol key k (a field of v, when there): the string
+ * of pool entry (jdk.types.Symbol, k). */
+static int append_symbol(struct ctx *x, const struct jfr_val *v, int f)
+{
+	struct jfr_val sv[VMAX];
+
+	if (!v || f < 0 || v[f].kind != 1 || pool_read(x, x->k_sym, v[f].u, sv, VMAX) <= 0)
+		return 0;
+	return append_field(x, sv, x->s_string);
+}
+
+/* A method: "pkg/Class.method", else "[unknown method K]". */
+static int fill_method(struct ctx *x, const struct jfr_val *mv, uint64_t k, int *annot, uint64_t *tid)
+{
+	struct jfr_val cv[VMAX];
+	size_t off = x->ntext;
+	int rc;
+
+	(void)annot;
+	(void)tid;
+	if (mv && x->m_type >= 0 && mv[x->m_type].kind == 1 &&
+	    pool_read(x, x->k_class, mv[x->m_type].u, cv, VMAX) > 0) {
+		if ((rc = append_symbol(x, cv, x->c_name)) < 0)
 			return rc;
 		if (x->ntext > off) {
 			if ((rc = text_room(x, 1)) < 0)
@@ -269,9 +308,7 @@ static int method_name(struct ctx *x, uint64_t k, size_t *idx)
 	}
 	if (x->c.err)
 		return -1;
-	if (found > 0 && x->m_name >= 0 && mv[x->m_name].kind == 1 &&
-	    pool_read(x, x->k_sym, mv[x->m_name].u, sv, VMAX) > 0 && x->s_string >= 0 &&
-	    (rc = append(x, &sv[x->s_string])) < 0)
+	if ((rc = append_symbol(x, mv, x->m_name)) < 0)
 		return rc;
 	if (x->c.err)
 		return -1;
@@ -280,85 +317,60 @@ static int method_name(struct ctx *x, uint64_t k, size_t *idx)
 			return rc;
 		x->ntext += (size_t)snprintf(x->text + off, 32, "[unknown method %" PRIu64 "]", k);
 	}
-	if ((rc = new_name(x, off, 0, 0, idx)) < 0)
+	return 0;
+}
+
+/* A frame type: its description, and the annotation it gives. */
+static int fill_ftype(struct ctx *x, const struct jfr_val *v, uint64_t k, int *annot, uint64_t *tid)
+{
+	size_t off = x->ntext, n;
+	const char *d;
+	int rc;
+
+	(void)k;
+	(void)tid;
+	if ((rc = append_field(x, v, x->ft_desc)) < 0)
 		return rc;
-	return map_put(x->h, &x->methods, k, *idx);
+	n = x->ntext - off;
+	d = x->text + off;
+	if (n == 12 && !memcmp(d, "JIT compiled", 12))
+		*annot = FK_ANNOT_JIT;
+	else if (n == 7 && !memcmp(d, "Inlined", 7))
+		*annot = FK_ANNOT_INLINE;
+	else if (n == 6 && !memcmp(d, "Kernel", 6))
+		*annot = FK_ANNOT_KERNEL;
+	return 0;
 }
 
-static int frame_annot(struct ctx *x, uint64_t k)
+/* A thread: its java name, else its OS name, else [tid=N]. */
+static int fill_thread(struct ctx *x, const struct jfr_val *v, uint64_t k, int *annot, uint64_t *tid)
 {
-	struct jfr_val v[VMAX];
-	uint64_t *memo = map_get(&x->ftypes, k);
-	size_t off = x->ntext;
-	int a = FK_ANNOT_NONE;
-
-	if (memo)
-		return (int)*memo - 1;
-	if (pool_read(x, x->k_ftype, k, v, VMAX) > 0 && x->ft_desc >= 0 && append(x, &v[x->ft_desc]) == 0) {
-		size_t n = x->ntext - off;
-		const char *d = x->text + off;
-		if (n == 12 && !memcmp(d, "JIT compiled", 12))
-			a = FK_ANNOT_JIT;
-		else if (n == 7 && !memcmp(d, "Inlined", 7))
-			a = FK_ANNOT_INLINE;
-		else if (n == 6 && !memcmp(d, "Kernel", 6))
-			a = FK_ANNOT_KERNEL;
-	}
-	x->ntext = off;
-	map_put(x->h, &x->ftypes, k, (uint64_t)a);
-	return a;
-}
-
-/* Thread key k: its name (java name, else OS name, else [tid=N]). */
-static int thread_name(struct ctx *x, uint64_t k, size_t *idx)
-{
-	struct jfr_val v[VMAX];
-	uint64_t *memo = map_get(&x->threads, k), tid = 0;
 	size_t off = x->ntext;
 	int rc;
 
-	if (memo) {
-		*idx = *memo - 1;
-		return 0;
-	}
-	if ((rc = pool_read(x, x->k_thread, k, v, VMAX)) < 0)
+	(void)k;
+	(void)annot;
+	if (v && x->t_tid >= 0 && v[x->t_tid].kind == 1)
+		*tid = v[x->t_tid].u;
+	if ((rc = append_field(x, v, x->t_java)) < 0)
 		return rc;
-	if (rc > 0) {
-		if (x->t_tid >= 0 && v[x->t_tid].kind == 1)
-			tid = v[x->t_tid].u;
-		if (x->t_java >= 0 && (rc = append(x, &v[x->t_java])) < 0)
-			return rc;
-		if (x->ntext == off && x->t_os >= 0 && (rc = append(x, &v[x->t_os])) < 0)
-			return rc;
-	}
+	if (x->ntext == off && (rc = append_field(x, v, x->t_os)) < 0)
+		return rc;
 	if (x->ntext == off) {
 		if ((rc = text_room(x, 32)) < 0)
 			return rc;
-		x->ntext += (size_t)snprintf(x->text + off, 32, "[tid=%" PRIu64 "]", tid);
+		x->ntext += (size_t)snprintf(x->text + off, 32, "[tid=%" PRIu64 "]", *tid);
 	}
-	if ((rc = new_name(x, off, 0, tid, idx)) < 0)
-		return rc;
-	return map_put(x->h, &x->threads, k, *idx);
+	return 0;
 }
 
-static int state_name(struct ctx *x, uint64_t k, size_t *idx)
+/* A thread state: its name. */
+static int fill_state(struct ctx *x, const struct jfr_val *v, uint64_t k, int *annot, uint64_t *tid)
 {
-	struct jfr_val v[VMAX];
-	uint64_t *memo = map_get(&x->states, k);
-	size_t off = x->ntext;
-	int rc;
-
-	if (memo) {
-		*idx = *memo - 1;
-		return 0;
-	}
-	if ((rc = pool_read(x, x->k_state, k, v, VMAX)) < 0)
-		return rc;
-	if (rc > 0 && x->ts_name >= 0 && (rc = append(x, &v[x->ts_name])) < 0)
-		return rc;
-	if ((rc = new_name(x, off, 0, 0, idx)) < 0)
-		return rc;
-	return map_put(x->h, &x->states, k, *idx);
+	(void)k;
+	(void)annot;
+	(void)tid;
+	return append_field(x, v, x->ts_name);
 }
 
 /* Is state name s in the --state list? */
@@ -416,7 +428,7 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 			continue;
 		}
 		nf = jfr_int(&r);
-		if (!x->c.err && (r.pos > r.end || nf > r.end - r.pos)) {
+		if (!x->c.err && (r.pos > r.end || nf > jfr_left(&r))) {
 			jfr_fail(&r, "stack trace %" PRIu64 " counts %u frames, more than the bytes left", k, nf);
 			break;
 		}
@@ -435,9 +447,13 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 			}
 			if (x->fr_line >= 0 && v[x->fr_line].kind == 1)
 				line = (int32_t)v[x->fr_line].u;
-			x->refs[n].annot = x->o->all && x->fr_type >= 0 && v[x->fr_type].kind == 1 ?
-			                   frame_annot(x, v[x->fr_type].u) : FK_ANNOT_NONE;
-			if ((rc = method_name(x, v[x->fr_method].u, &idx)) < 0)
+			x->refs[n].annot = FK_ANNOT_NONE;
+			if (x->o->all && x->fr_type >= 0 && v[x->fr_type].kind == 1) {
+				if ((rc = pool_name(x, &x->ftypes, x->k_ftype, v[x->fr_type].u, fill_ftype, &idx)) < 0)
+					return rc;
+				x->refs[n].annot = x->names[idx].annot;
+			}
+			if ((rc = pool_name(x, &x->methods, x->k_method, v[x->fr_method].u, fill_method, &idx)) < 0)
 				return rc;
 			x->roff[n] = idx;
 			x->rlen[n] = x->o->lines && line > 0 ? (size_t)line : 0;
@@ -527,7 +543,7 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	}
 	sk = v[x->f_stack].u;
 	if (x->f_state >= 0 && v[x->f_state].kind == 1) {
-		if ((rc = state_name(x, v[x->f_state].u, &idx)) < 0)
+		if ((rc = pool_name(x, &x->states, x->k_state, v[x->f_state].u, fill_state, &idx)) < 0)
 			return rc;
 		sname = x->names[idx];
 		attr = (struct fk_attr){ "state", 5, x->text + sname.off, sname.len };
@@ -558,7 +574,7 @@ static int event(struct ctx *x, struct jfr_rd *r)
 		return 0;
 	}
 	if (x->f_thread >= 0 && v[x->f_thread].kind == 1) {
-		if ((rc = thread_name(x, v[x->f_thread].u, &idx)) < 0)
+		if ((rc = pool_name(x, &x->threads, x->k_thread, v[x->f_thread].u, fill_thread, &idx)) < 0)
 			return rc;
 		tname = x->names[idx];
 		tn = &tname;

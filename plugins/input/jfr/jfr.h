@@ -83,6 +83,13 @@ struct jfr_rd {
 	size_t pos, end;
 };
 
+/* The bytes left to read: none once a size field claimed fewer bytes than
+ * its own header took (pos past end), never a wrapped-around count. */
+static inline size_t jfr_left(const struct jfr_rd *r)
+{
+	return r->pos < r->end ? r->end - r->pos : 0;
+}
+
 void jfr_fail(struct jfr_rd *r, const char *fmt, ...) FK_PRINTF(2, 3);
 uint64_t jfr_long(struct jfr_rd *r);
 uint32_t jfr_int(struct jfr_rd *r);
