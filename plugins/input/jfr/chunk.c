@@ -530,6 +530,18 @@ size_t jfr_pool_find(const struct jfr_chunk *c, int cls, uint64_t key)
 	}
 }
 
+size_t jfr_pool_next(const struct jfr_chunk *c, int cls, size_t *it)
+{
+	if (cls < 0 || !c->pool)
+		return 0;
+	while (*it <= c->pool_mask) {
+		const struct jfr_pool_ent *e = &c->pool[(*it)++];
+		if (e->cls == (uint32_t)cls + 1)
+			return e->off;
+	}
+	return 0;
+}
+
 /* One checkpoint event: start, duration, delta, a type byte, then pools of
  * (type id, count, count x (key, value)). */
 static int read_checkpoint(struct jfr_rd *r)

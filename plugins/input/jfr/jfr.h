@@ -108,6 +108,9 @@ int jfr_class_named(const struct jfr_chunk *c, const char *name);
 int jfr_field_index(const struct jfr_chunk *c, int cls, const char *name);
 /* The offset of pool entry (cls, key), or 0 when absent. */
 size_t jfr_pool_find(const struct jfr_chunk *c, int cls, uint64_t key);
+/* The offsets of cls's pool entries one by one, in no order: *it starts at
+ * 0; 0 when there are no more. */
+size_t jfr_pool_next(const struct jfr_chunk *c, int cls, size_t *it);
 
 /* Read one value of class cls at r's cursor into vals[0 .. nvals) (one per
  * top-level field; arrays and nested structs are skipped, not stored).
