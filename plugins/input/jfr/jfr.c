@@ -486,7 +486,7 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 				line = (int32_t)v[x->fr_line].u;
 			x->refs[n].annot = FK_ANNOT_NONE;
 			bare = 0;
-			if ((x->o->all || x->asprof) && x->fr_type >= 0 && v[x->fr_type].kind == 1) {
+			if (x->fr_type >= 0 && v[x->fr_type].kind == 1) {
 				if ((rc = pool_name(x, &x->ftypes, x->k_ftype, v[x->fr_type].u, 0, fill_ftype, &idx)) < 0)
 					return rc;
 				x->refs[n].annot = x->o->all ? x->names[idx].annot : FK_ANNOT_NONE;
