@@ -10,6 +10,7 @@ EXTRA_DIST += tests/jfr.sh tests/oracle/jfr.py tests/oracle/jfr-forge.py \
 	tests/data/jfr/async-profiler/record.sh tests/data/jfr/async-profiler/alloc.jfr.gz \
 	tests/data/jfr/async-profiler/cpu.jfr.gz tests/data/jfr/async-profiler/cstack.jfr.gz \
 	tests/data/jfr/async-profiler/jfrsync.jfr.gz tests/data/jfr/async-profiler/lock.jfr.gz \
+	tests/data/jfr/async-profiler/log.jfr.gz \
 	tests/data/jfr/async-profiler/nativemem.jfr.gz tests/data/jfr/async-profiler/tlab.jfr.gz \
 	tests/data/jfr/async-profiler/trace.jfr.gz tests/data/jfr/async-profiler/wall.jfr.gz \
 	tests/data/jfr/expected/alloc.txt tests/data/jfr/expected/alloc.skipped \

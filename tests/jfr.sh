@@ -122,6 +122,22 @@ if command -v jfr > /dev/null 2>&1; then
 			done
 		done
 		case $file in
+		log.jfr.gz)
+			# async-profiler's profiler.Log warnings and errors, counted, the
+			# first quoted: why a recording has no samples
+			want=$(python3 - "$TMP/ap0.json" << 'PY'
+import json, sys
+logs = [e['values'] for e in json.load(open(sys.argv[1]))['recording']['events']
+        if e['type'] == 'profiler.Log' and e['values']['level'] in ('WARN', 'ERROR')]
+print('%d message%s of level WARN or ERROR while profiling; the first: [%s] %s'
+      % (len(logs), '' if len(logs) == 1 else 's', logs[0]['level'], logs[0]['message']))
+PY
+)
+			run "$FLAMEKIT" collapse "$TMP/ap.jfr"
+			is "$rc:$out:$err" "1::flamekit: warning: [input:jfr] $TMP/ap.jfr: async-profiler logged $want
+flamekit: $TMP/ap.jfr: no jdk.ExecutionSample events in this recording (--sample-type names another event type: jfr summary lists them)" \
+				"async-profiler log.jfr.gz: its logged warnings reported with the missing samples"
+			;;
 		wall.jfr.gz)
 			# wall-clock samples by thread state (async-profiler's: STATE_DEFAULT,
 			# STATE_RUNNABLE, STATE_SLEEPING)

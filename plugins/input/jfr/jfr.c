@@ -120,6 +120,7 @@ struct ctx {
 	size_t cap_refs;
 	uint64_t samples, nostack, filtered;
 	int found;
+	struct jfr_log log;  /* async-profiler's warnings, over every chunk */
 };
 
 static uint64_t hash(uint64_t k, uint64_t k2)
@@ -773,14 +774,18 @@ static int chunk(struct ctx *x, const uint8_t *buf, size_t len, size_t start, si
 {
 	struct jfr_chunk *c = &x->c;
 	struct jfr_rd r;
-	int rc;
+	int rc, have;
 
 	if ((rc = jfr_chunk_open(c, x->h, buf, len, start)) < 0)
 		return rc;
 	*next = c->end;
-	if ((rc = resolve(x, unit)) != 0)
-		return rc > 0 ? 0 : rc;
-	if (x->nvals) {
+	if ((rc = resolve(x, unit)) < 0)
+		return rc;
+	have = rc == 0;
+	jfr_log_resolve(&x->log, c);
+	if (!have && x->log.cls < 0)
+		return 0;
+	if (have && x->nvals) {
 		struct jfr_val *v = x->h->realloc(x->vals, x->nvals * sizeof *v);
 		if (!v)
 			return FK_ERR_NOMEM;
@@ -798,10 +803,14 @@ static int chunk(struct ctx *x, const uint8_t *buf, size_t len, size_t start, si
 			break;
 		}
 		type = jfr_long(&r);
-		if (!c->err && type == c->cls[x->k_ev].id) {
+		if (!c->err && have && type == c->cls[x->k_ev].id) {
 			struct jfr_rd ev = { c, r.pos, at + (size_t)size };
 			if ((rc = event(x, &ev)) < 0 && !c->err)
 				return rc;
+		}
+		if (!c->err && x->log.cls >= 0 && type == x->log.id) {
+			struct jfr_rd ev = { c, r.pos, at + (size_t)size };
+			jfr_log_event(&x->log, &ev);
 		}
 		r.pos = at + (size_t)size;
 	}
@@ -894,6 +903,10 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		chunks++;
 		at = next;
 	}
+	if (x.log.n)
+		h->log(FK_LOG_WARN, "%s: async-profiler logged %" PRIu64 " message%s of level WARN or ERROR "
+		       "while profiling; the first: %s", h->input_name(in), x.log.n, x.log.n == 1 ? "" : "s",
+		       x.log.first);
 	if (!x.found) {
 		rc = h->input_error(in, 0, "no %s events in this recording (--sample-type names another "
 		                    "event type: jfr summary lists them)", o->sample_type);

@@ -126,4 +126,17 @@ int jfr_grow(const struct fk_host *h, void *v, size_t *cap, size_t n, size_t siz
 /* Text of v as UTF-8 into out[0 .. cap): its length (cut at cap). */
 size_t jfr_text(struct jfr_chunk *c, const struct jfr_val *v, int string_cls, char *out, size_t cap);
 
+/* async-profiler's log (log.c): its profiler.Log events of level WARN or
+ * ERROR, over every chunk.  jfr_log_resolve() finds this chunk's types
+ * (cls -1 when it has none), jfr_log_event() reads one event at r. */
+#define JFR_LOG_FIELDS 16
+struct jfr_log {
+	int cls, level_cls, string_cls, f_level, f_msg, f_name;
+	uint64_t id;         /* cls's type id */
+	uint64_t n;          /* the warnings and errors */
+	char first[256];     /* the first of them: "[LEVEL] message" */
+};
+void jfr_log_resolve(struct jfr_log *l, const struct jfr_chunk *c);
+void jfr_log_event(struct jfr_log *l, struct jfr_rd *r);
+
 #endif
