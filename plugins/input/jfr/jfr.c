@@ -882,8 +882,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	int rc, chunks = 0;
 
 	x.fvals = fvals;
+	/* the names' text is never a null pointer, even before the first */
+	if (text_room(&x, 1) < 0)
+		return FK_ERR_NOMEM;
 	if ((rc = slurp(h, in, o, &buf, &len)) < 0)
-		return rc;
+		goto out;
 	if (len == 0) {
 		rc = h->input_error(in, 0, "an empty file is not a JFR recording");
 		goto out;
