@@ -1,10 +1,18 @@
 # Input plugin jfr (Java Flight Recorder) against the oracle tests/oracle/jfr.py
-# over `jfr print --json`, on a shipped recording and on recordings made at test
-# time (openjdk-17-jdk-headless; skipped without java).
+# over `jfr print --json`, on a shipped recording, on async-profiler's shipped
+# recordings and on recordings made at test time (openjdk-17-jdk-headless;
+# skipped without java).
 TESTS += tests/jfr.sh
 EXTRA_DIST += tests/jfr.sh tests/oracle/jfr.py tests/oracle/jfr-forge.py \
 	tests/data/jfr/Busy.java tests/data/jfr/small.jfc tests/data/jfr/regen.sh \
 	tests/data/jfr/cases tests/data/jfr/small.jfr.gz \
+	tests/data/jfr/async-profiler/README tests/data/jfr/async-profiler/cases \
+	tests/data/jfr/async-profiler/record.sh tests/data/jfr/async-profiler/alloc.jfr.gz \
+	tests/data/jfr/async-profiler/cpu.jfr.gz tests/data/jfr/async-profiler/cstack.jfr.gz \
+	tests/data/jfr/async-profiler/jfrsync.jfr.gz tests/data/jfr/async-profiler/lock.jfr.gz \
+	tests/data/jfr/async-profiler/log.jfr.gz \
+	tests/data/jfr/async-profiler/nativemem.jfr.gz tests/data/jfr/async-profiler/tlab.jfr.gz \
+	tests/data/jfr/async-profiler/trace.jfr.gz tests/data/jfr/async-profiler/wall.jfr.gz \
 	tests/data/jfr/expected/alloc.txt tests/data/jfr/expected/alloc.skipped \
 	tests/data/jfr/expected/alloc-threads-lines.txt tests/data/jfr/expected/alloc-threads-lines.skipped \
 	tests/data/jfr/expected/cpu.txt tests/data/jfr/expected/cpu.skipped \

@@ -56,6 +56,132 @@ fi
 is "$(collapse "$TMP/forged.jfr" jdk.ExecutionSample --thread-root | cut -d';' -f1 | sort -u | tr '\n' '|')" \
 	"main|worker:1 <&>|" "a thread name's ; becomes :, other bytes stay"
 
+# async-profiler's recordings (tests/data/jfr/async-profiler/, made by its
+# record.sh): each chunk printed by jfr print on its own, the oracle told
+# which chunks are async-profiler's (those whose jdk.ActiveRecording event
+# is named "async-profiler VERSION"), the chunks' stacks summed; every
+# event type of its cases, with and without --lines --all and --thread-root
+AP="$D/async-profiler"
+# ap_print FILE.jfr.gz: each chunk's `jfr print --json` in $TMP/apN.json,
+# and $TMP/apN.opt holding --async-profiler for async-profiler's
+ap_print() {
+	rm -f "$TMP"/ap*.json "$TMP"/ap*.opt
+	gzip -dc "$1" > "$TMP/ap.jfr"
+	python3 - "$TMP/ap.jfr" "$TMP/ap" << 'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+at = k = 0
+while at < len(b):
+    size = struct.unpack('>q', b[at + 8:at + 16])[0]
+    open('%s%d.chunk.jfr' % (sys.argv[2], k), 'wb').write(b[at:at + size])
+    at += size
+    k += 1
+PY
+	for c in "$TMP"/ap*.chunk.jfr; do
+		jfr print --json --stack-depth 4096 "$c" > "${c%.chunk.jfr}.json" < /dev/null
+		grep -q '"name": "async-profiler' "${c%.chunk.jfr}.json" && echo --async-profiler > "${c%.chunk.jfr}.opt"
+		rm -f "$c"
+	done
+}
+# ap_oracle TYPE OPTS...: the oracle's stacks over every chunk, summed;
+# "skipped N" in $TMP/want.err when the oracle skipped N events
+ap_oracle() {
+	: > "$TMP/parts"
+	: > "$TMP/skips"
+	for j in "$TMP"/ap*.json; do
+		# shellcheck disable=SC2046
+		python3 "$ORACLE" "$@" $(cat "${j%.json}.opt" 2> /dev/null) < "$j" >> "$TMP/parts" 2>> "$TMP/skips"
+	done
+	python3 - "$TMP/parts" "$TMP/skips" "$TMP/want.err" << 'PY'
+import sys
+w = {}
+for line in open(sys.argv[1], encoding='utf-8', errors='surrogateescape'):
+    k, n = line.rstrip('\n').rsplit(' ', 1)
+    w[k] = w.get(k, 0) + int(n)
+for k in sorted(w):
+    sys.stdout.buffer.write(('%s %d\n' % (k, w[k])).encode('utf-8', 'surrogateescape'))
+n = sum(int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith('skipped '))
+open(sys.argv[3], 'w').write('skipped %d\n' % n if n else '')
+PY
+}
+if command -v jfr > /dev/null 2>&1; then
+	while read -r file aopts types; do
+		case $file in '#'* | '') continue ;; esac
+		ap_print "$AP/$file"
+		for type in $types; do
+			for opts in "" "--lines --all" "--thread-root"; do
+				# shellcheck disable=SC2086
+				ap_oracle "$type" $opts > "$TMP/want"
+				# shellcheck disable=SC2086
+				collapse "$TMP/ap.jfr" "$type" $opts > "$TMP/got"
+				ok "$([ -s "$TMP/want" ]; echo $?)" "async-profiler $file ($aopts): the oracle finds $type stacks"
+				same_file "$TMP/want" "$TMP/got" "async-profiler $file: $type $opts"
+				n=$(sed -n 's/^skipped //p' "$TMP/want.err")
+				is "$(cat "$TMP/c.err")" "${n:+flamekit: warning: [input:jfr] $TMP/ap.jfr: $n $type events without a stack trace (or with no frames) skipped}" \
+					"async-profiler $file: $type $opts: the events the oracle skips, counted"
+			done
+		done
+		case $file in
+		log.jfr.gz)
+			# async-profiler's profiler.Log warnings and errors, counted, the
+			# first quoted: why a recording has no samples
+			want=$(python3 - "$TMP/ap0.json" << 'PY'
+import json, sys
+logs = [e['values'] for e in json.load(open(sys.argv[1]))['recording']['events']
+        if e['type'] == 'profiler.Log' and e['values']['level'] in ('WARN', 'ERROR')]
+print('%d message%s of level WARN or ERROR while profiling; the first: [%s] %s'
+      % (len(logs), '' if len(logs) == 1 else 's', logs[0]['level'], logs[0]['message']))
+PY
+)
+			run "$FLAMEKIT" collapse "$TMP/ap.jfr"
+			is "$rc:$out:$err" "1::flamekit: warning: [input:jfr] $TMP/ap.jfr: async-profiler logged $want
+flamekit: $TMP/ap.jfr: no jdk.ExecutionSample events in this recording (--sample-type names another event type: jfr summary lists them)" \
+				"async-profiler log.jfr.gz: its logged warnings reported with the missing samples"
+			;;
+		wall.jfr.gz)
+			# wall-clock samples by thread state (async-profiler's: STATE_DEFAULT,
+			# STATE_RUNNABLE, STATE_SLEEPING)
+			for st in SLEEPING RUNNABLE,STATE_DEFAULT; do
+				ap_oracle profiler.WallClockSample --state "$st" > "$TMP/want"
+				collapse "$TMP/ap.jfr" profiler.WallClockSample --state "$st" > "$TMP/got"
+				ok "$([ -s "$TMP/want" ]; echo $?)" "async-profiler wall.jfr.gz: the oracle finds --state $st stacks"
+				same_file "$TMP/want" "$TMP/got" "async-profiler wall.jfr.gz: --state $st"
+			done
+			;;
+		cstack.jfr.gz)
+			# a C/C++ function's library (the class async-profiler gives it) is its
+			# module, as Lua filters see it; Java methods have none
+			python3 - "$TMP/ap0.json" > "$TMP/want" << 'PY'
+import json, sys
+mods = {}
+for e in json.load(open(sys.argv[1]))['recording']['events']:
+    if e['type'] != 'jdk.ExecutionSample' or not e['values'].get('stackTrace'):
+        continue
+    for fr in e['values']['stackTrace']['frames']:
+        m = fr['method']
+        lib = ((m.get('type') or {}).get('name') or '') if fr['type'] in ('Native', 'C++', 'Kernel') else ''
+        if lib:
+            # a name in two libraries keeps the smallest, as the engine's frames do
+            n = m['name'].replace(';', ':')
+            mods[n] = min(mods.get(n, lib), lib)
+for n in sorted(mods):
+    print('%s\t%s' % (n, mods[n]))
+PY
+			printf 'function frame(f) if f.module then print(f.name .. "\\t" .. f.module) end end\n' > "$TMP/m.lua"
+			printf 'inputs:\n  - {path: "%s", format: jfr}\nfilters:\n  - {plugin: lua, script: m.lua}\noutputs:\n  - {plugin: folded, path: "-"}\n' \
+				"$TMP/ap.jfr" > "$TMP/m.yaml"
+			(cd "$TMP" && "$FLAMEKIT" run m.yaml 2>&1 > /dev/null) | sed 's/^flamekit: warning: \[filter:lua\] m.lua: //' |
+				LC_ALL=C sort > "$TMP/got"
+			LC_ALL=C sort -o "$TMP/want" "$TMP/want"
+			ok "$([ -s "$TMP/want" ]; echo $?)" "cstack.jfr.gz has C/C++ frames with a library"
+			same_file "$TMP/want" "$TMP/got" "async-profiler: a C/C++ frame's library is its module (f.module), a Java method's none"
+			;;
+		esac
+	done < "$AP/cases"
+else
+	skip "async-profiler's recordings" "no jfr (openjdk-17-jdk-headless)"
+fi
+
 # units: samples, bytes, ns, carried to the speedscope output
 for c in jdk.ExecutionSample:none jdk.ObjectAllocationSample:bytes jdk.ThreadPark:nanoseconds; do
 	"$FLAMEKIT" graph --output-plugin speedscope --sample-type "${c%%:*}" "$SMALL" > "$TMP/s.json" 2> /dev/null

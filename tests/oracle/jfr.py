@@ -3,13 +3,19 @@
 # (the JDK's own reader), never from flamekit.
 #
 #   jfr print --json --events TYPE x.jfr | jfr.py TYPE [--lines] [--all] [--thread-root] [--state LIST]
+#                                                      [--async-profiler]
 #
 # Each event with a stack trace is one stack: frames root first, named
 # "pkg/Class.method" (the class name as the JSON gives it), ":LINE" with
-# --lines (when the line is positive), _[j]/_[i]/_[k] for JIT compiled,
-# inlined and kernel frames with --all, the thread's javaName (else osName)
-# at the root with --thread-root.  Weights: a count for sample events, bytes
-# for allocations, nanoseconds of duration for monitor and park events.
+# --lines (when the line is positive), _[j]/_[i]/_[k] for JIT compiled
+# (and C1 compiled), inlined and kernel frames with --all, the thread's
+# javaName (else osName) at the root with --thread-root.  C++ and Kernel
+# frames are named by the method alone (their class is the library holding
+# them), and so are Native frames with --async-profiler: the recording (one
+# chunk) is async-profiler's, whose Native frames are C functions where the
+# JDK's are Java native methods.  Weights: a count for sample
+# events, bytes for allocations, nanoseconds of duration for monitor and
+# park events, async-profiler's batched wall-clock samples' count.
 # Events of zero weight are dropped; events without a stack trace or with
 # no frames are skipped and counted ("skipped N" on stderr).  Output: "stack weight" lines sorted.
 import json
@@ -21,6 +27,7 @@ etype = args.pop(0)
 lines = '--lines' in args
 annot = '--all' in args
 threads = '--thread-root' in args
+asprof = '--async-profiler' in args
 states = None
 if '--state' in args:
     states = {s.upper().removeprefix('STATE_') for s in args[args.index('--state') + 1].split(',')}
@@ -33,6 +40,15 @@ WEIGHT = {
     'jdk.JavaMonitorWait': 'duration',
     'jdk.ThreadPark': 'duration',
     'jdk.ThreadSleep': 'duration',
+    'jdk.SocketRead': 'duration',
+    'jdk.SocketWrite': 'duration',
+    'jdk.FileRead': 'duration',
+    'jdk.FileWrite': 'duration',
+    'profiler.WallClockSample': 'samples',
+    'profiler.LiveObject': 'allocationSize',
+    'profiler.Malloc': 'size',
+    'profiler.NativeLock': 'duration',
+    'jdk.MethodTrace': 'duration',
 }
 
 
@@ -60,11 +76,14 @@ def text(v):
 def name(fr):
     m = fr['method']
     cls = text((m.get('type') or {}).get('name'))
+    if fr.get('type') in ('C++', 'Kernel') or asprof and fr.get('type') == 'Native':
+        cls = ''
+
     n = (cls + '.' if cls else '') + text(m['name'])
     if lines and fr.get('lineNumber', 0) > 0:
         n += ':%d' % fr['lineNumber']
     if annot:
-        n += {'JIT compiled': '_[j]', 'Inlined': '_[i]', 'Kernel': '_[k]'}.get(fr.get('type'), '')
+        n += {'JIT compiled': '_[j]', 'C1 compiled': '_[j]', 'Inlined': '_[i]', 'Kernel': '_[k]'}.get(fr.get('type'), '')
     return n.replace(';', ':')
 
 

@@ -34,19 +34,12 @@ void jfr_fail(struct jfr_rd *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The bytes left to read: none once a size field claimed fewer bytes than
- * its own header took (pos past end), never a wrapped-around count. */
-static size_t left(const struct jfr_rd *r)
-{
-	return r->pos < r->end ? r->end - r->pos : 0;
-}
-
 static int need(struct jfr_rd *r, size_t n)
 {
 	if (r->c->err)
 		return 0;
-	if (n > left(r) || r->pos > r->end) {
-		jfr_fail(r, "truncated: %zu bytes needed, %zu left in the %s", n, left(r),
+	if (n > jfr_left(r) || r->pos > r->end) {
+		jfr_fail(r, "truncated: %zu bytes needed, %zu left in the %s", n, jfr_left(r),
 		         r->end == r->c->end ? "chunk" : "record");
 		return 0;
 	}
@@ -103,8 +96,8 @@ static uint32_t count(struct jfr_rd *r, const char *what)
 {
 	uint32_t n = jfr_int(r);
 
-	if (!r->c->err && (n > left(r) || r->pos > r->end)) {
-		jfr_fail(r, "%s count %u exceeds the %zu bytes left", what, n, left(r));
+	if (!r->c->err && (n > jfr_left(r) || r->pos > r->end)) {
+		jfr_fail(r, "%s count %u exceeds the %zu bytes left", what, n, jfr_left(r));
 		return 0;
 	}
 	return n;
@@ -535,6 +528,18 @@ size_t jfr_pool_find(const struct jfr_chunk *c, int cls, uint64_t key)
 		if (e->cls == (uint32_t)cls + 1 && e->key == key)
 			return e->off;
 	}
+}
+
+size_t jfr_pool_next(const struct jfr_chunk *c, int cls, size_t *it)
+{
+	if (cls < 0 || !c->pool)
+		return 0;
+	while (*it <= c->pool_mask) {
+		const struct jfr_pool_ent *e = &c->pool[(*it)++];
+		if (e->cls == (uint32_t)cls + 1)
+			return e->off;
+	}
+	return 0;
 }
 
 /* One checkpoint event: start, duration, delta, a type byte, then pools of

@@ -72,6 +72,8 @@ static const struct {
 	{ "profiler.WallClockSample", "samples", "samples", 0 },
 	{ "profiler.LiveObject", "allocationSize", "bytes", 0 },
 	{ "profiler.Malloc", "size", "bytes", 0 },
+	{ "profiler.NativeLock", "duration", "ns", 1 },
+	{ "jdk.MethodTrace", "duration", "ns", 1 },
 };
 
 /* (u64, u64) -> u64 map (value + 1 stored; 0: empty). */
@@ -80,9 +82,14 @@ struct map {
 	size_t mask, used;
 };
 
+/* A name made from a pool entry: its text x->text[off .. off + len), and
+ * what else the entry says: a frame type's annotation and whether its
+ * frames are C/C++ or kernel functions (bare), a method's module (text
+ * following its name, mlen bytes; none when 0), a thread's id. */
 struct name {
 	size_t off, len;
-	int annot;
+	int annot, bare;
+	size_t mlen;
 	uint64_t tid;
 };
 
@@ -97,6 +104,7 @@ struct ctx {
 	int f_stack, f_thread, f_state, f_weight, f_time;
 	int f_frames, f_trunc, fr_method, fr_line, fr_type, m_type, m_name, c_name, s_string;
 	int ft_desc, t_java, t_os, t_tid, ts_name;
+	int asprof;          /* async-profiler's chunk: its Native frames are C functions */
 	int weight_ticks;
 	struct jfr_val *vals, *fvals;
 	size_t nvals;
@@ -108,10 +116,11 @@ struct ctx {
 	size_t ntext, cap_text;
 	/* one stack being built */
 	struct fk_frameref *refs;
-	size_t *roff, *rlen;
+	size_t *roff, *rlen, *rmod;
 	size_t cap_refs;
 	uint64_t samples, nostack, filtered;
 	int found;
+	struct jfr_log log;  /* async-profiler's warnings, over every chunk */
 };
 
 static uint64_t hash(uint64_t k, uint64_t k2)
@@ -130,11 +139,6 @@ static uint64_t *map_get2(const struct map *m, uint64_t k, uint64_t k2)
 		if (m->k[i] == k && m->k2[i] == k2)
 			return &m->v[i];
 	}
-}
-
-static uint64_t *map_get(const struct map *m, uint64_t k)
-{
-	return map_get2(m, k, 0);
 }
 
 static int map_grow(const struct fk_host *h, struct map *m)
@@ -184,11 +188,6 @@ static int map_put2(const struct fk_host *h, struct map *m, uint64_t k, uint64_t
 		}
 }
 
-static int map_put(const struct fk_host *h, struct map *m, uint64_t k, uint64_t v)
-{
-	return map_put2(h, m, k, 0, v);
-}
-
 static void map_free(const struct fk_host *h, struct map *m)
 {
 	h->free(m->k);
@@ -230,36 +229,105 @@ static int pool_read(struct ctx *x, int cls, uint64_t key, struct jfr_val *vals,
 	return x->c.err ? -1 : 1;
 }
 
-static int new_name(struct ctx *x, size_t off, int annot, uint64_t tid, size_t *idx)
+static int new_name(struct ctx *x, const struct name *nm, size_t *idx)
 {
 	if (jfr_grow(x->h, &x->names, &x->cap_names, x->nnames + 1, sizeof *x->names, 256) < 0)
 		return FK_ERR_NOMEM;
-	x->names[x->nnames] = (struct name){ off, x->ntext - off, annot, tid };
+	x->names[x->nnames] = *nm;
 	*idx = x->nnames++;
 	return 0;
 }
 
 #define VMAX 32 /* fields decoded per pool entry */
 
-/* The "pkg/Class.method" of method key k: its name index. */
-static int method_name(struct ctx *x, uint64_t k, size_t *idx)
+/* Appends to x->text what pool entry v (NULL when the pool lacks it) of key
+ * k is called (then its module, counted in nm->mlen), and sets the other
+ * fields of *nm the entry gives; bare: the caller's (a method's frame is
+ * a C/C++ or kernel function's): 0 or a negative status. */
+typedef int namer_fn(struct ctx *x, const struct jfr_val *v, uint64_t k, struct name *nm);
+
+/* The name of pool entry (cls, k), made once by fill and memoised in m
+ * (per bare, for methods): its index in x->names.  The one reader of the
+ * pools' names. */
+static int pool_name(struct ctx *x, struct map *m, int cls, uint64_t k, int bare, namer_fn *fill,
+                     size_t *idx)
 {
-	struct jfr_val mv[VMAX], cv[VMAX], sv[VMAX];
-	uint64_t *memo = map_get(&x->methods, k);
-	size_t off = x->ntext;
-	int rc, found;
+	struct jfr_val v[VMAX];
+	uint64_t *memo = map_get2(m, k, (uint64_t)bare);
+	struct name nm = { .off = x->ntext, .annot = FK_ANNOT_NONE, .bare = bare };
+	int rc;
 
 	if (memo) {
 		*idx = *memo - 1;
 		return 0;
 	}
-	if ((found = pool_read(x, x->k_method, k, mv, VMAX)) < 0)
-		return found;
-	if (found > 0 && x->m_type >= 0 && mv[x->m_type].kind == 1 &&
-	    pool_read(x, x->k_class, mv[x->m_type].u, cv, VMAX) > 0 && x->c_name >= 0 &&
-	    cv[x->c_name].kind == 1 && pool_read(x, x->k_sym, cv[x->c_name].u, sv, VMAX) > 0 &&
-	    x->s_string >= 0) {
-		if ((rc = append(x, &sv[x->s_string])) < 0)
+	if ((rc = pool_read(x, cls, k, v, VMAX)) < 0)
+		return rc;
+	if ((rc = fill(x, rc > 0 ? v : NULL, k, &nm)) < 0)
+		return rc;
+	if (x->c.err)
+		return -1;
+	nm.len = x->ntext - nm.off - nm.mlen;
+	if ((rc = new_name(x, &nm, idx)) < 0)
+		return rc;
+	return map_put2(x->h, m, k, (uint64_t)bare, *idx);
+}
+
+/* Append field f of v, when v and f are there. */
+static int append_field(struct ctx *x, const struct jfr_val *v, int f)
+{
+	return v && f >= 0 ? append(x, &v[f]) : 0;
+}
+
+/* Append the text of symbol key k (a field of v, when there): the string
+ * of pool entry (jdk.types.Symbol, k). */
+static int append_symbol(struct ctx *x, const struct jfr_val *v, int f)
+{
+	struct jfr_val sv[VMAX];
+
+	if (!v || f < 0 || v[f].kind != 1 || pool_read(x, x->k_sym, v[f].u, sv, VMAX) <= 0)
+		return 0;
+	return append_field(x, sv, x->s_string);
+}
+
+/* A C/C++ or kernel function: its name (else "[unknown function K]"),
+ * then its class's name as its module. */
+static int fill_function(struct ctx *x, const struct jfr_val *mv, uint64_t k, struct name *nm)
+{
+	struct jfr_val cv[VMAX];
+	size_t off = x->ntext, mod;
+	int rc;
+
+	if ((rc = append_symbol(x, mv, x->m_name)) < 0)
+		return rc;
+	if (x->ntext == off) {
+		if ((rc = text_room(x, 40)) < 0)
+			return rc;
+		x->ntext += (size_t)snprintf(x->text + off, 40, "[unknown function %" PRIu64 "]", k);
+	}
+	mod = x->ntext;
+	if (mv && x->m_type >= 0 && mv[x->m_type].kind == 1 &&
+	    pool_read(x, x->k_class, mv[x->m_type].u, cv, VMAX) > 0 &&
+	    (rc = append_symbol(x, cv, x->c_name)) < 0)
+		return rc;
+	nm->mlen = x->ntext - mod;
+	return 0;
+}
+
+/* A method: "pkg/Class.method", else "[unknown method K]"; a C/C++ or
+ * kernel function (bare): its name, with its class (the library
+ * async-profiler found it in) as its module. */
+static int fill_method(struct ctx *x, const struct jfr_val *mv, uint64_t k, struct name *nm)
+{
+	struct jfr_val cv[VMAX];
+	size_t off = x->ntext;
+	int rc;
+
+	if (nm->bare)
+		return fill_function(x, mv, k, nm);
+	if (mv && x->m_type >= 0 && mv[x->m_type].kind == 1 &&
+	    pool_read(x, x->k_class, mv[x->m_type].u, cv, VMAX) > 0) {
+		if ((rc = append_symbol(x, cv, x->c_name)) < 0)
 			return rc;
 		if (x->ntext > off) {
 			if ((rc = text_room(x, 1)) < 0)
@@ -269,9 +337,7 @@ static int method_name(struct ctx *x, uint64_t k, size_t *idx)
 	}
 	if (x->c.err)
 		return -1;
-	if (found > 0 && x->m_name >= 0 && mv[x->m_name].kind == 1 &&
-	    pool_read(x, x->k_sym, mv[x->m_name].u, sv, VMAX) > 0 && x->s_string >= 0 &&
-	    (rc = append(x, &sv[x->s_string])) < 0)
+	if ((rc = append_symbol(x, mv, x->m_name)) < 0)
 		return rc;
 	if (x->c.err)
 		return -1;
@@ -280,85 +346,67 @@ static int method_name(struct ctx *x, uint64_t k, size_t *idx)
 			return rc;
 		x->ntext += (size_t)snprintf(x->text + off, 32, "[unknown method %" PRIu64 "]", k);
 	}
-	if ((rc = new_name(x, off, 0, 0, idx)) < 0)
+	return 0;
+}
+
+/* Is text d[0 .. n) the string s? */
+static int is(const char *d, size_t n, const char *s)
+{
+	return n == strlen(s) && !memcmp(d, s, n);
+}
+
+/* A frame type: its description, the annotation it gives (C1 compiled
+ * code is JIT compiled code, as async-profiler's graphs draw it), and
+ * whether its frames are C/C++ or kernel functions: async-profiler's C++
+ * and Kernel frames, and its Native ones (the JDK's are Java methods). */
+static int fill_ftype(struct ctx *x, const struct jfr_val *v, uint64_t k, struct name *nm)
+{
+	size_t off = x->ntext, n;
+	const char *d;
+	int rc;
+
+	(void)k;
+	if ((rc = append_field(x, v, x->ft_desc)) < 0)
 		return rc;
-	return map_put(x->h, &x->methods, k, *idx);
+	n = x->ntext - off;
+	d = x->text + off;
+	if (is(d, n, "JIT compiled") || is(d, n, "C1 compiled"))
+		nm->annot = FK_ANNOT_JIT;
+	else if (is(d, n, "Inlined"))
+		nm->annot = FK_ANNOT_INLINE;
+	else if (is(d, n, "Kernel"))
+		nm->annot = FK_ANNOT_KERNEL;
+	nm->bare = is(d, n, "C++") || is(d, n, "Kernel") || (x->asprof && is(d, n, "Native"));
+	return 0;
 }
 
-static int frame_annot(struct ctx *x, uint64_t k)
+/* A thread: its java name, else its OS name, else [tid=N]. */
+static int fill_thread(struct ctx *x, const struct jfr_val *v, uint64_t k, struct name *nm)
 {
-	struct jfr_val v[VMAX];
-	uint64_t *memo = map_get(&x->ftypes, k);
-	size_t off = x->ntext;
-	int a = FK_ANNOT_NONE;
-
-	if (memo)
-		return (int)*memo - 1;
-	if (pool_read(x, x->k_ftype, k, v, VMAX) > 0 && x->ft_desc >= 0 && append(x, &v[x->ft_desc]) == 0) {
-		size_t n = x->ntext - off;
-		const char *d = x->text + off;
-		if (n == 12 && !memcmp(d, "JIT compiled", 12))
-			a = FK_ANNOT_JIT;
-		else if (n == 7 && !memcmp(d, "Inlined", 7))
-			a = FK_ANNOT_INLINE;
-		else if (n == 6 && !memcmp(d, "Kernel", 6))
-			a = FK_ANNOT_KERNEL;
-	}
-	x->ntext = off;
-	map_put(x->h, &x->ftypes, k, (uint64_t)a);
-	return a;
-}
-
-/* Thread key k: its name (java name, else OS name, else [tid=N]). */
-static int thread_name(struct ctx *x, uint64_t k, size_t *idx)
-{
-	struct jfr_val v[VMAX];
-	uint64_t *memo = map_get(&x->threads, k), tid = 0;
 	size_t off = x->ntext;
 	int rc;
 
-	if (memo) {
-		*idx = *memo - 1;
-		return 0;
-	}
-	if ((rc = pool_read(x, x->k_thread, k, v, VMAX)) < 0)
+	(void)k;
+	if (v && x->t_tid >= 0 && v[x->t_tid].kind == 1)
+		nm->tid = v[x->t_tid].u;
+	if ((rc = append_field(x, v, x->t_java)) < 0)
 		return rc;
-	if (rc > 0) {
-		if (x->t_tid >= 0 && v[x->t_tid].kind == 1)
-			tid = v[x->t_tid].u;
-		if (x->t_java >= 0 && (rc = append(x, &v[x->t_java])) < 0)
-			return rc;
-		if (x->ntext == off && x->t_os >= 0 && (rc = append(x, &v[x->t_os])) < 0)
-			return rc;
-	}
+	if (x->ntext == off && (rc = append_field(x, v, x->t_os)) < 0)
+		return rc;
 	if (x->ntext == off) {
 		if ((rc = text_room(x, 32)) < 0)
 			return rc;
-		x->ntext += (size_t)snprintf(x->text + off, 32, "[tid=%" PRIu64 "]", tid);
+		x->ntext += (size_t)snprintf(x->text + off, 32, "[tid=%" PRIu64 "]", nm->tid);
 	}
-	if ((rc = new_name(x, off, 0, tid, idx)) < 0)
-		return rc;
-	return map_put(x->h, &x->threads, k, *idx);
+	return 0;
 }
 
-static int state_name(struct ctx *x, uint64_t k, size_t *idx)
+/* A thread state: its name. */
+static int fill_state(struct ctx *x, const struct jfr_val *v, uint64_t k, struct name *nm)
 {
-	struct jfr_val v[VMAX];
-	uint64_t *memo = map_get(&x->states, k);
-	size_t off = x->ntext;
-	int rc;
-
-	if (memo) {
-		*idx = *memo - 1;
-		return 0;
-	}
-	if ((rc = pool_read(x, x->k_state, k, v, VMAX)) < 0)
-		return rc;
-	if (rc > 0 && x->ts_name >= 0 && (rc = append(x, &v[x->ts_name])) < 0)
-		return rc;
-	if ((rc = new_name(x, off, 0, 0, idx)) < 0)
-		return rc;
-	return map_put(x->h, &x->states, k, *idx);
+	(void)k;
+	(void)nm;
+	return append_field(x, v, x->ts_name);
 }
 
 /* Is state name s in the --state list? */
@@ -386,13 +434,14 @@ static int state_wanted(const char *list, const char *s, size_t n)
 
 static int refs_room(struct ctx *x, size_t n)
 {
-	size_t c1 = x->cap_refs, c2 = x->cap_refs, c3 = x->cap_refs;
+	size_t c1 = x->cap_refs, c2 = x->cap_refs, c3 = x->cap_refs, c4 = x->cap_refs;
 
 	if (jfr_grow(x->h, &x->refs, &c1, n, sizeof *x->refs, 128) < 0 ||
 	    jfr_grow(x->h, &x->roff, &c2, n, sizeof *x->roff, 128) < 0 ||
-	    jfr_grow(x->h, &x->rlen, &c3, n, sizeof *x->rlen, 128) < 0)
+	    jfr_grow(x->h, &x->rlen, &c3, n, sizeof *x->rlen, 128) < 0 ||
+	    jfr_grow(x->h, &x->rmod, &c4, n, sizeof *x->rmod, 128) < 0)
 		return FK_ERR_NOMEM;
-	x->cap_refs = c3;
+	x->cap_refs = c4;
 	return 0;
 }
 
@@ -416,7 +465,7 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 			continue;
 		}
 		nf = jfr_int(&r);
-		if (!x->c.err && (r.pos > r.end || nf > r.end - r.pos)) {
+		if (!x->c.err && (r.pos > r.end || nf > jfr_left(&r))) {
 			jfr_fail(&r, "stack trace %" PRIu64 " counts %u frames, more than the bytes left", k, nf);
 			break;
 		}
@@ -426,6 +475,7 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 			struct jfr_val *v = x->fvals;
 			size_t idx;
 			int64_t line = 0;
+			int bare;
 			jfr_read_struct(&r, x->k_frame, v, VMAX, 1);
 			if (x->c.err)
 				break;
@@ -435,9 +485,15 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 			}
 			if (x->fr_line >= 0 && v[x->fr_line].kind == 1)
 				line = (int32_t)v[x->fr_line].u;
-			x->refs[n].annot = x->o->all && x->fr_type >= 0 && v[x->fr_type].kind == 1 ?
-			                   frame_annot(x, v[x->fr_type].u) : FK_ANNOT_NONE;
-			if ((rc = method_name(x, v[x->fr_method].u, &idx)) < 0)
+			x->refs[n].annot = FK_ANNOT_NONE;
+			bare = 0;
+			if (x->fr_type >= 0 && v[x->fr_type].kind == 1) {
+				if ((rc = pool_name(x, &x->ftypes, x->k_ftype, v[x->fr_type].u, 0, fill_ftype, &idx)) < 0)
+					return rc;
+				x->refs[n].annot = x->o->all ? x->names[idx].annot : FK_ANNOT_NONE;
+				bare = x->names[idx].bare;
+			}
+			if ((rc = pool_name(x, &x->methods, x->k_method, v[x->fr_method].u, bare, fill_method, &idx)) < 0)
 				return rc;
 			x->roff[n] = idx;
 			x->rlen[n] = x->o->lines && line > 0 ? (size_t)line : 0;
@@ -452,6 +508,8 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 	*mark = x->ntext;
 	for (size_t j = 0; j < n; j++) {
 		const struct name *nm = &x->names[x->roff[j]];
+		x->rmod[j] = nm->off + nm->len;
+		x->refs[j].module_len = nm->mlen;
 		if (x->rlen[j]) {
 			size_t at = x->ntext;
 			if ((rc = text_room(x, nm->len + 24)) < 0)
@@ -468,14 +526,14 @@ static int build_stack(struct ctx *x, uint64_t k, const struct name *tn, size_t 
 	if (tn) {
 		x->roff[n] = tn->off;
 		x->rlen[n] = tn->len;
+		x->refs[n].module_len = 0;
 	}
 	{
 		struct fk_frameref tmp;
 		for (size_t j = 0; j < n + root; j++) {
 			x->refs[j].name = x->text + x->roff[j];
 			x->refs[j].len = x->rlen[j];
-			x->refs[j].module = NULL;
-			x->refs[j].module_len = 0;
+			x->refs[j].module = x->refs[j].module_len ? x->text + x->rmod[j] : NULL;
 		}
 		if (tn)
 			x->refs[n].annot = FK_ANNOT_NONE;
@@ -511,7 +569,7 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	struct fk_sample_ext ext = FK_SAMPLE_EXT_INIT, *pext = NULL;
 	struct fk_attr attr;
 	const struct name *tn = NULL;
-	struct name tname, sname = { 0, 0, 0, 0 };
+	struct name tname, sname = { 0 };
 	uint64_t sk, *memo, ck2 = 0;
 	fk_node_t node = FK_NODE_NONE;
 	size_t idx, depth, mark;
@@ -527,7 +585,7 @@ static int event(struct ctx *x, struct jfr_rd *r)
 	}
 	sk = v[x->f_stack].u;
 	if (x->f_state >= 0 && v[x->f_state].kind == 1) {
-		if ((rc = state_name(x, v[x->f_state].u, &idx)) < 0)
+		if ((rc = pool_name(x, &x->states, x->k_state, v[x->f_state].u, 0, fill_state, &idx)) < 0)
 			return rc;
 		sname = x->names[idx];
 		attr = (struct fk_attr){ "state", 5, x->text + sname.off, sname.len };
@@ -558,7 +616,7 @@ static int event(struct ctx *x, struct jfr_rd *r)
 		return 0;
 	}
 	if (x->f_thread >= 0 && v[x->f_thread].kind == 1) {
-		if ((rc = thread_name(x, v[x->f_thread].u, &idx)) < 0)
+		if ((rc = pool_name(x, &x->threads, x->k_thread, v[x->f_thread].u, 0, fill_thread, &idx)) < 0)
 			return rc;
 		tname = x->names[idx];
 		tn = &tname;
@@ -603,6 +661,28 @@ static int event(struct ctx *x, struct jfr_rd *r)
 		return rc;
 	/* with per-sample filters the engine gives no node: nothing to cache */
 	return node != FK_NODE_NONE ? map_put2(x->h, &x->stacks, sk, ck2, node) : 0;
+}
+
+/* Is this chunk async-profiler's?  Its frame types include Kernel, as its
+ * converter tells (the JDK has none): then its Native frames are C
+ * functions, where the JDK's are Java native methods. */
+static int asprof_chunk(struct ctx *x)
+{
+	struct jfr_val v[VMAX];
+	char d[8];
+	size_t it = 0, off;
+
+	if (x->ft_desc < 0)
+		return 0;
+	while ((off = jfr_pool_next(&x->c, x->k_ftype, &it))) {
+		struct jfr_rd r = { &x->c, off, x->c.end };
+		jfr_read_struct(&r, x->k_ftype, v, VMAX, 0);
+		if (x->c.err)
+			return 0;
+		if (is(d, jfr_text(&x->c, &v[x->ft_desc], x->k_string, d, sizeof d), "Kernel"))
+			return 1;
+	}
+	return 0;
 }
 
 static int field_named(struct ctx *x, int cls, const char *name)
@@ -673,7 +753,8 @@ static int resolve(struct ctx *x, const char **unit)
 	if (x->t_tid >= VMAX) x->t_tid = -1;
 	if (x->ts_name >= VMAX) x->ts_name = -1;
 	x->nvals = c->cls[x->k_ev].nf;
-	return 0;
+	x->asprof = asprof_chunk(x);
+	return c->err ? -1 : 0;
 }
 
 static void chunk_done(struct ctx *x)
@@ -693,14 +774,18 @@ static int chunk(struct ctx *x, const uint8_t *buf, size_t len, size_t start, si
 {
 	struct jfr_chunk *c = &x->c;
 	struct jfr_rd r;
-	int rc;
+	int rc, have;
 
 	if ((rc = jfr_chunk_open(c, x->h, buf, len, start)) < 0)
 		return rc;
 	*next = c->end;
-	if ((rc = resolve(x, unit)) != 0)
-		return rc > 0 ? 0 : rc;
-	if (x->nvals) {
+	if ((rc = resolve(x, unit)) < 0)
+		return rc;
+	have = rc == 0;
+	jfr_log_resolve(&x->log, c);
+	if (!have && x->log.cls < 0)
+		return 0;
+	if (have && x->nvals) {
 		struct jfr_val *v = x->h->realloc(x->vals, x->nvals * sizeof *v);
 		if (!v)
 			return FK_ERR_NOMEM;
@@ -718,10 +803,14 @@ static int chunk(struct ctx *x, const uint8_t *buf, size_t len, size_t start, si
 			break;
 		}
 		type = jfr_long(&r);
-		if (!c->err && type == c->cls[x->k_ev].id) {
+		if (!c->err && have && type == c->cls[x->k_ev].id) {
 			struct jfr_rd ev = { c, r.pos, at + (size_t)size };
 			if ((rc = event(x, &ev)) < 0 && !c->err)
 				return rc;
+		}
+		if (!c->err && x->log.cls >= 0 && type == x->log.id) {
+			struct jfr_rd ev = { c, r.pos, at + (size_t)size };
+			jfr_log_event(&x->log, &ev);
 		}
 		r.pos = at + (size_t)size;
 	}
@@ -793,8 +882,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	int rc, chunks = 0;
 
 	x.fvals = fvals;
+	/* the names' text is never a null pointer, even before the first */
+	if (text_room(&x, 1) < 0)
+		return FK_ERR_NOMEM;
 	if ((rc = slurp(h, in, o, &buf, &len)) < 0)
-		return rc;
+		goto out;
 	if (len == 0) {
 		rc = h->input_error(in, 0, "an empty file is not a JFR recording");
 		goto out;
@@ -814,6 +906,10 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		chunks++;
 		at = next;
 	}
+	if (x.log.n)
+		h->log(FK_LOG_WARN, "%s: async-profiler logged %" PRIu64 " message%s of level WARN or ERROR "
+		       "while profiling; the first: %s", h->input_name(in), x.log.n, x.log.n == 1 ? "" : "s",
+		       x.log.first);
 	if (!x.found) {
 		rc = h->input_error(in, 0, "no %s events in this recording (--sample-type names another "
 		                    "event type: jfr summary lists them)", o->sample_type);
@@ -833,6 +929,7 @@ out:
 	h->free(x.refs);
 	h->free(x.roff);
 	h->free(x.rlen);
+	h->free(x.rmod);
 	return rc;
 }
 

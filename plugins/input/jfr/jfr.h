@@ -83,6 +83,13 @@ struct jfr_rd {
 	size_t pos, end;
 };
 
+/* The bytes left to read: none once a size field claimed fewer bytes than
+ * its own header took (pos past end), never a wrapped-around count. */
+static inline size_t jfr_left(const struct jfr_rd *r)
+{
+	return r->pos < r->end ? r->end - r->pos : 0;
+}
+
 void jfr_fail(struct jfr_rd *r, const char *fmt, ...) FK_PRINTF(2, 3);
 uint64_t jfr_long(struct jfr_rd *r);
 uint32_t jfr_int(struct jfr_rd *r);
@@ -101,6 +108,9 @@ int jfr_class_named(const struct jfr_chunk *c, const char *name);
 int jfr_field_index(const struct jfr_chunk *c, int cls, const char *name);
 /* The offset of pool entry (cls, key), or 0 when absent. */
 size_t jfr_pool_find(const struct jfr_chunk *c, int cls, uint64_t key);
+/* The offsets of cls's pool entries one by one, in no order: *it starts at
+ * 0; 0 when there are no more. */
+size_t jfr_pool_next(const struct jfr_chunk *c, int cls, size_t *it);
 
 /* Read one value of class cls at r's cursor into vals[0 .. nvals) (one per
  * top-level field; arrays and nested structs are skipped, not stored).
@@ -115,5 +125,18 @@ int jfr_grow(const struct fk_host *h, void *v, size_t *cap, size_t n, size_t siz
 
 /* Text of v as UTF-8 into out[0 .. cap): its length (cut at cap). */
 size_t jfr_text(struct jfr_chunk *c, const struct jfr_val *v, int string_cls, char *out, size_t cap);
+
+/* async-profiler's log (log.c): its profiler.Log events of level WARN or
+ * ERROR, over every chunk.  jfr_log_resolve() finds this chunk's types
+ * (cls -1 when it has none), jfr_log_event() reads one event at r. */
+#define JFR_LOG_FIELDS 16
+struct jfr_log {
+	int cls, level_cls, string_cls, f_level, f_msg, f_name;
+	uint64_t id;         /* cls's type id */
+	uint64_t n;          /* the warnings and errors */
+	char first[256];     /* the first of them: "[LEVEL] message" */
+};
+void jfr_log_resolve(struct jfr_log *l, const struct jfr_chunk *c);
+void jfr_log_event(struct jfr_log *l, struct jfr_rd *r);
 
 #endif
