@@ -7,7 +7,8 @@
  * pipe's HEADER_ATTR and HEADER_FEATURE records too),
  * feature sections, every record, each SAMPLE decoded and each other
  * record's sample_id_all trailer) with the thread and map state the
- * records drive (machine.c).  The generic input harness cannot
+ * records drive (machine.c), COMPRESSED records decompressed first as the
+ * reader does (zdata.c, bounded at 64 MiB here).  The generic input harness cannot
  * reach that code: the plugin's parse runs perf, and needs a real file.
  * The input is written to a memory file descriptor, as the plugin reads a
  * file with pread.
@@ -23,6 +24,7 @@
 #include "../plugins/input/perf-data/header.h"
 #include "../plugins/input/perf-data/machine.h"
 #include "../plugins/input/perf-data/pdfile.h"
+#include "../plugins/input/perf-data/zdata.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,6 +40,7 @@ static void records(const uint8_t *data, size_t size)
 	struct pd_file f;
 	struct pd_err e;
 	struct pd_machine *m;
+	struct pd_zdata z;
 	uint64_t pos = 0;
 	const unsigned char *rec;
 	uint32_t type, len, body;
@@ -51,7 +54,14 @@ static void records(const uint8_t *data, size_t size)
 		return;
 	}
 	(void)pd_file_unsupported(&f);
+	if (pd_zdata_make(&f, (uint64_t)64 << 20, &z, &e) == 0) { /* walked as native.c walks it */
+		f.buf = z.buf;
+		f.len = z.len;
+		f.data_off = 0;
+		f.data_size = z.len;
+	}
 	if (!(m = pd_machine_new())) {
+		pd_zdata_free(&z);
 		pd_file_close(&f);
 		return;
 	}
@@ -79,6 +89,7 @@ static void records(const uint8_t *data, size_t size)
 			                (int)pd_u32(rec + 12), (int)pd_u32(rec + 20), 1);
 	}
 	pd_machine_free(m);
+	pd_zdata_free(&z);
 	pd_file_close(&f);
 }
 

@@ -35,6 +35,7 @@
 #include "pdfile.h"
 #include "obuf.h"
 #include "symtext.h"
+#include "zdata.h"
 
 #define MAX_STACK 127 /* perf script's --max-stack default (PERF_MAX_STACK_DEPTH) */
 
@@ -56,6 +57,8 @@ struct nat {
 	uint64_t lost, lost_recs, samples;
 	int use_callchain;
 	int print_pid;          /* as perf script -F +pid (--pid, --tid) */
+	int compressed;         /* the file holds COMPRESSED records (perf record -z) */
+	struct pd_zdata z;      /* its records decompressed, walked in place of its data section */
 	struct pd_err err;
 };
 
@@ -66,6 +69,10 @@ static int oom(struct nat *n)
 
 static int bad(struct nat *n)
 {
+	if (n->z.buf) /* the offset is in the records decompressed */
+		return n->h->input_error(n->in, 0, "at byte %llu of its records decompressed "
+		                         "(perf record -z): %s", (unsigned long long)n->err.off,
+		                         n->err.msg);
 	return n->h->input_error(n->in, 0, "at byte %llu: %s", (unsigned long long)n->err.off,
 	                         n->err.msg);
 }
@@ -386,8 +393,8 @@ static int parse_text(struct nat *n, int fd, struct fk_sink *sink, const struct 
 }
 
 /* Every record's bounds, before any text is made: what the reader does
- * not read (COMPRESSED, AUXTRACE) is found before anything is pushed, a
- * cut or forged record is one error. */
+ * not read (AUXTRACE) is found before anything is pushed, a cut or forged
+ * record is one error; COMPRESSED records are noted (n->compressed). */
 static int prescan(struct nat *n, const char **why)
 {
 	static char what[80];
@@ -397,15 +404,41 @@ static int prescan(struct nat *n, const char **why)
 	uint16_t misc;
 	int r;
 
-	while ((r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0)
-		if (type == PD_REC_COMPRESSED || type == PD_REC_AUXTRACE) {
-			snprintf(what, sizeof what, "a %s record at byte %llu",
-			         type == PD_REC_COMPRESSED ? "COMPRESSED (perf record -z)" : "AUXTRACE",
-			         (unsigned long long)(rec - n->f.buf));
+	while ((r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0) {
+		if (type == PD_REC_COMPRESSED)
+			n->compressed = 1;
+		if (type == PD_REC_AUXTRACE) {
+			snprintf(what, sizeof what, "an AUXTRACE record at byte %llu%s",
+			         (unsigned long long)(rec - n->f.buf),
+			         n->z.buf ? " of its records decompressed" : "");
 			*why = what;
 			return PD_NATIVE_FALLBACK;
 		}
+	}
 	return r < 0 ? bad(n) : 0;
+}
+
+/* perf record -z: the records decompressed (zdata.c), walked from then
+ * on in place of the file's data section. */
+static int decompress(struct nat *n, const struct fk_input_limit *lim, const char **why)
+{
+	int r = pd_zdata_make(&n->f, lim->bytes, &n->z, &n->err);
+
+	if (r == -2)
+		return fk_limit_exceeded(n->h, n->in, lim);
+	if (r < 0)
+		return bad(n);
+	n->f.buf = n->z.buf;
+	n->f.len = n->z.len;
+	n->f.data_off = 0;
+	n->f.data_size = n->z.len;
+	n->h->log(FK_LOG_DEBUG, "%s: %llu COMPRESSED records decompressed to %llu bytes, %llu "
+	          "records completed by a later one", n->path, (unsigned long long)n->z.ncomp,
+	          (unsigned long long)n->z.made, (unsigned long long)n->z.straddled);
+	if (n->z.cut)
+		n->h->log(FK_LOG_WARN, "%s: its compressed records end inside a record (%llu bytes "
+		          "of it): left out, as perf leaves it", n->path, (unsigned long long)n->z.cut);
+	return prescan(n, why);
 }
 
 /* The text is made on a thread of its own, into a pipe the perf session
@@ -442,7 +475,8 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 	pthread_t th;
 	int p[2], rc = 0, e;
 
-	if ((*why = unsupported(n)) || (rc = prescan(n, why)) != 0)
+	if ((*why = unsupported(n)) || (rc = prescan(n, why)) != 0 ||
+	    (n->compressed && (rc = decompress(n, &cfg->limit, why)) != 0))
 		return *why ? PD_NATIVE_FALLBACK : rc;
 	n->print_pid = cfg->perf->pid || cfg->perf->tid;
 	for (unsigned i = 0; i < n->f.nattrs; i++)
@@ -544,6 +578,7 @@ out:
 	pd_machine_free(n.m);
 	pd_symtext_free(n.st);
 	pd_file_close(&n.f);
+	pd_zdata_free(&n.z);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)sb.st_size);
 	free(piped);

@@ -397,8 +397,6 @@ const char *pd_file_unsupported(const struct pd_file *f)
 		for (unsigned i = 0; i < f->nattrs; i++)
 			if (!(f->attrs[i].sample_type & PERF_SAMPLE_IDENTIFIER))
 				return "events with different sample layouts and no IDENTIFIER";
-	if (has_feat(f, PD_FEAT_COMPRESSED))
-		return "COMPRESSED records (perf record -z)";
 	return NULL;
 }
 

@@ -13,7 +13,9 @@
  * Ownership: pd_file_open keeps a pointer to the caller's buffer (which
  * must outlive the struct pd_file); everything else the struct points to
  * is its own, freed by pd_file_close.  Names and build ids point into
- * the buffer.
+ * the buffer.  The native reader points buf, len, data_off and data_size at
+ * the decompressed records of a perf record -z file (zdata.h) once the
+ * header is read; the names and ids still point into the file.
  */
 #ifndef FK_PERF_DATA_PDFILE_H
 #define FK_PERF_DATA_PDFILE_H
