@@ -344,7 +344,10 @@ int pd_file_open_pipe(struct pd_file *f, const unsigned char *buf, size_t len, s
 		uint64_t off = (uint64_t)(r - buf);
 		if (type == PD_REC_HEADER_ATTR)
 			rc = pipe_attr(f, r, size, off, e);
-		else if (type == PD_REC_HEADER_FEATURE && size >= 16 &&
+		else if (type == PD_REC_HEADER_TRACING_DATA) { /* pd_next checked it fits */
+			f->tracing_off = off + size;
+			f->tracing_size = pd_u32(r + 8);
+		} else if (type == PD_REC_HEADER_FEATURE && size >= 16 &&
 		         pd_u64(r + 8) == PD_FEAT_EVENT_DESC)
 			rc = event_desc(f, off + 16, size - 16, e);
 		else if (type == PD_REC_HEADER_FEATURE && size >= 16 && pd_u64(r + 8) < PD_FEAT_MAX)

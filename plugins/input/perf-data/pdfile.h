@@ -86,7 +86,7 @@ struct pd_file {
 	struct pd_build_id *bids;
 	unsigned nbids;
 	const char *cmdline;    /* HEADER_CMDLINE joined with spaces (own), or NULL */
-	uint64_t tracing_off, tracing_size;  /* HEADER_TRACING_DATA, 0 0 without */
+	uint64_t tracing_off, tracing_size;  /* HEADER_TRACING_DATA (a pipe's record's data), 0 0 without */
 	uint64_t clock_off, clock_size;      /* HEADER_CLOCK_DATA, 0 0 without */
 	unsigned name_width;    /* perf script's: the longest event name */
 };
