@@ -20,6 +20,7 @@
 #ifndef FK_PERF_DATA_PDFILE_H
 #define FK_PERF_DATA_PDFILE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,7 +87,8 @@ struct pd_file {
 	struct pd_build_id *bids;
 	unsigned nbids;
 	const char *cmdline;    /* HEADER_CMDLINE joined with spaces (own), or NULL */
-	uint64_t tracing_off, tracing_size;  /* HEADER_TRACING_DATA (a pipe's record's data), 0 0 without */
+	uint64_t tracing_off, tracing_size;  /* HEADER_TRACING_DATA (a pipe's: its record's data),
+	                                      * 0 0 without */
 	uint64_t clock_off, clock_size;      /* HEADER_CLOCK_DATA, 0 0 without */
 	unsigned name_width;    /* perf script's: the longest event name */
 };
@@ -101,6 +103,12 @@ struct pd_sample {
 	uint32_t raw_size;
 	const unsigned char *raw;
 };
+
+/* Set *e to off and the sentence; returns -1 (for "return pd_fail(...)"). */
+int pd_fail(struct pd_err *e, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int pd_vfail(struct pd_err *e, uint64_t off, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 static inline uint64_t pd_u64(const unsigned char *p)
 {

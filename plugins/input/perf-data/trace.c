@@ -1,4 +1,5 @@
 /* Tracepoint payloads through libtraceevent: see trace.h. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +30,8 @@ static int rfail(struct rd *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	r->e->off = r->off + (uint64_t)(r->p - r->start);
 	va_start(ap, fmt);
-	vsnprintf(r->e->msg, sizeof r->e->msg, fmt, ap);
+	pd_vfail(r->e, r->off + (uint64_t)(r->p - r->start), fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -112,6 +112,42 @@ static int headers(struct rd *r, struct tep_handle *tep)
 	return 0;
 }
 
+/* Whether the format text fmt (up to stop) declares a field name[0..n). */
+static int declared(const char *fmt, const char *stop, const char *name, size_t n)
+{
+	for (const char *p = fmt; (p = strstr(p, "field:")) && p < stop; p += 6) {
+		const char *semi = strchr(p, ';'), *e, *b;
+		if (!semi || semi > stop)
+			break;
+		if (!(e = memchr(p, '[', (size_t)(semi - p)))) /* "char comm[16];" */
+			e = semi;
+		while (e > p && isspace((unsigned char)e[-1]))
+			e--;
+		for (b = e; b > p && (isalnum((unsigned char)b[-1]) || b[-1] == '_'); b--)
+			;
+		if ((size_t)(e - b) == n && memcmp(b, name, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether every REC->NAME of the format's print fmt is one of its fields:
+ * libtraceevent 1.7 dereferences a null pointer on one that is not (a
+ * forged format; the kernel writes none). */
+static int refs_declared(const char *fmt)
+{
+	const char *pf = strstr(fmt, "print fmt:"), *p, *q;
+
+	for (p = pf; p && (p = strstr(p, "REC->")); p = q) {
+		p += 5;
+		for (q = p; isalnum((unsigned char)*q) || *q == '_'; q++)
+			;
+		if (!declared(fmt, pf, p, (size_t)(q - p)))
+			return 0;
+	}
+	return 1;
+}
+
 /* count formats of system sys, each a u64 size and the text. */
 static int formats(struct rd *r, struct tep_handle *tep, const char *sys)
 {
@@ -123,7 +159,8 @@ static int formats(struct rd *r, struct tep_handle *tep, const char *sys)
 		char *fmt = block(r, 8, &len, "an event format");
 		if (!fmt)
 			return -1;
-		(void)tep_parse_event(tep, fmt, (unsigned long)len, sys); /* perf goes on past a bad one */
+		if (refs_declared(fmt)) /* else left out: the event has no format */
+			(void)tep_parse_event(tep, fmt, (unsigned long)len, sys); /* perf goes on past a bad one */
 		free(fmt);
 	}
 	return 0;
@@ -139,8 +176,9 @@ static void printk_formats(struct tep_handle *tep, char *text)
 		if (!addr)
 			break;
 		size_t l = fmt ? strlen(fmt) : 0;
-		/* ' "FORMAT"': libtraceevent reads the quotes without looking */
-		if (l >= 3 && fmt[1] == '"' && fmt[l - 1] == '"')
+		/* ' "FORMAT"', two characters at least: libtraceevent looks for
+		 * the quotes and a "\n" before the end without checking its length */
+		if (l >= 5 && fmt[1] == '"' && fmt[l - 1] == '"')
 			tep_register_print_string(tep, fmt + 1, strtoull(addr, NULL, 16));
 		line = strtok_r(NULL, "\n", &next);
 	}

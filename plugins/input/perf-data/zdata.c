@@ -1,24 +1,10 @@
 /* COMPRESSED records undone: see zdata.h. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
 #include "zdata.h"
-
-static int zfail(struct pd_err *e, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int zfail(struct pd_err *e, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->off = off;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Room for need more bytes in z.  0, or -1 when out of memory. */
 static int room(struct pd_zdata *z, size_t need)
@@ -48,7 +34,7 @@ static int whole_records(struct pd_zdata *z, size_t *whole, uint64_t off, struct
 		uint16_t sz;
 		memcpy(&sz, r + 6, 2);
 		if (sz < 8)
-			return zfail(e, off, "its decompressed data holds a record of type %u and %u "
+			return pd_fail(e, off, "its decompressed data holds a record of type %u and %u "
 			             "bytes", pd_u32(r), sz);
 		span = sz;
 		if (pd_u32(r) == PD_REC_AUXTRACE && sz >= 16) /* perf skips the payload too */
@@ -73,11 +59,11 @@ static int inflate_rec(ZSTD_DStream *ds, struct pd_zdata *z, const unsigned char
 		ZSTD_outBuffer out;
 		size_t r;
 		if (room(z, chunk) < 0)
-			return zfail(e, off, "out of memory");
+			return pd_fail(e, off, "out of memory");
 		out = (ZSTD_outBuffer){ z->buf + z->len, z->cap - z->len, 0 };
 		r = ZSTD_decompressStream(ds, &out, &in);
 		if (ZSTD_isError(r))
-			return zfail(e, off, "its COMPRESSED record does not decompress (zstd: %s)",
+			return pd_fail(e, off, "its COMPRESSED record does not decompress (zstd: %s)",
 			             ZSTD_getErrorName(r));
 		z->len += out.pos;
 		z->made += out.pos;
@@ -117,13 +103,13 @@ int pd_zdata_make(const struct pd_file *f, uint64_t limit, struct pd_zdata *z, s
 	memset(z, 0, sizeof *z);
 	if (!ds || ZSTD_isError(ZSTD_initDStream(ds))) {
 		ZSTD_freeDStream(ds);
-		return zfail(e, 0, "out of memory");
+		return pd_fail(e, 0, "out of memory");
 	}
 	for (at = pos; rc == 0 && (r = pd_next(f, &pos, &type, &misc, &rec, &size, e)) > 0;
 	     at = pos) {
 		uint64_t off = f->data_off + at;
 		if (type != PD_REC_COMPRESSED) {
-			rc = put_plain(z, &whole, rec, pos - at) < 0 ? zfail(e, off, "out of memory") : 0;
+			rc = put_plain(z, &whole, rec, pos - at) < 0 ? pd_fail(e, off, "out of memory") : 0;
 			continue;
 		}
 		z->straddled += whole < z->len; /* a tail an earlier one left */
