@@ -225,6 +225,11 @@ PY
 		run "$FLAMEKIT" collapse --max-input-size 1M zeros.data
 		is "$rc:$out:$err" "1::flamekit: zeros.data: the input holds more than --max-input-size allows (1M): refused, as a decompression bomb or an endless stream would be; a larger --max-input-size reads it" \
 			"a COMPRESSED record inflating past --max-input-size: refused, one error naming the file"
+		# an endless pipe: the header of one, then zeros
+		{ printf 'PERFILE2\020\0\0\0\0\0\0\0'; head -c 2097152 /dev/zero; } > endless.data
+		run "$FLAMEKIT" collapse --format perf-data --max-input-size 1M - < endless.data
+		is "$rc:$out:$err" "1::flamekit: <stdin>: the input holds more than --max-input-size allows (1M): refused, as a decompression bomb or an endless stream would be; a larger --max-input-size reads it" \
+			"a pipe longer than --max-input-size: refused, one error"
 		run "$FLAMEKIT" collapse junk.data
 		is "$rc:$out:${err%% (zstd:*}" "1::flamekit: junk.data: at byte $zlen: its COMPRESSED record does not decompress" \
 			"a COMPRESSED record that is no zstd stream: one error naming its byte"

@@ -580,9 +580,10 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 	return rc;
 }
 
-/* All of the input (a pipe) into *buf, *len.  0, or a negative status
- * (reported). */
-static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **buf, size_t *len)
+/* All of the input (a pipe) into *buf, *len, up to lim's bytes (an
+ * endless stream is refused there).  0, or a negative status (reported). */
+static int slurp(const struct fk_host *h, struct fk_input *in, const struct fk_input_limit *lim,
+                 unsigned char **buf, size_t *len)
 {
 	size_t cap = 1 << 20;
 	ssize_t got;
@@ -591,7 +592,9 @@ static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **b
 	if (!(*buf = malloc(cap)))
 		return h->input_error(in, 0, "out of memory");
 	while ((got = h->read(in, *buf + *len, cap - *len)) > 0)
-		if ((*len += (size_t)got) == cap) {
+		if ((*len += (size_t)got) > lim->bytes)
+			return fk_limit_exceeded(h, in, lim);
+		else if (*len == cap) {
 			unsigned char *nb = realloc(*buf, cap *= 2);
 			if (!nb)
 				return h->input_error(in, 0, "out of memory");
@@ -617,7 +620,7 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 	*why = NULL;
 	sb.st_size = 0;
 	if (strcmp(path, "<stdin>") == 0) { /* perf record -o - | flamekit collapse - */
-		if ((rc = slurp(h, in, &piped, &plen)) < 0)
+		if ((rc = slurp(h, in, &cfg->limit, &piped, &plen)) < 0)
 			goto out;
 		if (pd_file_open_pipe(&n.f, piped, plen, &n.err) < 0) {
 			rc = bad(&n);

@@ -735,9 +735,9 @@ static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_STRING, "kallsyms", NULL, struct pd_opts, kallsyms,
 	          "passed to perf script --kallsyms: kernel symbols from this file"),
 	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct pd_opts, max_input_size,
-	          "refuse a file whose COMPRESSED records (perf record -z) decompress to more than "
-	          "this many bytes (K, M, G, T suffixes; 0: no limit); auto: 1G, or 16 times a "
-	          "regular file's size when that is more"),
+	          "refuse a capture on standard input longer than this many bytes, or whose "
+	          "COMPRESSED records (perf record -z) decompress to more (K, M, G, T suffixes; 0: "
+	          "no limit); auto: 1G, or 16 times a regular file's size when that is more"),
 	FK_OPTION_END,
 };
 
