@@ -377,7 +377,7 @@ else
 	skip "sched tracepoints" "perf cannot record sched:sched_switch here: $(head -1 sw.log)"
 fi
 if perf record -q -g -e kmem:kmalloc -e kmem:kfree -o km.data -- \
-	sh -c 'ls -R /usr/share/doc > /dev/null' > km.log 2>&1; then
+	sh -c 'ls -l /usr/share/doc > /dev/null' > km.log 2>&1; then
 	for opts in "" --leak "--weight-field bytes_alloc --event-filter kmem:kmalloc" \
 		"--leak --leak-align 64" "--series-by-event kmem:kmalloc,kmem:kfree"; do
 		# shellcheck disable=SC2086
