@@ -9,6 +9,9 @@
 # symbols either (--symfs EMPTY --kallsyms EMPTY), and its bytes compared
 # with that pipeline's.  Target (issue 24; reported, not asserted): the
 # native collapse on one thread >= 10x faster than perf script alone.
+# The same load recorded with perf record -z, and its sched_switch and
+# sched_wakeup tracepoints (--offcpu), are read natively and through perf
+# script (--via-perf-script, what the plugin ran for them before).
 # Wall time best of 3, and CPU time (user + sys), which a shared machine
 # does not inflate.
 set -e
@@ -54,6 +57,19 @@ EOF
 	mv "$OUT.tmp" "$OUT"
 	rm -f "$OUT.log"
 fi
+# the same load compressed (perf record -z), and its sched tracepoints:
+# read natively since issue 24's second round, by perf script before
+for kind in z sched; do
+	[ -s "$OUT.$kind" ] && continue
+	case $kind in
+	z) ev="-z -F 20000" ;;
+	sched) ev="-e sched:sched_switch -e sched:sched_wakeup" ;;
+	esac
+	# shellcheck disable=SC2086
+	perf record -q -a -g $ev -o "$OUT.$kind.tmp" -- sh -c "'$FK_BENCH_DATA/deep' $SECS &
+		'$FK_BENCH_DATA/deep' $SECS & sleep $SECS & wait" > /dev/null 2>&1 &&
+		mv "$OUT.$kind.tmp" "$OUT.$kind" || rm -f "$OUT.$kind.tmp"
+done
 
 "${PYTHON3:-python3}" - "$FLAMEKIT" "$OUT" "$FK_BUILDDIR/tests/modules/nullsym" "$FK_BENCH_DATA" <<'PY'
 import os, subprocess, sys, time
@@ -100,6 +116,19 @@ for t in ("1", "2"):
         if b"not read natively" in err else "native"
     print("  %-52s %6.2f s  CPU %5.2f s  RSS %4d MB  %.1fx wall, %.1fx CPU (target >= 10x)  %s"
           % ("flamekit collapse perf.data --threads " + t, ft, fc, rss // 1024, pt / ft, pc / fc, how))
+# perf record -z and tracepoints: natively, and through perf script (what
+# the plugin ran for them before it read them itself)
+for kind, opts in (("z", []), ("sched", ["--offcpu"])):
+    kpath = path + "." + kind
+    if not os.path.exists(kpath):
+        continue
+    kt, kc, _, _, krss = measure(["perf", "script", "-i", kpath])
+    print("  %-52s %6.2f s  CPU %5.2f s  RSS %4d MB" % ("perf script -i %s.data > /dev/null" % kind, kt, kc, krss // 1024))
+    for how in (["--via-perf-script"], []):
+        ft, fc, _, err, rss = measure([flamekit, "collapse", "--threads", "1"] + opts + how + [kpath])
+        print("  %-52s %6.2f s  CPU %5.2f s  RSS %4d MB  %.1fx wall, %.1fx CPU" % (
+            " ".join(["flamekit collapse"] + opts + how + [kind + ".data"]), ft, fc, rss // 1024,
+            kt / ft, kc / fc))
 if os.path.exists(os.path.join(nullsym, "input-perf-data.la")):
     st, sc, _, _, srss = measure(["perf", "script", "-i", path, "--symfs", empty, "--kallsyms", nokall])
     print("  %-52s %6.2f s  CPU %5.2f s  RSS %4d MB" % ("perf script --symfs EMPTY --kallsyms EMPTY", st, sc, srss // 1024))

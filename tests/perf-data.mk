@@ -8,8 +8,10 @@
 # plugin, symbols and all.
 check_LTLIBRARIES += tests/modules/nullsym/input-perf-data.la
 tests_modules_nullsym_input_perf_data_la_SOURCES = $(PD_SOURCES) tests/perf-data/nullsym.c
-tests_modules_nullsym_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_LIBFKSYM
+tests_modules_nullsym_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_LIBFKSYM $(ZSTD_CFLAGS) \
+	$(TRACEEVENT_CFLAGS)
 tests_modules_nullsym_input_perf_data_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
-tests_modules_nullsym_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperfscript.la
+tests_modules_nullsym_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperfscript.la $(ZSTD_LIBS) \
+	$(TRACEEVENT_LIBS)
 TESTS += tests/perf-data-native.sh
 EXTRA_DIST += tests/perf-data-native.sh

@@ -81,9 +81,11 @@ static inline int fk_limit_check(const struct fk_host *h, const char *text)
 		return fk_limit_check(h, ((const st *)op)->member);             \
 	}
 
-/* The limit for input `in` from the option's text (checked already). */
-static inline void fk_limit_for(const struct fk_host *h, struct fk_input *in, const char *text,
-                                struct fk_input_limit *l)
+/* The limit for input `in` from the option's text (checked already),
+ * with "auto" at least min_file bytes for a regular file. */
+static inline void fk_limit_for_min(const struct fk_host *h, struct fk_input *in,
+                                    const char *text, uint64_t min_file,
+                                    struct fk_input_limit *l)
 {
 	struct stat st;
 	uint64_t b = 0;
@@ -95,12 +97,19 @@ static inline void fk_limit_for(const struct fk_host *h, struct fk_input *in, co
 	}
 	if (stat(h->input_name(in), &st) == 0 && S_ISREG(st.st_mode)) {
 		b = (uint64_t)st.st_size * 16;
-		l->bytes = b > ((uint64_t)8 << 20) ? b : (uint64_t)8 << 20;
+		l->bytes = b > min_file ? b : min_file;
 		snprintf(l->text, sizeof l->text, "auto: %" PRIu64 " bytes for this file", l->bytes);
 	} else {
 		l->bytes = (uint64_t)1 << 30;
 		snprintf(l->text, sizeof l->text, "auto: 1G for a stream");
 	}
+}
+
+/* The limit for input `in` from the option's text (checked already). */
+static inline void fk_limit_for(const struct fk_host *h, struct fk_input *in, const char *text,
+                                struct fk_input_limit *l)
+{
+	fk_limit_for_min(h, in, text, (uint64_t)8 << 20, l);
 }
 
 /* The sentence when an input passes the limit; returns FK_ERR_LIMIT. */

@@ -1,20 +1,25 @@
 # perf-data: perf.data files, read natively (pdfile.c: the records;
-# machine.c: threads and maps; symtext.c: frames through libfksym;
-# native.c: perf's order and perf script's text) into the perf parser
-# (libperfscript), or by running `perf script` (N processes on N time
-# slices) through host->parse_streams.
+# zdata.c: COMPRESSED records, libzstd; trace.c: tracepoint payloads,
+# libtraceevent; machine.c: threads and maps;
+# symtext.c: frames through libfksym; native.c: perf's order and perf
+# script's text) into the perf parser (libperfscript), or by running
+# `perf script` (N processes on N time slices) through host->parse_streams.
 PD_SOURCES = plugins/input/perf-data/perf-data.c \
 	plugins/input/perf-data/header.c plugins/input/perf-data/header.h \
 	plugins/input/perf-data/pdfile.c plugins/input/perf-data/pdfile.h \
 	plugins/input/perf-data/machine.c plugins/input/perf-data/machine.h \
 	plugins/input/perf-data/native.c plugins/input/perf-data/native.h \
 	plugins/input/perf-data/symtext.c plugins/input/perf-data/symtext.h \
+	plugins/input/perf-data/zdata.c plugins/input/perf-data/zdata.h \
+	plugins/input/perf-data/trace.c plugins/input/perf-data/trace.h \
 	plugins/input/perf-data/obuf.h plugins/lib/symbolize/symbolize.h
 pkglib_LTLIBRARIES += plugins/input-perf-data.la
 plugins_input_perf_data_la_SOURCES = $(PD_SOURCES)
 plugins_input_perf_data_la_LDFLAGS = $(PLUGIN_LDFLAGS)
-plugins_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperfscript.la
-plugins_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) $(PD_FKSYM_CPPFLAGS)
+plugins_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperfscript.la $(ZSTD_LIBS) \
+	$(TRACEEVENT_LIBS)
+plugins_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) $(PD_FKSYM_CPPFLAGS) $(ZSTD_CFLAGS) \
+	$(TRACEEVENT_CFLAGS)
 PD_FKSYM_CPPFLAGS =
 if HAVE_FKSYM
 PD_FKSYM_CPPFLAGS += -DHAVE_LIBFKSYM

@@ -35,6 +35,8 @@
 #include "pdfile.h"
 #include "obuf.h"
 #include "symtext.h"
+#include "trace.h"
+#include "zdata.h"
 
 #define MAX_STACK 127 /* perf script's --max-stack default (PERF_MAX_STACK_DEPTH) */
 
@@ -56,6 +58,11 @@ struct nat {
 	uint64_t lost, lost_recs, samples;
 	int use_callchain;
 	int print_pid;          /* as perf script -F +pid (--pid, --tid) */
+	int compressed;         /* the file holds COMPRESSED records (perf record -z) */
+	int tp_ip;              /* perf script prints tracepoints' ip (some has a callchain) */
+	struct pd_trace *trace; /* the tracepoints' formats, NULL without tracing data */
+	struct pd_err trace_err; /* why not, with tracing data */
+	struct pd_zdata z;      /* its records decompressed, walked in place of its data section */
 	struct pd_err err;
 };
 
@@ -66,6 +73,10 @@ static int oom(struct nat *n)
 
 static int bad(struct nat *n)
 {
+	if (n->z.buf) /* the offset is in the records decompressed */
+		return n->h->input_error(n->in, 0, "at byte %llu of its records decompressed "
+		                         "(perf record -z): %s", (unsigned long long)n->err.off,
+		                         n->err.msg);
 	return n->h->input_error(n->in, 0, "at byte %llu: %s", (unsigned long long)n->err.off,
 	                         n->err.msg);
 }
@@ -108,7 +119,7 @@ static void sample_head(struct nat *n, const struct pd_sample *s, const struct p
 		ob_pad(o, tm + i, 12);
 		ob_str(o, ": ");
 	}
-	if (st & PERF_SAMPLE_PERIOD)
+	if ((st & PERF_SAMPLE_PERIOD) && a->type != PERF_TYPE_TRACEPOINT) /* not a tracepoint's field */
 		ob_dec(o, (int64_t)s->period, 10), ob_c(o, ' ');
 	ob_pad(o, name, n->f.name_width);
 	ob_str(o, ": ");
@@ -153,7 +164,7 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 {
 	struct pd_sample s;
 	struct pd_thread *t;
-	int cc;
+	int cc, tp;
 
 	if (pd_sample(&n->f, rec, size, off, &s, &n->err) < 0)
 		return bad(n);
@@ -161,8 +172,12 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 		return oom(n);
 	n->samples++;
 	cc = n->use_callchain && (s.attr->sample_type & PERF_SAMPLE_CALLCHAIN);
-	sample_head(n, &s, t, cc);
-	if (s.attr->sample_type & PERF_SAMPLE_IP) {
+	tp = s.attr->type == PERF_TYPE_TRACEPOINT;
+	sample_head(n, &s, t, cc && (!tp || n->tp_ip));
+	/* a tracepoint's fields, then its ip only where perf script adds it */
+	if (tp && s.raw && pd_trace_print(n->trace, &n->out, s.cpu, s.raw, s.raw_size) < 0)
+		return oom(n);
+	if ((s.attr->sample_type & PERF_SAMPLE_IP) && (!tp || n->tp_ip)) {
 		if (cc) {
 			ob_c(&n->out, '\n');
 			if (sample_chain(n, &s, t) < 0)
@@ -341,6 +356,52 @@ static int walk(struct nat *n)
 	return rc == 0 ? flush(n, ~0ull) : rc;
 }
 
+/* Why the tracepoint event a cannot be printed, or NULL. */
+static const char *tracepoint(const struct nat *n, const struct pd_attr *a)
+{
+	static char why[240];
+
+	if (!n->f.tracing_size)
+		return "tracepoint payloads without the tracing data that describes them";
+	if (!n->trace) {
+		snprintf(why, sizeof why, "tracepoint payloads: its tracing data at byte %llu: %s",
+		         (unsigned long long)n->trace_err.off, n->trace_err.msg);
+		return why;
+	}
+	if (!pd_trace_has(n->trace, a->config)) {
+		snprintf(why, sizeof why, "tracepoint payloads: its tracing data has no format for "
+		         "%s (id %llu)", a->name ? a->name : "an event", (unsigned long long)a->config);
+		return why;
+	}
+	return NULL;
+}
+
+/* "%pS" in a tracepoint's format: the kernel function, as a callchain's. */
+static const char *resolve_ksym(void *ctx, uint64_t *addr)
+{
+	struct nat *n = ctx;
+
+	return pd_symtext_ksym(n->st, pd_map_find(n->m, NULL, 1, *addr), addr);
+}
+
+/* The tracing data, for the tracepoints' formats (trace.h). */
+static int tracing(struct nat *n)
+{
+	int tps = 0;
+
+	for (unsigned i = 0; i < n->f.nattrs; i++)
+		if (n->f.attrs[i].type == PERF_TYPE_TRACEPOINT) {
+			tps = 1;
+			if (n->f.attrs[i].sample_type & PERF_SAMPLE_CALLCHAIN)
+				n->tp_ip = 1;
+		}
+	if (!tps || !n->f.tracing_size)
+		return 0;
+	n->trace = pd_trace_new(n->f.buf + n->f.tracing_off, n->f.tracing_size, n->f.tracing_off,
+	                        resolve_ksym, n, &n->trace_err);
+	return !n->trace && strcmp(n->trace_err.msg, "out of memory") == 0 ? oom(n) : 0;
+}
+
 /* What the native reader does not read in this file, or NULL. */
 static const char *unsupported(const struct nat *n)
 {
@@ -350,8 +411,8 @@ static const char *unsupported(const struct nat *n)
 		return why;
 	for (unsigned i = 0; i < n->f.nattrs; i++) {
 		const struct pd_attr *a = &n->f.attrs[i];
-		if (a->type == PERF_TYPE_TRACEPOINT)
-			return "tracepoint payloads (perf script prints their fields)";
+		if (a->type == PERF_TYPE_TRACEPOINT && (why = tracepoint(n, a)))
+			return why;
 		if (!a->name)
 			return "an event without a name in the header (no HEADER_EVENT_DESC)";
 		if (a->type == PERF_TYPE_RAW && (a->sample_type & PERF_SAMPLE_ADDR))
@@ -362,9 +423,27 @@ static const char *unsupported(const struct nat *n)
 	return NULL;
 }
 
+/* The text as the one part of host->parse_streams: the engine then
+ * reports its skipped lines (a tracepoint sample without a callchain is
+ * one line the parser skips), as it does for perf script's text. */
+struct text_parse {
+	const struct fk_host *h;
+	const struct fk_perf_opts *o;
+};
+
+static int text_part(void *ctx, unsigned part, struct fk_input *in, struct fk_sink *sink)
+{
+	const struct text_parse *tp = ctx;
+
+	(void)part;
+	return fk_perf_parse(tp->h, in, sink, tp->o);
+}
+
 /* Parse the text read from fd with the perf session; fd is closed. */
 static int parse_text(struct nat *n, int fd, struct fk_sink *sink, const struct fk_perf_opts *o)
 {
+	static const struct fk_part_ops ops = { text_part, NULL };
+	struct text_parse tp = { n->h, o };
 	char *name = n->h->alloc(strlen(n->path) + 16);
 	struct fk_input *in;
 	int rc;
@@ -379,15 +458,16 @@ static int parse_text(struct nat *n, int fd, struct fk_sink *sink, const struct 
 		close(fd);
 		return oom(n);
 	}
-	rc = fk_perf_parse(n->h, in, sink, o);
+	rc = FK_HOST_HAS(n->h, parse_streams) ? n->h->parse_streams(&in, 1, sink, &ops, &tp)
+	                                       : fk_perf_parse(n->h, in, sink, o);
 	n->h->input_close(in);
 	n->h->free(name);
 	return rc;
 }
 
 /* Every record's bounds, before any text is made: what the reader does
- * not read (COMPRESSED, AUXTRACE) is found before anything is pushed, a
- * cut or forged record is one error. */
+ * not read (AUXTRACE) is found before anything is pushed, a cut or forged
+ * record is one error; COMPRESSED records are noted (n->compressed). */
 static int prescan(struct nat *n, const char **why)
 {
 	static char what[80];
@@ -397,15 +477,41 @@ static int prescan(struct nat *n, const char **why)
 	uint16_t misc;
 	int r;
 
-	while ((r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0)
-		if (type == PD_REC_COMPRESSED || type == PD_REC_AUXTRACE) {
-			snprintf(what, sizeof what, "a %s record at byte %llu",
-			         type == PD_REC_COMPRESSED ? "COMPRESSED (perf record -z)" : "AUXTRACE",
-			         (unsigned long long)(rec - n->f.buf));
+	while ((r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0) {
+		if (type == PD_REC_COMPRESSED)
+			n->compressed = 1;
+		if (type == PD_REC_AUXTRACE) {
+			snprintf(what, sizeof what, "an AUXTRACE record at byte %llu%s",
+			         (unsigned long long)(rec - n->f.buf),
+			         n->z.buf ? " of its records decompressed" : "");
 			*why = what;
 			return PD_NATIVE_FALLBACK;
 		}
+	}
 	return r < 0 ? bad(n) : 0;
+}
+
+/* perf record -z: the records decompressed (zdata.c), walked from then
+ * on in place of the file's data section. */
+static int decompress(struct nat *n, const struct fk_input_limit *lim, const char **why)
+{
+	int r = pd_zdata_make(&n->f, lim->bytes, &n->z, &n->err);
+
+	if (r == -2)
+		return fk_limit_exceeded(n->h, n->in, lim);
+	if (r < 0)
+		return bad(n);
+	n->f.buf = n->z.buf;
+	n->f.len = n->z.len;
+	n->f.data_off = 0;
+	n->f.data_size = n->z.len;
+	n->h->log(FK_LOG_DEBUG, "%s: %llu COMPRESSED records decompressed to %llu bytes, %llu "
+	          "records completed by a later one", n->path, (unsigned long long)n->z.ncomp,
+	          (unsigned long long)n->z.made, (unsigned long long)n->z.straddled);
+	if (n->z.cut)
+		n->h->log(FK_LOG_WARN, "%s: its compressed records end inside a record (%llu bytes "
+		          "of it): left out, as perf leaves it", n->path, (unsigned long long)n->z.cut);
+	return prescan(n, why);
 }
 
 /* The text is made on a thread of its own, into a pipe the perf session
@@ -442,7 +548,10 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 	pthread_t th;
 	int p[2], rc = 0, e;
 
-	if ((*why = unsupported(n)) || (rc = prescan(n, why)) != 0)
+	if ((rc = tracing(n)) < 0)
+		return rc;
+	if ((*why = unsupported(n)) || (rc = prescan(n, why)) != 0 ||
+	    (n->compressed && (rc = decompress(n, &cfg->limit, why)) != 0))
 		return *why ? PD_NATIVE_FALLBACK : rc;
 	n->print_pid = cfg->perf->pid || cfg->perf->tid;
 	for (unsigned i = 0; i < n->f.nattrs; i++)
@@ -471,9 +580,10 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 	return rc;
 }
 
-/* All of the input (a pipe) into *buf, *len.  0, or a negative status
- * (reported). */
-static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **buf, size_t *len)
+/* All of the input (a pipe) into *buf, *len, up to lim's bytes (an
+ * endless stream is refused there).  0, or a negative status (reported). */
+static int slurp(const struct fk_host *h, struct fk_input *in, const struct fk_input_limit *lim,
+                 unsigned char **buf, size_t *len)
 {
 	size_t cap = 1 << 20;
 	ssize_t got;
@@ -482,7 +592,9 @@ static int slurp(const struct fk_host *h, struct fk_input *in, unsigned char **b
 	if (!(*buf = malloc(cap)))
 		return h->input_error(in, 0, "out of memory");
 	while ((got = h->read(in, *buf + *len, cap - *len)) > 0)
-		if ((*len += (size_t)got) == cap) {
+		if ((*len += (size_t)got) > lim->bytes)
+			return fk_limit_exceeded(h, in, lim);
+		else if (*len == cap) {
 			unsigned char *nb = realloc(*buf, cap *= 2);
 			if (!nb)
 				return h->input_error(in, 0, "out of memory");
@@ -508,7 +620,7 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 	*why = NULL;
 	sb.st_size = 0;
 	if (strcmp(path, "<stdin>") == 0) { /* perf record -o - | flamekit collapse - */
-		if ((rc = slurp(h, in, &piped, &plen)) < 0)
+		if ((rc = slurp(h, in, &cfg->limit, &piped, &plen)) < 0)
 			goto out;
 		if (pd_file_open_pipe(&n.f, piped, plen, &n.err) < 0) {
 			rc = bad(&n);
@@ -544,6 +656,8 @@ out:
 	pd_machine_free(n.m);
 	pd_symtext_free(n.st);
 	pd_file_close(&n.f);
+	pd_zdata_free(&n.z);
+	pd_trace_free(n.trace);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)sb.st_size);
 	free(piped);

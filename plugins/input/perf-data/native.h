@@ -12,10 +12,12 @@
 #include <flamekit/plugin.h>
 
 #include "../../lib/perfscript/perfscript.h"
+#include "../common/limit.h"
 
 struct pd_native_cfg {
 	const struct fk_perf_opts *perf;
 	const char *symfs, *kallsyms;
+	struct fk_input_limit limit; /* the bytes COMPRESSED records may decompress to */
 };
 
 /* The native reader's answer when the file holds what it does not read:

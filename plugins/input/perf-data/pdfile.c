@@ -13,17 +13,22 @@
 #define ATTRS_MAX 4096         /* more events than this: not a file perf wrote */
 #define FLAG_SAMPLE_ID_ALL (1ULL << 18)
 
-static int fail(struct pd_err *e, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct pd_err *e, uint64_t off, const char *fmt, ...)
+int pd_vfail(struct pd_err *e, uint64_t off, const char *fmt, va_list ap)
+{
+	e->off = off;
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	return -1;
+}
+
+int pd_fail(struct pd_err *e, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
-	e->off = off;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	r = pd_vfail(e, off, fmt, ap);
 	va_end(ap);
-	return -1;
+	return r;
 }
 
 /* Whether [off, off + size) lies in the file. */
@@ -50,12 +55,12 @@ static int feat_section(const struct pd_file *f, unsigned bit, uint64_t *off, ui
 		idx += has_feat(f, b);
 	at = f->data_off + f->data_size + idx * 16;
 	if (!fits(f, at, 16))
-		return fail(e, at, "the feature section table is cut short (the file is truncated)");
+		return pd_fail(e, at, "the feature section table is cut short (the file is truncated)");
 	*off = pd_u64(f->buf + at);
 	*size = pd_u64(f->buf + at + 8);
 	if (!fits(f, *off, *size))
-		return fail(e, at, "feature %u's section (%llu bytes at %llu) runs past the end of "
-		            "the file", bit, (unsigned long long)*size, (unsigned long long)*off);
+		return pd_fail(e, at, "feature %u's section (%llu bytes at %llu) runs past the end of "
+		               "the file", bit, (unsigned long long)*size, (unsigned long long)*off);
 	return 1;
 }
 
@@ -87,17 +92,17 @@ static int read_attrs(struct pd_file *f, const unsigned char *h, struct pd_err *
 	uint64_t asz = pd_u64(h + 16), off = pd_u64(h + 24), size = pd_u64(h + 32), n;
 
 	if (asz < ATTR_MIN + 16 || asz > 4096)
-		return fail(e, 16, "its attribute size %llu is not one perf writes",
-		            (unsigned long long)asz);
+		return pd_fail(e, 16, "its attribute size %llu is not one perf writes",
+		               (unsigned long long)asz);
 	if (!fits(f, off, size) || size % asz)
-		return fail(e, 24, "its attribute section (%llu bytes at %llu) does not fit the file",
-		            (unsigned long long)size, (unsigned long long)off);
+		return pd_fail(e, 24, "its attribute section (%llu bytes at %llu) does not fit the file",
+		               (unsigned long long)size, (unsigned long long)off);
 	n = size / asz;
 	if (n == 0 || n > ATTRS_MAX)
-		return fail(e, 32, "it holds %llu event attributes", (unsigned long long)n);
+		return pd_fail(e, 32, "it holds %llu event attributes", (unsigned long long)n);
 	f->attrs = calloc((size_t)n, sizeof *f->attrs);
 	if (!f->attrs)
-		return fail(e, 0, "out of memory");
+		return pd_fail(e, 0, "out of memory");
 	f->nattrs = (unsigned)n;
 	f->same_type = 1;
 	for (uint64_t i = 0; i < n; i++) {
@@ -110,9 +115,9 @@ static int read_attrs(struct pd_file *f, const unsigned char *h, struct pd_err *
 		at->read_format = pd_u64(a + 32);
 		at->flags = pd_u64(a + 40);
 		if (!fits(f, ioff, isz) || isz % 8)
-			return fail(e, off + i * asz + asz - 16, "event %llu's ids (%llu bytes at %llu) do "
-			            "not fit the file", (unsigned long long)i, (unsigned long long)isz,
-			            (unsigned long long)ioff);
+			return pd_fail(e, off + i * asz + asz - 16, "event %llu's ids (%llu bytes at %llu) do "
+			               "not fit the file", (unsigned long long)i, (unsigned long long)isz,
+			               (unsigned long long)ioff);
 		at->ids = (const uint64_t *)(const void *)(f->buf + ioff);
 		at->nids = isz / 8;
 		attr_layout(f, at);
@@ -140,7 +145,7 @@ static int event_desc(struct pd_file *f, uint64_t off, uint64_t size, struct pd_
 	p = f->buf + off;
 	end = p + size;
 	if (size < 8)
-		return fail(e, off, "its event descriptions are cut short");
+		return pd_fail(e, off, "its event descriptions are cut short");
 	nre = pd_u32(p);
 	sz = pd_u32(p + 4);
 	p += 8;
@@ -148,13 +153,13 @@ static int event_desc(struct pd_file *f, uint64_t off, uint64_t size, struct pd_
 		const char *name;
 		uint32_t nids;
 		if ((uint64_t)(end - p) < (uint64_t)sz + 4)
-			return fail(e, (uint64_t)(p - f->buf), "event description %u is cut short", i);
+			return pd_fail(e, (uint64_t)(p - f->buf), "event description %u is cut short", i);
 		p += sz;
 		nids = pd_u32(p);
 		p += 4;
 		if (!(name = hstring(&p, end)) || (uint64_t)(end - p) < (uint64_t)nids * 8)
-			return fail(e, (uint64_t)(p - f->buf), "event description %u's name or ids are "
-			            "cut short", i);
+			return pd_fail(e, (uint64_t)(p - f->buf), "event description %u's name or ids are "
+			               "cut short", i);
 		p += (size_t)nids * 8;
 		if (i < f->nattrs)
 			f->attrs[i].name = name;
@@ -178,12 +183,12 @@ static int read_build_ids(struct pd_file *f, struct pd_err *e)
 		memcpy(&misc, b + 4, 2);
 		memcpy(&sz, b + 6, 2);
 		if (sz < 8 + 4 + 24 + 1 || sz > size - pos || !memchr(b + 36, '\0', sz - 36u))
-			return fail(e, off + pos, "a build id record of %u bytes does not fit its section",
-			            sz);
+			return pd_fail(e, off + pos, "a build id record of %u bytes does not fit its section",
+			               sz);
 		if (f->nbids == cap) {
 			void *nv = realloc(f->bids, (cap = cap ? 2 * cap : 16) * sizeof *f->bids);
 			if (!nv)
-				return fail(e, 0, "out of memory");
+				return pd_fail(e, 0, "out of memory");
 			f->bids = nv;
 		}
 		d = &f->bids[f->nbids++];
@@ -213,7 +218,8 @@ static int read_cmdline(struct pd_file *f, struct pd_err *e)
 	p = f->buf + off;
 	end = p + size;
 	if (size < 4 || !(s = malloc((size_t)size + 1)))
-		return size < 4 ? fail(e, off, "its command line is cut short") : fail(e, 0, "out of memory");
+		return size < 4 ? pd_fail(e, off, "its command line is cut short")
+		                : pd_fail(e, 0, "out of memory");
 	n = pd_u32(p);
 	p += 4;
 	s[0] = '\0';
@@ -222,8 +228,8 @@ static int read_cmdline(struct pd_file *f, struct pd_err *e)
 		size_t al;
 		if (!a) {
 			free(s);
-			return fail(e, (uint64_t)(p - f->buf), "its command line's argument %u is cut short",
-			            i);
+			return pd_fail(e, (uint64_t)(p - f->buf), "its command line's argument %u is cut short",
+			               i);
 		}
 		al = strlen(a);
 		if (len + al + 2 > size + 1)
@@ -258,21 +264,21 @@ int pd_file_open(struct pd_file *f, const unsigned char *buf, size_t len, struct
 	f->buf = buf;
 	f->len = len;
 	if (len < 16 || memcmp(buf, "PERFILE2", 8) != 0)
-		return fail(e, 0, "it does not start with perf's magic PERFILE2");
+		return pd_fail(e, 0, "it does not start with perf's magic PERFILE2");
 	hsz = pd_u64(h + 8);
 	if (hsz == PIPE_HEADER_SIZE)
-		return fail(e, 8, "it was written to a pipe");
+		return pd_fail(e, 8, "it was written to a pipe");
 	if (hsz != FILE_HEADER_SIZE || len < FILE_HEADER_SIZE)
-		return fail(e, 8, len < FILE_HEADER_SIZE ? "its header is cut short"
-		                                         : "its header size %llu is not one perf writes",
-		            (unsigned long long)hsz);
+		return pd_fail(e, 8, len < FILE_HEADER_SIZE ? "its header is cut short"
+		                                            : "its header size %llu is not one perf writes",
+		               (unsigned long long)hsz);
 	memcpy(f->feat, h + 72, sizeof f->feat);
 	f->data_off = pd_u64(h + 40);
 	f->data_size = pd_u64(h + 48);
 	if (!fits(f, f->data_off, f->data_size))
-		return fail(e, 40, "its data section (%llu bytes at %llu) runs past the end of the "
-		            "file (%zu bytes): the file is truncated", (unsigned long long)f->data_size,
-		            (unsigned long long)f->data_off, len);
+		return pd_fail(e, 40, "its data section (%llu bytes at %llu) runs past the end of the "
+		               "file (%zu bytes): the file is truncated", (unsigned long long)f->data_size,
+		               (unsigned long long)f->data_off, len);
 	if ((r = read_attrs(f, h, e)) < 0 || (r = read_event_desc(f, e)) < 0 ||
 	    (r = read_build_ids(f, e)) < 0 || (r = read_cmdline(f, e)) < 0 ||
 	    (r = feat_section(f, PD_FEAT_TRACING_DATA, &f->tracing_off, &f->tracing_size, e)) < 0 ||
@@ -303,11 +309,11 @@ static int pipe_attr(struct pd_file *f, const unsigned char *r, uint32_t size, u
 	struct pd_attr *at, *nv;
 
 	if (asz < ATTR_MIN || asz > size - 8 || (size - 8 - asz) % 8)
-		return fail(e, off, "a HEADER_ATTR record of %u bytes holds an attribute of %u", size,
-		            asz);
+		return pd_fail(e, off, "a HEADER_ATTR record of %u bytes holds an attribute of %u", size,
+		               asz);
 	if (f->nattrs >= ATTRS_MAX || !(nv = realloc(f->attrs, (f->nattrs + 1) * sizeof *nv)))
-		return fail(e, off, f->nattrs >= ATTRS_MAX ? "too many HEADER_ATTR records"
-		                                           : "out of memory");
+		return pd_fail(e, off, f->nattrs >= ATTRS_MAX ? "too many HEADER_ATTR records"
+		                                              : "out of memory");
 	f->attrs = nv;
 	at = &f->attrs[f->nattrs++];
 	memset(at, 0, sizeof *at);
@@ -337,14 +343,17 @@ int pd_file_open_pipe(struct pd_file *f, const unsigned char *buf, size_t len, s
 	f->buf = buf;
 	f->len = len;
 	if (len < 16 || memcmp(buf, "PERFILE2", 8) != 0 || pd_u64(buf + 8) != PIPE_HEADER_SIZE)
-		return fail(e, 0, "it does not start with a perf pipe header (PERFILE2, 16)");
+		return pd_fail(e, 0, "it does not start with a perf pipe header (PERFILE2, 16)");
 	f->data_off = PIPE_HEADER_SIZE;
 	f->data_size = len - PIPE_HEADER_SIZE;
 	while ((rc = pd_next(f, &pos, &type, &misc, &r, &size, e)) > 0) {
 		uint64_t off = (uint64_t)(r - buf);
 		if (type == PD_REC_HEADER_ATTR)
 			rc = pipe_attr(f, r, size, off, e);
-		else if (type == PD_REC_HEADER_FEATURE && size >= 16 &&
+		else if (type == PD_REC_HEADER_TRACING_DATA) { /* pd_next checked it fits */
+			f->tracing_off = off + size;
+			f->tracing_size = pd_u32(r + 8);
+		} else if (type == PD_REC_HEADER_FEATURE && size >= 16 &&
 		         pd_u64(r + 8) == PD_FEAT_EVENT_DESC)
 			rc = event_desc(f, off + 16, size - 16, e);
 		else if (type == PD_REC_HEADER_FEATURE && size >= 16 && pd_u64(r + 8) < PD_FEAT_MAX)
@@ -353,7 +362,7 @@ int pd_file_open_pipe(struct pd_file *f, const unsigned char *buf, size_t len, s
 			break;
 	}
 	if (rc == 0 && f->nattrs == 0)
-		rc = fail(e, 16, "it holds no HEADER_ATTR record");
+		rc = pd_fail(e, 16, "it holds no HEADER_ATTR record");
 	if (rc < 0) {
 		pd_file_close(f);
 		return -1;
@@ -397,8 +406,6 @@ const char *pd_file_unsupported(const struct pd_file *f)
 		for (unsigned i = 0; i < f->nattrs; i++)
 			if (!(f->attrs[i].sample_type & PERF_SAMPLE_IDENTIFIER))
 				return "events with different sample layouts and no IDENTIFIER";
-	if (has_feat(f, PD_FEAT_COMPRESSED))
-		return "COMPRESSED records (perf record -z)";
 	return NULL;
 }
 
@@ -412,32 +419,32 @@ int pd_next(const struct pd_file *f, uint64_t *pos, uint32_t *type, uint16_t *mi
 	if (*pos >= f->data_size)
 		return 0;
 	if (left < 8)
-		return fail(e, f->data_off + *pos, "a record header is cut short (%llu bytes left in "
-		            "the data section)", (unsigned long long)left);
+		return pd_fail(e, f->data_off + *pos, "a record header is cut short (%llu bytes left in "
+		               "the data section)", (unsigned long long)left);
 	*type = pd_u32(r);
 	memcpy(misc, r + 4, 2);
 	memcpy(&sz, r + 6, 2);
 	if (sz < 8 || sz > left)
-		return fail(e, f->data_off + *pos, "a record of type %u claims %u bytes, and %llu are "
-		            "left in the data section", *type, sz, (unsigned long long)left);
+		return pd_fail(e, f->data_off + *pos, "a record of type %u claims %u bytes, and %llu are "
+		               "left in the data section", *type, sz, (unsigned long long)left);
 	step = sz;
 	if (*type == PD_REC_AUXTRACE) {
 		if (sz < 16)
-			return fail(e, f->data_off + *pos, "an AUXTRACE record of %u bytes is cut short",
-			            sz);
+			return pd_fail(e, f->data_off + *pos, "an AUXTRACE record of %u bytes is cut short",
+			               sz);
 		if (pd_u64(r + 8) > left - sz)
-			return fail(e, f->data_off + *pos, "an AUXTRACE record's %llu bytes of data run "
-			            "past the data section", (unsigned long long)pd_u64(r + 8));
+			return pd_fail(e, f->data_off + *pos, "an AUXTRACE record's %llu bytes of data run "
+			               "past the data section", (unsigned long long)pd_u64(r + 8));
 		step += pd_u64(r + 8);
 	} else if (*type == PD_REC_HEADER_TRACING_DATA) { /* pipe mode: the data follows */
 		uint64_t t;
 		if (sz < 12)
-			return fail(e, f->data_off + *pos, "a TRACING_DATA record of %u bytes is cut "
-			            "short", sz);
+			return pd_fail(e, f->data_off + *pos, "a TRACING_DATA record of %u bytes is cut "
+			               "short", sz);
 		t = ((uint64_t)pd_u32(r + 8) + 7) & ~7ull;
 		if (t > left - sz)
-			return fail(e, f->data_off + *pos, "a TRACING_DATA record's %llu bytes run past "
-			            "the data", (unsigned long long)t);
+			return pd_fail(e, f->data_off + *pos, "a TRACING_DATA record's %llu bytes run past "
+			               "the data", (unsigned long long)t);
 		step += t;
 	}
 	*rec = r;
@@ -477,7 +484,7 @@ int pd_sample(const struct pd_file *f, const unsigned char *rec, uint32_t size, 
 			goto short_rec;
 		s->id = pd_u64(p);
 		if (!(a = by_id(f, s->id)))
-			return fail(e, off, "a sample's id %llu is no event's", (unsigned long long)s->id);
+			return pd_fail(e, off, "a sample's id %llu is no event's", (unsigned long long)s->id);
 	}
 	s->attr = a;
 	st = a->sample_type;
@@ -508,8 +515,8 @@ int pd_sample(const struct pd_file *f, const unsigned char *rec, uint32_t size, 
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		TAKE(s->nr);
 		if (s->nr > (uint64_t)(end - p) / 8)
-			return fail(e, off, "a sample's callchain of %llu entries runs past its record "
-			            "of %u bytes", (unsigned long long)s->nr, size);
+			return pd_fail(e, off, "a sample's callchain of %llu entries runs past its record "
+			               "of %u bytes", (unsigned long long)s->nr, size);
 		s->chain = p;
 		p += s->nr * 8;
 	}
@@ -518,19 +525,19 @@ int pd_sample(const struct pd_file *f, const unsigned char *rec, uint32_t size, 
 			goto short_rec;
 		s->raw_size = pd_u32(p);
 		if (s->raw_size > (uint64_t)(end - p - 4))
-			return fail(e, off, "a sample's raw data of %u bytes runs past its record of %u "
-			            "bytes", s->raw_size, size);
+			return pd_fail(e, off, "a sample's raw data of %u bytes runs past its record of %u "
+			               "bytes", s->raw_size, size);
 		s->raw = p + 4;
 		p += 4 + s->raw_size;
 	}
 	/* events of one layout told apart by PERF_SAMPLE_ID */
 	if (f->nattrs > 1 && !(st & PERF_SAMPLE_IDENTIFIER) && (st & PERF_SAMPLE_ID) &&
 	    !(s->attr = by_id(f, s->id)))
-		return fail(e, off, "a sample's id %llu is no event's", (unsigned long long)s->id);
+		return pd_fail(e, off, "a sample's id %llu is no event's", (unsigned long long)s->id);
 	return 0;
 short_rec:
-	return fail(e, off, "a sample record of %u bytes is too short for its event's sample_type "
-	            "0x%llx", size, (unsigned long long)a->sample_type);
+	return pd_fail(e, off, "a sample record of %u bytes is too short for its event's sample_type "
+	               "0x%llx", size, (unsigned long long)a->sample_type);
 }
 
 int pd_trailer(const struct pd_file *f, const unsigned char *rec, uint32_t size, uint64_t off,
@@ -570,6 +577,6 @@ int pd_trailer(const struct pd_file *f, const unsigned char *rec, uint32_t size,
 	}
 	return 0;
 short_rec:
-	return fail(e, off, "a record of type %u and %u bytes is too short for its sample_id_all "
-	            "fields", pd_u32(rec), size);
+	return pd_fail(e, off, "a record of type %u and %u bytes is too short for its sample_id_all "
+	               "fields", pd_u32(rec), size);
 }

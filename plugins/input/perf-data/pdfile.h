@@ -13,11 +13,14 @@
  * Ownership: pd_file_open keeps a pointer to the caller's buffer (which
  * must outlive the struct pd_file); everything else the struct points to
  * is its own, freed by pd_file_close.  Names and build ids point into
- * the buffer.
+ * the buffer.  The native reader points buf, len, data_off and data_size at
+ * the decompressed records of a perf record -z file (zdata.h) once the
+ * header is read; the names and ids still point into the file.
  */
 #ifndef FK_PERF_DATA_PDFILE_H
 #define FK_PERF_DATA_PDFILE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,7 +87,8 @@ struct pd_file {
 	struct pd_build_id *bids;
 	unsigned nbids;
 	const char *cmdline;    /* HEADER_CMDLINE joined with spaces (own), or NULL */
-	uint64_t tracing_off, tracing_size;  /* HEADER_TRACING_DATA, 0 0 without */
+	uint64_t tracing_off, tracing_size;  /* HEADER_TRACING_DATA (a pipe's: its record's data),
+	                                      * 0 0 without */
 	uint64_t clock_off, clock_size;      /* HEADER_CLOCK_DATA, 0 0 without */
 	unsigned name_width;    /* perf script's: the longest event name */
 };
@@ -99,6 +103,12 @@ struct pd_sample {
 	uint32_t raw_size;
 	const unsigned char *raw;
 };
+
+/* Set *e to off and the sentence; returns -1 (for "return pd_fail(...)"). */
+int pd_fail(struct pd_err *e, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int pd_vfail(struct pd_err *e, uint64_t off, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 static inline uint64_t pd_u64(const unsigned char *p)
 {

@@ -58,6 +58,7 @@
 #include <flamekit/plugin.h>
 
 #include "../../lib/perfscript/perfscript.h"
+#include "../common/limit.h"
 #include "header.h"
 #include "native.h"
 
@@ -70,7 +71,7 @@ extern char **environ;
 /* The perf parser's options, then perf-data's own. */
 struct pd_opts {
 	struct fk_perf_opts perf;
-	const char *perf_bin, *symfs, *kallsyms;
+	const char *perf_bin, *symfs, *kallsyms, *max_input_size;
 	int via_perf_script;
 };
 
@@ -593,11 +594,14 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	static const struct pd_opts defaults = { 0 };
 	const struct pd_opts *o = vopts ? vopts : &defaults;
 	const char *path = h->input_name(in), *why = NULL;
-	struct pd_native_cfg cfg = { &o->perf, o->symfs, o->kallsyms };
+	struct pd_native_cfg cfg = { &o->perf, o->symfs, o->kallsyms, { 0, "" } };
 	int rc;
 
 	if (o->via_perf_script || (o->perf_bin && o->perf_bin[0]))
 		return parse_via_perf(h, in, sink, o);
+	/* perf record -z compresses a deep stack's samples 100 times (measured):
+	 * auto allows a file 16 times its size, and 1G at least */
+	fk_limit_for_min(h, in, o->max_input_size, (uint64_t)1 << 30, &cfg.limit);
 	if (strcmp(path, "<stdin>") != 0) { /* the capture's time, as the perf script path gives it */
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -665,7 +669,9 @@ static int parse_via_perf(const struct fk_host *h, struct fk_input *in, struct f
 static int check(const struct fk_host *h, const void *opts, const char *where)
 {
 	const struct pd_opts *o = opts;
-	return fk_perf_check(h, o ? &o->perf : NULL, where);
+	int rc = fk_limit_check(h, o ? o->max_input_size : NULL);
+
+	return rc < 0 ? rc : fk_perf_check(h, o ? &o->perf : NULL, where);
 }
 
 /* A perf.data file starts with the magic "PERFILE2". */
@@ -728,6 +734,10 @@ static const struct fk_option options[] = {
 	          "passed to perf script --symfs: look for symbol files under this directory"),
 	FK_OPTION(FK_OPT_STRING, "kallsyms", NULL, struct pd_opts, kallsyms,
 	          "passed to perf script --kallsyms: kernel symbols from this file"),
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct pd_opts, max_input_size,
+	          "refuse a capture on standard input longer than this many bytes, or whose "
+	          "COMPRESSED records (perf record -z) decompress to more (K, M, G, T suffixes; 0: "
+	          "no limit); auto: 1G, or 16 times a regular file's size when that is more"),
 	FK_OPTION_END,
 };
 

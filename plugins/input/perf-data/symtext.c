@@ -283,3 +283,18 @@ int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, 
 		ob_mem(o, st->arena + e->off, e->len);
 	return 0;
 }
+
+const char *pd_symtext_ksym(struct pd_symtext *st, struct pd_map *map, uint64_t *addr)
+{
+	struct fk_dso *d = map ? dso_of(st, map) : kernel_dso(st);
+	struct fk_sym_result r;
+
+	if (map && map->kind == PD_MAP_KSYM) {
+		*addr = map->start;
+		return map->name;
+	}
+	if (!d || lookup(d, pd_map_ip(map, *addr), &r) < 0 || r.n == 0)
+		return NULL;
+	*addr -= r.frames[r.n - 1].offset;
+	return r.frames[r.n - 1].name;
+}

@@ -32,4 +32,9 @@ void pd_symtext_free(struct pd_symtext *st);
 int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, int kernel,
                      uint64_t ip, int cc);
 
+/* The kernel function holding *addr (in map, NULL for none), as a
+ * callchain frame there is named: its name, *addr moved to its start; NULL
+ * when unresolved.  For a tracepoint's "%pS" (trace.h). */
+const char *pd_symtext_ksym(struct pd_symtext *st, struct pd_map *map, uint64_t *addr);
+
 #endif
