@@ -1,0 +1,927 @@
+/*
+ * Input plugin "xctrace": the XML that Instruments' `xctrace export` writes
+ * of the Time Profiler's table,
+ *
+ *     xctrace export --input X.trace --xpath \
+ *         '/trace-toc/run[@number="1"]/data/table[@schema="time-profile"]'
+ *
+ *     <trace-query-result><node xpath="..."><schema name="time-profile">...</schema>
+ *       <row><sample-time id="1" fmt="00:00.300.613">300613208</sample-time>
+ *         <thread id="2" fmt="Main Thread 0x12aa (App, pid: 581)"><tid id="3">4778</tid>
+ *           <process id="4" fmt="App (581)"><pid id="5">581</pid></process></thread>
+ *         <process ref="4"/><core .../><thread-state id="7" fmt="Running">Running</thread-state>
+ *         <weight id="8" fmt="1.00 ms">1000000</weight>
+ *         <backtrace id="9"><frame id="10" name="leaf" addr="0x1">
+ *           <binary id="11" name="libsystem_kernel.dylib" .../></frame>
+ *           <frame ref="12"/>...</backtrace></row>
+ *       <row>...<thread ref="2"/>...<backtrace ref="9"/></row>...
+ *
+ * Any element may be <X ref="ID"/>, the earlier <X id="ID"> again (a ref
+ * to an id not yet seen, or to an element of another name, is an error);
+ * <sentinel/> stands for an empty column.  Xcode 26 and later write the
+ * stack as <tagged-backtrace>, holding a <backtrace> or the frames
+ * themselves.  Frames come leaf first and are pushed root first, each
+ * named by its name attribute (its addr when it has none), its binary's
+ * name as its module.  A row weighs its weight (ns, the sample's
+ * duration); --sample-type samples counts each row once.  Its thread's fmt
+ * becomes the sample's thread name, the tid and pid its ids, sample-time
+ * its time and the thread-state's fmt the attribute "state";
+ * --thread-root puts the thread's name at the root of each stack.  A row
+ * without a backtrace (a sentinel, or none with a frame) or, by time,
+ * without a weight is skipped and counted.
+ *
+ * The XML is read by libxml2's streaming xmlTextReader (libxml2-dev), never
+ * as a tree: memory grows with the elements that carry an id (frames,
+ * threads, backtraces: what later rows may refer to), not with the rows.
+ * The reader loads nothing from the network (XML_PARSE_NONET), no DTD and
+ * substitutes no entity; a document with a DOCTYPE is refused before any
+ * element is read, as xctrace never writes one.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlreader.h>
+
+#include <flamekit/plugin.h>
+
+#include "../common/limit.h"
+#include "../common/stack.h"
+#include "../common/time.h"
+
+#define NONE UINT32_MAX
+#define NO_NUM INT64_MIN
+
+struct opts {
+	const char *sample_type;
+	int thread_root;
+	const char *max_input_size;
+};
+
+static const struct fk_option options[] = {
+	FK_OPTION(FK_OPT_STRING, "sample-type", "time", struct opts, sample_type,
+	          "time: weigh each row by its weight (ns, the sample's duration); samples: count each row once"),
+	FK_OPTION(FK_OPT_FLAG, "thread-root", "0", struct opts, thread_root,
+	          "put the thread's name (its fmt, as Instruments shows it) at the root of each stack"),
+	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
+	FK_OPTION_END,
+};
+
+/* The elements read; their names are interned in the reader's dictionary
+ * (c->nm[]), so that a name is known by its pointer. */
+enum name {
+	K_TIME, K_THREAD, K_PROCESS, K_TID, K_PID, K_STATE, K_WEIGHT, K_BT, K_TAGGED, K_FRAME,
+	K_BINARY, /* the kinds of entries: the elements that may carry an id */
+	N_KINDS,
+	N_ROOT = N_KINDS, N_NODE, N_SCHEMA, N_ROW, N_SENTINEL,
+	A_ID, A_REF, A_FMT, A_NAME, A_ADDR,
+	N_NAMES
+};
+
+static const char *const names[N_NAMES] = {
+	"sample-time", "thread", "process", "tid", "pid", "thread-state", "weight", "backtrace",
+	"tagged-backtrace", "frame", "binary", "trace-query-result", "node", "schema", "row",
+	"sentinel", "id", "ref", "fmt", "name", "addr",
+};
+
+/* Which kinds each kind holds (bit k: kind k). */
+static const unsigned holds[N_KINDS] = {
+	[K_THREAD] = 1u << K_TID | 1u << K_PROCESS,
+	[K_PROCESS] = 1u << K_PID,
+	[K_BT] = 1u << K_FRAME,
+	[K_TAGGED] = 1u << K_BT | 1u << K_FRAME,
+	[K_FRAME] = 1u << K_BINARY,
+};
+#define ROW_HOLDS (1u << K_TIME | 1u << K_THREAD | 1u << K_PROCESS | 1u << K_STATE | 1u << K_WEIGHT | \
+                   1u << K_BT | 1u << K_TAGGED)
+/* the kinds whose value is their text: a number, or the state's name */
+#define NUMERIC (1u << K_TIME | 1u << K_TID | 1u << K_PID | 1u << K_WEIGHT)
+
+/* One element read: what the rows and later refs need of it. */
+struct ent {
+	uint8_t kind;
+	uint32_t off, len; /* its text (a frame's or binary's name, a thread's, process's or
+	                    * state's fmt) in c->text; a backtrace's frames in c->pool */
+	uint32_t link;     /* a frame's binary, a thread's process: an entry, or NONE */
+	int64_t num;       /* a number's value, a thread's tid, a process's pid, or NO_NUM */
+	fk_node_t node;    /* a backtrace's stack once pushed, or FK_NODE_NONE */
+};
+
+struct slot {
+	uint64_t id; /* 0: empty (ids are 1 and more) */
+	uint32_t ent;
+};
+
+struct cx {
+	const struct fk_host *h;
+	struct fk_input *in;
+	struct fk_sink *sink;
+	const struct opts *o;
+	xmlTextReaderPtr r;
+	const xmlChar *nm[N_NAMES];
+	struct ent *e;
+	size_t ne, cape;
+	struct slot *tab; /* id -> entry, open addressing, at most half full */
+	size_t tabcap, tabn;
+	char *text;
+	size_t tlen, tcap;
+	uint32_t *pool; /* the backtraces' frames, leaf first */
+	size_t plen, pcap;
+	uint32_t *fl;   /* the frames of the backtraces being read */
+	size_t fln, flcap;
+	char *buf;      /* the text of the element being read */
+	size_t blen, bcap;
+	struct fk_frameref *refs;
+	size_t caprefs;
+	long last_line; /* of the last text met, for lines past 65535 */
+	bool schema;
+	bool by_time;
+	int io_rc;      /* the input's error, reported already */
+	int pstate;     /* prolog()'s */
+	uint64_t pline;
+	uint64_t bytes;
+	struct fk_input_limit lim;
+	char err[256];  /* libxml2's first error */
+	long err_line;
+};
+
+/* --- reading ------------------------------------------------------------- */
+
+#define DOCTYPE_MSG "a DOCTYPE declaration: xctrace writes none, and flamekit reads no DTD " \
+	"(its entities could read files or expand without end)"
+
+/* The bytes before the root element, as they come, before libxml2 sees
+ * them: a DOCTYPE there is refused, its entities never declared.  Only
+ * what may come before the root is followed: blanks, <?...?>, <!--...-->. */
+enum { P_TEXT, P_LT, P_BANG, P_BANGDASH, P_COMMENT, P_COMMENT1, P_COMMENT2, P_PI, P_PIQ, P_DONE };
+
+static int prolog(struct cx *c, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && c->pstate != P_DONE; i++) {
+		char ch = s[i];
+		if (ch == '\n')
+			c->pline++;
+		switch (c->pstate) {
+		case P_TEXT: if (ch == '<') c->pstate = P_LT; break;
+		case P_LT: c->pstate = ch == '?' ? P_PI : ch == '!' ? P_BANG : P_DONE; break;
+		case P_BANG:
+			if (ch != '-')
+				return c->h->input_error(c->in, c->pline, DOCTYPE_MSG);
+			c->pstate = P_BANGDASH;
+			break;
+		case P_BANGDASH: c->pstate = P_COMMENT; break; /* "<!-x": libxml2's error */
+		case P_COMMENT: if (ch == '-') c->pstate = P_COMMENT1; break;
+		case P_COMMENT1: c->pstate = ch == '-' ? P_COMMENT2 : P_COMMENT; break;
+		case P_COMMENT2: c->pstate = ch == '>' ? P_TEXT : ch == '-' ? P_COMMENT2 : P_COMMENT; break;
+		case P_PI: if (ch == '?') c->pstate = P_PIQ; break;
+		case P_PIQ: c->pstate = ch == '>' ? P_TEXT : ch == '?' ? P_PIQ : P_PI; break;
+		}
+	}
+	return 0;
+}
+
+static int io_read(void *ctx, char *buf, int len)
+{
+	struct cx *c = ctx;
+	ssize_t n;
+
+	if (c->io_rc)
+		return -1;
+	n = c->h->read(c->in, buf, (size_t)len);
+	if (n < 0) {
+		c->io_rc = (int)n;
+		return -1;
+	}
+	c->bytes += (uint64_t)n;
+	if (c->pstate != P_DONE && (c->io_rc = prolog(c, buf, (size_t)n)) < 0)
+		return -1;
+	if (c->bytes > c->lim.bytes) {
+		c->io_rc = fk_limit_exceeded(c->h, c->in, &c->lim);
+		return -1;
+	}
+	return (int)n;
+}
+
+static void on_error(void *ctx, xmlErrorPtr err)
+{
+	struct cx *c = ctx;
+	size_t n;
+
+	if (!err || err->level < XML_ERR_ERROR || c->err[0])
+		return;
+	snprintf(c->err, sizeof c->err, "%s", err->message ? err->message : "unknown error");
+	n = strlen(c->err);
+	while (n > 0 && (c->err[n - 1] == '\n' || c->err[n - 1] == ' '))
+		c->err[--n] = '\0';
+	c->err_line = err->line;
+}
+
+/* The line of the node the reader is on.  libxml2 keeps an element's line
+ * in 16 bits; past 65535 the text before it says (XML_PARSE_BIG_LINES). */
+static long line_now(struct cx *c)
+{
+	xmlNodePtr n = xmlTextReaderCurrentNode(c->r);
+	long l = n ? xmlGetLineNo(n) : -1;
+
+	if (l < 0 || l >= 65535)
+		l = c->last_line > 65535 ? c->last_line : 65535;
+	return l;
+}
+
+static int fail(struct cx *c, const char *fmt, ...) FK_PRINTF(2, 3);
+static int fail(struct cx *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return c->h->input_error(c->in, (uint64_t)line_now(c), "%s", msg);
+}
+
+/* The next node: 1, 0 at the end, or a negative status (reported). */
+static int rd(struct cx *c)
+{
+	int rc = xmlTextReaderRead(c->r), t;
+
+	if (rc == 1) {
+		t = xmlTextReaderNodeType(c->r);
+		if (t == XML_READER_TYPE_WHITESPACE || t == XML_READER_TYPE_SIGNIFICANT_WHITESPACE ||
+		    t == XML_READER_TYPE_TEXT) {
+			xmlNodePtr n = xmlTextReaderCurrentNode(c->r);
+			if (n && n->line == 65535)
+				c->last_line = xmlGetLineNo(n);
+		} else if (t == XML_READER_TYPE_DOCUMENT_TYPE) { /* prolog() refuses it first */
+			return c->h->input_error(c->in, (uint64_t)xmlTextReaderGetParserLineNumber(c->r), DOCTYPE_MSG);
+		}
+		return 1;
+	}
+	if (c->io_rc)
+		return c->io_rc;
+	if (rc == 0 && !c->err[0])
+		return 0;
+	return c->h->input_error(c->in, c->err_line > 0 ? (uint64_t)c->err_line : (uint64_t)line_now(c),
+	                         "not well-formed XML: %s", c->err[0] ? c->err : "the reader failed");
+}
+
+static int type(struct cx *c)
+{
+	return xmlTextReaderNodeType(c->r);
+}
+
+/* Skip the element the reader is on, with everything in it. */
+static int skip(struct cx *c)
+{
+	int d = xmlTextReaderDepth(c->r), rc;
+
+	if (xmlTextReaderIsEmptyElement(c->r))
+		return 0;
+	while ((rc = rd(c)) > 0)
+		if (type(c) == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(c->r) == d)
+			return 0;
+	return rc < 0 ? rc : fail(c, "the document ends inside an element");
+}
+
+static int kind_of(const struct cx *c, const xmlChar *nm)
+{
+	for (int k = 0; k < N_KINDS; k++)
+		if (nm == c->nm[k])
+			return k;
+	return -1;
+}
+
+/* --- the entries and their ids --------------------------------------------- */
+
+static uint32_t *slot_of(struct cx *c, uint64_t id)
+{
+	size_t m = c->tabcap - 1, i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & m;
+
+	while (c->tab[i].id && c->tab[i].id != id)
+		i = (i + 1) & m;
+	if (!c->tab[i].id)
+		return NULL;
+	return &c->tab[i].ent;
+}
+
+static int tab_put(struct cx *c, uint64_t id, uint32_t ent)
+{
+	size_t m, i;
+
+	if (2 * (c->tabn + 1) > c->tabcap) {
+		size_t cap = c->tabcap ? c->tabcap * 2 : 1024;
+		struct slot *old = c->tab, *t = c->h->alloc(cap * sizeof *t);
+		size_t oldcap = c->tabcap;
+		if (!t)
+			return FK_ERR_NOMEM;
+		memset(t, 0, cap * sizeof *t);
+		c->tab = t;
+		c->tabcap = cap;
+		c->tabn = 0;
+		for (size_t k = 0; k < oldcap; k++)
+			if (old[k].id)
+				tab_put(c, old[k].id, old[k].ent);
+		c->h->free(old);
+	}
+	m = c->tabcap - 1;
+	i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & m;
+	while (c->tab[i].id)
+		i = (i + 1) & m;
+	c->tab[i].id = id;
+	c->tab[i].ent = ent;
+	c->tabn++;
+	return 0;
+}
+
+static int new_ent(struct cx *c, int kind, uint32_t *idx)
+{
+	struct ent *e;
+
+	if (c->ne >= NONE - 1)
+		return fail(c, "more than %u elements with ids", NONE - 1);
+	if (grow(c->h, (void **)&c->e, &c->cape, c->ne + 1, sizeof *c->e) < 0)
+		return FK_ERR_NOMEM;
+	e = &c->e[c->ne];
+	memset(e, 0, sizeof *e);
+	e->kind = (uint8_t)kind;
+	e->link = NONE;
+	e->num = NO_NUM;
+	e->node = FK_NODE_NONE;
+	*idx = (uint32_t)c->ne++;
+	return 0;
+}
+
+static int add_text(struct cx *c, const char *s, size_t n, uint32_t *off, uint32_t *len)
+{
+	if (c->tlen + n >= UINT32_MAX)
+		return fail(c, "more than 4 GiB of names");
+	if (grow(c->h, (void **)&c->text, &c->tcap, c->tlen + n + 1, 1) < 0)
+		return FK_ERR_NOMEM;
+	memcpy(c->text + c->tlen, s, n);
+	*off = (uint32_t)c->tlen;
+	*len = (uint32_t)n;
+	c->tlen += n;
+	return 0;
+}
+
+/* An id or ref attribute's value: a whole number from 1. */
+static int id_value(struct cx *c, const char *what, const xmlChar *v, uint64_t *id)
+{
+	const char *s = (const char *)v;
+	uint64_t x = 0;
+
+	if (!*s)
+		goto bad;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > (UINT64_MAX - 9) / 10)
+			goto bad;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	if (x == 0)
+		goto bad;
+	*id = x;
+	return 0;
+bad:
+	return fail(c, "%s=\"%.40s\" is not a whole number from 1", what, (const char *)v);
+}
+
+/* The attributes an element may carry: id or ref, its text (fmt, or name
+ * and addr for a frame), copied into c->text only for a new entry. */
+struct attrs {
+	uint64_t id, ref;
+	bool has_id, has_ref;
+};
+
+static int read_attrs(struct cx *c, int kind, struct attrs *a, uint32_t *idx)
+{
+	const xmlChar *nm;
+	int rc;
+
+	memset(a, 0, sizeof *a);
+	*idx = NONE;
+	/* id and ref first: the text is kept only for a new entry */
+	for (int more = xmlTextReaderMoveToFirstAttribute(c->r); more == 1;
+	     more = xmlTextReaderMoveToNextAttribute(c->r)) {
+		nm = xmlTextReaderConstName(c->r);
+		if (nm == c->nm[A_ID]) {
+			if ((rc = id_value(c, "id", xmlTextReaderConstValue(c->r), &a->id)) < 0)
+				return rc;
+			a->has_id = true;
+		} else if (nm == c->nm[A_REF]) {
+			if ((rc = id_value(c, "ref", xmlTextReaderConstValue(c->r), &a->ref)) < 0)
+				return rc;
+			a->has_ref = true;
+		}
+	}
+	xmlTextReaderMoveToElement(c->r);
+	if (a->has_ref && a->has_id)
+		return fail(c, "<%s> has both an id and a ref", names[kind]);
+	if (a->has_ref) {
+		uint32_t *s = c->tabcap ? slot_of(c, a->ref) : NULL;
+		if (!s)
+			return fail(c, "<%s ref=\"%" PRIu64 "\"> refers to no earlier element (an id is defined "
+			            "before any ref to it)", names[kind], a->ref);
+		if (c->e[*s].kind != kind)
+			return fail(c, "<%s ref=\"%" PRIu64 "\"> refers to a <%s>, not a <%s>", names[kind], a->ref,
+			            names[c->e[*s].kind], names[kind]);
+		*idx = *s;
+		return 0;
+	}
+	if (a->has_id && c->tabcap && slot_of(c, a->id))
+		return fail(c, "id=\"%" PRIu64 "\" is given to a second element", a->id);
+	if ((rc = new_ent(c, kind, idx)) < 0)
+		return rc;
+	if (a->has_id && (rc = tab_put(c, a->id, *idx)) < 0)
+		return rc;
+	if (kind == K_FRAME || kind == K_BINARY || kind == K_THREAD || kind == K_PROCESS || kind == K_STATE) {
+		const xmlChar *want = kind == K_FRAME || kind == K_BINARY ? c->nm[A_NAME] : c->nm[A_FMT];
+		/* a frame without a name is its address */
+		for (int more = xmlTextReaderMoveToFirstAttribute(c->r); more == 1;
+		     more = xmlTextReaderMoveToNextAttribute(c->r)) {
+			nm = xmlTextReaderConstName(c->r);
+			if (nm == want || (kind == K_FRAME && nm == c->nm[A_ADDR] && !c->e[*idx].len)) {
+				const char *v = (const char *)xmlTextReaderConstValue(c->r);
+				if (v && (rc = add_text(c, v, strlen(v), &c->e[*idx].off, &c->e[*idx].len)) < 0)
+					return rc;
+				if (nm == want)
+					break;
+			}
+		}
+		xmlTextReaderMoveToElement(c->r);
+	}
+	return 0;
+}
+
+/* A number's text: blanks around at most 18 digits (a sample-time, tid or
+ * pid may have a minus sign). */
+static int number(struct cx *c, int kind, int64_t *v)
+{
+	size_t i = 0, n = c->blen;
+	const char *s = c->buf;
+	int64_t x = 0;
+	bool neg = false;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	while (n > i && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	if (i < n && s[i] == '-' && kind != K_WEIGHT) {
+		neg = true;
+		i++;
+	}
+	if (i == n || n - i > 18)
+		goto bad;
+	for (; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			goto bad;
+		x = x * 10 + (s[i] - '0');
+	}
+	*v = neg ? -x : x;
+	return 0;
+bad:
+	return fail(c, "<%s> holds \"%.*s\", not a whole number%s", names[kind], (int)(c->blen > 40 ? 40 : c->blen),
+	            c->buf, kind == K_WEIGHT ? " of ns" : "");
+}
+
+static int add_frames(struct cx *c, const uint32_t *f, size_t n)
+{
+	if (grow(c->h, (void **)&c->fl, &c->flcap, c->fln + n, sizeof *c->fl) < 0)
+		return FK_ERR_NOMEM;
+	memcpy(c->fl + c->fln, f, n * sizeof *f);
+	c->fln += n;
+	return 0;
+}
+
+static int element(struct cx *c, int kind, uint32_t *idx);
+
+/* What a child (an entry) gives the new entry `p` that holds it. */
+static int adopt(struct cx *c, uint32_t p, int ck, uint32_t ch)
+{
+	struct ent *e = &c->e[p], *k = &c->e[ch];
+
+	switch (ck) {
+	case K_TID: case K_PID:
+		e->num = k->num;
+		return 0;
+	case K_PROCESS: case K_BINARY:
+		e->link = ch;
+		return 0;
+	case K_FRAME:
+		return add_frames(c, &ch, 1);
+	case K_BT:
+		return add_frames(c, c->pool + k->off, k->len);
+	}
+	return 0;
+}
+
+/* The body of new entry idx, up to its end tag: its children and text. */
+static int body(struct cx *c, int kind, uint32_t idx)
+{
+	int d = xmlTextReaderDepth(c->r), rc, t;
+	size_t base = c->fln;
+
+	c->blen = 0;
+	if (!xmlTextReaderIsEmptyElement(c->r))
+		while ((rc = rd(c)) > 0) {
+			t = type(c);
+			if (t == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(c->r) == d)
+				break;
+			if (t == XML_READER_TYPE_ELEMENT) {
+				int ck = kind_of(c, xmlTextReaderConstName(c->r));
+				uint32_t ch;
+				if (ck < 0 || !(holds[kind] >> ck & 1)) {
+					if ((rc = skip(c)) < 0)
+						return rc;
+					continue;
+				}
+				if ((rc = element(c, ck, &ch)) < 0 || (rc = adopt(c, idx, ck, ch)) < 0)
+					return rc;
+				c->blen = 0; /* a number is the text of an element holding no other */
+			} else if ((t == XML_READER_TYPE_TEXT || t == XML_READER_TYPE_CDATA) &&
+			           ((NUMERIC >> kind & 1) || kind == K_STATE)) {
+				const char *v = (const char *)xmlTextReaderConstValue(c->r);
+				size_t n = v ? strlen(v) : 0;
+				if (c->blen + n > 4096)
+					n = 0; /* too long for a number: "not a number" below */
+				if (grow(c->h, (void **)&c->buf, &c->bcap, c->blen + n + 1, 1) < 0)
+					return FK_ERR_NOMEM;
+				memcpy(c->buf + c->blen, v, n);
+				c->blen += n;
+			}
+		}
+	else
+		rc = 1;
+	if (rc == 0)
+		return fail(c, "the document ends inside <%s>", names[kind]);
+	if (rc < 0)
+		return rc;
+	if (NUMERIC >> kind & 1) {
+		if (c->blen == 0 && kind != K_TID && kind != K_PID)
+			return fail(c, "<%s> holds no number", names[kind]);
+		if (c->blen && (rc = number(c, kind, &c->e[idx].num)) < 0)
+			return rc;
+	} else if (kind == K_STATE && c->e[idx].len == 0 && c->blen) {
+		if ((rc = add_text(c, c->buf, c->blen, &c->e[idx].off, &c->e[idx].len)) < 0)
+			return rc;
+	} else if (kind == K_BT || kind == K_TAGGED) {
+		size_t n = c->fln - base;
+		if (grow(c->h, (void **)&c->pool, &c->pcap, c->plen + n, sizeof *c->pool) < 0)
+			return FK_ERR_NOMEM;
+		if (c->plen + n >= UINT32_MAX)
+			return fail(c, "more than 2^32 frames in the backtraces");
+		memcpy(c->pool + c->plen, c->fl + base, n * sizeof *c->fl);
+		c->e[idx].off = (uint32_t)c->plen;
+		c->e[idx].len = (uint32_t)n;
+		c->plen += n;
+		c->fln = base;
+	}
+	return 0;
+}
+
+/* The element the reader is on, of kind `kind`: its entry into *idx (an
+ * earlier one for a ref), the reader left on its end. */
+static int element(struct cx *c, int kind, uint32_t *idx)
+{
+	struct attrs a;
+	int rc;
+
+	if ((rc = read_attrs(c, kind, &a, idx)) < 0)
+		return rc;
+	if (a.has_ref)
+		return skip(c);
+	return body(c, kind, *idx);
+}
+
+/* --- rows --------------------------------------------------------------- */
+
+struct row {
+	uint32_t col[N_KINDS]; /* the entry of each column, or NONE */
+	long line;
+};
+
+static int push_row(struct cx *c, const struct row *w)
+{
+	const struct fk_host *h = c->h;
+	uint32_t bt = w->col[K_TAGGED] != NONE ? w->col[K_TAGGED] : w->col[K_BT];
+	uint32_t th = w->col[K_THREAD], pr = w->col[K_PROCESS], st = w->col[K_STATE];
+	struct fk_sample smp;
+	struct fk_sample_ext ext = FK_SAMPLE_EXT_INIT;
+	struct fk_attr attr;
+	struct ent *b;
+	fk_node_t node = FK_NODE_NONE;
+	bool root = c->o->thread_root && th != NONE && c->e[th].len;
+	size_t n, k = 0;
+	int rc;
+
+	if (bt == NONE || c->e[bt].len == 0 || (c->by_time && w->col[K_WEIGHT] == NONE)) {
+		h->input_skip(c->in, (uint64_t)w->line);
+		return 0;
+	}
+	b = &c->e[bt];
+	memset(&smp, 0, sizeof smp);
+	if (c->by_time) {
+		int64_t wt = c->e[w->col[K_WEIGHT]].num;
+		smp.weight[0] = (double)wt;
+	} else {
+		smp.weight[0] = 1;
+	}
+	if (w->col[K_TIME] != NONE) {
+		int64_t t = c->e[w->col[K_TIME]].num;
+		if (!fk_time_ns_fits_i64(t))
+			return h->input_error(c->in, (uint64_t)w->line, "the row's sample-time, %" PRId64 " ns, is beyond "
+			                      "the " FK_TIME_YEARS " years either side of 0 that flamekit's times hold", t);
+		smp.flags |= FK_SAMPLE_TIME;
+		smp.time_ns = t;
+	}
+	if (th != NONE) {
+		const struct ent *t = &c->e[th];
+		if (t->num != NO_NUM && t->num >= INT32_MIN && t->num <= INT32_MAX) {
+			smp.flags |= FK_SAMPLE_TID;
+			smp.tid = (int32_t)t->num;
+		}
+		if (t->len) {
+			smp.flags |= FK_SAMPLE_COMM;
+			smp.comm = c->text + t->off;
+			smp.comm_len = t->len;
+		}
+		if (pr == NONE)
+			pr = t->link;
+	}
+	if (pr != NONE && c->e[pr].num != NO_NUM && c->e[pr].num >= INT32_MIN && c->e[pr].num <= INT32_MAX) {
+		smp.flags |= FK_SAMPLE_PID;
+		smp.pid = (int32_t)c->e[pr].num;
+	}
+	if (st != NONE && c->e[st].len) {
+		attr.key = "state";
+		attr.key_len = 5;
+		attr.value = c->text + c->e[st].off;
+		attr.value_len = c->e[st].len;
+		ext.attrs = &attr;
+		ext.nattrs = 1;
+	}
+	if (!root && b->node != FK_NODE_NONE) {
+		if (FK_HOST_HAS(h, push_ext))
+			return h->push_ext(c->sink, b->node, &smp, ext.nattrs ? &ext : NULL, NULL);
+		return h->push_node(c->sink, b->node, &smp);
+	}
+	n = b->len + (root ? 1 : 0);
+	if (grow(h, (void **)&c->refs, &c->caprefs, n, sizeof *c->refs) < 0)
+		return FK_ERR_NOMEM;
+	memset(c->refs, 0, n * sizeof *c->refs);
+	if (root) {
+		c->refs[k].name = smp.comm;
+		c->refs[k++].len = smp.comm_len;
+	}
+	for (size_t i = b->len; i-- > 0; k++) {
+		const struct ent *f = &c->e[c->pool[b->off + i]];
+		if (f->len) {
+			c->refs[k].name = c->text + f->off;
+			c->refs[k].len = f->len;
+		} else {
+			c->refs[k].name = "[unknown]";
+			c->refs[k].len = 9;
+		}
+		if (f->link != NONE && c->e[f->link].len) {
+			c->refs[k].module = c->text + c->e[f->link].off;
+			c->refs[k].module_len = c->e[f->link].len;
+		}
+	}
+	smp.frames = c->refs;
+	smp.nframes = n;
+	if (FK_HOST_HAS(h, push_ext))
+		rc = h->push_ext(c->sink, FK_NODE_NONE, &smp, ext.nattrs ? &ext : NULL, &node);
+	else
+		rc = h->push(c->sink, &smp, &node);
+	if (rc == 0 && !root)
+		b->node = node;
+	return rc;
+}
+
+static int row(struct cx *c)
+{
+	struct row w;
+	int d = xmlTextReaderDepth(c->r), rc, t;
+
+	for (int k = 0; k < N_KINDS; k++)
+		w.col[k] = NONE;
+	w.line = line_now(c);
+	if (!c->schema)
+		return fail(c, "a <row> before the table's <schema>");
+	if (!xmlTextReaderIsEmptyElement(c->r))
+		while ((rc = rd(c)) > 0) {
+			t = type(c);
+			if (t == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(c->r) == d)
+				break;
+			if (t == XML_READER_TYPE_ELEMENT) {
+				int k = kind_of(c, xmlTextReaderConstName(c->r));
+				uint32_t idx;
+				if (k < 0 || !(ROW_HOLDS >> k & 1)) {
+					if ((rc = skip(c)) < 0)
+						return rc;
+					continue;
+				}
+				if ((rc = element(c, k, &idx)) < 0)
+					return rc;
+				w.col[k] = idx;
+			}
+		}
+	else
+		rc = 1;
+	if (rc == 0)
+		return fail(c, "the document ends inside a <row>");
+	if (rc < 0)
+		return rc;
+	return push_row(c, &w);
+}
+
+static int schema(struct cx *c)
+{
+	xmlChar *v = xmlTextReaderGetAttribute(c->r, (const xmlChar *)"name");
+	int rc = 0;
+
+	if (!v || strcmp((const char *)v, "time-profile") != 0)
+		rc = fail(c, "the table's schema is \"%.60s\", not \"time-profile\": export the Time Profiler's table "
+		          "(xctrace export --xpath '/trace-toc/run[@number=\"1\"]/data/table[@schema=\"time-profile\"]')",
+		          v ? (const char *)v : "");
+	xmlFree(v);
+	if (rc == 0) {
+		c->schema = true;
+		rc = skip(c);
+	}
+	return rc;
+}
+
+/* The document: <trace-query-result>, its <node>s, their schema and rows. */
+static int document(struct cx *c)
+{
+	int rc, t;
+
+	while ((rc = rd(c)) > 0 && type(c) != XML_READER_TYPE_ELEMENT)
+		;
+	if (rc <= 0)
+		return rc;
+	if (xmlTextReaderConstName(c->r) != c->nm[N_ROOT])
+		return fail(c, "the document is a <%.60s>, not an xctrace export (<trace-query-result>)",
+		            (const char *)xmlTextReaderConstName(c->r));
+	if (xmlTextReaderIsEmptyElement(c->r))
+		return 0;
+	while ((rc = rd(c)) > 0) {
+		t = type(c);
+		if (t != XML_READER_TYPE_ELEMENT)
+			continue;
+		if (xmlTextReaderDepth(c->r) == 1 && xmlTextReaderConstName(c->r) == c->nm[N_NODE])
+			continue; /* into the node */
+		if (xmlTextReaderDepth(c->r) == 2 && xmlTextReaderConstName(c->r) == c->nm[N_ROW])
+			rc = row(c);
+		else if (xmlTextReaderDepth(c->r) == 2 && xmlTextReaderConstName(c->r) == c->nm[N_SCHEMA])
+			rc = schema(c);
+		else
+			rc = skip(c);
+		if (rc < 0)
+			return rc;
+	}
+	return rc;
+}
+
+/* --- the plugin ------------------------------------------------------------ */
+
+static int check(const struct fk_host *h, const void *op, const char *where)
+{
+	const struct opts *o = op;
+
+	(void)where;
+	if (o->sample_type && strcmp(o->sample_type, "time") != 0 && strcmp(o->sample_type, "samples") != 0) {
+		h->log(FK_LOG_ERROR, "--sample-type takes time or samples, not \"%s\"", o->sample_type);
+		return FK_ERR_USAGE;
+	}
+	return fk_limit_check(h, o->max_input_size);
+}
+
+static void cx_free(struct cx *c)
+{
+	if (c->r)
+		xmlFreeTextReader(c->r);
+	c->h->free(c->e);
+	c->h->free(c->tab);
+	c->h->free(c->text);
+	c->h->free(c->pool);
+	c->h->free(c->fl);
+	c->h->free(c->buf);
+	c->h->free(c->refs);
+}
+
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
+{
+	static const struct opts defaults = { "time", 0, "auto" };
+	const struct opts *o = op ? op : &defaults;
+	struct cx c;
+	xmlStructuredErrorFunc old_fn = xmlStructuredError;
+	void *old_ctx = xmlStructuredErrorContext;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	c.h = h;
+	c.in = in;
+	c.sink = sink;
+	c.o = o;
+	c.pline = 1;
+	c.by_time = !o->sample_type || strcmp(o->sample_type, "samples") != 0;
+	fk_limit_for(h, in, o->max_input_size, &c.lim);
+	xmlInitParser();
+	/* anything libxml2 says outside the reader's own handler comes here too,
+	 * never to stderr */
+	xmlSetStructuredErrorFunc(&c, on_error);
+	c.r = xmlReaderForIO(io_read, NULL, &c, NULL, NULL,
+	                     XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_COMPACT | XML_PARSE_BIG_LINES |
+	                     XML_PARSE_NOWARNING);
+	if (!c.r) {
+		rc = c.io_rc ? c.io_rc : h->input_error(in, 0, "out of memory");
+		goto out;
+	}
+	xmlTextReaderSetStructuredErrorHandler(c.r, on_error, &c);
+	for (int k = 0; k < N_NAMES; k++)
+		if (!(c.nm[k] = xmlTextReaderConstString(c.r, (const xmlChar *)names[k]))) {
+			rc = h->input_error(in, 0, "out of memory");
+			goto out;
+		}
+	if (h->sink_set_unit)
+		h->sink_set_unit(sink, c.by_time ? "ns" : "samples");
+	rc = document(&c);
+	if (rc > 0)
+		rc = 0;
+	if (rc == FK_ERR_NOMEM)
+		h->input_error(in, (uint64_t)line_now(&c), "out of memory");
+out:
+	cx_free(&c);
+	xmlSetStructuredErrorFunc(old_ctx, old_fn);
+	return rc;
+}
+
+/* Detection: the document's root is <trace-query-result>, after an XML
+ * declaration, comments, blanks or a DOCTYPE (which parse refuses). */
+static int probe(const unsigned char *b, size_t n)
+{
+	static const char root[] = "<trace-query-result";
+	size_t i = 0, rl = sizeof root - 1;
+
+	if (n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
+		i = 3;
+	for (;;) {
+		const unsigned char *e;
+		while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+			i++;
+		if (n - i >= 4 && memcmp(b + i, "<!--", 4) == 0) {
+			e = NULL;
+			for (size_t j = i + 4; j + 3 <= n; j++)
+				if (memcmp(b + j, "-->", 3) == 0) {
+					e = b + j + 3;
+					break;
+				}
+		} else if (n - i >= 2 && b[i] == '<' && b[i + 1] == '?') {
+			e = NULL;
+			for (size_t j = i + 2; j + 2 <= n; j++)
+				if (b[j] == '?' && b[j + 1] == '>') {
+					e = b + j + 2;
+					break;
+				}
+		} else if (n - i >= 9 && memcmp(b + i, "<!DOCTYPE", 9) == 0) {
+			/* taken, to be refused by name: up to its '>', past any [...] */
+			const unsigned char *sq = memchr(b + i, '[', n - i), *gt = memchr(b + i, '>', n - i);
+			if (sq && gt && sq < gt)
+				gt = (sq = memchr(sq, ']', n - (size_t)(sq - b))) ? memchr(sq, '>', n - (size_t)(sq - b)) : NULL;
+			e = gt ? gt + 1 : NULL;
+		} else {
+			break;
+		}
+		if (!e)
+			return 0;
+		i = (size_t)(e - b);
+	}
+	if (n - i <= rl || memcmp(b + i, root, rl) != 0)
+		return 0;
+	switch (b[i + rl]) {
+	case '>': case ' ': case '\t': case '\r': case '\n': case '/':
+		return 100;
+	}
+	return 0;
+}
+
+static struct fk_input_plugin plugin = {
+	.h = {
+		.name = "xctrace",
+		.version = "1.0",
+		.description = "Instruments' xctrace export XML of the Time Profiler table (time-profile)",
+		.options = options,
+		.options_size = sizeof(struct opts),
+	},
+	.probe = probe,
+	.parse = parse,
+	.check = check,
+};
+
+FLAMEKIT_REGISTER_INPUT(plugin)
