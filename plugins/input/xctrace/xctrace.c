@@ -218,6 +218,9 @@ static void on_error(void *ctx, xmlErrorPtr err)
 	n = strlen(c->err);
 	while (n > 0 && (c->err[n - 1] == '\n' || c->err[n - 1] == ' '))
 		c->err[--n] = '\0';
+	for (size_t i = 0; i < n; i++) /* one line: "...encoding !\nBytes: 0xFF" */
+		if (c->err[i] == '\n')
+			c->err[i] = ' ';
 	c->err_line = err->line;
 }
 
@@ -446,7 +449,9 @@ static int read_attrs(struct cx *c, int kind, struct attrs *a, uint32_t *idx)
 			nm = xmlTextReaderConstName(c->r);
 			if (nm == want || (kind == K_FRAME && nm == c->nm[A_ADDR] && !c->e[*idx].len)) {
 				const char *v = (const char *)xmlTextReaderConstValue(c->r);
-				if (v && (rc = add_text(c, v, strlen(v), &c->e[*idx].off, &c->e[*idx].len)) < 0)
+				if (!v || !*v)
+					continue; /* an empty text is none */
+				if ((rc = add_text(c, v, strlen(v), &c->e[*idx].off, &c->e[*idx].len)) < 0)
 					return rc;
 				if (nm == want)
 					break;
