@@ -19,13 +19,14 @@ for f in "$D"/two-processes.xml "$D"/tagged.xml; do
 	is "$("$FLAMEKIT" collapse -v "$f" 2>&1 > /dev/null | sed -n 's/.*: detected format //p')" xctrace \
 		"xctrace $b is detected as xctrace"
 done
-# CRLF line endings and gzip: the same stacks and skipped lines
+# CRLF line endings and gzip: the same stacks and skipped lines (a sentinel
+# backtrace, a sentinel weight, a backtrace without frames)
 "$FLAMEKIT" collapse "$D/two-processes.xml" > "$TMP/whole" 2> /dev/null
 sed 's/$/\r/' "$D/two-processes.xml" > "$TMP/crlf.xml"
 gzip -c "$D/two-processes.xml" > "$TMP/in.xml.gz"
 for f in "$TMP/crlf.xml" "$TMP/in.xml.gz"; do
 	run "$FLAMEKIT" collapse "$f"
-	is "$rc:$out:$err" "0:$(cat "$TMP/whole"):flamekit: warning: $f: skipped 2 unreadable lines (lines 12, 14)" \
+	is "$rc:$out:$err" "0:$(cat "$TMP/whole"):flamekit: warning: $f: skipped 3 unreadable lines (lines 12, 14, 17)" \
 		"$(basename "$f"): detected, the same stacks and skipped lines"
 done
 

@@ -495,6 +495,8 @@ bad:
 
 static int add_frames(struct cx *c, const uint32_t *f, size_t n)
 {
+	if (n == 0)
+		return 0; /* an empty backtrace: f may be NULL */
 	if (grow(c->h, (void **)&c->fl, &c->flcap, c->fln + n, sizeof *c->fl) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(c->fl + c->fln, f, n * sizeof *f);
@@ -579,7 +581,8 @@ static int body(struct cx *c, int kind, uint32_t idx)
 			return FK_ERR_NOMEM;
 		if (c->plen + n >= UINT32_MAX)
 			return fail(c, "more than 2^32 frames in the backtraces");
-		memcpy(c->pool + c->plen, c->fl + base, n * sizeof *c->fl);
+		if (n) /* an empty backtrace's pool and list may still be NULL */
+			memcpy(c->pool + c->plen, c->fl + base, n * sizeof *c->fl);
 		c->e[idx].off = (uint32_t)c->plen;
 		c->e[idx].len = (uint32_t)n;
 		c->plen += n;
