@@ -61,6 +61,10 @@ if command -v go > /dev/null 2>&1; then
 else
 	skip "pprof labels" "no go tool pprof"
 fi
+"$FLAMEKIT" graph --output-plugin html -o "$TMP/x.html" "$D/two-processes.xml" 2> /dev/null
+is "$(grep -o '"threads":\[\[[^]]*\]\(,\[[^]]*\]\)*\]' "$TMP/x.html")" \
+	'"threads":[[581,42,"Main Thread 0x2a (Safari, pid: 581)"],[581,49,"com.apple.NSURLSession-work 0x31 (Safari, pid: 581)"],[150,153,"Main Thread 0x99 (WindowServer, pid: 150)"]]' \
+	"the HTML report's thread menu: each thread's pid, tid and name"
 "$FLAMEKIT" graph -o "$TMP/x.svg" "$D/two-processes.xml"
 is "$?:$(grep -c '<title>naïve_🔥_draw (4,000,000 samples, 33.33%)</title>' "$TMP/x.svg"):$(grep -c '<title>&lt;script&gt;alert(1)&lt;/script&gt; (3,500,000 samples, 29.17%)</title>' "$TMP/x.svg"):$(grep -c '<script>alert' "$TMP/x.svg")" "0:1:1:0" \
 	"graph: an SVG with the frames, names escaped"
@@ -119,6 +123,16 @@ run "$FLAMEKIT" collapse --format xctrace "$TMP/cut.xml"
 is "$rc:$out:$(printf '%s' "$err" | cut -d: -f1-3)" "1::flamekit: $TMP/cut.xml:3" "a file cut short: exit 1, file and line named"
 run "$FLAMEKIT" collapse --format xctrace --sample-type cycles "$D/tagged.xml"
 is "$rc:$out:$err" '2::flamekit: [input:xctrace] --sample-type takes time or samples, not "cycles"' "an unknown --sample-type"
+
+# the bytes held are bounded: --max-input-size, and by default a gzip bomb
+LIMIT="refused, as a decompression bomb or an endless stream would be; a larger --max-input-size reads it"
+run "$FLAMEKIT" collapse --max-input-size 1K "$D/two-processes.xml"
+is "$rc:$out:$err" "1::flamekit: $D/two-processes.xml: the input holds more than --max-input-size allows (1K): $LIMIT" \
+	"--max-input-size 1K: refused"
+{ head -n 5 "$D/tagged.xml"; head -c 100000000 /dev/zero | tr '\0' ' '; } | gzip -c > "$TMP/bomb.xml.gz"
+run "$FLAMEKIT" collapse "$TMP/bomb.xml.gz"
+is "$rc:$out:$err" "1::flamekit: $TMP/bomb.xml.gz: the input holds more than --max-input-size allows (auto: 8388608 bytes for this file): $LIMIT" \
+	"100 MB of blanks gzipped into $(wc -c < "$TMP/bomb.xml.gz") bytes: refused at 8 MiB"
 
 # lines past 65535 (libxml2 keeps an element's line in 16 bits) are named
 # exactly; a 100,000-frame stack is read whole
