@@ -495,8 +495,6 @@ bad:
 
 static int add_frames(struct cx *c, const uint32_t *f, size_t n)
 {
-	if (n == 0)
-		return 0; /* an empty backtrace: f may be NULL */
 	if (grow(c->h, (void **)&c->fl, &c->flcap, c->fln + n, sizeof *c->fl) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(c->fl + c->fln, f, n * sizeof *f);
@@ -520,8 +518,8 @@ static int adopt(struct cx *c, uint32_t p, int ck, uint32_t ch)
 		return 0;
 	case K_FRAME:
 		return add_frames(c, &ch, 1);
-	case K_BT:
-		return add_frames(c, c->pool + k->off, k->len);
+	case K_BT: /* an empty one's pool may be NULL */
+		return k->len ? add_frames(c, c->pool + k->off, k->len) : 0;
 	}
 	return 0;
 }
