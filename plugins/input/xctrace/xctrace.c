@@ -524,45 +524,54 @@ static int adopt(struct cx *c, uint32_t p, int ck, uint32_t ch)
 	return 0;
 }
 
+/* The next child of the element the reader was on when it was at depth d
+ * (and not empty) that is of one of the kinds in mask, into *kind: 1, the
+ * reader on it; 0 at the element's end tag; or a negative status.  Other
+ * elements are skipped; with `text`, the text met goes into c->buf. */
+static int next_child(struct cx *c, int d, unsigned mask, bool text, int *kind)
+{
+	int rc, t;
+
+	while ((rc = rd(c)) > 0) {
+		t = type(c);
+		if (t == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(c->r) == d)
+			return 0;
+		if (t == XML_READER_TYPE_ELEMENT) {
+			int k = kind_of(c, xmlTextReaderConstName(c->r));
+			if (k >= 0 && (mask >> k & 1)) {
+				*kind = k;
+				return 1;
+			}
+			if ((rc = skip(c)) < 0)
+				return rc;
+		} else if (text && (t == XML_READER_TYPE_TEXT || t == XML_READER_TYPE_CDATA)) {
+			const char *v = (const char *)xmlTextReaderConstValue(c->r);
+			size_t n = v ? strlen(v) : 0;
+			if (c->blen + n > 4096)
+				n = 0; /* too long for a number: "not a number" later */
+			if (grow(c->h, (void **)&c->buf, &c->bcap, c->blen + n + 1, 1) < 0)
+				return FK_ERR_NOMEM;
+			memcpy(c->buf + c->blen, v, n);
+			c->blen += n;
+		}
+	}
+	return rc < 0 ? rc : fail(c, "the document ends inside an element");
+}
+
 /* The body of new entry idx, up to its end tag: its children and text. */
 static int body(struct cx *c, int kind, uint32_t idx)
 {
-	int d = xmlTextReaderDepth(c->r), rc, t;
+	int d = xmlTextReaderDepth(c->r), rc = 0, ck;
 	size_t base = c->fln;
+	uint32_t ch;
 
 	c->blen = 0;
 	if (!xmlTextReaderIsEmptyElement(c->r))
-		while ((rc = rd(c)) > 0) {
-			t = type(c);
-			if (t == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(c->r) == d)
-				break;
-			if (t == XML_READER_TYPE_ELEMENT) {
-				int ck = kind_of(c, xmlTextReaderConstName(c->r));
-				uint32_t ch;
-				if (ck < 0 || !(holds[kind] >> ck & 1)) {
-					if ((rc = skip(c)) < 0)
-						return rc;
-					continue;
-				}
-				if ((rc = element(c, ck, &ch)) < 0 || (rc = adopt(c, idx, ck, ch)) < 0)
-					return rc;
-				c->blen = 0; /* a number is the text of an element holding no other */
-			} else if ((t == XML_READER_TYPE_TEXT || t == XML_READER_TYPE_CDATA) &&
-			           ((NUMERIC >> kind & 1) || kind == K_STATE)) {
-				const char *v = (const char *)xmlTextReaderConstValue(c->r);
-				size_t n = v ? strlen(v) : 0;
-				if (c->blen + n > 4096)
-					n = 0; /* too long for a number: "not a number" below */
-				if (grow(c->h, (void **)&c->buf, &c->bcap, c->blen + n + 1, 1) < 0)
-					return FK_ERR_NOMEM;
-				memcpy(c->buf + c->blen, v, n);
-				c->blen += n;
-			}
+		while ((rc = next_child(c, d, holds[kind], (NUMERIC >> kind & 1) || kind == K_STATE, &ck)) > 0) {
+			if ((rc = element(c, ck, &ch)) < 0 || (rc = adopt(c, idx, ck, ch)) < 0)
+				return rc;
+			c->blen = 0; /* a number is the text of an element holding no other */
 		}
-	else
-		rc = 1;
-	if (rc == 0)
-		return fail(c, "the document ends inside <%s>", names[kind]);
 	if (rc < 0)
 		return rc;
 	if (NUMERIC >> kind & 1) {
@@ -711,35 +720,20 @@ static int push_row(struct cx *c, const struct row *w)
 static int row(struct cx *c)
 {
 	struct row w;
-	int d = xmlTextReaderDepth(c->r), rc, t;
+	int d = xmlTextReaderDepth(c->r), rc = 0, k;
+	uint32_t idx;
 
-	for (int k = 0; k < N_KINDS; k++)
+	for (k = 0; k < N_KINDS; k++)
 		w.col[k] = NONE;
 	w.line = line_now(c);
 	if (!c->schema)
 		return fail(c, "a <row> before the table's <schema>");
 	if (!xmlTextReaderIsEmptyElement(c->r))
-		while ((rc = rd(c)) > 0) {
-			t = type(c);
-			if (t == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(c->r) == d)
-				break;
-			if (t == XML_READER_TYPE_ELEMENT) {
-				int k = kind_of(c, xmlTextReaderConstName(c->r));
-				uint32_t idx;
-				if (k < 0 || !(ROW_HOLDS >> k & 1)) {
-					if ((rc = skip(c)) < 0)
-						return rc;
-					continue;
-				}
-				if ((rc = element(c, k, &idx)) < 0)
-					return rc;
-				w.col[k] = idx;
-			}
+		while ((rc = next_child(c, d, ROW_HOLDS, false, &k)) > 0) {
+			if ((rc = element(c, k, &idx)) < 0)
+				return rc;
+			w.col[k] = idx;
 		}
-	else
-		rc = 1;
-	if (rc == 0)
-		return fail(c, "the document ends inside a <row>");
 	if (rc < 0)
 		return rc;
 	return push_row(c, &w);
