@@ -49,6 +49,14 @@ YAML
 run "$FLAMEKIT" run "$TMP/threads.yaml"
 is "$rc:$out" "0:$(python3 "$ORACLE" --per-thread "$D/two-processes.xml" 2> /dev/null)" \
 	"per-thread.lua: each thread's name, pid and tid"
+# the options from a job file
+cat > "$TMP/opts.yaml" << YAML
+inputs: [{path: "$D/tagged.xml", format: xctrace, options: {sample-type: samples, thread-root: true}}]
+outputs: [{plugin: folded, path: "-"}]
+YAML
+run "$FLAMEKIT" run "$TMP/opts.yaml"
+is "$rc:$out" "0:$(python3 "$ORACLE" --samples --thread-root "$D/tagged.xml" 2> /dev/null)" \
+	"a job's options: sample-type samples, thread-root"
 if command -v go > /dev/null 2>&1; then
 	"$FLAMEKIT" graph --output-plugin pprof -o "$TMP/x.pb.gz" "$D/tagged.xml"
 	is "$(go tool pprof -traces "$TMP/x.pb.gz" 2> /dev/null | grep -E '^ +(comm|pid|tid|state):' | tr -s ' ' | sort | uniq -c | tr -s ' ')" \
