@@ -49,6 +49,17 @@ YAML
 run "$FLAMEKIT" run "$TMP/threads.yaml"
 is "$rc:$out" "0:$(python3 "$ORACLE" --per-thread "$D/two-processes.xml" 2> /dev/null)" \
 	"per-thread.lua: each thread's name, pid and tid"
+# the thread state, as the attribute "state", to a Lua filter
+printf 'function sample(s)\n\ts:insert(1, s:label("state") or "none")\nend\n' > "$TMP/state.lua"
+cat > "$TMP/state.yaml" << YAML
+inputs: [{path: "$D/two-processes.xml"}]
+filters: [{plugin: lua, script: "$TMP/state.lua"}]
+outputs: [{plugin: folded, path: "-"}]
+YAML
+run "$FLAMEKIT" run "$TMP/state.yaml"
+is "$rc:$out" "0:$(python3 "$ORACLE" --state-root "$D/two-processes.xml" 2> /dev/null)" \
+	"a Lua filter reads each row's thread state: s:label(\"state\")"
+
 # the options from a job file
 cat > "$TMP/opts.yaml" << YAML
 inputs: [{path: "$D/tagged.xml", format: xctrace, options: {sample-type: samples, thread-root: true}}]

@@ -8,10 +8,11 @@ ns), not from flamekit's code.  Reads the XML with python's own parser
 stacks summed and sorted bytewise; the lines of the rows it skips (no
 backtrace, or no weight when weighing by time) go to stderr.
 
-    xctrace.py [--samples] [--thread-root] [--per-thread] FILE
+    xctrace.py [--samples] [--thread-root] [--per-thread] [--state-root] FILE
 
 --per-thread: a frame "THREAD-PID/TID" at each root, as
-lua/per-thread.lua inserts it.
+lua/per-thread.lua inserts it; --state-root: the thread state at the root
+("none" without one).
 """
 import sys
 import xml.sax
@@ -20,6 +21,7 @@ args = sys.argv[1:]
 samples = '--samples' in args
 thread_root = '--thread-root' in args
 per_thread = '--per-thread' in args
+state_root = '--state-root' in args
 args = [a for a in args if not a.startswith('--')]
 
 
@@ -100,6 +102,8 @@ class Reader(xml.sax.ContentHandler):
         if per_thread:
             proc = col.get('process') or (th and th['process'])
             names.insert(0, '%s-%s/%s' % (th['name'], proc['pid'], th['tid']))
+        if state_root:
+            names.insert(0, col.get('thread-state') or 'none')
         key = ';'.join(n.replace(';', ':').replace('\n', ' ') for n in names)
         self.out[key] = self.out.get(key, 0) + w
 
