@@ -3,6 +3,8 @@ TESTS += tests/xctrace.sh
 EXTRA_DIST += tests/xctrace.sh tests/oracle/xctrace.py \
 	tests/data/xctrace/two-processes.xml \
 	tests/data/xctrace/tagged.xml \
+	tests/data/xctrace/cpu-profile.xml \
+	tests/data/xctrace/two-tables.xml \
 	tests/data/xctrace/hostile-depth.xml \
 	tests/data/xctrace/hostile-duplicate-id.xml \
 	tests/data/xctrace/hostile-entities.xml \

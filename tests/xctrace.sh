@@ -4,14 +4,15 @@
 # written by hand from the export's public layout (refs, sentinels, several
 # threads and processes, Xcode 26's tagged backtraces).  Each collapses to
 # what tests/oracle/xctrace.py (python's own XML parser over the same file)
-# says, by time, by samples and with --thread-root; threads reach Lua and
+# says, by weight, by samples and with --thread-root; the CPU Profiler's
+# table (cycles) too, and a file of two tables; threads reach Lua and
 # pprof; the hostile files (hostile-*.xml) fail with their exact error.
 . "$FK_SRCDIR/tests/lib.sh"
 D="$FK_SRCDIR/tests/data/xctrace"
 ORACLE="$FK_SRCDIR/tests/oracle/xctrace.py"
 . "$FK_SRCDIR/tests/oracle/check.sh"
 
-for f in "$D"/two-processes.xml "$D"/tagged.xml; do
+for f in "$D"/two-processes.xml "$D"/tagged.xml "$D"/cpu-profile.xml "$D"/two-tables.xml; do
 	b=$(basename "$f")
 	check "$f" "xctrace $b (detected)"
 	check "$f" "xctrace $b --sample-type samples" --samples -- --sample-type samples
@@ -34,6 +35,25 @@ done
 run "$FLAMEKIT" collapse "$D/two-processes.xml"
 is "$(printf '%s\n' "$out" | grep -c '^main;-\[NSApplication run\];render:paint;operator<<(std::ostream&, char const\*) 2500000$')" 1 \
 	"entities in names decoded, ';' in a name made ':'"
+
+# units: ns for the Time Profiler's weights, cycles for the CPU Profiler's
+unit() { "$FLAMEKIT" graph --output-plugin pprof -o "$TMP/u.pb.gz" "$@" 2> /dev/null &&
+	go tool pprof -raw "$TMP/u.pb.gz" 2> /dev/null | sed -n '/^Samples:/{n;p;q}' | tr -s ' '; }
+if command -v go > /dev/null 2>&1; then
+	is "$(unit "$D/tagged.xml"):$(unit "$D/cpu-profile.xml"):$(unit --sample-type samples "$D/cpu-profile.xml")" \
+		"cpu/nanoseconds:cycles/count:samples/count" "the series' unit: ns (time-profile), cycles (cpu-profile), samples"
+fi
+# a time-profile and a cpu-profile table in one file: two units
+# (the second table's ids moved past the first's: ids are the document's)
+{ sed '$d' "$D/tagged.xml"; sed -n '/^<node/,/^<\/node>/p' "$D/cpu-profile.xml" |
+	sed -e 's|</node></trace-query-result>|</node>|' -e 's/\(id\|ref\)="\([0-9]*\)"/\1="100\2"/g'
+	echo '</trace-query-result>'; } > "$TMP/mixed.xml"
+ln=$(grep -n 'schema name="cpu-profile"' "$TMP/mixed.xml" | cut -d: -f1)
+run "$FLAMEKIT" collapse "$TMP/mixed.xml"
+is "$rc:$out:$err" "1::flamekit: $TMP/mixed.xml:$ln: a cpu-profile table after a time-profile one: their weights are cycles and ns, and flamekit reads one unit per input (--sample-type samples counts the rows of both)" \
+	"a time-profile and a cpu-profile table: refused by weight"
+run "$FLAMEKIT" collapse --sample-type samples "$TMP/mixed.xml"
+is "$rc:$out" "0:$(python3 "$ORACLE" --samples "$TMP/mixed.xml" 2> /dev/null)" "... and counted by samples"
 
 # threads: the thread's fmt as the name, its tid and its process's pid
 cat > "$TMP/threads.yaml" << YAML
@@ -112,10 +132,15 @@ bad() { # bad NAME TEXT EXPECTED: TEXT read with --format xctrace fails with EXP
 H='<?xml version="1.0"?>
 <trace-query-result><node><schema name="time-profile"/>
 '
+HINT="export the Time Profiler's table (xctrace export --xpath '/trace-toc/run[@number=\"1\"]/data/table[@schema=\"time-profile\"]')"
 bad schema '<?xml version="1.0"?>
 <trace-query-result><node>
-<schema name="os-signpost"/></node></trace-query-result>
-' "3: the table's schema is \"os-signpost\", not \"time-profile\": export the Time Profiler's table (xctrace export --xpath '/trace-toc/run[@number=\"1\"]/data/table[@schema=\"time-profile\"]')"
+<schema name="os-signpost"/><row><event-time>1</event-time></row></node></trace-query-result>
+' "3: no time-profile or cpu-profile table (this table's schema is \"os-signpost\"): $HINT"
+bad empty '<?xml version="1.0"?>
+<trace-query-result>
+</trace-query-result>
+' "2: the export holds no table (an --xpath that matched none?): $HINT"
 bad root '<?xml version="1.0"?>
 <trace-toc><run number="1"/></trace-toc>
 ' "2: the document is a <trace-toc>, not an xctrace export (<trace-query-result>)"
@@ -141,7 +166,7 @@ printf '%s<row><weight>1</weight><backtrace><frame name="a"/>' "$H" > "$TMP/cut.
 run "$FLAMEKIT" collapse --format xctrace "$TMP/cut.xml"
 is "$rc:$out:$(printf '%s' "$err" | cut -d: -f1-3)" "1::flamekit: $TMP/cut.xml:3" "a file cut short: exit 1, file and line named"
 run "$FLAMEKIT" collapse --format xctrace --sample-type cycles "$D/tagged.xml"
-is "$rc:$out:$err" '2::flamekit: [input:xctrace] --sample-type takes time or samples, not "cycles"' "an unknown --sample-type"
+is "$rc:$out:$err" '2::flamekit: [input:xctrace] --sample-type takes weight or samples, not "cycles"' "an unknown --sample-type"
 
 # the bytes held are bounded: --max-input-size, and by default a gzip bomb
 LIMIT="refused, as a decompression bomb or an endless stream would be; a larger --max-input-size reads it"

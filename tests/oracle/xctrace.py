@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Independent oracle for Instruments' `xctrace export` XML of the Time
-Profiler table: folded stacks, written from the export's documented layout
-(rows of columns named by element, <X ref="ID"/> meaning the earlier
-<X id="ID">, <sentinel/> an empty column, frames leaf first, the weight in
-ns), not from flamekit's code.  Reads the XML with python's own parser
+Profiler table (and of the CPU Profiler's, schema cpu-profile, weighed by its
+cycle-weight; tables of other schemas are passed over): folded stacks,
+written from the export's documented layout (rows of columns named by
+element, <X ref="ID"/> meaning the earlier <X id="ID">, <sentinel/> an empty
+column, frames leaf first, the weight in ns), not from flamekit's code.  Reads the XML with python's own parser
 (xml.sax, expat), builds each element's value as it closes, and prints the
 stacks summed and sorted bytewise; the lines of the rows it skips (no
 backtrace, or no weight when weighing by time) go to stderr.
@@ -35,12 +36,15 @@ class Reader(xml.sax.ContentHandler):
     def __init__(self):
         super().__init__()
         self.stack, self.ids, self.out, self.skipped = [], {}, {}, []
+        self.schema = None
 
     def setDocumentLocator(self, loc):
         self.loc = loc
 
     def startElement(self, tag, attrs):
         el = El(tag, attrs.items(), self.loc.getLineNumber())
+        if tag == 'schema' and len(self.stack) == 2:
+            self.schema = el.attrs.get('name')
         if self.stack:
             self.stack[-1].kids.append(el)
         self.stack.append(el)
@@ -60,7 +64,7 @@ class Reader(xml.sax.ContentHandler):
             return self.ids[el.attrs['ref']]
         t, a = el.tag, el.attrs
         kid = {k.tag: k for k in el.kids}
-        if t in ('sample-time', 'weight', 'tid', 'pid'):
+        if t in ('sample-time', 'weight', 'cycle-weight', 'tid', 'pid'):
             v = int(el.text.strip()) if el.text.strip() else None
         elif t == 'thread':
             v = {'name': a.get('fmt', ''),
@@ -86,12 +90,14 @@ class Reader(xml.sax.ContentHandler):
         return v
 
     def row(self, el):
+        if self.schema not in ('time-profile', 'cpu-profile'):
+            return
         col = {}
         for k in el.kids:
             if k.tag != 'sentinel':
                 col[k.tag] = self.value(k)
         bt = col.get('tagged-backtrace', col.get('backtrace'))
-        w = 1 if samples else col.get('weight')
+        w = 1 if samples else col.get('cycle-weight' if self.schema == 'cpu-profile' else 'weight')
         if not bt or w is None:
             self.skipped.append(el.line)
             return

@@ -23,12 +23,15 @@
  * themselves.  Frames come leaf first and are pushed root first, each
  * named by its name attribute (its addr when it has none), its binary's
  * name as its module.  A row weighs its weight (ns, the sample's
- * duration); --sample-type samples counts each row once.  Its thread's fmt
- * becomes the sample's thread name, the tid and pid its ids, sample-time
- * its time and the thread-state's fmt the attribute "state";
+ * duration); the CPU Profiler's table (schema cpu-profile) is read too,
+ * each row weighing its cycle-weight (cycles); --sample-type samples
+ * counts each row once.  A node of another schema (os-signpost, ...) is
+ * passed over; a file without a table of samples is an error.  A row's
+ * thread's fmt becomes the sample's thread name, the tid and pid its ids,
+ * sample-time its time and the thread-state's fmt the attribute "state";
  * --thread-root puts the thread's name at the root of each stack.  A row
- * without a backtrace (a sentinel, or none with a frame) or, by time,
- * without a weight is skipped and counted.
+ * without a backtrace (a sentinel, or one without a frame) or, weighed by
+ * its weight, without one is skipped and counted.
  *
  * The XML is read by libxml2's streaming xmlTextReader (libxml2-dev), never
  * as a tree: memory grows with the elements that carry an id (frames,
@@ -64,8 +67,9 @@ struct opts {
 };
 
 static const struct fk_option options[] = {
-	FK_OPTION(FK_OPT_STRING, "sample-type", "time", struct opts, sample_type,
-	          "time: weigh each row by its weight (ns, the sample's duration); samples: count each row once"),
+	FK_OPTION(FK_OPT_STRING, "sample-type", "weight", struct opts, sample_type,
+	          "weight: weigh each row by its weight (a time-profile's ns, a cpu-profile's cycles); "
+	          "samples: count each row once"),
 	FK_OPTION(FK_OPT_FLAG, "thread-root", "0", struct opts, thread_root,
 	          "put the thread's name (its fmt, as Instruments shows it) at the root of each stack"),
 	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
@@ -75,8 +79,8 @@ static const struct fk_option options[] = {
 /* The elements read; their names are interned in the reader's dictionary
  * (c->nm[]), so that a name is known by its pointer. */
 enum name {
-	K_TIME, K_THREAD, K_PROCESS, K_TID, K_PID, K_STATE, K_WEIGHT, K_BT, K_TAGGED, K_FRAME,
-	K_BINARY, /* the kinds of entries: the elements that may carry an id */
+	K_TIME, K_THREAD, K_PROCESS, K_TID, K_PID, K_STATE, K_WEIGHT, K_CYCLES, K_BT, K_TAGGED,
+	K_FRAME, K_BINARY, /* the kinds of entries: the elements that may carry an id */
 	N_KINDS,
 	N_ROOT = N_KINDS, N_NODE, N_SCHEMA, N_ROW, N_SENTINEL,
 	A_ID, A_REF, A_FMT, A_NAME, A_ADDR,
@@ -84,7 +88,7 @@ enum name {
 };
 
 static const char *const names[N_NAMES] = {
-	"sample-time", "thread", "process", "tid", "pid", "thread-state", "weight", "backtrace",
+	"sample-time", "thread", "process", "tid", "pid", "thread-state", "weight", "cycle-weight", "backtrace",
 	"tagged-backtrace", "frame", "binary", "trace-query-result", "node", "schema", "row",
 	"sentinel", "id", "ref", "fmt", "name", "addr",
 };
@@ -98,9 +102,13 @@ static const unsigned holds[N_KINDS] = {
 	[K_FRAME] = 1u << K_BINARY,
 };
 #define ROW_HOLDS (1u << K_TIME | 1u << K_THREAD | 1u << K_PROCESS | 1u << K_STATE | 1u << K_WEIGHT | \
-                   1u << K_BT | 1u << K_TAGGED)
+                   1u << K_CYCLES | 1u << K_BT | 1u << K_TAGGED)
 /* the kinds whose value is their text: a number, or the state's name */
-#define NUMERIC (1u << K_TIME | 1u << K_TID | 1u << K_PID | 1u << K_WEIGHT)
+#define NUMERIC (1u << K_TIME | 1u << K_TID | 1u << K_PID | 1u << K_WEIGHT | 1u << K_CYCLES)
+
+/* The tables read: the Time Profiler's (weights in ns) and the CPU
+ * Profiler's (cycles); a node of another schema is passed over. */
+enum table { T_NONE, T_TIME, T_CPU, T_OTHER };
 
 /* One element read: what the rows and later refs need of it. */
 struct ent {
@@ -139,8 +147,11 @@ struct cx {
 	struct fk_frameref *refs;
 	size_t caprefs;
 	long last_line; /* of the last text met, for lines past 65535 */
-	bool schema;
-	bool by_time;
+	enum table table;  /* of the node being read */
+	unsigned seen;     /* the tables read: 1 << T_TIME, 1 << T_CPU */
+	char other[64];    /* the first other table's schema, and its line */
+	long other_line;
+	bool by_weight;
 	int io_rc;      /* the input's error, reported already */
 	int pstate;     /* prolog()'s */
 	uint64_t pline;
@@ -475,7 +486,7 @@ static int number(struct cx *c, int kind, int64_t *v)
 		i++;
 	while (n > i && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
 		n--;
-	if (i < n && s[i] == '-' && kind != K_WEIGHT) {
+	if (i < n && s[i] == '-' && kind != K_WEIGHT && kind != K_CYCLES) {
 		neg = true;
 		i++;
 	}
@@ -490,7 +501,7 @@ static int number(struct cx *c, int kind, int64_t *v)
 	return 0;
 bad:
 	return fail(c, "<%s> holds \"%.*s\", not a whole number%s", names[kind], (int)(c->blen > 40 ? 40 : c->blen),
-	            c->buf, kind == K_WEIGHT ? " of ns" : "");
+	            c->buf, kind == K_WEIGHT ? " of ns" : kind == K_CYCLES ? " of cycles" : "");
 }
 
 static int add_frames(struct cx *c, const uint32_t *f, size_t n)
@@ -629,22 +640,18 @@ static int push_row(struct cx *c, const struct row *w)
 	struct fk_attr attr;
 	struct ent *b;
 	fk_node_t node = FK_NODE_NONE;
+	uint32_t wt = w->col[c->table == T_CPU ? K_CYCLES : K_WEIGHT];
 	bool root = c->o->thread_root && th != NONE && c->e[th].len;
 	size_t n, k = 0;
 	int rc;
 
-	if (bt == NONE || c->e[bt].len == 0 || (c->by_time && w->col[K_WEIGHT] == NONE)) {
+	if (bt == NONE || c->e[bt].len == 0 || (c->by_weight && wt == NONE)) {
 		h->input_skip(c->in, (uint64_t)w->line);
 		return 0;
 	}
 	b = &c->e[bt];
 	memset(&smp, 0, sizeof smp);
-	if (c->by_time) {
-		int64_t wt = c->e[w->col[K_WEIGHT]].num;
-		smp.weight[0] = (double)wt;
-	} else {
-		smp.weight[0] = 1;
-	}
+	smp.weight[0] = c->by_weight ? (double)c->e[wt].num : 1;
 	if (w->col[K_TIME] != NONE) {
 		int64_t t = c->e[w->col[K_TIME]].num;
 		if (!fk_time_ns_fits_i64(t))
@@ -726,8 +733,10 @@ static int row(struct cx *c)
 	for (k = 0; k < N_KINDS; k++)
 		w.col[k] = NONE;
 	w.line = line_now(c);
-	if (!c->schema)
+	if (c->table == T_NONE)
 		return fail(c, "a <row> before the table's <schema>");
+	if (c->table == T_OTHER)
+		return skip(c);
 	if (!xmlTextReaderIsEmptyElement(c->r))
 		while ((rc = next_child(c, d, ROW_HOLDS, false, &k)) > 0) {
 			if ((rc = element(c, k, &idx)) < 0)
@@ -739,27 +748,37 @@ static int row(struct cx *c)
 	return push_row(c, &w);
 }
 
+#define EXPORT_HINT "export the Time Profiler's table (xctrace export --xpath " \
+	"'/trace-toc/run[@number=\"1\"]/data/table[@schema=\"time-profile\"]')"
+
 static int schema(struct cx *c)
 {
 	xmlChar *v = xmlTextReaderGetAttribute(c->r, (const xmlChar *)"name");
+	const char *nm = v ? (const char *)v : "";
 	int rc = 0;
 
-	if (!v || strcmp((const char *)v, "time-profile") != 0)
-		rc = fail(c, "the table's schema is \"%.60s\", not \"time-profile\": export the Time Profiler's table "
-		          "(xctrace export --xpath '/trace-toc/run[@number=\"1\"]/data/table[@schema=\"time-profile\"]')",
-		          v ? (const char *)v : "");
-	xmlFree(v);
-	if (rc == 0) {
-		c->schema = true;
-		rc = skip(c);
+	c->table = !strcmp(nm, "time-profile") ? T_TIME : !strcmp(nm, "cpu-profile") ? T_CPU : T_OTHER;
+	if (c->table == T_OTHER && !c->other_line) {
+		snprintf(c->other, sizeof c->other, "%s", nm);
+		c->other_line = line_now(c);
 	}
-	return rc;
+	if (c->by_weight && c->table != T_OTHER && (c->seen & ~(1u << c->table)))
+		rc = fail(c, "a %s table after a %s one: their weights are %s and %s, and flamekit reads one "
+		          "unit per input (--sample-type samples counts the rows of both)", nm,
+		          c->table == T_TIME ? "cpu-profile" : "time-profile", c->table == T_TIME ? "ns" : "cycles",
+		          c->table == T_TIME ? "cycles" : "ns");
+	if (c->table != T_OTHER)
+		c->seen |= 1u << c->table;
+	xmlFree(v);
+	return rc < 0 ? rc : skip(c);
 }
 
-/* The document: <trace-query-result>, its <node>s, their schema and rows. */
+/* The document: <trace-query-result>, its <node>s, their schema and rows;
+ * at least one table of samples. */
 static int document(struct cx *c)
 {
 	int rc, t;
+	long root;
 
 	while ((rc = rd(c)) > 0 && type(c) != XML_READER_TYPE_ELEMENT)
 		;
@@ -768,14 +787,16 @@ static int document(struct cx *c)
 	if (xmlTextReaderConstName(c->r) != c->nm[N_ROOT])
 		return fail(c, "the document is a <%.60s>, not an xctrace export (<trace-query-result>)",
 		            (const char *)xmlTextReaderConstName(c->r));
-	if (xmlTextReaderIsEmptyElement(c->r))
-		return 0;
-	while ((rc = rd(c)) > 0) {
+	root = line_now(c);
+	rc = xmlTextReaderIsEmptyElement(c->r) ? 0 : 1;
+	while (rc > 0 && (rc = rd(c)) > 0) {
 		t = type(c);
 		if (t != XML_READER_TYPE_ELEMENT)
 			continue;
-		if (xmlTextReaderDepth(c->r) == 1 && xmlTextReaderConstName(c->r) == c->nm[N_NODE])
-			continue; /* into the node */
+		if (xmlTextReaderDepth(c->r) == 1 && xmlTextReaderConstName(c->r) == c->nm[N_NODE]) {
+			c->table = T_NONE; /* into the node, whose schema comes first */
+			continue;
+		}
 		if (xmlTextReaderDepth(c->r) == 2 && xmlTextReaderConstName(c->r) == c->nm[N_ROW])
 			rc = row(c);
 		else if (xmlTextReaderDepth(c->r) == 2 && xmlTextReaderConstName(c->r) == c->nm[N_SCHEMA])
@@ -784,8 +805,15 @@ static int document(struct cx *c)
 			rc = skip(c);
 		if (rc < 0)
 			return rc;
+		rc = 1;
 	}
-	return rc;
+	if (rc < 0 || c->seen)
+		return rc;
+	if (c->other_line)
+		return c->h->input_error(c->in, (uint64_t)c->other_line, "no time-profile or cpu-profile table "
+		                         "(this table's schema is \"%.60s\"): " EXPORT_HINT, c->other);
+	return c->h->input_error(c->in, (uint64_t)root, "the export holds no table (an --xpath that "
+	                         "matched none?): " EXPORT_HINT);
 }
 
 /* --- the plugin ------------------------------------------------------------ */
@@ -795,8 +823,8 @@ static int check(const struct fk_host *h, const void *op, const char *where)
 	const struct opts *o = op;
 
 	(void)where;
-	if (o->sample_type && strcmp(o->sample_type, "time") != 0 && strcmp(o->sample_type, "samples") != 0) {
-		h->log(FK_LOG_ERROR, "--sample-type takes time or samples, not \"%s\"", o->sample_type);
+	if (o->sample_type && strcmp(o->sample_type, "weight") != 0 && strcmp(o->sample_type, "samples") != 0) {
+		h->log(FK_LOG_ERROR, "--sample-type takes weight or samples, not \"%s\"", o->sample_type);
 		return FK_ERR_USAGE;
 	}
 	return fk_limit_check(h, o->max_input_size);
@@ -817,7 +845,7 @@ static void cx_free(struct cx *c)
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
-	static const struct opts defaults = { "time", 0, "auto" };
+	static const struct opts defaults = { "weight", 0, "auto" };
 	const struct opts *o = op ? op : &defaults;
 	struct cx c;
 	xmlStructuredErrorFunc old_fn = xmlStructuredError;
@@ -830,7 +858,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	c.sink = sink;
 	c.o = o;
 	c.pline = 1;
-	c.by_time = !o->sample_type || strcmp(o->sample_type, "samples") != 0;
+	c.by_weight = !o->sample_type || strcmp(o->sample_type, "samples") != 0;
 	fk_limit_for(h, in, o->max_input_size, &c.lim);
 	xmlInitParser();
 	/* anything libxml2 says outside the reader's own handler comes here too,
@@ -849,11 +877,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			rc = h->input_error(in, 0, "out of memory");
 			goto out;
 		}
-	if (h->sink_set_unit)
-		h->sink_set_unit(sink, c.by_time ? "ns" : "samples");
 	rc = document(&c);
 	if (rc > 0)
 		rc = 0;
+	if (rc == 0 && h->sink_set_unit)
+		h->sink_set_unit(sink, !c.by_weight ? "samples" : c.seen & 1u << T_CPU ? "cycles" : "ns");
 	if (rc == FK_ERR_NOMEM)
 		h->input_error(in, (uint64_t)line_now(&c), "out of memory");
 out:
@@ -915,7 +943,7 @@ static struct fk_input_plugin plugin = {
 	.h = {
 		.name = "xctrace",
 		.version = "1.0",
-		.description = "Instruments' xctrace export XML of the Time Profiler table (time-profile)",
+		.description = "Instruments' xctrace export XML of the Time Profiler's and CPU Profiler's tables",
 		.options = options,
 		.options_size = sizeof(struct opts),
 	},
