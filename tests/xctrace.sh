@@ -156,6 +156,9 @@ bad utf8 "$H$(printf '<row><weight>1</weight><backtrace><frame name="\377\376"/>
 bad bothids "$H"'<row><weight id="1" ref="1">1</weight></row>
 </node></trace-query-result>
 ' '3: <weight> has both an id and a ref'
+bad bigid "$H"'<row><weight id="18446744073709551616">1</weight></row>
+</node></trace-query-result>
+' '3: id="18446744073709551616" is not a whole number from 1'
 bad badid "$H"'<row><weight id="x1">1</weight></row>
 </node></trace-query-result>
 ' '3: id="x1" is not a whole number from 1'
@@ -179,7 +182,7 @@ is "$rc:$out:$err" "1::flamekit: $TMP/bomb.xml.gz: the input holds more than --m
 	"100 MB of blanks gzipped into $(wc -c < "$TMP/bomb.xml.gz") bytes: refused at 8 MiB"
 
 # lines past 65535 (libxml2 keeps an element's line in 16 bits) are named
-# exactly; a 100,000-frame stack is read whole
+# exactly; a 100,000-frame stack is read whole; huge ids
 python3 - "$TMP" << 'PY'
 import sys
 t = sys.argv[1]
@@ -195,7 +198,19 @@ with open(t + '/deep.xml', 'w') as f:
     for i in range(100000, 0, -1):
         f.write('<frame name="f%d"/>' % i)
     f.write('</backtrace></row>\n</node></trace-query-result>\n')
+with open(t + '/bigids.xml', 'w') as f:
+    # ids far beyond the bytes before them (never xctrace's): the hash table
+    f.write('<?xml version="1.0"?>\n<trace-query-result><node><schema name="time-profile"/>\n')
+    f.write('<row><weight id="18446744073709551615">3</weight><backtrace id="7"><frame id="9000000000000000000" name="main"/></backtrace></row>\n')
+    for i in range(3000):
+        f.write('<row><weight ref="18446744073709551615"/><backtrace id="%d"><frame id="%d" name="f%d"/><frame ref="9000000000000000000"/></backtrace></row>\n'
+                % (10**15 + 2 * i, 10**15 + 2 * i + 1, i % 50))
+        f.write('<row><weight ref="18446744073709551615"/><backtrace ref="%d"/></row>\n' % (10**15 + 2 * i))
+    f.write('</node></trace-query-result>\n')
 PY
+"$FLAMEKIT" collapse "$TMP/bigids.xml" > "$TMP/bigids.out"
+is "$?:$(python3 "$ORACLE" "$TMP/bigids.xml" | cmp - "$TMP/bigids.out" && echo same)" "0:same" \
+	"6,000 ids of up to 2^64-1, far beyond the bytes before them: the oracle's stacks"
 run "$FLAMEKIT" collapse "$TMP/long.xml"
 is "$rc:$out:$err" "1::flamekit: $TMP/long.xml:70004: <backtrace ref=\"9\"> refers to no earlier element (an id is defined before any ref to it)" \
 	"an error on line 70004 names line 70004"

@@ -134,7 +134,9 @@ struct cx {
 	const xmlChar *nm[N_NAMES];
 	struct ent *e;
 	size_t ne, cape;
-	struct slot *tab; /* id -> entry, open addressing, at most half full */
+	uint32_t *dense;  /* id -> entry (NONE: none), for ids up to the bytes read */
+	size_t dcap;
+	struct slot *tab; /* the other ids -> entry, open addressing, at most half full */
 	size_t tabcap, tabn;
 	char *text;
 	size_t tlen, tcap;
@@ -312,7 +314,23 @@ static int kind_of(const struct cx *c, const xmlChar *nm)
 
 /* --- the entries and their ids --------------------------------------------- */
 
+static uint32_t *hash_of(struct cx *c, uint64_t id);
+
+/* Ids are looked up in a table indexed by id (xctrace numbers the
+ * elements 1, 2, 3, ... in document order, so lookups of recent ids stay
+ * in cache) when the id is at most the number of bytes read when it was
+ * given, so that table holds at most 8 bytes a byte of input; a larger id
+ * (never xctrace's) goes to a hash table. */
 static uint32_t *slot_of(struct cx *c, uint64_t id)
+{
+	if (id < c->dcap && c->dense[id] != NONE)
+		return &c->dense[id];
+	if (!c->tabcap)
+		return NULL;
+	return hash_of(c, id);
+}
+
+static uint32_t *hash_of(struct cx *c, uint64_t id)
 {
 	size_t m = c->tabcap - 1, i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & m;
 
@@ -323,14 +341,39 @@ static uint32_t *slot_of(struct cx *c, uint64_t id)
 	return &c->tab[i].ent;
 }
 
+/* Into the hash table, which has room. */
+static void hash_add(struct cx *c, uint64_t id, uint32_t ent)
+{
+	size_t m = c->tabcap - 1, i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & m;
+
+	while (c->tab[i].id)
+		i = (i + 1) & m;
+	c->tab[i].id = id;
+	c->tab[i].ent = ent;
+	c->tabn++;
+}
+
 static int tab_put(struct cx *c, uint64_t id, uint32_t ent)
 {
-	size_t m, i;
-
+	if (id <= c->bytes) {
+		if (id >= c->dcap) {
+			size_t cap = c->dcap ? c->dcap : 4096, old = c->dcap;
+			uint32_t *d;
+			while (cap <= id)
+				cap *= 2;
+			if (!(d = c->h->realloc(c->dense, cap * sizeof *d)))
+				return FK_ERR_NOMEM;
+			for (size_t k = old; k < cap; k++)
+				d[k] = NONE;
+			c->dense = d;
+			c->dcap = cap;
+		}
+		c->dense[id] = ent;
+		return 0;
+	}
 	if (2 * (c->tabn + 1) > c->tabcap) {
-		size_t cap = c->tabcap ? c->tabcap * 2 : 1024;
+		size_t cap = c->tabcap ? c->tabcap * 2 : 1024, oldcap = c->tabcap;
 		struct slot *old = c->tab, *t = c->h->alloc(cap * sizeof *t);
-		size_t oldcap = c->tabcap;
 		if (!t)
 			return FK_ERR_NOMEM;
 		memset(t, 0, cap * sizeof *t);
@@ -339,16 +382,10 @@ static int tab_put(struct cx *c, uint64_t id, uint32_t ent)
 		c->tabn = 0;
 		for (size_t k = 0; k < oldcap; k++)
 			if (old[k].id)
-				tab_put(c, old[k].id, old[k].ent);
+				hash_add(c, old[k].id, old[k].ent);
 		c->h->free(old);
 	}
-	m = c->tabcap - 1;
-	i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & m;
-	while (c->tab[i].id)
-		i = (i + 1) & m;
-	c->tab[i].id = id;
-	c->tab[i].ent = ent;
-	c->tabn++;
+	hash_add(c, id, ent);
 	return 0;
 }
 
@@ -392,7 +429,7 @@ static int id_value(struct cx *c, const char *what, const xmlChar *v, uint64_t *
 	if (!*s)
 		goto bad;
 	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || x > (UINT64_MAX - 9) / 10)
+		if (*s < '0' || *s > '9' || x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
 			goto bad;
 		x = x * 10 + (uint64_t)(*s - '0');
 	}
@@ -436,7 +473,7 @@ static int read_attrs(struct cx *c, int kind, struct attrs *a, uint32_t *idx)
 	if (a->has_ref && a->has_id)
 		return fail(c, "<%s> has both an id and a ref", names[kind]);
 	if (a->has_ref) {
-		uint32_t *s = c->tabcap ? slot_of(c, a->ref) : NULL;
+		uint32_t *s = slot_of(c, a->ref);
 		if (!s)
 			return fail(c, "<%s ref=\"%" PRIu64 "\"> refers to no earlier element (an id is defined "
 			            "before any ref to it)", names[kind], a->ref);
@@ -446,7 +483,7 @@ static int read_attrs(struct cx *c, int kind, struct attrs *a, uint32_t *idx)
 		*idx = *s;
 		return 0;
 	}
-	if (a->has_id && c->tabcap && slot_of(c, a->id))
+	if (a->has_id && slot_of(c, a->id))
 		return fail(c, "id=\"%" PRIu64 "\" is given to a second element", a->id);
 	if ((rc = new_ent(c, kind, idx)) < 0)
 		return rc;
@@ -836,6 +873,7 @@ static void cx_free(struct cx *c)
 		xmlFreeTextReader(c->r);
 	c->h->free(c->e);
 	c->h->free(c->tab);
+	c->h->free(c->dense);
 	c->h->free(c->text);
 	c->h->free(c->pool);
 	c->h->free(c->fl);
