@@ -34,8 +34,9 @@
  * its weight, without one is skipped and counted.
  *
  * The XML is read by libxml2's streaming xmlTextReader (libxml2-dev), never
- * as a tree: memory grows with the elements that carry an id (frames,
- * threads, backtraces: what later rows may refer to), not with the rows.
+ * as a tree: memory grows with the elements that carry an id (what later
+ * rows may refer to: frames, threads, backtraces, and each row's
+ * sample-time, some 40 bytes a row), not with the text of the rows.
  * The reader loads nothing from the network (XML_PARSE_NONET), no DTD and
  * substitutes no entity; a document with a DOCTYPE is refused before any
  * element is read, as xctrace never writes one.
