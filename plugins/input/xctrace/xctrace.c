@@ -42,30 +42,15 @@
  * element is read, as xctrace never writes one.
  */
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libxml/parser.h>
-#include <libxml/xmlerror.h>
-#include <libxml/xmlreader.h>
 
-#include <flamekit/plugin.h>
-
-#include "../common/limit.h"
+#include "xctrace.h"
 #include "../common/stack.h"
 #include "../common/time.h"
-
-#define NONE UINT32_MAX
-#define NO_NUM INT64_MIN
-
-struct opts {
-	const char *sample_type;
-	int thread_root;
-	const char *max_input_size;
-};
 
 static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_STRING, "sample-type", "weight", struct opts, sample_type,
@@ -75,23 +60,6 @@ static const struct fk_option options[] = {
 	          "put the thread's name (its fmt, as Instruments shows it) at the root of each stack"),
 	FK_OPTION(FK_OPT_STRING, "max-input-size", "auto", struct opts, max_input_size, FK_LIMIT_HELP),
 	FK_OPTION_END,
-};
-
-/* The elements read; their names are interned in the reader's dictionary
- * (c->nm[]), so that a name is known by its pointer. */
-enum name {
-	K_TIME, K_THREAD, K_PROCESS, K_TID, K_PID, K_STATE, K_WEIGHT, K_CYCLES, K_BT, K_TAGGED,
-	K_FRAME, K_BINARY, /* the kinds of entries: the elements that may carry an id */
-	N_KINDS,
-	N_ROOT = N_KINDS, N_NODE, N_SCHEMA, N_ROW, N_SENTINEL,
-	A_ID, A_REF, A_FMT, A_NAME, A_ADDR,
-	N_NAMES
-};
-
-static const char *const names[N_NAMES] = {
-	"sample-time", "thread", "process", "tid", "pid", "thread-state", "weight", "cycle-weight", "backtrace",
-	"tagged-backtrace", "frame", "binary", "trace-query-result", "node", "schema", "row",
-	"sentinel", "id", "ref", "fmt", "name", "addr",
 };
 
 /* Which kinds each kind holds (bit k: kind k). */
@@ -106,212 +74,6 @@ static const unsigned holds[N_KINDS] = {
                    1u << K_CYCLES | 1u << K_BT | 1u << K_TAGGED)
 /* the kinds whose value is their text: a number, or the state's name */
 #define NUMERIC (1u << K_TIME | 1u << K_TID | 1u << K_PID | 1u << K_WEIGHT | 1u << K_CYCLES)
-
-/* The tables read: the Time Profiler's (weights in ns) and the CPU
- * Profiler's (cycles); a node of another schema is passed over. */
-enum table { T_NONE, T_TIME, T_CPU, T_OTHER };
-
-/* One element read: what the rows and later refs need of it. */
-struct ent {
-	uint8_t kind;
-	uint32_t off, len; /* its text (a frame's or binary's name, a thread's, process's or
-	                    * state's fmt) in c->text; a backtrace's frames in c->pool */
-	uint32_t link;     /* a frame's binary, a thread's process: an entry, or NONE */
-	int64_t num;       /* a number's value, a thread's tid, a process's pid, or NO_NUM */
-	fk_node_t node;    /* a backtrace's stack once pushed, or FK_NODE_NONE */
-};
-
-struct slot {
-	uint64_t id; /* 0: empty (ids are 1 and more) */
-	uint32_t ent;
-};
-
-struct cx {
-	const struct fk_host *h;
-	struct fk_input *in;
-	struct fk_sink *sink;
-	const struct opts *o;
-	xmlTextReaderPtr r;
-	const xmlChar *nm[N_NAMES];
-	struct ent *e;
-	size_t ne, cape;
-	uint32_t *dense;  /* id -> entry (NONE: none), for ids up to the bytes read */
-	size_t dcap;
-	struct slot *tab; /* the other ids -> entry, open addressing, at most half full */
-	size_t tabcap, tabn;
-	char *text;
-	size_t tlen, tcap;
-	uint32_t *pool; /* the backtraces' frames, leaf first */
-	size_t plen, pcap;
-	uint32_t *fl;   /* the frames of the backtraces being read */
-	size_t fln, flcap;
-	char *buf;      /* the text of the element being read */
-	size_t blen, bcap;
-	struct fk_frameref *refs;
-	size_t caprefs;
-	long last_line; /* of the last text met, for lines past 65535 */
-	enum table table;  /* of the node being read */
-	unsigned seen;     /* the tables read: 1 << T_TIME, 1 << T_CPU */
-	char other[64];    /* the first other table's schema, and its line */
-	long other_line;
-	bool by_weight;
-	int io_rc;      /* the input's error, reported already */
-	int pstate;     /* prolog()'s */
-	uint64_t pline;
-	uint64_t bytes;
-	struct fk_input_limit lim;
-	char err[256];  /* libxml2's first error */
-	long err_line;
-};
-
-/* --- reading ------------------------------------------------------------- */
-
-#define DOCTYPE_MSG "a DOCTYPE declaration: xctrace writes none, and flamekit reads no DTD " \
-	"(its entities could read files or expand without end)"
-
-/* The bytes before the root element, as they come, before libxml2 sees
- * them: a DOCTYPE there is refused, its entities never declared.  Only
- * what may come before the root is followed: blanks, <?...?>, <!--...-->. */
-enum { P_TEXT, P_LT, P_BANG, P_BANGDASH, P_COMMENT, P_COMMENT1, P_COMMENT2, P_PI, P_PIQ, P_DONE };
-
-static int prolog(struct cx *c, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n && c->pstate != P_DONE; i++) {
-		char ch = s[i];
-		if (ch == '\n')
-			c->pline++;
-		switch (c->pstate) {
-		case P_TEXT: if (ch == '<') c->pstate = P_LT; break;
-		case P_LT: c->pstate = ch == '?' ? P_PI : ch == '!' ? P_BANG : P_DONE; break;
-		case P_BANG:
-			if (ch != '-')
-				return c->h->input_error(c->in, c->pline, DOCTYPE_MSG);
-			c->pstate = P_BANGDASH;
-			break;
-		case P_BANGDASH: c->pstate = P_COMMENT; break; /* "<!-x": libxml2's error */
-		case P_COMMENT: if (ch == '-') c->pstate = P_COMMENT1; break;
-		case P_COMMENT1: c->pstate = ch == '-' ? P_COMMENT2 : P_COMMENT; break;
-		case P_COMMENT2: c->pstate = ch == '>' ? P_TEXT : ch == '-' ? P_COMMENT2 : P_COMMENT; break;
-		case P_PI: if (ch == '?') c->pstate = P_PIQ; break;
-		case P_PIQ: c->pstate = ch == '>' ? P_TEXT : ch == '?' ? P_PIQ : P_PI; break;
-		}
-	}
-	return 0;
-}
-
-static int io_read(void *ctx, char *buf, int len)
-{
-	struct cx *c = ctx;
-	ssize_t n;
-
-	if (c->io_rc)
-		return -1;
-	n = c->h->read(c->in, buf, (size_t)len);
-	if (n < 0) {
-		c->io_rc = (int)n;
-		return -1;
-	}
-	c->bytes += (uint64_t)n;
-	if (c->pstate != P_DONE && (c->io_rc = prolog(c, buf, (size_t)n)) < 0)
-		return -1;
-	if (c->bytes > c->lim.bytes) {
-		c->io_rc = fk_limit_exceeded(c->h, c->in, &c->lim);
-		return -1;
-	}
-	return (int)n;
-}
-
-static void on_error(void *ctx, xmlErrorPtr err)
-{
-	struct cx *c = ctx;
-	size_t n;
-
-	if (!err || err->level < XML_ERR_ERROR || c->err[0])
-		return;
-	snprintf(c->err, sizeof c->err, "%s", err->message ? err->message : "unknown error");
-	n = strlen(c->err);
-	while (n > 0 && (c->err[n - 1] == '\n' || c->err[n - 1] == ' '))
-		c->err[--n] = '\0';
-	for (size_t i = 0; i < n; i++) /* one line: "...encoding !\nBytes: 0xFF" */
-		if (c->err[i] == '\n')
-			c->err[i] = ' ';
-	c->err_line = err->line;
-}
-
-/* The line of the node the reader is on.  libxml2 keeps an element's line
- * in 16 bits; past 65535 the text before it says (XML_PARSE_BIG_LINES). */
-static long line_now(struct cx *c)
-{
-	xmlNodePtr n = xmlTextReaderCurrentNode(c->r);
-	long l = n ? xmlGetLineNo(n) : -1;
-
-	if (l < 0 || l >= 65535)
-		l = c->last_line > 65535 ? c->last_line : 65535;
-	return l;
-}
-
-static int fail(struct cx *c, const char *fmt, ...) FK_PRINTF(2, 3);
-static int fail(struct cx *c, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return c->h->input_error(c->in, (uint64_t)line_now(c), "%s", msg);
-}
-
-/* The next node: 1, 0 at the end, or a negative status (reported). */
-static int rd(struct cx *c)
-{
-	int rc = xmlTextReaderRead(c->r), t;
-
-	if (rc == 1) {
-		t = xmlTextReaderNodeType(c->r);
-		if (t == XML_READER_TYPE_WHITESPACE || t == XML_READER_TYPE_SIGNIFICANT_WHITESPACE ||
-		    t == XML_READER_TYPE_TEXT) {
-			xmlNodePtr n = xmlTextReaderCurrentNode(c->r);
-			if (n && n->line == 65535)
-				c->last_line = xmlGetLineNo(n);
-		} else if (t == XML_READER_TYPE_DOCUMENT_TYPE) { /* prolog() refuses it first */
-			return c->h->input_error(c->in, (uint64_t)xmlTextReaderGetParserLineNumber(c->r), DOCTYPE_MSG);
-		}
-		return 1;
-	}
-	if (c->io_rc)
-		return c->io_rc;
-	if (rc == 0 && !c->err[0])
-		return 0;
-	return c->h->input_error(c->in, c->err_line > 0 ? (uint64_t)c->err_line : (uint64_t)line_now(c),
-	                         "not well-formed XML: %s", c->err[0] ? c->err : "the reader failed");
-}
-
-static int type(struct cx *c)
-{
-	return xmlTextReaderNodeType(c->r);
-}
-
-/* Skip the element the reader is on, with everything in it. */
-static int skip(struct cx *c)
-{
-	int d = xmlTextReaderDepth(c->r), rc;
-
-	if (xmlTextReaderIsEmptyElement(c->r))
-		return 0;
-	while ((rc = rd(c)) > 0)
-		if (type(c) == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(c->r) == d)
-			return 0;
-	return rc < 0 ? rc : fail(c, "the document ends inside an element");
-}
-
-static int kind_of(const struct cx *c, const xmlChar *nm)
-{
-	for (int k = 0; k < N_KINDS; k++)
-		if (nm == c->nm[k])
-			return k;
-	return -1;
-}
 
 /* --- the entries and their ids --------------------------------------------- */
 
@@ -395,7 +157,7 @@ static int new_ent(struct cx *c, int kind, uint32_t *idx)
 	struct ent *e;
 
 	if (c->ne >= NONE - 1)
-		return fail(c, "more than %u elements with ids", NONE - 1);
+		return xc_fail(c, "more than %u elements with ids", NONE - 1);
 	if (grow(c->h, (void **)&c->e, &c->cape, c->ne + 1, sizeof *c->e) < 0)
 		return FK_ERR_NOMEM;
 	e = &c->e[c->ne];
@@ -411,7 +173,7 @@ static int new_ent(struct cx *c, int kind, uint32_t *idx)
 static int add_text(struct cx *c, const char *s, size_t n, uint32_t *off, uint32_t *len)
 {
 	if (c->tlen + n >= UINT32_MAX)
-		return fail(c, "more than 4 GiB of names");
+		return xc_fail(c, "more than 4 GiB of names");
 	if (grow(c->h, (void **)&c->text, &c->tcap, c->tlen + n + 1, 1) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(c->text + c->tlen, s, n);
@@ -439,7 +201,7 @@ static int id_value(struct cx *c, const char *what, const xmlChar *v, uint64_t *
 	*id = x;
 	return 0;
 bad:
-	return fail(c, "%s=\"%.40s\" is not a whole number from 1", what, (const char *)v);
+	return xc_fail(c, "%s=\"%.40s\" is not a whole number from 1", what, (const char *)v);
 }
 
 /* The attributes an element may carry: id or ref, its text (fmt, or name
@@ -472,20 +234,20 @@ static int read_attrs(struct cx *c, int kind, struct attrs *a, uint32_t *idx)
 	}
 	xmlTextReaderMoveToElement(c->r);
 	if (a->has_ref && a->has_id)
-		return fail(c, "<%s> has both an id and a ref", names[kind]);
+		return xc_fail(c, "<%s> has both an id and a ref", xc_names[kind]);
 	if (a->has_ref) {
 		uint32_t *s = slot_of(c, a->ref);
 		if (!s)
-			return fail(c, "<%s ref=\"%" PRIu64 "\"> refers to no earlier element (an id is defined "
-			            "before any ref to it)", names[kind], a->ref);
+			return xc_fail(c, "<%s ref=\"%" PRIu64 "\"> refers to no earlier element (an id is defined "
+			            "before any ref to it)", xc_names[kind], a->ref);
 		if (c->e[*s].kind != kind)
-			return fail(c, "<%s ref=\"%" PRIu64 "\"> refers to a <%s>, not a <%s>", names[kind], a->ref,
-			            names[c->e[*s].kind], names[kind]);
+			return xc_fail(c, "<%s ref=\"%" PRIu64 "\"> refers to a <%s>, not a <%s>", xc_names[kind], a->ref,
+			            xc_names[c->e[*s].kind], xc_names[kind]);
 		*idx = *s;
 		return 0;
 	}
 	if (a->has_id && slot_of(c, a->id))
-		return fail(c, "id=\"%" PRIu64 "\" is given to a second element", a->id);
+		return xc_fail(c, "id=\"%" PRIu64 "\" is given to a second element", a->id);
 	if ((rc = new_ent(c, kind, idx)) < 0)
 		return rc;
 	if (a->has_id && (rc = tab_put(c, a->id, *idx)) < 0)
@@ -538,7 +300,7 @@ static int number(struct cx *c, int kind, int64_t *v)
 	*v = neg ? -x : x;
 	return 0;
 bad:
-	return fail(c, "<%s> holds \"%.*s\", not a whole number%s", names[kind], (int)(c->blen > 40 ? 40 : c->blen),
+	return xc_fail(c, "<%s> holds \"%.*s\", not a whole number%s", xc_names[kind], (int)(c->blen > 40 ? 40 : c->blen),
 	            c->buf, kind == K_WEIGHT ? " of ns" : kind == K_CYCLES ? " of cycles" : "");
 }
 
@@ -573,40 +335,6 @@ static int adopt(struct cx *c, uint32_t p, int ck, uint32_t ch)
 	return 0;
 }
 
-/* The next child of the element the reader was on when it was at depth d
- * (and not empty) that is of one of the kinds in mask, into *kind: 1, the
- * reader on it; 0 at the element's end tag; or a negative status.  Other
- * elements are skipped; with `text`, the text met goes into c->buf. */
-static int next_child(struct cx *c, int d, unsigned mask, bool text, int *kind)
-{
-	int rc, t;
-
-	while ((rc = rd(c)) > 0) {
-		t = type(c);
-		if (t == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(c->r) == d)
-			return 0;
-		if (t == XML_READER_TYPE_ELEMENT) {
-			int k = kind_of(c, xmlTextReaderConstName(c->r));
-			if (k >= 0 && (mask >> k & 1)) {
-				*kind = k;
-				return 1;
-			}
-			if ((rc = skip(c)) < 0)
-				return rc;
-		} else if (text && (t == XML_READER_TYPE_TEXT || t == XML_READER_TYPE_CDATA)) {
-			const char *v = (const char *)xmlTextReaderConstValue(c->r);
-			size_t n = v ? strlen(v) : 0;
-			if (c->blen + n > 4096)
-				n = 0; /* too long for a number: "not a number" later */
-			if (grow(c->h, (void **)&c->buf, &c->bcap, c->blen + n + 1, 1) < 0)
-				return FK_ERR_NOMEM;
-			memcpy(c->buf + c->blen, v, n);
-			c->blen += n;
-		}
-	}
-	return rc < 0 ? rc : fail(c, "the document ends inside an element");
-}
-
 /* The body of new entry idx, up to its end tag: its children and text. */
 static int body(struct cx *c, int kind, uint32_t idx)
 {
@@ -616,7 +344,7 @@ static int body(struct cx *c, int kind, uint32_t idx)
 
 	c->blen = 0;
 	if (!xmlTextReaderIsEmptyElement(c->r))
-		while ((rc = next_child(c, d, holds[kind], (NUMERIC >> kind & 1) || kind == K_STATE, &ck)) > 0) {
+		while ((rc = xc_next_child(c, d, holds[kind], (NUMERIC >> kind & 1) || kind == K_STATE, &ck)) > 0) {
 			if ((rc = element(c, ck, &ch)) < 0 || (rc = adopt(c, idx, ck, ch)) < 0)
 				return rc;
 			c->blen = 0; /* a number is the text of an element holding no other */
@@ -625,7 +353,7 @@ static int body(struct cx *c, int kind, uint32_t idx)
 		return rc;
 	if (NUMERIC >> kind & 1) {
 		if (c->blen == 0 && kind != K_TID && kind != K_PID)
-			return fail(c, "<%s> holds no number", names[kind]);
+			return xc_fail(c, "<%s> holds no number", xc_names[kind]);
 		if (c->blen && (rc = number(c, kind, &c->e[idx].num)) < 0)
 			return rc;
 	} else if (kind == K_STATE && c->e[idx].len == 0 && c->blen) {
@@ -636,7 +364,7 @@ static int body(struct cx *c, int kind, uint32_t idx)
 		if (grow(c->h, (void **)&c->pool, &c->pcap, c->plen + n, sizeof *c->pool) < 0)
 			return FK_ERR_NOMEM;
 		if (c->plen + n >= UINT32_MAX)
-			return fail(c, "more than 2^32 frames in the backtraces");
+			return xc_fail(c, "more than 2^32 frames in the backtraces");
 		if (n) /* an empty backtrace's pool and list may still be NULL */
 			memcpy(c->pool + c->plen, c->fl + base, n * sizeof *c->fl);
 		c->e[idx].off = (uint32_t)c->plen;
@@ -657,7 +385,7 @@ static int element(struct cx *c, int kind, uint32_t *idx)
 	if ((rc = read_attrs(c, kind, &a, idx)) < 0)
 		return rc;
 	if (a.has_ref)
-		return skip(c);
+		return xc_skip(c);
 	return body(c, kind, *idx);
 }
 
@@ -770,13 +498,13 @@ static int row(struct cx *c)
 
 	for (k = 0; k < N_KINDS; k++)
 		w.col[k] = NONE;
-	w.line = line_now(c);
+	w.line = xc_line(c);
 	if (c->table == T_NONE)
-		return fail(c, "a <row> before the table's <schema>");
+		return xc_fail(c, "a <row> before the table's <schema>");
 	if (c->table == T_OTHER)
-		return skip(c);
+		return xc_skip(c);
 	if (!xmlTextReaderIsEmptyElement(c->r))
-		while ((rc = next_child(c, d, ROW_HOLDS, false, &k)) > 0) {
+		while ((rc = xc_next_child(c, d, ROW_HOLDS, false, &k)) > 0) {
 			if ((rc = element(c, k, &idx)) < 0)
 				return rc;
 			w.col[k] = idx;
@@ -798,17 +526,17 @@ static int schema(struct cx *c)
 	c->table = !strcmp(nm, "time-profile") ? T_TIME : !strcmp(nm, "cpu-profile") ? T_CPU : T_OTHER;
 	if (c->table == T_OTHER && !c->other_line) {
 		snprintf(c->other, sizeof c->other, "%s", nm);
-		c->other_line = line_now(c);
+		c->other_line = xc_line(c);
 	}
 	if (c->by_weight && c->table != T_OTHER && (c->seen & ~(1u << c->table)))
-		rc = fail(c, "a %s table after a %s one: their weights are %s and %s, and flamekit reads one "
+		rc = xc_fail(c, "a %s table after a %s one: their weights are %s and %s, and flamekit reads one "
 		          "unit per input (--sample-type samples counts the rows of both)", nm,
 		          c->table == T_TIME ? "cpu-profile" : "time-profile", c->table == T_TIME ? "ns" : "cycles",
 		          c->table == T_TIME ? "cycles" : "ns");
 	if (c->table != T_OTHER)
 		c->seen |= 1u << c->table;
 	xmlFree(v);
-	return rc < 0 ? rc : skip(c);
+	return rc < 0 ? rc : xc_skip(c);
 }
 
 /* The document: <trace-query-result>, its <node>s, their schema and rows;
@@ -818,17 +546,17 @@ static int document(struct cx *c)
 	int rc, t;
 	long root;
 
-	while ((rc = rd(c)) > 0 && type(c) != XML_READER_TYPE_ELEMENT)
+	while ((rc = xc_read(c)) > 0 && xmlTextReaderNodeType(c->r) != XML_READER_TYPE_ELEMENT)
 		;
 	if (rc <= 0)
 		return rc;
 	if (xmlTextReaderConstName(c->r) != c->nm[N_ROOT])
-		return fail(c, "the document is a <%.60s>, not an xctrace export (<trace-query-result>)",
+		return xc_fail(c, "the document is a <%.60s>, not an xctrace export (<trace-query-result>)",
 		            (const char *)xmlTextReaderConstName(c->r));
-	root = line_now(c);
+	root = xc_line(c);
 	rc = xmlTextReaderIsEmptyElement(c->r) ? 0 : 1;
-	while (rc > 0 && (rc = rd(c)) > 0) {
-		t = type(c);
+	while (rc > 0 && (rc = xc_read(c)) > 0) {
+		t = xmlTextReaderNodeType(c->r);
 		if (t != XML_READER_TYPE_ELEMENT)
 			continue;
 		if (xmlTextReaderDepth(c->r) == 1 && xmlTextReaderConstName(c->r) == c->nm[N_NODE]) {
@@ -840,7 +568,7 @@ static int document(struct cx *c)
 		else if (xmlTextReaderDepth(c->r) == 2 && xmlTextReaderConstName(c->r) == c->nm[N_SCHEMA])
 			rc = schema(c);
 		else
-			rc = skip(c);
+			rc = xc_skip(c);
 		if (rc < 0)
 			return rc;
 		rc = 1;
@@ -870,8 +598,6 @@ static int check(const struct fk_host *h, const void *op, const char *where)
 
 static void cx_free(struct cx *c)
 {
-	if (c->r)
-		xmlFreeTextReader(c->r);
 	c->h->free(c->e);
 	c->h->free(c->tab);
 	c->h->free(c->dense);
@@ -887,8 +613,6 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	static const struct opts defaults = { "weight", 0, "auto" };
 	const struct opts *o = op ? op : &defaults;
 	struct cx c;
-	xmlStructuredErrorFunc old_fn = xmlStructuredError;
-	void *old_ctx = xmlStructuredErrorContext;
 	int rc;
 
 	memset(&c, 0, sizeof c);
@@ -896,36 +620,20 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	c.in = in;
 	c.sink = sink;
 	c.o = o;
-	c.pline = 1;
 	c.by_weight = !o->sample_type || strcmp(o->sample_type, "samples") != 0;
 	fk_limit_for(h, in, o->max_input_size, &c.lim);
-	xmlInitParser();
-	/* anything libxml2 says outside the reader's own handler comes here too,
-	 * never to stderr */
-	xmlSetStructuredErrorFunc(&c, on_error);
-	c.r = xmlReaderForIO(io_read, NULL, &c, NULL, NULL,
-	                     XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_COMPACT | XML_PARSE_BIG_LINES |
-	                     XML_PARSE_NOWARNING);
-	if (!c.r) {
-		rc = c.io_rc ? c.io_rc : h->input_error(in, 0, "out of memory");
+	if ((rc = xc_open(&c)) < 0)
 		goto out;
-	}
-	xmlTextReaderSetStructuredErrorHandler(c.r, on_error, &c);
-	for (int k = 0; k < N_NAMES; k++)
-		if (!(c.nm[k] = xmlTextReaderConstString(c.r, (const xmlChar *)names[k]))) {
-			rc = h->input_error(in, 0, "out of memory");
-			goto out;
-		}
 	rc = document(&c);
 	if (rc > 0)
 		rc = 0;
 	if (rc == 0 && h->sink_set_unit)
 		h->sink_set_unit(sink, !c.by_weight ? "samples" : c.seen & 1u << T_CPU ? "cycles" : "ns");
 	if (rc == FK_ERR_NOMEM)
-		h->input_error(in, (uint64_t)line_now(&c), "out of memory");
+		h->input_error(in, (uint64_t)xc_line(&c), "out of memory");
 out:
+	xc_close(&c);
 	cx_free(&c);
-	xmlSetStructuredErrorFunc(old_ctx, old_fn);
 	return rc;
 }
 
