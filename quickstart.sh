@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 PACKAGES="build-essential autoconf automake libtool pkg-config libltdl-dev libyaml-dev
 liblua5.4-dev libcmocka-dev zlib1g-dev libxml2-utils python3 mandoc
 protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev libyajl-dev libiberty-dev
-libelf-dev libdw-dev liblzma-dev libzstd-dev libtraceevent-dev"
+libelf-dev libdw-dev liblzma-dev libzstd-dev libtraceevent-dev libxml2-dev"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=

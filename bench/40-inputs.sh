@@ -1,6 +1,6 @@
 #!/bin/sh
 # Throughput of the dtrace, stap, pmcstat, instruments, ljp, bpftrace, bcc, callgrind,
-# threaddump, sample, speedscope, chrome, gecko and jfr input plugins on generated files
+# threaddump, sample, speedscope, chrome, gecko, jfr and xctrace input plugins on generated files
 # (~40 MB each, under $FK_BENCH_DATA), next to `cat` and
 # `wc -l` on the same file.  Figures only.
 D="$FK_BENCH_DATA/inputs"
@@ -124,3 +124,8 @@ PY
 }
 jfr_measure jfr-jdk "$FK_SRCDIR"/tests/data/jfr/*.jfr.gz
 jfr_measure jfr-asprof "$FK_SRCDIR"/tests/data/jfr/async-profiler/*.jfr.gz
+
+# xctrace: the same stacks as an xctrace export, from bench/xctrace-gen.py
+f="$D/xctrace.xml"
+[ -s "$f" ] || "${PYTHON3:-python3}" "$(dirname "$0")/xctrace-gen.py" "$SIZE_MB" "$f"
+measure xctrace "$f"

@@ -17,8 +17,8 @@ FUZZ_SEED =
 FUZZ_PLUGIN_DIRS = bpftrace-example=examples/plugin-bpftrace
 FUZZ_ENV = FUZZ_CC='$(FUZZ_CC)' FUZZ_CFLAGS='$(FUZZ_CFLAGS)' \
 	FUZZ_PLUGIN_DIRS='$(FUZZ_PLUGIN_DIRS)' \
-	FUZZ_CPPFLAGS='$(YAML_CFLAGS) $(LUA_CFLAGS) $(ZLIB_CFLAGS) $(PROTOBUF_C_CFLAGS) $(YAJL_CFLAGS) $(LIBDW_CFLAGS) $(ZSTD_CFLAGS) $(TRACEEVENT_CFLAGS)' \
-	FUZZ_LIBS='$(LTDL_LIBS) $(YAML_LIBS) $(LUA_LIBS) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS) $(YAJL_LIBS) $(ZSTD_LIBS) $(TRACEEVENT_LIBS) $(LIBM) $(LIBDW_LIBS) $(LIBELF_LIBS) $(LIBLZMA_LIBS) $(LIBIBERTY_LIBS)'
+	FUZZ_CPPFLAGS='$(YAML_CFLAGS) $(LUA_CFLAGS) $(ZLIB_CFLAGS) $(PROTOBUF_C_CFLAGS) $(YAJL_CFLAGS) $(LIBDW_CFLAGS) $(ZSTD_CFLAGS) $(TRACEEVENT_CFLAGS) $(XML2_CFLAGS)' \
+	FUZZ_LIBS='$(LTDL_LIBS) $(YAML_LIBS) $(LUA_LIBS) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS) $(YAJL_LIBS) $(ZSTD_LIBS) $(TRACEEVENT_LIBS) $(XML2_LIBS) $(LIBM) $(LIBDW_LIBS) $(LIBELF_LIBS) $(LIBLZMA_LIBS) $(LIBIBERTY_LIBS)'
 
 # the pprof harness compiles the code protoc-c generates
 fuzz: $(BUILT_SOURCES)
@@ -40,4 +40,4 @@ EXTRA_DIST += fuzz/input-perf.sources
 EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds \
 	fuzz/input-pprof.sources fuzz/input-perf-data.sources fuzz/input-speedscope.sources fuzz/input-v8.sources fuzz/input-chrome.sources fuzz/input-gecko.sources fuzz/input-html.sources fuzz/lua.c fuzz/lua.sources fuzz/lua.dict \
 	fuzz/job.c fuzz/job.sources fuzz/job.dict fuzz/perf-data-header.c fuzz/perf-data-header.sources \
-	fuzz/html.dict fuzz/html.seeds fuzz/demangle.c fuzz/demangle.sources fuzz/filter-run.h
+	fuzz/html.dict fuzz/xctrace.dict fuzz/html.seeds fuzz/demangle.c fuzz/demangle.sources fuzz/filter-run.h

@@ -296,7 +296,7 @@ for f in $(find "$D" -type f ! -path "$D/callgrind/*" ! -path "$D/threaddump/*" 
 	case $(detected "$f") in callgrind | threaddump | sample) bad="$bad ${f#"$FK_SRCDIR"/}" ;; esac
 done
 is "$bad" "" "auto: no other fixture or conformance input is taken for callgrind, threaddump or sample"
-for f in "$D"/callgrind/*.txt "$D"/threaddump/*.txt "$D"/sample/*.txt; do
+for f in "$D"/callgrind/*.txt "$D"/threaddump/*.txt "$D"/sample/*.txt "$D"/xctrace/*.xml; do
 	fmt=$(basename "$(dirname "$f")")
 	got=
 	for n in 60 150 400 1000; do
@@ -307,5 +307,27 @@ for f in "$D"/callgrind/*.txt "$D"/threaddump/*.txt "$D"/sample/*.txt; do
 	ok $? "auto: $fmt/$(basename "$f") cut after 60, 150, 400, 1000 bytes:$got"
 done
 # --- end of callgrind, threaddump and sample ---------------------------------
+
+# --- xctrace (branch xctrace) -------------------------------------------------
+# Its files (hostile ones too: a DOCTYPE is taken, to be refused by name) are
+# xctrace, gzipped too, and through xctrace's probe alone; no other file of the
+# tests or of the conformance corpus is taken for it (cut after 60, 150, 400
+# and 1000 bytes: in the loop above).
+for f in "$D"/xctrace/*.xml; do
+	gzip -c "$f" > "$TMP/x.xml.gz"
+	is "$(detected "$f"):$(detected "$TMP/x.xml.gz")" xctrace:xctrace "auto: xctrace/$(basename "$f") is xctrace, gzipped too"
+	$one_ok && fixture "$f" xctrace
+done
+bad=
+for f in $(find "$D" -type f ! -path "$D/xctrace/*" | sort) \
+	$( [ -d "$FK_CONFORMANCE" ] && find "$FK_CONFORMANCE" -type f | sort); do
+	[ "$(detected "$f")" = xctrace ] && bad="$bad ${f#"$FK_SRCDIR"/}"
+done
+is "$bad" "" "auto: no other fixture or conformance file is taken for xctrace"
+# XML that is not an xctrace export: a trace table of contents, an SVG
+printf '<?xml version="1.0"?>\n<trace-toc><run number="1"/></trace-toc>\n' > "$TMP/toc.xml"
+"$FLAMEKIT" graph "$D/svg/small.txt" > "$TMP/g.svg"
+is "$(detected "$TMP/toc.xml"):$(detected "$TMP/g.svg")" none:none "auto: other XML (a trace-toc, an SVG) is not xctrace"
+# --- end of xctrace -----------------------------------------------------------
 
 done_testing

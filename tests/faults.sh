@@ -121,6 +121,8 @@ walk "collapse bcc" "out.folded" collapse -o out.folded "$D/bcc/offwaketime.txt"
 walk "collapse callgrind" "out.folded" collapse -o out.folded "$D/callgrind/xdebug.txt" "$D/callgrind/recursion.txt"
 walk "collapse threaddump" "out.folded" collapse -o out.folded "$D/threaddump/gdb.txt" "$D/threaddump/jstack.txt"
 walk "collapse sample" "out.folded" collapse -o out.folded "$D/sample/safari.txt"
+# xctrace (branch xctrace)
+walk "collapse xctrace" "out.folded" collapse -o out.folded "$D/xctrace/two-processes.xml" "$D/xctrace/tagged.xml"
 walk "collapse --demangle=short" "out.folded" collapse --demangle=short -o out.folded "$D/demangle/names.folded"
 walk "collapse, narrowed (the narrow filter)" "out.folded" collapse --format perf --focus main --hide '^_start$' \
 	--collapse-recursion --from 0 --comm . -o out.folded "$D/perf/names.txt"
