@@ -39,7 +39,8 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 	if (in.nfiles == 0)
 		in.files[in.nfiles++] = "-";
 	in.args = &a;
-	if (in.pd.n == 0 && !in.demangle && a.nnarrow == 0 && (fold = foldsum_applies(c, in.pl, in.files, in.nfiles)) != NULL)
+	if (in.pd.n == 0 && in.demangle != FK_DMG_FULL && in.demangle != FK_DMG_SHORT && a.nnarrow == 0 &&
+	    (fold = foldsum_applies(c, in.pl, in.files, in.nfiles)) != NULL && !cli_demangles(&in, fold))
 		rc = cli_exit(foldsum_run(c, fold, in.files, in.nfiles, a.v[OPT_OUTPUT], in.pl == NULL));
 	else
 		rc = cli_inputs_run(c, &in, out_pl, NULL, a.v[OPT_OUTPUT]);

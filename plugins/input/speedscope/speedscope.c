@@ -718,6 +718,8 @@ static struct fk_input_plugin plugin = {
 	},
 	.probe = probe,
 	.parse = parse,
+	/* speedscope demangles C++ names on import, in full */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)
