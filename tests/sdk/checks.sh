@@ -258,6 +258,30 @@ st=$?
 ok $st "ABI 1.8: sink_set_start_time() and start_time(), the last members of struct fk_host, behind FK_HOST_HAS compile"
 [ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
 
+# 12. ABI 1.9's demangle, the last member of struct fk_input_plugin: its
+# zero is FK_DEMANGLE_NO, what a plugin built before 1.9 reads as.
+{ cat <<'SNIP'
+#include <flamekit/plugin.h>
+_Static_assert(offsetof(struct fk_input_plugin, demangle) ==
+               offsetof(struct fk_input_plugin, check) + sizeof(void (*)(void)),
+               "demangle follows check");
+_Static_assert(sizeof(struct fk_input_plugin) <= offsetof(struct fk_input_plugin, demangle) +
+               sizeof(void *), "demangle is the last member");
+_Static_assert(FK_DEMANGLE_NO == 0 && FK_DEMANGLE_FULL == 1 && FK_DEMANGLE_SHORT == 2,
+               "the demangle values");
+_Static_assert(FK_ABI_MAJOR == 1 && FK_ABI_MINOR >= 9, "demangle is ABI 1.9");
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
+{ (void)h; (void)in; (void)s; (void)o; return 0; }
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse,
+                                     .demangle = FK_DEMANGLE_SHORT };
+FLAMEKIT_REGISTER_INPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
+st=$?
+ok $st "ABI 1.9: demangle, the last member of struct fk_input_plugin, 0 for FK_DEMANGLE_NO, compiles"
+[ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
+
 # --- check() before any input is read ------------------------------------
 TOPDIR="$FK_BUILDDIR/tests/modules/check"
 printf 'a;b 1\n' > "$TMP/a.folded"
