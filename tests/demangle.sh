@@ -138,6 +138,44 @@ else
 	skip "perf --demangle" "no conformance corpus"
 fi
 
+# perf-data: perf script demangles as it symbolizes (C++ without argument
+# lists), so perf-data's default is off and a perf.data of a C++ program
+# reads as `perf script | flamekit collapse --format perf` does, with
+# --demangle too.  HOME is a temporary directory: perf's build-id cache
+# (~/.debug) is not the user's.
+mkdir "$TMP/pd" "$TMP/pd/home"
+cat > "$TMP/pd/prog.cc" <<'XX'
+namespace app {
+volatile unsigned long sink;
+template <typename T> __attribute__((noinline)) void spin(T n) { for (T i = 0; i < n; i++) sink += i; }
+struct Worker {
+	__attribute__((noinline)) void run(int k) { spin<unsigned long>(40000000UL * (unsigned long)k); }
+};
+}
+int main() { app::Worker w; w.run(2); return 0; }
+XX
+if command -v perf > /dev/null 2>&1 && command -v g++ > /dev/null 2>&1 &&
+	g++ -O1 -fno-omit-frame-pointer -o "$TMP/pd/prog" "$TMP/pd/prog.cc" 2> /dev/null &&
+	(cd "$TMP/pd" && HOME=$TMP/pd/home perf record -q -g -o prog.data ./prog > rec.log 2>&1) &&
+	HOME=$TMP/pd/home perf script -i "$TMP/pd/prog.data" > "$TMP/pd/script.txt" 2> /dev/null &&
+	grep -q 'app::spin<unsigned long>' "$TMP/pd/script.txt"; then
+	for opt in "" --demangle; do
+		# shellcheck disable=SC2086
+		HOME=$TMP/pd/home "$FLAMEKIT" collapse $opt --format perf "$TMP/pd/script.txt" > "$TMP/pd/exp" 2> /dev/null
+		# shellcheck disable=SC2086
+		HOME=$TMP/pd/home run "$FLAMEKIT" collapse $opt "$TMP/pd/prog.data"
+		printf '%s\n' "$out" > "$TMP/pd/got"
+		same_file "$TMP/pd/exp" "$TMP/pd/got" \
+			"perf-data ${opt:-by default}: what perf script | flamekit collapse --format perf${opt:+ $opt} gives"
+	done
+	ok $(grep -q ';main;app::spin<unsigned long> ' "$TMP/pd/got"; echo $?) \
+		"perf-data: the C++ names as perf script demangles them"
+else
+	skip "perf-data by default" "no perf, g++ or perf record here"
+	skip "perf-data --demangle" "no perf, g++ or perf record here"
+	skip "perf-data: C++ names" "no perf, g++ or perf record here"
+fi
+
 # --- mixed inputs: the step belongs to the input ---------------------------
 # one mangled name in a folded file (not demangled) and a bpftrace one (demangled)
 printf 'app;_Z3foov+4 3\n' > "$TMP/m.folded"
