@@ -239,4 +239,17 @@ XX
 run "$FLAMEKIT" run "$TMP/mj/filter.yaml"
 is "$rc:$out:$err" "0:app;$foop+4 9:" "a job's own demangle filter takes over from bpftrace's default (style short)"
 
+# without the demangle filter plugin: a default is left out (said with -v),
+# a demangling asked for is an error
+mkdir "$TMP/nodm"
+cp "$FK_BUILDDIR/plugins/.libs/input-bpftrace.so" "$FK_BUILDDIR/plugins/.libs/output-folded.so" "$TMP/nodm/"
+FLAMEKIT_PLUGIN_PATH=$TMP/nodm run "$FLAMEKIT" collapse "$TMP/m.bt"
+is "$rc:$out:$err" "0:app;_Z3foov+4 9:" "no demangle filter plugin: bpftrace's names as read, nothing said"
+FLAMEKIT_PLUGIN_PATH=$TMP/nodm run "$FLAMEKIT" collapse -v "$TMP/m.bt"
+ok $(printf '%s\n' "$err" | grep -qxF "flamekit: $TMP/m.bt: names not demangled: the demangle filter plugin is not loaded"; echo $?) \
+	"-v says why the names are not demangled"
+FLAMEKIT_PLUGIN_PATH=$TMP/nodm run "$FLAMEKIT" collapse --demangle "$TMP/m.bt"
+is "$rc:$out:$err" "2::flamekit: $TMP/m.bt: cannot demangle: the demangle filter plugin is not loaded (see flamekit plugins)" \
+	"no demangle filter plugin: --demangle is an error naming the input"
+
 done_testing
