@@ -123,10 +123,10 @@ struct cli_inputs {
  * for argc files.  0, or FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
 int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, const char *cmd,
                     int argc);
-/* --demangle[=full|short|no] (value NULL: given without '='; --no-demangle
- * is --demangle=no): into in->demangle; 0, or FK_ERR_USAGE after
- * reporting. */
-int cli_demangle_opt(struct cli_inputs *in, const char *value);
+/* --demangle[=full|short|no] of command cmd (value NULL: given without
+ * '='; --no-demangle is --demangle=no): an enum fk_demangle_choice into
+ * *choice; 0, or FK_ERR_USAGE after reporting. */
+int cli_demangle_opt(const char *cmd, const char *value, int *choice);
 /* Whether the inputs read by pl get demangled (the choice given, else
  * pl's default): the folded shortcuts (foldsum, graphsum) apply only to
  * names left as they are. */

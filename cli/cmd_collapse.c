@@ -27,7 +27,7 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 		snprintf(hint, sizeof hint, " (the %s input plugin's options: flamekit plugins --help %s)",
 		         in.pl->d.h.name, in.pl->d.h.name);
 	if ((rc = cli_parse(c, "collapse", argc, argv, input_opt, &in, hint, &a)) < 0 ||
-	    (a.given[OPT_DEMANGLE] && (rc = cli_demangle_opt(&in, a.v[OPT_DEMANGLE])) < 0))
+	    (a.given[OPT_DEMANGLE] && (rc = cli_demangle_opt(in.cmd, a.v[OPT_DEMANGLE], &in.demangle)) < 0))
 		goto fail;
 	for (size_t k = 0; k < a.nfiles; k++)
 		in.files[in.nfiles++] = a.files[k];

@@ -61,14 +61,14 @@ static int pending_opt(struct cli *c, struct cli_inputs *in, int argc, char **ar
 	return 1;
 }
 
-int cli_demangle_opt(struct cli_inputs *in, const char *value)
+int cli_demangle_opt(const char *cmd, const char *value, int *choice)
 {
 	if (value && strcmp(value, "full") != 0 && strcmp(value, "short") != 0 &&
 	    strcmp(value, "no") != 0) {
-		cli_usage_error(in->cmd, "--demangle takes full, short or no, not \"%s\"", value);
+		cli_usage_error(cmd, "--demangle takes full, short or no, not \"%s\"", value);
 		return FK_ERR_USAGE;
 	}
-	in->demangle = fk_demangle_parse(value ? value : "full");
+	*choice = fk_demangle_parse(value ? value : "full");
 	return 0;
 }
 

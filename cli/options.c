@@ -60,7 +60,7 @@ const struct cli_opt cli_options[] = {
 	  "--help NAME lists them)", NULL, NULL, false },
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_GRAPH, "INPUT OPTIONS",
 	  "the input plugin's, e.g. --format perf --pid", NULL, NULL, false },
-	{ OPT_DEMANGLE, "demangle", 0, ARG_OPTIONAL, "short", NULL, IN, NULL,
+	{ OPT_DEMANGLE, "demangle", 0, ARG_OPTIONAL, "short", NULL, NARROW, NULL,
 	  "demangle C++, Rust and D names as c++filt does; short drops argument lists and "
 	  "Rust hashes; no: off (default: each format's own, off for FlameGraph's formats; "
 	  "flamekit-formats(5))", NULL, NULL, false },
@@ -127,7 +127,7 @@ const struct cli_opt cli_options[] = {
 	  "shells find them)", NULL, NULL, false },
 
 	/* Coming from perf (perf script --no-demangle) */
-	{ OPT_ALIAS, "no-demangle", 0, ARG_NONE, NULL, NULL, IN, NULL,
+	{ OPT_ALIAS, "no-demangle", 0, ARG_NONE, NULL, NULL, NARROW, NULL,
 	  "perf's --no-demangle: --demangle=no", NULL, "demangle=no", true },
 	/* Coming from async-profiler (its converter's -I/-X): --focus, --ignore */
 	{ OPT_ALIAS, "include", 'I', ARG_REQUIRED, "REGEX", NULL, NARROW, NULL,

@@ -202,6 +202,17 @@ is "$out" "app;$foop+4 12" "--demangle=short: every input, short"
 ok $(grep -q "<title>$foo+4 (9 samples" "$TMP/m.svg" && grep -q '<title>_Z3foov+4 (3 samples' "$TMP/m.svg"; echo $?) \
 	"graph draws each input's names as its format has them"
 
+# diff: both files demangled as their format says, or as --demangle says
+printf 'app;_Z3foov+4 5\n' > "$TMP/m2.folded"
+run "$FLAMEKIT" diff "$TMP/m.folded" "$TMP/m2.folded"
+is "$rc:$out:$err" "0:app;_Z3foov+4 3 5:" "diff of folded files: names as read"
+run "$FLAMEKIT" diff --demangle=short "$TMP/m.folded" "$TMP/m2.folded"
+is "$rc:$out:$err" "0:app;$foop+4 3 5:" "diff --demangle=short"
+run "$FLAMEKIT" diff -f bpftrace "$TMP/m.bt" "$TMP/m.bt"
+is "$rc:$out:$err" "0:app;$foo+4 9 9:" "diff -f bpftrace: demangled, bpftrace's default"
+run "$FLAMEKIT" diff --no-demangle -f bpftrace "$TMP/m.bt" "$TMP/m.bt"
+is "$rc:$out:$err" "0:app;_Z3foov+4 9 9:" "diff --no-demangle -f bpftrace"
+
 # a job: each input its own default, or its own demangle key
 mkdir "$TMP/mj"
 cat > "$TMP/mj/job.yaml" <<XX
