@@ -115,16 +115,22 @@ struct cli_inputs {
 	size_t nnames;
 	const char **files;           /* point into argv; "-" when none */
 	size_t nfiles;
-	const char *demangle;         /* --demangle: "full" or "short"; NULL: off */
+	int demangle;                 /* enum fk_demangle_choice: --demangle, --no-demangle
+	                               * (FK_DMG_PLUGIN: each input's plugin's default) */
 	const struct cli_args *args;  /* the narrowing options (nnarrow 0: none) */
 };
 /* Find the plugin of `format` ("auto": none) and make its options; room
  * for argc files.  0, or FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
 int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, const char *cmd,
                     int argc);
-/* --demangle[=full|short|no] (value NULL: given without '='): into
- * in->demangle; 0, or FK_ERR_USAGE after reporting. */
-int cli_demangle_opt(struct cli_inputs *in, const char *value);
+/* --demangle[=full|short|no] of command cmd (value NULL: given without
+ * '='; --no-demangle is --demangle=no): an enum fk_demangle_choice into
+ * *choice; 0, or FK_ERR_USAGE after reporting. */
+int cli_demangle_opt(const char *cmd, const char *value, int *choice);
+/* Whether the inputs read by pl get demangled (the choice given, else
+ * pl's default): the folded shortcuts (foldsum, graphsum) apply only to
+ * names left as they are. */
+bool cli_demangles(const struct cli_inputs *in, const struct fk_plugin *pl);
 /* argv[*i] as an input option: 1 taken (with its value), 0 not one,
  * FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
 int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i);

@@ -27,7 +27,7 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 		snprintf(hint, sizeof hint, " (the %s input plugin's options: flamekit plugins --help %s)",
 		         in.pl->d.h.name, in.pl->d.h.name);
 	if ((rc = cli_parse(c, "collapse", argc, argv, input_opt, &in, hint, &a)) < 0 ||
-	    (a.given[OPT_DEMANGLE] && (rc = cli_demangle_opt(&in, a.v[OPT_DEMANGLE])) < 0))
+	    (a.given[OPT_DEMANGLE] && (rc = cli_demangle_opt(in.cmd, a.v[OPT_DEMANGLE], &in.demangle)) < 0))
 		goto fail;
 	for (size_t k = 0; k < a.nfiles; k++)
 		in.files[in.nfiles++] = a.files[k];
@@ -39,7 +39,8 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 	if (in.nfiles == 0)
 		in.files[in.nfiles++] = "-";
 	in.args = &a;
-	if (in.pd.n == 0 && !in.demangle && a.nnarrow == 0 && (fold = foldsum_applies(c, in.pl, in.files, in.nfiles)) != NULL)
+	if (in.pd.n == 0 && in.demangle != FK_DMG_FULL && in.demangle != FK_DMG_SHORT && a.nnarrow == 0 &&
+	    (fold = foldsum_applies(c, in.pl, in.files, in.nfiles)) != NULL && !cli_demangles(&in, fold))
 		rc = cli_exit(foldsum_run(c, fold, in.files, in.nfiles, a.v[OPT_OUTPUT], in.pl == NULL));
 	else
 		rc = cli_inputs_run(c, &in, out_pl, NULL, a.v[OPT_OUTPUT]);

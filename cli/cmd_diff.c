@@ -100,9 +100,11 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	struct cli_args a;
 	struct fk_filter_chain fc;
 	size_t nfiles;
-	int rc = EXIT_USAGE, r;
+	int rc = EXIT_USAGE, r, demangle = FK_DMG_PLUGIN;
 
 	r = cli_parse(c, "diff", argc, argv, NULL, NULL, NULL, &a);
+	if (r == 0 && a.given[OPT_DEMANGLE])
+		r = cli_demangle_opt("diff", a.v[OPT_DEMANGLE], &demangle);
 	format = a.v[OPT_FORMAT];
 	format_default = !a.given[OPT_FORMAT];
 	outpath = a.v[OPT_OUTPUT];
@@ -148,6 +150,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		spec.path = files[k];
 		spec.plugin = in_pl;
 		spec.magic_wins = format_default; /* diff a.data b.data needs no --format */
+		spec.demangle = demangle;
 		if (!(side[k] = fk_profile_new()))
 			goto nomem;
 		/* each side narrowed on its own (--from counts from its first sample) */

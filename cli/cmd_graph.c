@@ -81,7 +81,7 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 	snprintf(hint, sizeof hint, " (the options: flamekit plugins --help %s%s%s)", c->drawer,
 	         g.in.pl ? ", and --help " : "", g.in.pl ? g.in.pl->d.h.name : "");
 	if ((rc = cli_parse(c, "graph", argc, argv, graph_opt, &g, hint, &a)) < 0 ||
-	    (a.given[OPT_DEMANGLE] && (rc = cli_demangle_opt(&g.in, a.v[OPT_DEMANGLE])) < 0) ||
+	    (a.given[OPT_DEMANGLE] && (rc = cli_demangle_opt(g.in.cmd, a.v[OPT_DEMANGLE], &g.in.demangle)) < 0) ||
 	    (a.given[OPT_FLAMECHART] && (rc = flamechart(c, &g)) < 0))
 		goto fail;
 	for (size_t k = 0; k < a.nfiles; k++)

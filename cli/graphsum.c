@@ -542,7 +542,7 @@ bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *
 	double total, minw;
 	int rc;
 
-	if (in->pd.n || in->demangle || (in->args && in->args->nnarrow) || in->nfiles == 0 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
+	if (in->pd.n || in->demangle == FK_DMG_FULL || in->demangle == FK_DMG_SHORT || (in->args && in->args->nnarrow) || in->nfiles == 0 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
 	    !output_fits(out_pl, out_opts))
 		return false;
 	for (size_t k = 0; k < in->nfiles; k++) {
@@ -550,7 +550,7 @@ bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *
 		if (strcmp(in->files[k], "-") == 0 || stat(in->files[k], &st) < 0 || !S_ISREG(st.st_mode))
 			return false;
 	}
-	if (!(folded = foldsum_applies(c, in->pl, in->files, in->nfiles)))
+	if (!(folded = foldsum_applies(c, in->pl, in->files, in->nfiles)) || cli_demangles(in, folded))
 		return false;
 	if ((rc = fk_output_not_input(outpath, in->files, in->nfiles)) < 0) {
 		*status = cli_exit(rc);

@@ -61,19 +61,21 @@ static int pending_opt(struct cli *c, struct cli_inputs *in, int argc, char **ar
 	return 1;
 }
 
-int cli_demangle_opt(struct cli_inputs *in, const char *value)
+int cli_demangle_opt(const char *cmd, const char *value, int *choice)
 {
-	if (!value || strcmp(value, "full") == 0)
-		in->demangle = "full";
-	else if (strcmp(value, "short") == 0)
-		in->demangle = "short";
-	else if (strcmp(value, "no") == 0)
-		in->demangle = NULL;
-	else {
-		cli_usage_error(in->cmd, "--demangle takes full, short or no, not \"%s\"", value);
+	if (value && strcmp(value, "full") != 0 && strcmp(value, "short") != 0 &&
+	    strcmp(value, "no") != 0) {
+		cli_usage_error(cmd, "--demangle takes full, short or no, not \"%s\"", value);
 		return FK_ERR_USAGE;
 	}
+	*choice = fk_demangle_parse(value ? value : "full");
 	return 0;
+}
+
+bool cli_demangles(const struct cli_inputs *in, const struct fk_plugin *pl)
+{
+	return in->demangle == FK_DMG_FULL || in->demangle == FK_DMG_SHORT ||
+	       (in->demangle == FK_DMG_PLUGIN && fk_input_demangle(pl) != FK_DEMANGLE_NO);
 }
 
 int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i)
@@ -85,37 +87,6 @@ int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, 
 	if (strncmp(a, "--", 2) == 0 && a[2])
 		return pending_opt(c, in, argc, argv, i);
 	return 0;
-}
-
-/* --demangle: the demangle filter plugin, style full or short, first in
- * the chain.  0, or the exit status after reporting. */
-static int add_demangle(struct cli *c, struct cli_inputs *in, struct fk_filter_chain *fc)
-{
-	const struct fk_plugin *dm = cli_find(c, FK_PLUGIN_FILTER, "demangle", in->cmd);
-	char err[256];
-	void *opts;
-	int rc;
-
-	if (!dm)
-		return EXIT_USAGE;
-	if (fk_options_new(dm, &opts) < 0)
-		goto nomem;
-	if ((rc = fk_option_set(dm, opts, "style", in->demangle, err, sizeof err)) < 0) {
-		fk_options_free(dm, opts);
-		if (rc == FK_ERR_NOMEM)
-			goto nomem;
-		cli_usage_error(in->cmd, "%s", err);
-		return EXIT_USAGE;
-	}
-	/* the chain owns opts once added; not when adding failed (reported) */
-	if (fk_filter_chain_add(fc, dm, opts, "--demangle") < 0) {
-		fk_options_free(dm, opts);
-		return EXIT_DATA;
-	}
-	return 0;
-nomem:
-	fk_log(FK_LOG_ERROR, "out of memory");
-	return EXIT_DATA;
 }
 
 int cli_narrow_add(struct cli *c, const char *cmd, const struct cli_args *a,
@@ -175,6 +146,7 @@ int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin 
 		specs[k].nopts = in->pd.n;
 		specs[k].shard_k = c->shard_k;
 		specs[k].shard_n = c->shard_n;
+		specs[k].demangle = in->demangle; /* the engine's step, per input */
 	}
 	memset(&out, 0, sizeof out);
 	out.plugin = out_pl;
@@ -188,8 +160,7 @@ int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin 
 	pl.noutputs = 1;
 	pl.threads = cli_threads(c);
 	pl.progress = c->progress;
-	if ((in->demangle && (rc = add_demangle(c, in, &pl.filters)) != 0) ||
-	    (rc = cli_narrow_add(c, in->cmd, in->args, &pl.filters)) != 0)
+	if ((rc = cli_narrow_add(c, in->cmd, in->args, &pl.filters)) != 0)
 		goto out;
 	rc = cli_exit(fk_pipeline_run(&pl));
 out:

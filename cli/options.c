@@ -60,9 +60,10 @@ const struct cli_opt cli_options[] = {
 	  "--help NAME lists them)", NULL, NULL, false },
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_GRAPH, "INPUT OPTIONS",
 	  "the input plugin's, e.g. --format perf --pid", NULL, NULL, false },
-	{ OPT_DEMANGLE, "demangle", 0, ARG_OPTIONAL, "short", NULL, IN, NULL,
+	{ OPT_DEMANGLE, "demangle", 0, ARG_OPTIONAL, "short", NULL, NARROW, NULL,
 	  "demangle C++, Rust and D names as c++filt does; short drops argument lists and "
-	  "Rust hashes (--demangle=no: off, the default)", NULL, NULL, false },
+	  "Rust hashes; no: off (default: each format's own, off for FlameGraph's formats; "
+	  "flamekit-formats(5))", NULL, NULL, false },
 	/* narrowing the profile: the narrow filter plugin's options, same names */
 	{ OPT_NARROW, "focus", 0, ARG_REQUIRED, "REGEX", NULL, NARROW, NULL,
 	  "keep only the samples with a frame matching REGEX (pprof -focus)",
@@ -125,6 +126,9 @@ const struct cli_opt cli_options[] = {
 	  "the shell whose completion script to print (make install puts both where the "
 	  "shells find them)", NULL, NULL, false },
 
+	/* Coming from perf (perf script --no-demangle) */
+	{ OPT_ALIAS, "no-demangle", 0, ARG_NONE, NULL, NULL, NARROW, NULL,
+	  "perf's --no-demangle: --demangle=no", NULL, "demangle=no", true },
 	/* Coming from async-profiler (its converter's -I/-X): --focus, --ignore */
 	{ OPT_ALIAS, "include", 'I', ARG_REQUIRED, "REGEX", NULL, NARROW, NULL,
 	  "async-profiler's -I, --include: --focus REGEX", "a regular expression", "focus", true },

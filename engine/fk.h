@@ -278,6 +278,11 @@ struct fk_sink {
 	int series;                  /* where plain weights go */
 	unsigned threads;
 	struct fk_filter_chain *filters; /* per-sample filters (root sink only) */
+	/* The input's own steps (its demangling, per-frame), run before
+	 * `filters` at push time, when there are per-sample filters; NULL
+	 * otherwise (the steps then run on the input's profile once it is
+	 * read).  Not owned. */
+	struct fk_filter_chain *pre;
 	/* The input the samples come from, for messages (the pipeline's, not
 	 * owned; forks inherit it); NULL: "an input". */
 	const char *name;
@@ -298,6 +303,8 @@ struct fk_profile *fk_profile_new(void);
 void fk_profile_free(struct fk_profile *p);
 /* Merge src into dst (frames re-interned, weights summed, samples appended). */
 int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src);
+/* Nothing pushed, interned or logged into p yet. */
+bool fk_profile_empty(const struct fk_profile *p);
 /* Merge src into dst as fk_profile_merge does; when dst is still empty,
  * src's contents move into dst instead (src is left empty, to be freed). */
 int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src);
@@ -631,6 +638,37 @@ int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
                       const struct fk_logged_sample *meta, const char *comm, size_t comm_len,
                       const struct fk_attr *attrs, size_t nattrs);
 
+/* ---- an input's demangling (demangle.c) --------------------------------------
+ * The user's choice for an input (fk_input_spec.demangle): its plugin's
+ * default (struct fk_input_plugin's demangle, ABI 1.9), or one of the
+ * three styles. */
+enum fk_demangle_choice {
+	FK_DMG_PLUGIN = 0, /* the input plugin's default */
+	FK_DMG_NO,         /* --no-demangle, --demangle=no, `demangle: no` */
+	FK_DMG_FULL,       /* --demangle, =full */
+	FK_DMG_SHORT,      /* --demangle=short */
+};
+/* The choice text names (no, full, short; false and true as no and
+ * full, a job file's booleans), or -1 for any other text. */
+int fk_demangle_parse(const char *text);
+/* Input plugin pl's default, an enum fk_demangle (FK_DEMANGLE_NO for a
+ * plugin built before ABI 1.9). */
+int fk_input_demangle(const struct fk_plugin *pl);
+/* "no", "full" or "short" for an enum fk_demangle. */
+const char *fk_demangle_name(int d);
+struct fk_input_spec;
+/* The steps of the input `spec`, read by plugin pl, into *steps (an empty
+ * chain when its names stay as they are): the demangle filter plugin in
+ * the style spec or pl chose.  An input left to its plugin's default is
+ * not demangled when `filters`, the pipeline's chain, has the demangle
+ * filter of its own (a job's), nor when no demangle filter plugin is
+ * loaded (said with -v); a demangling asked for without one is an error.
+ * `name` names the input in messages.  0 or a negative status, reported;
+ * the caller frees *steps (fk_filter_chain_free) in every case. */
+int fk_input_steps(const struct fk_registry *r, const struct fk_input_spec *spec,
+                   const struct fk_plugin *pl, const struct fk_filter_chain *filters,
+                   const char *name, struct fk_filter_chain *steps);
+
 /* ---- pipeline (pipeline.c) ----------------------------------------------------
  * What `collapse`, `graph` and `run` share: read inputs into a profile,
  * apply filters, render outputs atomically.
@@ -653,6 +691,9 @@ struct fk_input_spec {
 	 * plugin recognises for certain (its probe says 100: a magic number,
 	 * as perf.data's) is read by that one, with its default options. */
 	bool magic_wins;
+	/* enum fk_demangle_choice: how this input's names are demangled
+	 * (FK_DMG_PLUGIN, 0: as its plugin's descriptor says). */
+	int demangle;
 };
 
 struct fk_output_spec {

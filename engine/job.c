@@ -362,11 +362,11 @@ static int any_input_option(const struct fk_registry *r, const char *name,
 
 static int parse_input(struct fk_job *j, const struct ynode *n)
 {
-	static const char *const keys[] = { "path", "format", "series", "options", NULL };
-	const struct ynode *path = n, *fmt = NULL, *ser = NULL, *opt = NULL;
+	static const char *const keys[] = { "path", "format", "series", "demangle", "options", NULL };
+	const struct ynode *path = n, *fmt = NULL, *ser = NULL, *opt = NULL, *dmg = NULL;
 	struct in_entry *e;
 	size_t first = j->ninputs;
-	int series = 0, rc;
+	int series = 0, demangle = FK_DMG_PLUGIN, rc;
 
 	if (grow1(&j->ent, j->nent, sizeof *j->ent) < 0)
 		return nomem();
@@ -379,6 +379,7 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 		fmt = map_get(n, "format");
 		ser = map_get(n, "series");
 		opt = map_get(n, "options");
+		dmg = map_get(n, "demangle");
 		if (!path)
 			return yerr(j, n, "an input needs a path");
 	} else if (n->type != Y_SCALAR) {
@@ -395,6 +396,12 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 		if (series < 0)
 			return yerr(j, ser, "series must be baseline, current, on-cpu, off-cpu, 0 or 1, not %s",
 			            fk_yt_found(ser));
+	}
+	if (dmg) {
+		if ((rc = want(j, dmg, Y_SCALAR, "demangle")) < 0)
+			return rc;
+		if ((demangle = fk_demangle_parse(dmg->text)) < 0)
+			return yerr(j, dmg, "demangle must be no, full or short, not %s", fk_yt_found(dmg));
 	}
 	if (fmt) {
 		if ((rc = want(j, fmt, Y_SCALAR, "format")) < 0)
@@ -456,6 +463,7 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 		j->inputs[i].optnames = e->names;
 		j->inputs[i].optvalues = e->values;
 		j->inputs[i].nopts = e->nopts;
+		j->inputs[i].demangle = demangle;
 	}
 	return 0;
 }

@@ -392,6 +392,9 @@ void fk_options_help(const struct fk_plugin *pl, FILE *f)
 	        fk_kind_name((int)pl->d.h.kind), pl->d.h.name,
 	        pl->d.h.version ? pl->d.h.version : "?", pl->d.h.abi_major, pl->d.h.abi_minor,
 	        pl->d.h.description ? pl->d.h.description : "", pl->path);
+	if (pl->d.h.kind == FK_PLUGIN_INPUT && fk_input_demangle(pl) != FK_DEMANGLE_NO)
+		fprintf(f, "  names demangled by default: %s (--no-demangle: as read)\n",
+		        fk_demangle_name(fk_input_demangle(pl)));
 	if (!pl->d.h.options || pl->d.h.options->type == FK_OPT_END) {
 		fprintf(f, "\nno options\n");
 		return;

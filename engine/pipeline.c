@@ -109,12 +109,63 @@ static int refuse_utf16(struct fk_input *in)
 	return FK_ERR_DATA;
 }
 
+/* Parse `in` with plugin in->plugin into p, the input's own steps (its
+ * demangling) run on its frames alone, before the pipeline's filters:
+ * at push time when some filter is per-sample (which then sees the
+ * steps' names); else once the input is read, on a profile of its own
+ * merged into p afterwards (p itself when it is still empty). */
+static int parse_steps(const struct fk_registry *r, const struct fk_input_spec *spec,
+                       struct fk_input *in, const void *opts, struct fk_profile *p,
+                       struct fk_filter_chain *filters, struct fk_filter_chain *steps,
+                       unsigned threads)
+{
+	const struct fk_plugin *pl = in->plugin;
+	bool at_push = steps->n && filters && filters->has_sample;
+	struct fk_profile *t = p;
+	struct fk_sink sink;
+	int rc;
+
+	if (steps->n && !at_push && !fk_profile_empty(p)) {
+		if (!(t = fk_profile_new())) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			return FK_ERR_NOMEM;
+		}
+		t->keep_samples = p->keep_samples;
+	}
+	fk_sink_init(&sink, t, spec->series, threads, filters);
+	sink.pre = at_push ? steps : NULL;
+	sink.reg = r;
+	sink.name = in->name;
+	{
+		FK_CTX_SCOPE(pcx, .plugin = pl);
+		rc = pl->d.in.parse(&fk_host, in, &sink, opts);
+	}
+	fk_sink_fini(&sink);
+	if (rc == 0 && in->error)
+		rc = in->error;
+	if (rc == 0 && sink.time_refused) /* reported; a plugin may ignore push's status */
+		rc = FK_ERR_DATA;
+	if (rc == 0 && steps->n && !at_push)
+		rc = fk_profile_apply_frame_filters(&t, steps);
+	if (t != p) {
+		if (rc == 0 && t->declared) { /* the pipeline's mixed-units warning */
+			fk_free(p->declared);
+			p->declared = t->declared;
+			t->declared = NULL;
+		}
+		if (rc == 0)
+			rc = fk_profile_absorb(p, t);
+		fk_profile_free(t);
+	}
+	return rc;
+}
+
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
                    unsigned threads, int progress)
 {
 	struct fk_input in;
-	struct fk_sink sink;
+	struct fk_filter_chain steps = { 0 };
 	const struct fk_plugin *pl = spec->plugin;
 	void *opts = spec->opts, *own = NULL;
 	int rc;
@@ -166,18 +217,9 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	if (spec->shard_n > 1 && (rc = fk_input_shard(&in, pl, spec->shard_k, spec->shard_n)) < 0)
 		goto out;
 	in.plugin = pl;
-	fk_sink_init(&sink, p, spec->series, threads, filters);
-	sink.reg = r;
-	sink.name = in.name;
-	{
-		FK_CTX_SCOPE(pcx, .plugin = pl);
-		rc = pl->d.in.parse(&fk_host, &in, &sink, opts);
-	}
-	fk_sink_fini(&sink);
-	if (rc == 0 && in.error)
-		rc = in.error;
-	if (rc == 0 && sink.time_refused) /* reported; a plugin may ignore push's status */
-		rc = FK_ERR_DATA;
+	if ((rc = fk_input_steps(r, spec, pl, filters, in.name, &steps)) == 0)
+		rc = parse_steps(r, spec, &in, opts, p, filters, &steps, threads);
+	fk_filter_chain_free(&steps);
 	if (rc == 0)
 		fk_input_report(&in);
 out:

@@ -155,6 +155,13 @@ static int check_copy(const struct fk_plugin *pl, char *why, size_t cap)
 		         "FLAMEKIT_REGISTER_OUTPUT", hd->name, pl->d.out.needs);
 		return FK_ERR_PLUGIN;
 	}
+	if (hd->kind == FK_PLUGIN_INPUT && (fk_input_demangle(pl) < FK_DEMANGLE_NO ||
+	                                   fk_input_demangle(pl) > FK_DEMANGLE_SHORT)) {
+		snprintf(why, cap, "the input plugin \"%s\" sets an unknown demangle default %d; use "
+		         "FK_DEMANGLE_NO, FK_DEMANGLE_FULL or FK_DEMANGLE_SHORT", hd->name,
+		         fk_input_demangle(pl));
+		return FK_ERR_PLUGIN;
+	}
 	if ((rc = fk_options_validate(pl, opt, sizeof opt)) == FK_ERR_PLUGIN)
 		snprintf(why, cap, "the %s plugin \"%s\": %s", kind, hd->name, opt);
 	return rc;

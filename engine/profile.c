@@ -169,8 +169,7 @@ void fk_profile_set_start(struct fk_profile *p, int64_t unix_ns)
 	p->has_start = true;
 }
 
-/* Nothing pushed, interned or logged yet. */
-static bool profile_empty(const struct fk_profile *p)
+bool fk_profile_empty(const struct fk_profile *p)
 {
 	return p->in.nframes == 0 && p->tree.nnodes == 1 && p->tree.nw == 0 && p->log.n == 0 &&
 	       p->samples_pushed == 0;
@@ -178,7 +177,7 @@ static bool profile_empty(const struct fk_profile *p)
 
 int fk_profile_absorb(struct fk_profile *dst, struct fk_profile *src)
 {
-	if (!profile_empty(dst)) {
+	if (!fk_profile_empty(dst)) {
 		/* src only gives its nodes now: its edge table can go first */
 		fk_free(src->tree.slots);
 		src->tree.slots = NULL;
@@ -453,12 +452,17 @@ static int finish_push(struct fk_sink *s, size_t n, double *w, const struct fk_s
 		ls.tid = (smp->flags & FK_SAMPLE_TID) ? smp->tid : -1;
 	}
 	if (s->filters) {
-		int keep;
+		const char *comm = (smp->flags & FK_SAMPLE_COMM) ? smp->comm : NULL;
+		size_t comm_len = (smp->flags & FK_SAMPLE_COMM) ? smp->comm_len : 0;
+		int keep = 1;
 		memcpy(ls.weight, w, sizeof ls.weight);
-		keep = fk_filter_samples(s->filters, p, &s->ids, &n, &s->idcap, w, &ls,
-		                         (smp->flags & FK_SAMPLE_COMM) ? smp->comm : NULL,
-		                         (smp->flags & FK_SAMPLE_COMM) ? smp->comm_len : 0,
-		                         pa->v, pa->n);
+		/* the input's own steps first: the filters see demangled names */
+		if (s->pre)
+			keep = fk_filter_samples(s->pre, p, &s->ids, &n, &s->idcap, w, &ls, comm, comm_len,
+			                         pa->v, pa->n);
+		if (keep > 0)
+			keep = fk_filter_samples(s->filters, p, &s->ids, &n, &s->idcap, w, &ls, comm,
+			                         comm_len, pa->v, pa->n);
 		if (keep < 0)
 			return keep;
 		if (keep == 0) {

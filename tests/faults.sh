@@ -124,6 +124,11 @@ walk "collapse sample" "out.folded" collapse -o out.folded "$D/sample/safari.txt
 # xctrace (branch xctrace)
 walk "collapse xctrace" "out.folded" collapse -o out.folded "$D/xctrace/two-processes.xml" "$D/xctrace/tagged.xml"
 walk "collapse --demangle=short" "out.folded" collapse --demangle=short -o out.folded "$D/demangle/names.folded"
+# each input its own demangling: folded's names kept, bpftrace's demangled
+# on a profile of its own, or at push time beside a per-sample filter
+walk "collapse folded and bpftrace" "out.folded" collapse -o out.folded "$D/demangle/names.folded" "$D/bpftrace/forms.txt"
+walk "collapse folded and bpftrace, --focus" "out.folded" collapse --focus . -o out.folded \
+	"$D/demangle/names.folded" "$D/bpftrace/forms.txt"
 walk "collapse, narrowed (the narrow filter)" "out.folded" collapse --format perf --focus main --hide '^_start$' \
 	--collapse-recursion --from 0 --comm . -o out.folded "$D/perf/names.txt"
 walk "collapse pprof (heap, gzip)" "out.folded" collapse -o out.folded "$D/pprof/heap.pb.gz"

@@ -63,15 +63,21 @@ is "$out" "$("$FLAMEKIT" collapse --sample-type samples "$CPU")" "a raw (not gzi
 for m in 0 1; do
 	"$PY" "$ORACLE" unsym "$TMP/unsym$m.pb" $m
 done
+# (the system name _Z3foov demangled short by default, as go tool pprof
+# does: c++filt -p's foo)
+foo=$(echo _Z3foov | c++filt -p 2> /dev/null || echo foo)
 run "$FLAMEKIT" collapse "$TMP/unsym0.pb"
-is "$out" "main;_Z3foov;<unknown> 5" "pprof: a location without lines or mapping is <unknown>, as go tool pprof -traces says"
+is "$out" "main;$foo;<unknown> 5" "pprof: a location without lines or mapping is <unknown>, as go tool pprof -traces says"
 run "$FLAMEKIT" collapse "$TMP/unsym1.pb"
-is "$out" "main;_Z3foov;[x] 5" "pprof: a location without lines is [its mapping's file], as go tool pprof -traces says"
+is "$out" "main;$foo;[x] 5" "pprof: a location without lines is [its mapping's file], as go tool pprof -traces says"
+run "$FLAMEKIT" collapse --no-demangle "$TMP/unsym1.pb"
+is "$out" "main;_Z3foov;[x] 5" "pprof --no-demangle: the function's system name as it is"
 run "$FLAMEKIT" collapse --format pprof --addresses "$TMP/unsym1.pb"
-is "$out" "main;_Z3foov;0x1234 5" "pprof --addresses: a location without lines is its address"
+is "$out" "main;$foo;0x1234 5" "pprof --addresses: a location without lines is its address"
 if [ $have_go = yes ]; then
-	is "$(go tool pprof -traces "$TMP/unsym1.pb" 2> /dev/null | "$PY" "$ORACLE" traces)" "main;foo;[x] 5" \
-		"go tool pprof agrees but for demangling the system name"
+	is "$(go tool pprof -traces "$TMP/unsym1.pb" 2> /dev/null | "$PY" "$ORACLE" traces)" \
+		"$("$FLAMEKIT" collapse "$TMP/unsym1.pb")" \
+		"go tool pprof agrees, the system name demangled as pprof does by default"
 else
 	skip "go tool pprof on an unsymbolized profile" "go tool pprof is not installed (Debian: golang-go)"
 fi

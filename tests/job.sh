@@ -161,7 +161,7 @@ colour: red' "2:flamekit: bad.yaml:3:1: unknown key 'colour' in a job (allowed: 
 err_is 'inputs:
   - path: data/a.folded
     fromat: folded
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:3:5: unknown key 'fromat' in an input (allowed: path, format, series, options)" "unknown input key"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:3:5: unknown key 'fromat' in an input (allowed: path, format, series, demangle, options)" "unknown input key"
 err_is 'inputs: [data/a.folded]
 filters:
   - plugin: grep

@@ -65,7 +65,7 @@ EXTRA_DIST += tests/faults.sh
 check_LTLIBRARIES += tests/modules/bad/optsize.la tests/modules/bad/optname.la \
 	tests/modules/bad/optdup.la tests/modules/bad/optdefault.la \
 	tests/modules/bad/opttype.la tests/modules/bad/wrongkind.la \
-	tests/modules/check/top.la
+	tests/modules/bad/demangle.la tests/modules/check/top.la
 tests_modules_bad_optsize_la_SOURCES = tests/modules/bad/optsize.c tests/modules/bad/common.h
 tests_modules_bad_optsize_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 tests_modules_bad_optname_la_SOURCES = tests/modules/bad/optname.c tests/modules/bad/common.h
@@ -78,6 +78,8 @@ tests_modules_bad_opttype_la_SOURCES = tests/modules/bad/opttype.c tests/modules
 tests_modules_bad_opttype_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 tests_modules_bad_wrongkind_la_SOURCES = tests/modules/bad/wrongkind.c
 tests_modules_bad_wrongkind_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
+tests_modules_bad_demangle_la_SOURCES = tests/modules/bad/demangle.c
+tests_modules_bad_demangle_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 # A good third-party output with a range check in check(): tests/sdk/checks.sh.
 tests_modules_check_top_la_SOURCES = tests/modules/check/top.c
 tests_modules_check_top_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)

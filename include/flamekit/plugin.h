@@ -102,6 +102,11 @@
  *        a frame's module (struct fk_frameref) may be any text saying where
  *        it came from: the v8 input gives a script's whole url, which the
  *        html report shows beside the frame.
+ *   1.9  struct fk_input_plugin gains `demangle` (enum fk_demangle): how
+ *        the engine demangles the frame names of the plugin's inputs
+ *        unless the user says otherwise (--demangle, --no-demangle, a
+ *        job input's `demangle:`).  A plugin built before 1.9 reads as
+ *        FK_DEMANGLE_NO: its names stay as it pushes them.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -154,7 +159,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 8
+#define FK_ABI_MINOR 9
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -792,6 +797,25 @@ struct fk_input_plugin {
 	/* --- appended in ABI 1.2 --- */
 	/* See FK_CHECK_DOC below.  May be NULL. */
 	int (*check)(const struct fk_host *host, const void *opts, const char *where);
+
+	/* --- appended in ABI 1.9 --- */
+	/* enum fk_demangle: whether the engine demangles the C++, Rust and D
+	 * names of this format's inputs when the user does not say (the
+	 * demangle filter, first, for each input on its own).  0
+	 * (FK_DEMANGLE_NO, and what a plugin built before 1.9 reads as):
+	 * names stay as pushed, for a format whose output must stay another
+	 * tool's byte for byte (FlameGraph's stackcollapse scripts) or whose
+	 * producer demangles already as its viewer wants.  The loader refuses
+	 * a value it does not know. */
+	int demangle;
+};
+
+/* How an input's frame names are demangled (struct fk_input_plugin's
+ * `demangle`, 1.9).  Append-only. */
+enum fk_demangle {
+	FK_DEMANGLE_NO = 0,    /* names as the input gives them */
+	FK_DEMANGLE_FULL = 1,  /* what c++filt prints: argument lists, Rust hashes */
+	FK_DEMANGLE_SHORT = 2, /* no argument lists, no Rust hashes (inferno's) */
 };
 
 /* FK_CHECK_DOC: every descriptor's optional check(host, opts, where) is

@@ -20,6 +20,16 @@ compiles() {
 	[ "$st" = "$1" ] || sed 's/^/# /' "$TMP/cc.log" | head -10
 }
 
+# compiles11 NAME: $TMP/snippet.c compiles as C11 (for _Static_assert),
+# without a warning; the compiler's complaint is shown when it does not.
+compiles11() {
+	$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" \
+		> "$TMP/cc.log" 2>&1
+	st=$?
+	ok $st "$1"
+	[ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
+}
+
 cat > "$TMP/head.c" <<'SNIP'
 #include <flamekit/plugin.h>
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
@@ -127,8 +137,7 @@ static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
 } > "$TMP/snippet.c"
-$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
-ok $? "ABI 1.3: FK_SAMPLE_EXT_INIT, push_ext behind FK_HOST_HAS and a frozen struct fk_attr compile"
+compiles11 "ABI 1.3: FK_SAMPLE_EXT_INIT, push_ext behind FK_HOST_HAS and a frozen struct fk_attr compile"
 
 # 8. ABI 1.3's min_weight(), appended to struct fk_output_plugin after
 # check(): an output sets it by name, and it is the descriptor's last member.
@@ -155,8 +164,7 @@ static struct fk_output_plugin out = { .h = { .name = "x" }, .render = render, .
 FLAMEKIT_REGISTER_OUTPUT(out)
 SNIP
 } > "$TMP/snippet.c"
-$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
-ok $? "ABI 1.3: an output's min_weight() compiles, the last member of struct fk_output_plugin"
+compiles11 "ABI 1.3: an output's min_weight() compiles, the last member of struct fk_output_plugin"
 
 # 9. ABI 1.4's input_peek()/input_consume(), as a plugin that must also run
 # on 1.3 uses them: behind FK_HOST_HAS, with getline() as the fallback.
@@ -180,8 +188,7 @@ static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
 } > "$TMP/snippet.c"
-$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
-ok $? "ABI 1.4: input_peek() and input_consume() behind FK_HOST_HAS compile"
+compiles11 "ABI 1.4: input_peek() and input_consume() behind FK_HOST_HAS compile"
 
 # 10. ABI 1.6's push_child(), appended after 1.4's input_consume, the last
 # member of 1.6 (1.8's start times follow it), used behind FK_HOST_HAS with
@@ -215,10 +222,7 @@ static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
 } > "$TMP/snippet.c"
-$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
-st=$?
-ok $st "ABI 1.6: push_child(), the last member of struct fk_host, behind FK_HOST_HAS compiles"
-[ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
+compiles11 "ABI 1.6: push_child(), the last member of struct fk_host, behind FK_HOST_HAS compiles"
 
 # 11. ABI 1.8's sink_set_start_time() and start_time(), the last members
 # of struct fk_host, in that order, behind FK_HOST_HAS: an input that
@@ -253,10 +257,28 @@ const struct fk_output_plugin *snippet_output(void) { return &out; }
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
 } > "$TMP/snippet.c"
-$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" > "$TMP/cc.log" 2>&1
-st=$?
-ok $st "ABI 1.8: sink_set_start_time() and start_time(), the last members of struct fk_host, behind FK_HOST_HAS compile"
-[ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
+compiles11 "ABI 1.8: sink_set_start_time() and start_time(), the last members of struct fk_host, behind FK_HOST_HAS compile"
+
+# 12. ABI 1.9's demangle, the last member of struct fk_input_plugin: its
+# zero is FK_DEMANGLE_NO, what a plugin built before 1.9 reads as.
+{ cat <<'SNIP'
+#include <flamekit/plugin.h>
+_Static_assert(offsetof(struct fk_input_plugin, demangle) ==
+               offsetof(struct fk_input_plugin, check) + sizeof(void (*)(void)),
+               "demangle follows check");
+_Static_assert(sizeof(struct fk_input_plugin) <= offsetof(struct fk_input_plugin, demangle) +
+               sizeof(void *), "demangle is the last member");
+_Static_assert(FK_DEMANGLE_NO == 0 && FK_DEMANGLE_FULL == 1 && FK_DEMANGLE_SHORT == 2,
+               "the demangle values");
+_Static_assert(FK_ABI_MAJOR == 1 && FK_ABI_MINOR >= 9, "demangle is ABI 1.9");
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
+{ (void)h; (void)in; (void)s; (void)o; return 0; }
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse,
+                                     .demangle = FK_DEMANGLE_SHORT };
+FLAMEKIT_REGISTER_INPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+compiles11 "ABI 1.9: demangle, the last member of struct fk_input_plugin, 0 for FK_DEMANGLE_NO, compiles"
 
 # --- check() before any input is read ------------------------------------
 TOPDIR="$FK_BUILDDIR/tests/modules/check"

@@ -150,6 +150,20 @@ printf 'main/parse/lex\nmain/render\nmain/parse/lex\n' > "$TMP/abi10.txt"
 FLAMEKIT_PLUGIN_PATH="$TMP/old:$STAGED_PLUGINS" run "$FK" collapse --format abi10 --root=old "$TMP/abi10.txt"
 is "$rc:$out:$err" "0:old;main;parse;lex 2
 old;main;render 1:" "a plugin built against the ABI 1.0 header loads and works (flamekit speaks $abi)"
+# ABI 1.9's demangle default: a 1.0 plugin has none, so its mangled names
+# stay as it pushes them unless asked (what c++filt makes of them)
+printf 'main/_Z3foov\n' > "$TMP/abi10m.txt"
+FLAMEKIT_PLUGIN_PATH="$TMP/old:$STAGED_PLUGINS" run "$FK" collapse --format abi10 "$TMP/abi10m.txt"
+is "$rc:$out:$err" "0:main;_Z3foov 1:" "a 1.0 plugin's names are not demangled by default"
+if command -v c++filt > /dev/null 2>&1; then
+	FLAMEKIT_PLUGIN_PATH="$TMP/old:$STAGED_PLUGINS" run "$FK" collapse --format abi10 --demangle "$TMP/abi10m.txt"
+	is "$rc:$out:$err" "0:main;$(echo _Z3foov | c++filt) 1:" "--demangle demangles them (as c++filt)"
+else
+	skip "a 1.0 plugin's names with --demangle" "no c++filt"
+fi
+FLAMEKIT_PLUGIN_PATH="$TMP/old:$STAGED_PLUGINS" run "$FK" plugins --help abi10
+ok $(printf '%s\n' "$out" | grep -q 'demangled by default'; [ $? -ne 0 ]; echo $?) \
+	"plugins --help abi10 claims no demangling default"
 FLAMEKIT_PLUGIN_PATH="$TMP/old" run "$FK" plugins
 ok $(printf '%s\n' "$out" | grep -qE "^input +abi10 +1\.0 +1\.0 +built against the ABI 1\.0 header +$TMP/old/abi10\.so$"; echo $?) \
 	"flamekit plugins shows it as ABI 1.0"

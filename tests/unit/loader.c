@@ -255,7 +255,15 @@ static void test_wrong_kind(void **state)
 	expect_refused("bad/wrongkind", "the output plugin \"wrongkind\" sets unknown needs flags");
 }
 
-/* All six broken descriptors in one --plugin-dir: each refused, every
+/* ABI 1.9: a demangle default that is no FK_DEMANGLE_* value. */
+static void test_bad_demangle_default(void **state)
+{
+	(void)state;
+	expect_refused("bad/demangle", "the input plugin \"baddemangle\" sets an unknown demangle "
+	               "default 7; use FK_DEMANGLE_NO, FK_DEMANGLE_FULL or FK_DEMANGLE_SHORT");
+}
+
+/* All seven broken descriptors in one --plugin-dir: each refused, every
  * in-tree plugin still loaded. */
 static void test_directory_of_broken_descriptors(void **state)
 {
@@ -269,7 +277,7 @@ static void test_directory_of_broken_descriptors(void **state)
 	capture_start();
 	assert_int_equal(fk_registry_load_all(&r), 0);
 	capture_stop();
-	assert_int_equal(r.refused, 6);
+	assert_int_equal(r.refused, 7);
 	assert_non_null(fk_registry_find(&r, FK_PLUGIN_INPUT, "folded"));
 	assert_non_null(fk_registry_find(&r, FK_PLUGIN_OUTPUT, "svg"));
 	assert_non_null(fk_registry_find(&r, FK_PLUGIN_FILTER, "lua"));
@@ -542,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_option_bad_default),
 		cmocka_unit_test(test_option_unknown_type),
 		cmocka_unit_test(test_wrong_kind),
+		cmocka_unit_test(test_bad_demangle_default),
 		cmocka_unit_test(test_directory_of_broken_descriptors),
 		cmocka_unit_test(test_check_callback),
 		cmocka_unit_test(test_folded_on_a_1_0_host),

@@ -375,6 +375,9 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.sync = count_sync,
 	.parse = parse,
+	/* bcc's symbolizer demangles as __cxa_demangle does, argument
+	 * lists included: names it left mangled come out as its others */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

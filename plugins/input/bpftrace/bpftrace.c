@@ -453,6 +453,9 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.sync = sync_records,
 	.parse = parse,
+	/* bpftrace prints the C++ names of a ustack demangled,
+	 * argument lists included, and a Rust one as C++'s: as c++filt would */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -874,6 +874,9 @@ static struct fk_input_plugin plugin = {
 	},
 	.probe = probe,
 	.parse = parse,
+	/* valgrind writes names demangled unless run with
+	 * --demangle=no, and KCachegrind shows them as written: full */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

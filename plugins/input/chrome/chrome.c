@@ -373,6 +373,9 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.parse = parse,
 	.check = check,
+	/* JavaScript names pass unchanged; native and wasm frames are
+	 * C++ or Rust, which Perfetto's trace processor demangles */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

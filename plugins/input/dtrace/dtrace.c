@@ -346,6 +346,8 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.sync = count_sync,
 	.parse = parse,
+	/* a FlameGraph format: names as the stackcollapse script leaves them */
+	.demangle = FK_DEMANGLE_NO,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

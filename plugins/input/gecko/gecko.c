@@ -319,6 +319,8 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.parse = parse,
 	.check = fk_json_check,
+	/* the Firefox Profiler demangles the names it shows, in full */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

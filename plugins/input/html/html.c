@@ -281,6 +281,9 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.parse = parse,
 	.check = check,
+	/* flamekit's own report: its names are what the run that wrote
+	 * it chose */
+	.demangle = FK_DEMANGLE_NO,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

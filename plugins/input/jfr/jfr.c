@@ -953,6 +953,9 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.parse = parse,
 	.check = check,
+	/* Java names pass unchanged; the native frames of
+	 * async-profiler's recordings are C++, which its converter demangles */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

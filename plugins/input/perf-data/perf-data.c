@@ -753,6 +753,10 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.parse = parse,
 	.check = check,
+	/* names are perf script's, which demangles (C++ and Rust, no
+	 * argument lists) as it symbolizes: `perf script | flamekit collapse
+	 * --format perf` gives the same, and perf's text is read as it is */
+	.demangle = FK_DEMANGLE_NO,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

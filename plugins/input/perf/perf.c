@@ -42,6 +42,8 @@ static struct fk_input_plugin plugin = {
 	.sync = fk_perf_sync,
 	.parse = parse,
 	.check = fk_perf_check,
+	/* a FlameGraph format: names as the stackcollapse script leaves them */
+	.demangle = FK_DEMANGLE_NO,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

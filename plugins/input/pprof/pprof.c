@@ -842,6 +842,9 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.parse = parse,
 	.check = check,
+	/* go tool pprof demangles a function known only by its mangled
+	 * system name, without argument lists (its default, simplified) */
+	.demangle = FK_DEMANGLE_SHORT,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

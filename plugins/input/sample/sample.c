@@ -326,6 +326,8 @@ static struct fk_input_plugin plugin = {
 	},
 	.probe = probe,
 	.parse = parse,
+	/* sample prints C++ names demangled, argument lists included */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -500,6 +500,9 @@ static struct fk_input_plugin plugin = {
 	.probe = probe,
 	.sync = sync_records,
 	.parse = parse,
+	/* gdb prints names demangled already; eu-stack demangles
+	 * (argument lists included) unless -r, jstack's are Java: full */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)

@@ -411,6 +411,9 @@ static struct fk_input_plugin plugin = {
 	},
 	.probe = probe,
 	.parse = parse,
+	/* JavaScript names pass unchanged; a wasm function named by its
+	 * mangled symbol reads as its source language writes it */
+	.demangle = FK_DEMANGLE_FULL,
 };
 
 FLAMEKIT_REGISTER_INPUT(plugin)
