@@ -8,143 +8,35 @@
  * tree) reaches them through the const struct fk_host table passed to each
  * callback.
  *
- * ABI policy
- * ----------
- * The ABI version is FK_ABI_MAJOR.FK_ABI_MINOR.  Every descriptor records
- * the version of the header it was compiled against (FLAMEKIT_REGISTER_*
- * fills it in), and struct fk_host carries the engine's.
+ * This header is the contract: each declaration says what a caller may
+ * rely on.  The prose (how to write, build and install a plugin, the ABI
+ * history, examples) is in flamekit-plugin(3) for the descriptors and
+ * flamekit-host(3) for the host table.
  *
- * A minor bump (1.0 -> 1.1) may only add:
- *   - fields (callbacks or data) at the END of a descriptor struct
- *     (struct fk_input_plugin, fk_filter_plugin, fk_output_plugin) or of
- *     struct fk_host: the structs that carry a struct_size;
- *   - new values at the end of an enum (status codes, annotations, sample
- *     flags, option types, output needs), new macros and new typedefs.
- * A new field's zero value must mean "absent / old behaviour", because
- * that is what the engine sees for a plugin built before the field existed.
+ * ABI: FK_ABI_MAJOR.FK_ABI_MINOR, recorded in every descriptor by the
+ * FLAMEKIT_REGISTER_* macros.  A minor bump only appends: fields at the end
+ * of the structs that carry a struct_size (the three descriptors, struct
+ * fk_host, struct fk_sample_ext), enum values at the end, macros, typedefs;
+ * a new field's zero value means "absent / the old behaviour".  Anything
+ * else is a major bump.  The loader refuses another major; it loads an
+ * older minor with the fields it lacks zeroed, and a newer minor with the
+ * fields it does not know ignored, so a plugin checks FK_HOST_HAS(host,
+ * member) before using a host service added after 1.0.
  *
- * A major bump (1.x -> 2.0) is needed for anything else: removing,
- * reordering, resizing or retyping a field; changing a callback's
- * signature or meaning; changing the value of a constant; adding a field
- * to a struct that has no struct_size (struct fk_plugin_header,
- * fk_option, fk_frameref, fk_sample, fk_logged_sample, fk_attr), since plugins and
- * the engine build arrays of those or read them by sizeof.
+ * Threads (nbdkit's model): every callback runs on one thread at a time,
+ * except the chunk_ops parse of host->parse_chunks and the parse of a
+ * plugin run by host->parse_parts with n > 1, which run on several worker
+ * threads at once, each with its own input and forked sink.  log, alloc,
+ * realloc, free and the value_* accessors are thread-safe; input and sink
+ * services are safe on distinct objects at once; the profile readers are
+ * read-only; edit handles (fe_*, se_*) live only inside the callback that
+ * received them.
  *
- * How the loader treats a plugin built against ABI P.p when the engine
- * speaks E.e:
- *   - P != E: refused, with one warning naming the module file, both
- *     versions and the fix ("rebuild the plugin against this flamekit's
- *     <flamekit/plugin.h> (pkg-config --cflags flamekit-plugin)"); the
- *     other plugins still load.
- *   - P == E, p < e (older minor): loaded.  The loader copies the
- *     plugin's struct_size bytes of its descriptor and zero-fills the rest,
- *     so callbacks added after p read as NULL and are treated as absent.
- *   - P == E, p > e (newer minor): loaded.  The loader copies only the
- *     sizeof(descriptor) bytes it knows; trailing fields it does not know
- *     are ignored.  Such a plugin must not rely on host services newer than
- *     the engine: before using a struct fk_host member added after 1.0 it
- *     checks FK_HOST_HAS(host, member) (host->struct_size covers it),
- *     and it must not expect values of enums it learned about after e to be
- *     understood.
- * `flamekit plugins` shows each plugin's P.p beside its path.
+ * Ownership: strings passed into the host are copied; strings the host
+ * returns stay valid as each member says.
  *
- * History of minors:
- *   1.0  the first ABI.
- *   1.1  struct fk_host gains parse_chunks() (parallel parsing, with
- *        struct fk_chunk_ops), input_start() (sharding), se_frame_id() and
- *        se_remove_range(); struct fk_input_plugin gains sync() (sharding:
- *        `--shard K/N`); struct fk_filter_plugin gains `uses`.  A 1.0 input
- *        plugin loads with sync NULL: its inputs cannot be sharded, and
- *        asking for a shard of one is an error.
- *   1.2  struct fk_host gains input_open_fd(), input_close() and
- *        parse_parts() (one input plugin parsing a stream another plugin
- *        produces, e.g. perf-data piping `perf script` into perf), then
- *        input_head(); a chunk's input_start() is its offset in the
- *        input.  FK_HOST_HAS(); option types FK_OPT_PATH and FK_OPT_VALUE, with
- *        struct fk_host's value_* accessors for the latter; host->frames();
- *        every descriptor gains an optional check() callback, run on the
- *        options before any input is read.  FK_OPTION and the
- *        FLAMEKIT_REGISTER_* macros check types at compile time (GCC and
- *        Clang), and the loader validates option tables at load time.
- *   1.3  sample attributes: struct fk_attr and struct fk_sample_ext (which
- *        carries its own struct_size), pushed with host->push_ext; filters
- *        read them with se_attr()/se_attrs(), outputs with sample_attrs(),
- *        and sample_comm() gives a logged sample's thread name; then
- *        sink_set_series_unit(), a unit for each series of an input that
- *        pushes both (perf --series-by-event);
- *        struct fk_output_plugin gains min_weight(), the weight below which
- *        a frame cannot show, so that a host may hand render() a profile
- *        without what it cannot draw.  A plugin without it gets the whole
- *        profile, as before.
- *   1.4  struct fk_host gains parse_streams() (struct fk_part_ops:
- *        parse_parts with the caller's own callbacks, perf-data's one
- *        session across time slices), sink_keeps_samples(), and
- *        input_peek() and input_consume(): a plugin takes many buffered
- *        lines at once (perf's record bodies) instead of calling getline()
- *        for each.
- *   1.5  struct fk_host gains side_output() and side_pending(): a second
- *        file an output writes (the svg outputs' --cp palette map), written
- *        only when the whole run succeeds, as the outputs are.
- *   1.6  struct fk_host gains push_child(): a tree-shaped input (V8's node
- *        table, a report's tree) names each node's stack by its parent's
- *        node and one frame, so a deep chain costs its length, not its
- *        length squared.
- *   1.7  option flags, or'ed into struct fk_option's type:
- *        FK_OPT_CMDLINE_ONLY (a job file may not set the option: one that
- *        names a program to run).  struct fk_option has no struct_size
- *        and tables of it are read by stride, so the flag lives in the
- *        type's high bits instead of a new field; an engine before 1.7
- *        refuses a plugin that uses it ("unknown type"), which is the
- *        safe answer, since it could not keep job files from setting it.
- *   1.8  struct fk_host gains sink_set_start_time() and start_time(): the
- *        wall-clock time a capture started, which an input knows from its
- *        header (perf's), for outputs that write it (pprof's time_nanos);
- *        a frame's module (struct fk_frameref) may be any text saying where
- *        it came from: the v8 input gives a script's whole url, which the
- *        html report shows beside the frame.
- *   1.9  struct fk_input_plugin gains `demangle` (enum fk_demangle): how
- *        the engine demangles the frame names of the plugin's inputs
- *        unless the user says otherwise (--demangle, --no-demangle, a
- *        job input's `demangle:`).  A plugin built before 1.9 reads as
- *        FK_DEMANGLE_NO: its names stay as it pushes them.
- *
- * Language: the header is C99 (it uses designated-initialiser-friendly
- * structs, <stdint.h> types and variadic function pointers); it compiles
- * as C++ too.  The compile-time checks need GCC or Clang (__typeof__ and
- * __builtin_types_compatible_p); other compilers get no checks.
- *
- * Threads
- * -------
- * Modelled on nbdkit's thread model.  The engine calls every callback from
- * one thread at a time except where noted, so a plugin needs no locks of
- * its own:
- *   - check, probe, sync, an input's parse, create, destroy, uses, frame,
- *     sample and render run on the main thread, one at a time (inputs are
- *     parsed one after another).
- *   - the exception: with host->parse_chunks, the chunk_ops parse callback
- *     runs on up to sink_threads() worker threads AT ONCE, each with its
- *     own chunk input and forked sink, and must not touch mutable state
- *     shared with other workers (boundary runs on the calling thread).
- *     An instance whose uses() includes FK_FILTER_USES_SAMPLE makes
- *     sink_threads() 1, since sample() sees samples in input order.
- *   - likewise host->parse_parts with n > 1 runs the named input plugin's
- *     parse on n threads at once, one part and forked sink each: an input
- *     plugin's parse keeps its state per call.
- * Host services: log, alloc, realloc, free and the value_* accessors are
- * thread-safe.  The input services (getline, read, input_*) and the sink
- * services (push, push_node, sink_*) are safe on distinct objects at once,
- * never on the same input or sink from two threads.  The profile readers
- * (nodes, node_*, frame_*, series_*, samples, sample) are read-only and
- * may be called from any number of threads that render() starts, as long
- * as they end before render returns; write/printf on one writer are not
- * thread-safe.  Edit handles (fe_*, se_*) are valid only inside the
- * callback that received them, on its thread.
- *
- * Ownership
- * ---------
- * Strings passed into the host (frame names, error messages) are copied; the
- * plugin may reuse its buffers as soon as the call returns.  Strings returned
- * by the host (frame names, lines) stay valid as documented on each member.
+ * The header is C99 and compiles as C++; its compile-time type checks need
+ * GCC or Clang.
  */
 #ifndef FLAMEKIT_PLUGIN_H
 #define FLAMEKIT_PLUGIN_H
