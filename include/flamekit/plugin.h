@@ -107,6 +107,10 @@
  *        unless the user says otherwise (--demangle, --no-demangle, a
  *        job input's `demangle:`).  A plugin built before 1.9 reads as
  *        FK_DEMANGLE_NO: its names stay as it pushes them.
+ *   1.10 struct fk_host gains input_demangle(): the user's demangling
+ *        choice for an input, for a plugin that names frames itself and
+ *        demangles as it does (perf-data's symbolizer, as perf script):
+ *        --no-demangle then keeps the names as the files hold them.
  *
  * Language: the header is C99 (it uses designated-initialiser-friendly
  * structs, <stdint.h> types and variadic function pointers); it compiles
@@ -159,7 +163,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 9
+#define FK_ABI_MINOR 10
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -744,6 +748,15 @@ struct fk_host {
 	 * input gave one (*unix_ns untouched). */
 	void (*sink_set_start_time)(struct fk_sink *s, int64_t unix_ns);
 	int (*start_time)(const struct fk_profile *p, int64_t *unix_ns);
+	/* --- appended in ABI 1.10: check with FK_HOST_HAS before use --- */
+	/* What the user chose for the names of input `in` (--demangle[=STYLE],
+	 * --no-demangle, a job input's `demangle:`): an enum fk_demangle, or
+	 * -1 when the user said nothing (the descriptor's `demangle` applies)
+	 * and for an input made by input_open_fd.  The engine's demangle step
+	 * runs as before whatever the plugin does with it; this is for a
+	 * plugin that turns addresses into names and demangles them itself
+	 * (perf-data), so that --no-demangle gives the names as stored. */
+	int (*input_demangle)(const struct fk_input *in);
 };
 
 /* Common head of every descriptor. */
