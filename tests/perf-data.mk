@@ -18,3 +18,6 @@ EXTRA_DIST += tests/perf-data-native.sh
 # --inline, --srcline and --no-demangle against perf script and addr2line
 TESTS += tests/perf-data-inline.sh
 EXTRA_DIST += tests/perf-data-inline.sh tests/perf-data/inline-oracle.py
+# the files a capture names: planted links, FIFOs (tests/trust.sh's rules)
+TESTS += tests/perf-data-trust.sh
+EXTRA_DIST += tests/perf-data-trust.sh

@@ -43,6 +43,10 @@ struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file 
 	cfg.inline_frames = o->inline_frames; /* perf script prints them only with --inline */
 	cfg.srcline = o->srcline;
 	cfg.demangle = o->demangle;
+	/* the files a capture names (its maps, the build-id cache, debuglinks):
+	 * another user's link in a sticky directory is not followed, a FIFO or
+	 * a device is not opened (fk_sym_open_guarded) */
+	cfg.guard_links = 1;
 	if (!(st->sym = fk_symbolizer_new(&cfg, h)) ||
 	    !(st->tab = calloc(st->ntab = 1 << 14, sizeof *st->tab))) {
 		pd_symtext_free(st);
