@@ -11,9 +11,10 @@
 # inline frames and spends nothing on them (doc/SYMBOLIZE.md): there the
 # perf script --inline figure is perf script's own.  Target (issue 24,
 # reported, not asserted): --inline at least 100x faster than perf script
-# --inline.  Best of 3 runs each, wall and CPU time.
+# --inline.  Best of 3 runs each (bench/lib.sh: wall time, peak RSS).
 set -e
 : "${FLAMEKIT:?run through make bench}"
+. "$FK_SRCDIR/bench/lib.sh"
 OUT=$FK_BENCH_DATA/perf-data-inline.data
 PROG=$FK_BENCH_DATA/perf-data-inline-prog
 
@@ -56,55 +57,28 @@ CEOF
 	rm -f "$OUT.log"
 fi
 
-"${PYTHON3:-python3}" - "$FLAMEKIT" "$OUT" <<'PY'
-import os, re, subprocess, sys, time
-flamekit, path = sys.argv[1], sys.argv[2]
-
-def measure(argv, shell=False):
-    """Best wall time of 3, and the CPU time (user + sys, children) of that run."""
-    best = None
-    for _ in range(3):
-        t0 = time.monotonic()
-        c0 = os.times()
-        p = subprocess.run(argv, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        dt = time.monotonic() - t0
-        c1 = os.times()
-        if p.returncode != 0:
-            sys.exit("bench: %s failed (status %d)" % (argv, p.returncode))
-        cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
-        if best is None or dt < best[0]:
-            best = (dt, cpu)
-    return best
-
-subprocess.run(["cat", path], stdout=subprocess.DEVNULL)  # warm the page cache
-text = subprocess.run(["perf", "script", "-i", path], capture_output=True, text=True).stdout
-samples = sum(1 for l in text.splitlines() if l and not l[0].isspace())
-frame = re.compile(r"^\s+([0-9a-f]+) .* \((/[^)]*)\)$")
-addrs = sorted({m.groups() for m in map(frame.match, text.splitlines()) if m and os.path.exists(m.group(2))})
-pt, pc = measure(["perf", "script", "--inline", "-i", path])
-ft, fc = measure([flamekit, "collapse", "--threads", "1", "--inline", path])
-nt, nc = measure([flamekit, "collapse", "--threads", "1", path])
-inl = subprocess.run([flamekit, "collapse", "--inline", path], capture_output=True, text=True).stdout
-plain = subprocess.run([flamekit, "collapse", path], capture_output=True, text=True).stdout
-some = addrs[:100]
-t0 = time.monotonic()
-c0 = os.times()
-for a, dso in some:
-    subprocess.run(["addr2line", "-a", a, "-e", dso, "-i", "-f", "-s", "-C"], stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-a2t = (time.monotonic() - t0) * len(addrs) / max(len(some), 1)
-a2c = ((os.times().children_user - c0.children_user) + (os.times().children_system - c0.children_system)) \
-    * len(addrs) / max(len(some), 1)
-print("perf-data --inline: %s, %.1f MB, %d samples, %d distinct addresses in mapped files; "
-      "%d frames with --inline, %d without"
-      % (os.path.basename(path), os.path.getsize(path) / 1e6, samples, len(addrs),
-         sum(l.count(";") + 1 for l in inl.splitlines()), sum(l.count(";") + 1 for l in plain.splitlines())))
-print("  (wall time, best of 3; CPU = user + sys of every process)")
-print("  %-44s %6.2f s  CPU %5.2f s" % ("perf script --inline -i perf.data > /dev/null", pt, pc))
-print("  %-44s %6.2f s  CPU %5.2f s  %.1fx faster than perf script --inline (target >= 100)"
-      % ("flamekit collapse --inline perf.data -t1", ft, fc, pt / ft))
-print("  %-44s %6.2f s  CPU %5.2f s  (--inline costs %.2f s)"
-      % ("flamekit collapse perf.data -t1", nt, nc, ft - nt))
-print("  %-44s %6.2f s  CPU %5.2f s  (%d of %d addresses run, scaled)"
-      % ("addr2line -f -i per address (stackcollapse)", a2t, a2c, len(some), len(addrs)))
-PY
+cat "$OUT" > /dev/null # the page cache
+perf script -i "$OUT" > "$OUT.txt" 2> /dev/null
+# the distinct (address, file) pairs of mapped files, as stackcollapse-perf.pl --inline sees them
+awk '/^[ \t]+[0-9a-f]+ .* \(\/[^)]*\)$/ { f = $NF; gsub(/[()]/, "", f); print $1, f }' "$OUT.txt" |
+	sort -u | while read -r a f; do [ -f "$f" ] && echo "$a $f"; done > "$OUT.addrs"
+samples=$(grep -c '^[^[:space:]]' "$OUT.txt" || true)
+naddr=$(wc -l < "$OUT.addrs")
+with=$("$FLAMEKIT" collapse --inline "$OUT" | awk -F';' '{ n += NF } END { print n }')
+without=$("$FLAMEKIT" collapse "$OUT" | awk -F';' '{ n += NF } END { print n }')
+echo "perf-data --inline: $(basename "$OUT"), $(du -k "$OUT" | cut -f1) KB, $samples samples, $naddr distinct addresses in mapped files; $with frames with --inline, $without without"
+best 3 perf script --inline -i "$OUT"
+pt=$SECS
+row "perf script --inline -i perf.data"
+best 3 "$FLAMEKIT" collapse --threads 1 --inline "$OUT"
+ft=$SECS
+row "flamekit collapse --inline -t1"
+awk -v p="$pt" -v f="$ft" 'BEGIN { printf "  %.1fx faster than perf script --inline (target >= 100)\n", p / f }'
+best 3 "$FLAMEKIT" collapse --threads 1 "$OUT"
+row "flamekit collapse -t1 (no --inline)"
+# stackcollapse-perf.pl --inline's way: one addr2line per address (100 run, scaled)
+measure sh -c "head -100 '$OUT.addrs' | while read -r a f; do addr2line -a \$a -e \$f -i -f -s -C; done"
+awk -v s="$SECS" -v n="$naddr" -v f="$ft" 'BEGIN { m = n < 100 ? n : 100; t = m ? s * n / m : 0
+	printf "%-34s %7.2f s  (%d of %d addresses run, scaled): %.1fx flamekit --inline\n",
+	       "addr2line -f -i per address", t, m, n, t / f }'
+rm -f "$OUT.txt" "$OUT.addrs"

@@ -56,31 +56,29 @@ is "$rc:$err" "0:flamekit: warning: $TMP/fprog: cannot read: not a regular file;
 	"a FIFO where the capture's program was: refused with one warning, without waiting for a writer"
 is "$out" "$(cat exp.fifo)" "... and its frames are perf script's for a missing file"
 
+# planted DATA PATH TARGET NAME: record the program run as PATH (a copy
+# under sticky/), remove it for the oracle, then let nobody plant
+# TARGET's link at the first component of PATH under sticky/ and read DATA
+planted() {
+	mkdir -p "$(dirname "$2")"
+	cp prog "$2"
+	perf record -N -q -g -o "$1" "$2" > /dev/null 2>&1
+	_top=$TMP/sticky/$(echo "${2#"$TMP/sticky/"}" | cut -d/ -f1)
+	rm -r "$_top"
+	perf script -i "$1" 2> /dev/null | "$FLAMEKIT" collapse --format perf > "$1.exp"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$3" "$_top"
+	run "$FLAMEKIT" collapse "$1"
+	is "$rc:$err" "0:flamekit: warning: $2: not followed: a symbolic link on its path is owned by uid $(id -u nobody), in a sticky world-writable directory of another user; its addresses are [unknown]" \
+		"$4: not followed, one warning"
+	is "$out" "$(cat "$1.exp")" "... and its frames stay [unknown]"
+}
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1; then
 	# a sticky world-writable directory, as /tmp, inside this test's own
 	chmod 755 "$TMP"
-	mkdir -m 1777 sticky
-	cp prog sticky/prog
-	perf record -N -q -g -o planted.data "$TMP/sticky/prog" > /dev/null 2>&1
-	rm sticky/prog
-	perf script -i planted.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > exp.planted
-	setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$TMP/prog" sticky/prog
-	run "$FLAMEKIT" collapse planted.data
-	is "$rc:$err" "0:flamekit: warning: $TMP/sticky/prog: not followed: a symbolic link on its path is owned by uid $(id -u nobody), in a sticky world-writable directory of another user; its addresses are [unknown]" \
-		"another user's link where the capture's program was: not followed, one warning"
-	is "$out" "$(cat exp.planted)" "... and its frames stay [unknown]"
-	# a link to a directory on the way
-	mkdir sticky/sub sub
-	cp prog sticky/sub/prog
+	mkdir -m 1777 sticky sub
 	cp prog sub/prog
-	perf record -N -q -g -o dir.data "$TMP/sticky/sub/prog" > /dev/null 2>&1
-	rm -r sticky/sub
-	perf script -i dir.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > exp.dir
-	setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$TMP/sub" sticky/sub
-	run "$FLAMEKIT" collapse dir.data
-	is "$rc:$err" "0:flamekit: warning: $TMP/sticky/sub/prog: not followed: a symbolic link on its path is owned by uid $(id -u nobody), in a sticky world-writable directory of another user; its addresses are [unknown]" \
-		"... nor another user's link to a directory on the way"
-	is "$out" "$(cat exp.dir)" "... whose frames stay [unknown] too"
+	planted planted.data "$TMP/sticky/prog" "$TMP/prog" "another user's link where the capture's program was"
+	planted dir.data "$TMP/sticky/sub/prog" "$TMP/sub" "another user's link to a directory on the way"
 	# one's own link there is followed: the program's names
 	rm sticky/prog
 	ln -s "$TMP/prog" sticky/prog

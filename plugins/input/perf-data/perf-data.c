@@ -777,7 +777,9 @@ static struct fk_input_plugin plugin = {
 	.check = check,
 	/* names are perf script's, which demangles (C++ and Rust, no
 	 * argument lists) as it symbolizes: `perf script | flamekit collapse
-	 * --format perf` gives the same, and perf's text is read as it is */
+	 * --format perf` gives the same, and perf's text is read as it is;
+	 * the user's --no-demangle reaches the symbolizer through
+	 * host->input_demangle (parse), as perf script --no-demangle */
 	.demangle = FK_DEMANGLE_NO,
 };
 
