@@ -376,6 +376,9 @@ struct fk_input {
 	 * NULL for none: an error reported on it marks that call, whatever
 	 * thread reports it (a plugin's own thread included). */
 	struct fk_ctx *ctx;
+	/* enum fk_demangle_choice: the user's choice for this input's names
+	 * (host->input_demangle), FK_DMG_PLUGIN when none was made */
+	int demangle;
 };
 
 /* How one input is read.  `merge`, which holds many inputs open at once,

@@ -17,6 +17,16 @@ static const char *h_input_name(const struct fk_input *in) { return in->name; }
 static uint64_t h_input_start(const struct fk_input *in) { return in->shard_start; }
 static uint64_t h_input_lineno(const struct fk_input *in) { return in->lineno; }
 
+static int h_input_demangle(const struct fk_input *in)
+{
+	switch (in->demangle) {
+	case FK_DMG_NO: return FK_DEMANGLE_NO;
+	case FK_DMG_FULL: return FK_DEMANGLE_FULL;
+	case FK_DMG_SHORT: return FK_DEMANGLE_SHORT;
+	default: return -1;
+	}
+}
+
 static int h_input_error(struct fk_input *in, uint64_t line, const char *fmt, ...)
 {
 	char msg[1024];
@@ -347,4 +357,5 @@ const struct fk_host fk_host = {
 	.push_child = fk_sink_push_child,
 	.sink_set_start_time = h_sink_set_start_time,
 	.start_time = h_start_time,
+	.input_demangle = h_input_demangle,
 };

@@ -177,6 +177,7 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 		return rc;
 	cx->instance = in.name;
 	in.ctx = cx;
+	in.demangle = spec->demangle;
 	in.progress = progress == 2 || (progress == 1 && isatty(STDERR_FILENO));
 	if ((rc = refuse_utf16(&in)) < 0)
 		goto out;

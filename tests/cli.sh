@@ -4,7 +4,7 @@
 D="$FK_SRCDIR/tests/data/folded"
 
 run "$FLAMEKIT" --version
-is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.9)" "--version"
+is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.10)" "--version"
 
 run "$FLAMEKIT"
 ok $([ "$rc" -eq 2 ]; echo $?) "no command is a usage error (exit 2)"
@@ -156,7 +156,7 @@ ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q "^input   folded .*/plugins/.libs/
 	"plugins lists folded input and output, loaded from the build tree"
 
 run "$FLAMEKIT" plugins --help output:folded
-ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^output plugin "folded" 1.0 (ABI 1.9)$'; echo $?) "plugins --help KIND:NAME"
+ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^output plugin "folded" 1.0 (ABI 1.10)$'; echo $?) "plugins --help KIND:NAME"
 
 # broken modules in the path are refused, and collapse still works
 mkdir "$TMP/mods"
@@ -164,7 +164,7 @@ for m in badmagic wrongabi noentry; do cp "$FK_BUILDDIR/tests/modules/.libs/$m.s
 cp "$FK_SRCDIR/tests/modules/garbage.so" "$TMP/mods/"
 run "$FLAMEKIT" collapse --plugin-dir "$TMP/mods" --format folded "$D/basic.txt"
 ok $([ "$rc" -eq 0 ] && [ "$(echo "$out" | head -1)" = "main 0" ]; echo $?) "collapse works beside broken modules"
-ok $(echo "$err" | grep -q "wrongabi.so: plugin refused: built for plugin ABI 99.3, but this flamekit speaks ABI 1.9; rebuild"; echo $?) \
+ok $(echo "$err" | grep -q "wrongabi.so: plugin refused: built for plugin ABI 99.3, but this flamekit speaks ABI 1.10; rebuild"; echo $?) \
 	"wrong-ABI module refused with both versions and the fix"
 ok $(echo "$err" | grep -q "badmagic.so: plugin refused: wrong magic 0xdeadbeef"; echo $?) "bad-magic module refused"
 ok $(echo "$err" | grep -q "noentry.so: plugin refused: no flamekit_plugin_init symbol"; echo $?) "module without entry refused"
@@ -226,7 +226,7 @@ run "$FLAMEKIT" graph --title -title=x "$D/basic.txt"
 ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '>-title=x</text>'; echo $?) "an option's value is never taken for an option"
 
 run "$FLAMEKIT" --vers
-is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.9)" "--vers: a prefix of --version"
+is "$rc:$out" "0:flamekit 0.1.0 (plugin ABI 1.10)" "--vers: a prefix of --version"
 run "$FLAMEKIT" -help
 ok $([ "$rc" -eq 0 ] && echo "$out" | grep -q '^Usage: flamekit COMMAND'; echo $?) "-help: --help after one dash"
 

@@ -15,3 +15,9 @@ tests_modules_nullsym_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperf
 	$(TRACEEVENT_LIBS)
 TESTS += tests/perf-data-native.sh
 EXTRA_DIST += tests/perf-data-native.sh
+# --inline, --srcline and --no-demangle against perf script and addr2line
+TESTS += tests/perf-data-inline.sh
+EXTRA_DIST += tests/perf-data-inline.sh tests/perf-data/inline-oracle.py
+# the files a capture names: planted links, FIFOs (tests/trust.sh's rules)
+TESTS += tests/perf-data-trust.sh
+EXTRA_DIST += tests/perf-data-trust.sh

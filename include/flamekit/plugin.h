@@ -51,7 +51,7 @@ extern "C" {
 
 #define FK_PLUGIN_MAGIC 0x4c504b46u /* "FKPL" little-endian */
 #define FK_ABI_MAJOR 1
-#define FK_ABI_MINOR 9
+#define FK_ABI_MINOR 10
 
 #if defined(__GNUC__)
 #define FK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -636,6 +636,15 @@ struct fk_host {
 	 * input gave one (*unix_ns untouched). */
 	void (*sink_set_start_time)(struct fk_sink *s, int64_t unix_ns);
 	int (*start_time)(const struct fk_profile *p, int64_t *unix_ns);
+	/* --- appended in ABI 1.10: check with FK_HOST_HAS before use --- */
+	/* What the user chose for the names of input `in` (--demangle[=STYLE],
+	 * --no-demangle, a job input's `demangle:`): an enum fk_demangle, or
+	 * -1 when the user said nothing (the descriptor's `demangle` applies)
+	 * and for an input made by input_open_fd.  The engine's demangle step
+	 * runs as before whatever the plugin does with it; this is for a
+	 * plugin that turns addresses into names and demangles them itself
+	 * (perf-data), so that --no-demangle gives the names as stored. */
+	int (*input_demangle)(const struct fk_input *in);
 };
 
 /* Common head of every descriptor. */

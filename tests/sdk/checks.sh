@@ -224,15 +224,15 @@ SNIP
 } > "$TMP/snippet.c"
 compiles11 "ABI 1.6: push_child(), the last member of struct fk_host, behind FK_HOST_HAS compiles"
 
-# 11. ABI 1.8's sink_set_start_time() and start_time(), the last members
-# of struct fk_host, in that order, behind FK_HOST_HAS: an input that
+# 11. ABI 1.8's sink_set_start_time() and start_time(), in that order
+# (the last members of struct fk_host until 1.10), behind FK_HOST_HAS: an input that
 # knows its capture's wall-clock start, an output that writes it.
 { cat <<'SNIP'
 #include <flamekit/plugin.h>
 _Static_assert(offsetof(struct fk_host, start_time) == offsetof(struct fk_host, sink_set_start_time) + sizeof(void (*)(void)),
                "start_time follows sink_set_start_time");
-_Static_assert(sizeof(struct fk_host) == offsetof(struct fk_host, start_time) + sizeof(void (*)(void)),
-               "start_time is the last member");
+_Static_assert(sizeof(struct fk_host) >= offsetof(struct fk_host, start_time) + sizeof(void (*)(void)),
+               "start_time is inside struct fk_host");
 _Static_assert(FK_ABI_MAJOR == 1 && FK_ABI_MINOR >= 8, "the start times are ABI 1.8");
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
 {
@@ -257,7 +257,7 @@ const struct fk_output_plugin *snippet_output(void) { return &out; }
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
 } > "$TMP/snippet.c"
-compiles11 "ABI 1.8: sink_set_start_time() and start_time(), the last members of struct fk_host, behind FK_HOST_HAS compile"
+compiles11 "ABI 1.8: sink_set_start_time() and start_time(), in that order in struct fk_host, behind FK_HOST_HAS compile"
 
 # 12. ABI 1.9's demangle, the last member of struct fk_input_plugin: its
 # zero is FK_DEMANGLE_NO, what a plugin built before 1.9 reads as.
@@ -279,6 +279,29 @@ FLAMEKIT_REGISTER_INPUT(in)
 SNIP
 } > "$TMP/snippet.c"
 compiles11 "ABI 1.9: demangle, the last member of struct fk_input_plugin, 0 for FK_DEMANGLE_NO, compiles"
+
+# 13. ABI 1.10's input_demangle(), the last member of struct fk_host, after
+# start_time, behind FK_HOST_HAS: an input that demangles names itself
+# learns the user's --no-demangle.
+{ cat <<'SNIP'
+#include <flamekit/plugin.h>
+_Static_assert(offsetof(struct fk_host, input_demangle) == offsetof(struct fk_host, start_time) + sizeof(void (*)(void)),
+               "input_demangle follows start_time");
+_Static_assert(sizeof(struct fk_host) == offsetof(struct fk_host, input_demangle) + sizeof(void (*)(void)),
+               "input_demangle is the last member");
+_Static_assert(FK_ABI_MAJOR == 1 && FK_ABI_MINOR >= 10, "input_demangle is ABI 1.10");
+static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
+{
+	int keep = FK_HOST_HAS(h, input_demangle) && h->input_demangle(in) == FK_DEMANGLE_NO;
+	(void)s;
+	(void)o;
+	return keep ? 0 : 0;
+}
+static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
+FLAMEKIT_REGISTER_INPUT(in)
+SNIP
+} > "$TMP/snippet.c"
+compiles11 "ABI 1.10: input_demangle(), the last member of struct fk_host, behind FK_HOST_HAS compiles"
 
 # --- check() before any input is read ------------------------------------
 TOPDIR="$FK_BUILDDIR/tests/modules/check"

@@ -545,6 +545,7 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
                const char **why)
 {
 	struct writer w = { n, -1, 0 };
+	struct pd_symtext_opts so;
 	pthread_t th;
 	int p[2], rc = 0, e;
 
@@ -557,7 +558,9 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 	for (unsigned i = 0; i < n->f.nattrs; i++)
 		if (n->f.attrs[i].sample_type & PERF_SAMPLE_CALLCHAIN)
 			n->use_callchain = 1;
-	if (!(n->st = pd_symtext_new(n->h, &n->f, cfg->symfs, cfg->kallsyms, why)))
+	so = (struct pd_symtext_opts){ cfg->symfs, cfg->kallsyms, cfg->inline_frames, cfg->srcline,
+	                               cfg->demangle };
+	if (!(n->st = pd_symtext_new(n->h, &n->f, &so, why)))
 		return *why ? PD_NATIVE_FALLBACK : oom(n);
 	if (!(n->m = pd_machine_new()))
 		return oom(n);

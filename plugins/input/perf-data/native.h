@@ -18,6 +18,8 @@ struct pd_native_cfg {
 	const struct fk_perf_opts *perf;
 	const char *symfs, *kallsyms;
 	struct fk_input_limit limit; /* the bytes COMPRESSED records may decompress to */
+	int inline_frames, srcline;  /* --inline, --srcline (symtext.h) */
+	int demangle;                /* 0: --no-demangle, names as the files hold them */
 };
 
 /* The native reader's answer when the file holds what it does not read:

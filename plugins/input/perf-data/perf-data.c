@@ -65,14 +65,15 @@
 extern char **environ;
 
 #define SLICES_MAX 64
-#define ARGS_MAX 16
+#define ARGS_MAX 20
 #define PROBE_MAX ((size_t)16 << 20) /* how far the first record is looked for */
 
 /* The perf parser's options, then perf-data's own. */
 struct pd_opts {
 	struct fk_perf_opts perf;
 	const char *perf_bin, *symfs, *kallsyms, *max_input_size;
-	int via_perf_script;
+	int via_perf_script, inline_frames, srcline;
+	int no_demangle; /* the user's --no-demangle (host->input_demangle), not an option */
 };
 
 /* One `perf script` process and the input reading its standard output. */
@@ -126,6 +127,10 @@ static void command(const struct pd_opts *o, const char *path, const char *range
 		                                                      : "+event,+period")
 		                                : "+pid";
 	}
+	if (o->inline_frames)
+		argv[n++] = "--inline";
+	if (o->no_demangle)
+		argv[n++] = "--no-demangle";
 	if (o->symfs) {
 		argv[n++] = "--symfs";
 		argv[n++] = o->symfs;
@@ -592,11 +597,18 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
                  const void *vopts)
 {
 	static const struct pd_opts defaults = { 0 };
-	const struct pd_opts *o = vopts ? vopts : &defaults;
+	struct pd_opts own = vopts ? *(const struct pd_opts *)vopts : defaults;
+	const struct pd_opts *o = &own;
 	const char *path = h->input_name(in), *why = NULL;
-	struct pd_native_cfg cfg = { &o->perf, o->symfs, o->kallsyms, { 0, "" } };
+	struct pd_native_cfg cfg = { &o->perf, o->symfs, o->kallsyms, { 0, "" }, 0, 0, 1 };
 	int rc;
 
+	/* names as perf script prints them, demangled, unless --no-demangle:
+	 * then as the files hold them, as perf script --no-demangle */
+	own.no_demangle = FK_HOST_HAS(h, input_demangle) && h->input_demangle(in) == FK_DEMANGLE_NO;
+	cfg.inline_frames = o->inline_frames;
+	cfg.srcline = o->srcline;
+	cfg.demangle = !o->no_demangle;
 	if (o->via_perf_script || (o->perf_bin && o->perf_bin[0]))
 		return parse_via_perf(h, in, sink, o);
 	/* perf record -z compresses a deep stack's samples 100 times (measured):
@@ -632,6 +644,9 @@ static int parse_via_perf(const struct fk_host *h, struct fk_input *in, struct f
 	int rc = 0, ahead = 0;
 
 	memset(c, 0, sizeof c);
+	if (o->srcline) /* perf script -F +srcline's lines are not the perf parser's */
+		h->log(FK_LOG_WARN, "%s: --srcline is not applied: it needs the native reader, and "
+		       "perf script runs instead", path);
 	if (!FK_HOST_HAS(h, parse_streams))
 		return h->input_error(in, 0, "this flamekit is too old for the perf-data plugin "
 		                      "(it needs plugin ABI 1.3 with parse_streams)");
@@ -730,6 +745,13 @@ static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_STRING | FK_OPT_CMDLINE_ONLY, "perf", NULL, struct pd_opts, perf_bin,
 	          "the perf program to run (default: $FLAMEKIT_PERF, else perf, found in PATH's "
 	          "absolute directories); implies --via-perf-script"),
+	FK_OPTION(FK_OPT_FLAG, "inline", "0", struct pd_opts, inline_frames,
+	          "inlined functions as frames of their own, from DWARF, as perf script --inline "
+	          "prints them (innermost first, each a \"NAME+0xOFF (inlined)\" line)"),
+	FK_OPTION(FK_OPT_FLAG, "srcline", "0", struct pd_opts, srcline,
+	          "append :FILE:LINE (DWARF's line, the file's base name) to each frame that has "
+	          "one, as stackcollapse-perf.pl --srcline (with --inline: each inline frame's "
+	          "own line, as --inline --context)"),
 	FK_OPTION(FK_OPT_STRING, "symfs", NULL, struct pd_opts, symfs,
 	          "passed to perf script --symfs: look for symbol files under this directory"),
 	FK_OPTION(FK_OPT_STRING, "kallsyms", NULL, struct pd_opts, kallsyms,
@@ -755,7 +777,9 @@ static struct fk_input_plugin plugin = {
 	.check = check,
 	/* names are perf script's, which demangles (C++ and Rust, no
 	 * argument lists) as it symbolizes: `perf script | flamekit collapse
-	 * --format perf` gives the same, and perf's text is read as it is */
+	 * --format perf` gives the same, and perf's text is read as it is;
+	 * the user's --no-demangle reaches the symbolizer through
+	 * host->input_demangle (parse), as perf script --no-demangle */
 	.demangle = FK_DEMANGLE_NO,
 };
 

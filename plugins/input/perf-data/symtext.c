@@ -22,11 +22,12 @@ struct pd_symtext {
 	size_t ntab, used;
 	char *arena;
 	size_t alen, acap;
+	int srcline;
 };
 
 #ifdef HAVE_LIBFKSYM
 struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file *f,
-                                  const char *symfs, const char *kallsyms, const char **why)
+                                  const struct pd_symtext_opts *o, const char **why)
 {
 	struct pd_symtext *st = calloc(1, sizeof *st);
 	struct fk_sym_config cfg = { 0 };
@@ -36,10 +37,16 @@ struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file 
 		return NULL;
 	st->h = h;
 	st->f = f;
-	cfg.symfs = symfs;
-	cfg.kallsyms = kallsyms;
-	cfg.inline_frames = 0; /* perf script prints inline frames only with --inline */
-	cfg.demangle = 1;
+	st->srcline = o->srcline;
+	cfg.symfs = o->symfs;
+	cfg.kallsyms = o->kallsyms;
+	cfg.inline_frames = o->inline_frames; /* perf script prints them only with --inline */
+	cfg.srcline = o->srcline;
+	cfg.demangle = o->demangle;
+	/* the files a capture names (its maps, the build-id cache, debuglinks):
+	 * another user's link in a sticky directory is not followed, a FIFO or
+	 * a device is not opened (fk_sym_open_guarded) */
+	cfg.guard_links = 1;
 	if (!(st->sym = fk_symbolizer_new(&cfg, h)) ||
 	    !(st->tab = calloc(st->ntab = 1 << 14, sizeof *st->tab))) {
 		pd_symtext_free(st);
@@ -49,9 +56,9 @@ struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file 
 }
 #else
 struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file *f,
-                                  const char *symfs, const char *kallsyms, const char **why)
+                                  const struct pd_symtext_opts *o, const char **why)
 {
-	(void)h, (void)f, (void)symfs, (void)kallsyms;
+	(void)h, (void)f, (void)o;
 	*why = "symbols need libfksym, which this flamekit was built without";
 	return NULL;
 }
@@ -163,9 +170,10 @@ static int arena_put(struct pd_symtext *st, const char *s, size_t len)
 	return 0;
 }
 
-/* One callchain line: "\t" ADDR " " NAME["+0x" OFF] TAIL "\n"; *seg, *seglen:
- * where " NAME... TAIL" is. */
-static int line(struct pd_symtext *st, uint64_t addr, const char *name, uint64_t off,
+/* One callchain line: "\t" ADDR " " NAME[":" FILE ":" LINE]["+0x" OFF] TAIL "\n";
+ * *seg, *seglen: where " NAME... TAIL" is.  The source line goes before
+ * the offset, which the perf parser strips, so it stays in the frame. */
+static int line(struct pd_symtext *st, uint64_t addr, const struct fk_sym_frame *fr, uint64_t off,
                 const char *tail, uint32_t *seg, uint32_t *seglen)
 {
 	char buf[64];
@@ -178,8 +186,16 @@ static int line(struct pd_symtext *st, uint64_t addr, const char *name, uint64_t
 	if (arena_put(st, "\t", 1) < 0 || arena_put(st, hx, 16) < 0)
 		return -1;
 	*seg = (uint32_t)st->alen;
-	if (arena_put(st, " ", 1) < 0 || arena_put(st, name, strlen(name)) < 0)
+	if (arena_put(st, " ", 1) < 0 || arena_put(st, fr->name, strlen(fr->name)) < 0)
 		return -1;
+	if (st->srcline && fr->file && fr->line) { /* perf's srcline: the file's base name */
+		const char *base = strrchr(fr->file, '/');
+		base = base ? base + 1 : fr->file;
+		snprintf(buf, sizeof buf, ":%u", fr->line);
+		if (arena_put(st, ":", 1) < 0 || arena_put(st, base, strlen(base)) < 0 ||
+		    arena_put(st, buf, strlen(buf)) < 0)
+			return -1;
+	}
 	if (off != (uint64_t)-1) {
 		snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)off);
 		if (arena_put(st, buf, strlen(buf)) < 0)
@@ -195,10 +211,12 @@ static int line(struct pd_symtext *st, uint64_t addr, const char *name, uint64_t
 static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, uint64_t addr,
                    struct centry *e)
 {
+	static const struct fk_sym_frame unknown = { "[unknown]", 0, NULL, 0 };
 	struct fk_sym_result r;
 	const char *dso = map ? map->name : "[unknown]";
 	char tail[4200];
 	uint32_t sg, sl;
+	unsigned n;
 
 	memset(&r, 0, sizeof r);
 	if (map && map->kind == PD_MAP_KSYM) {
@@ -211,11 +229,14 @@ static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, 
 		dso = r.dso_name;
 	e->off = (uint32_t)st->alen;
 	snprintf(tail, sizeof tail, " (%s)", dso);
-	if (r.n == 0 && line(st, addr, "[unknown]", (uint64_t)-1, tail, &e->last, &e->lastlen) < 0)
+	if (r.n == 0 && line(st, addr, &unknown, (uint64_t)-1, tail, &e->last, &e->lastlen) < 0)
 		return -1;
-	for (unsigned k = 0; k < r.n && k < 16; k++) {
-		int real = k + 1 == r.n || k == 15;
-		if (line(st, addr, r.frames[k].name, r.frames[k].offset, real ? tail : " (inlined)",
+	/* perf's inline symbols start where their function does (new_inline_sym):
+	 * each line has the function's offset, and no DSO */
+	n = r.n < 16 ? r.n : 16;
+	for (unsigned k = 0; k < n; k++) {
+		int real = k + 1 == n;
+		if (line(st, addr, &r.frames[k], r.frames[n - 1].offset, real ? tail : " (inlined)",
 		         &sg, &sl) < 0)
 			return -1;
 		if (real)

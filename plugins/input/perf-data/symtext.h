@@ -19,14 +19,23 @@
 
 struct pd_symtext;
 
+/* What the user asked of the symbols (the strings stay the caller's). */
+struct pd_symtext_opts {
+	const char *symfs, *kallsyms; /* --symfs, --kallsyms, or NULL */
+	int inline_frames;            /* --inline: "\t ADDR NAME+0xOFF (inlined)" lines, innermost
+	                               * first, OFF the function's own, as perf script --inline */
+	int srcline;                  /* --srcline: ":FILE:LINE" (FILE's base name) after NAME */
+	int demangle;                 /* 0: names as the files hold them (--no-demangle) */
+};
+
 /* NULL with *why set when symbols cannot be resolved in-process, NULL
  * with *why NULL when out of memory. */
 struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file *f,
-                                  const char *symfs, const char *kallsyms, const char **why);
+                                  const struct pd_symtext_opts *o, const char **why);
 void pd_symtext_free(struct pd_symtext *st);
 
 /* Print ip (in map, NULL for none; kernel: a kernel-mode address) into o: cc 1 as callchain lines
- * ("\t" ADDR " " SYM " (" DSO ")\n", one per inline frame), cc 0 as the
+ * ("\t" ADDR " " SYM " (" DSO ")\n", after one per inline frame), cc 0 as the
  * one-line form of a sample without callchain (raw ip, no newline).
  * 0, or -1 when out of memory. */
 int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, int kernel,

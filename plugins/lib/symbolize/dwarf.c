@@ -115,6 +115,22 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 	ns = dwarf_getscopes(&cu, vaddr, &scopes);
 	if (ns <= 0)
 		return 0;
+	/* dwarf_getscopes goes on from an inlined instance into its abstract
+	 * definition's scopes (the inlined function's own, lexically): the
+	 * callers are the scopes holding the instance itself, which
+	 * dwarf_getscopes_die gives (as eu-addr2line -i walks them) */
+	for (i = 0; i < ns; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+			Dwarf_Die *chain = NULL;
+			int nc = dwarf_getscopes_die(&scopes[i], &chain);
+			if (nc > 0) {
+				free(scopes);
+				scopes = chain;
+				ns = nc;
+			}
+			break;
+		} else if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	e->frames = calloc(MAX_INLINE, sizeof(*e->frames));
 	if (!e->frames) {

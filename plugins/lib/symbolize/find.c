@@ -25,6 +25,7 @@
 struct cand {
 	int fd;
 	Elf *elf;
+	long link_uid; /* a link fk_sym_open_guarded refused: its owner, else -1 */
 };
 
 static void cand_close(struct cand *c)
@@ -63,9 +64,9 @@ static int cand_elf(struct cand *c)
 /* Open path as ELF (guard: through fk_sym_open_guarded); 0, or -1. */
 static int cand_open(struct cand *c, const char *path, int guard)
 {
-	long uid;
-
-	c->fd = guard ? fk_sym_open_guarded(path, &uid) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	c->link_uid = -1;
+	c->fd = guard ? fk_sym_open_guarded(path, &c->link_uid)
+	              : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	return cand_elf(c);
 }
 
@@ -174,7 +175,7 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 {
 	struct fk_symbolizer *s = d->s;
 	int vdso = strcmp(path, "[vdso]") == 0;
-	struct cand rt = { .fd = -1 }, c = { .fd = -1 };
+	struct cand rt = { .fd = -1, .link_uid = -1 }, c = { .fd = -1, .link_uid = -1 };
 	unsigned char own[MAXBID];
 	char hex[2 * MAXBID + 1], *full = NULL, *cands[12];
 	Elf *vdso_elf = NULL;
@@ -245,9 +246,15 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 		}
 		cand_close(&c);
 	}
-	if (!vdso && !rt.elf && !have_symtab && !unreadable_by_design(path))
-		fk_sym_log(s, FK_LOG_WARN, "%s: cannot read: %s; its addresses are [unknown]",
-			   full, strerror(open_err));
+	if (!vdso && !rt.elf && !have_symtab && !unreadable_by_design(path)) {
+		if (open_err == EACCES && rt.link_uid >= 0)
+			fk_sym_log(s, FK_LOG_WARN, "%s: not followed: a symbolic link on its path is owned "
+				   "by uid %ld, in a sticky world-writable directory of another user; its "
+				   "addresses are [unknown]", full, rt.link_uid);
+		else
+			fk_sym_log(s, FK_LOG_WARN, "%s: cannot read: %s; its addresses are [unknown]", full,
+				   open_err == EISDIR ? "not a regular file" : strerror(open_err));
+	}
 	if (rt_ok) {
 		if (!have_symtab)
 			have_symtab = load_from(d, rt.elf, 1, vdso ? NULL : rt_path) == 0;
