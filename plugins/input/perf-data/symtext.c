@@ -25,8 +25,24 @@ struct pd_symtext {
 };
 
 #ifdef HAVE_LIBFKSYM
+static struct pd_symtext *make(const struct fk_host *h, const struct pd_file *f, const char *symfs,
+                               const char *kallsyms, int inline_frames, const char **why);
+
 struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file *f,
                                   const char *symfs, const char *kallsyms, const char **why)
+{
+	return make(h, f, symfs, kallsyms, 0, why);
+}
+
+struct pd_symtext *pd_symtext_new_inline(const struct fk_host *h, const struct pd_file *f,
+                                         const char *symfs, const char *kallsyms,
+                                         const char **why)
+{
+	return make(h, f, symfs, kallsyms, 1, why);
+}
+
+static struct pd_symtext *make(const struct fk_host *h, const struct pd_file *f, const char *symfs,
+                               const char *kallsyms, int inline_frames, const char **why)
 {
 	struct pd_symtext *st = calloc(1, sizeof *st);
 	struct fk_sym_config cfg = { 0 };
@@ -38,7 +54,8 @@ struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file 
 	st->f = f;
 	cfg.symfs = symfs;
 	cfg.kallsyms = kallsyms;
-	cfg.inline_frames = 0; /* perf script prints inline frames only with --inline */
+	cfg.inline_frames = inline_frames; /* perf script prints inline frames only with --inline,
+	                                    * and on the frames of an unwound user stack */
 	cfg.demangle = 1;
 	if (!(st->sym = fk_symbolizer_new(&cfg, h)) ||
 	    !(st->tab = calloc(st->ntab = 1 << 14, sizeof *st->tab))) {
@@ -54,6 +71,13 @@ struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file 
 	(void)h, (void)f, (void)symfs, (void)kallsyms;
 	*why = "symbols need libfksym, which this flamekit was built without";
 	return NULL;
+}
+
+struct pd_symtext *pd_symtext_new_inline(const struct fk_host *h, const struct pd_file *f,
+                                         const char *symfs, const char *kallsyms,
+                                         const char **why)
+{
+	return pd_symtext_new(h, f, symfs, kallsyms, why);
 }
 #endif
 
@@ -215,7 +239,8 @@ static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, 
 		return -1;
 	for (unsigned k = 0; k < r.n && k < 16; k++) {
 		int real = k + 1 == r.n || k == 15;
-		if (line(st, addr, r.frames[k].name, r.frames[k].offset, real ? tail : " (inlined)",
+		if (line(st, addr, r.frames[k].name, r.frames[k].offset,
+		         real && !r.frames[k].inlined ? tail : " (inlined)",
 		         &sg, &sl) < 0)
 			return -1;
 		if (real)

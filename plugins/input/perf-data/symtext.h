@@ -23,6 +23,11 @@ struct pd_symtext;
  * with *why NULL when out of memory. */
 struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file *f,
                                   const char *symfs, const char *kallsyms, const char **why);
+/* The same, its frames with their inline callers, as perf prints the
+ * frames of an unwound user stack (unwind_entry's append_inlines). */
+struct pd_symtext *pd_symtext_new_inline(const struct fk_host *h, const struct pd_file *f,
+                                         const char *symfs, const char *kallsyms,
+                                         const char **why);
 void pd_symtext_free(struct pd_symtext *st);
 
 /* Print ip (in map, NULL for none; kernel: a kernel-mode address) into o: cc 1 as callchain lines

@@ -94,6 +94,7 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 	Dwarf_Die cu, *scopes = NULL;
 	Dwarf_Line *ln;
 	Dwarf_Files *files = NULL;
+	Dwarf_Die inner;
 	size_t nfiles = 0;
 	int ns, i;
 	const char *file;
@@ -115,6 +116,14 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 	ns = dwarf_getscopes(&cu, vaddr, &scopes);
 	if (ns <= 0)
 		return 0;
+	/* past an inlined instance dwarf_getscopes goes on with its abstract
+	 * origin's scopes; the concrete ones (the functions it was inlined
+	 * into, as addr2line -i names them) are the innermost DIE's parents */
+	inner = scopes[0];
+	free(scopes);
+	scopes = NULL;
+	if ((ns = dwarf_getscopes_die(&inner, &scopes)) <= 0)
+		return 0;
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	e->frames = calloc(MAX_INLINE, sizeof(*e->frames));
 	if (!e->frames) {
@@ -126,8 +135,10 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 	for (i = 0; i < ns && e->n < MAX_INLINE; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			e->fn_name = die_name(d, &scopes[i]);
 			break;
+		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		e->frames[e->n] = (struct fk_sym_frame){ .name = die_name(d, &scopes[i]), .file = file, .line = line };
@@ -211,6 +222,12 @@ int fk_dwarf_frames(struct fk_dso *d, uint64_t off, const struct fk_sym *sym, st
 			}
 		}
 	out->frames[k] = (struct fk_sym_frame){ .name = sym->name, .offset = off - sym->start };
+	/* perf's new_inline_sym: the outermost DWARF function names the frame,
+	 * the ELF symbol only where the names are the same */
+	if (e && d->s->cfg.inline_frames && e->fn_name && strcmp(e->fn_name, sym->name) != 0) {
+		out->frames[k].name = e->fn_name;
+		out->frames[k].inlined = 1;
+	}
 	if (e && srcline) {
 		out->frames[k].file = d->s->cfg.inline_frames ? e->fn_file : e->addr_file;
 		out->frames[k].line = d->s->cfg.inline_frames ? e->fn_line : e->addr_line;
