@@ -13,5 +13,5 @@ tests_modules_nullsym_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_LIBFKS
 tests_modules_nullsym_input_perf_data_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 tests_modules_nullsym_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperfscript.la $(ZSTD_LIBS) \
 	$(TRACEEVENT_LIBS)
-TESTS += tests/perf-data-native.sh
-EXTRA_DIST += tests/perf-data-native.sh
+TESTS += tests/perf-data-native.sh tests/perf-data-dwarf.sh
+EXTRA_DIST += tests/perf-data-native.sh tests/perf-data-dwarf.sh

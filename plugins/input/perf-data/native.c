@@ -588,6 +588,14 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 			n->use_callchain = 1;
 	if (!(n->st = pd_symtext_new(n->h, &n->f, cfg->symfs, cfg->kallsyms, why)))
 		return *why ? PD_NATIVE_FALLBACK : oom(n);
+	for (unsigned i = 0; i < n->f.nattrs; i++) {
+		const struct pd_attr *a = &n->f.attrs[i];
+		const char *bad_mask = pd_unwind_mask_problem(a->regs_user);
+		if ((a->sample_type & PERF_SAMPLE_REGS_USER) && bad_mask)
+			n->h->log(FK_LOG_WARN, "%s: event %s's user registers (sample_regs_user 0x%llx) %s",
+			          n->path, a->name ? a->name : "[unknown]",
+			          (unsigned long long)a->regs_user, bad_mask);
+	}
 	if (n->dwarf && (!(n->uw = pd_unwind_new(n->h, n->path, cfg->symfs, why)) ||
 	                 !(n->ust = pd_symtext_new_inline(n->h, &n->f, cfg->symfs, cfg->kallsyms, why))))
 		return *why ? PD_NATIVE_FALLBACK : oom(n);

@@ -40,7 +40,17 @@ const char *pd_unwind_sample_unsupported(const struct pd_sample *s)
 	return NULL;
 }
 
-#ifdef HAVE_LIBFKSYM
+const char *pd_unwind_mask_problem(uint64_t mask)
+{
+	if (!(mask >> R_IP & 1) || !(mask >> R_SP & 1))
+		return "lack the instruction or stack pointer: their user stacks are not unwound, as "
+		       "perf does not unwind them";
+	if (mask >> (R_R15 + 1))
+		return "name registers x86_64 does not have (past r15): they are not used";
+	return NULL;
+}
+
+#ifdef PD_UNWIND
 #include <elfutils/libdwfl.h>
 
 #include "../../lib/symbolize/symbolize.h"
@@ -384,7 +394,7 @@ struct pd_unwind *pd_unwind_new(const struct fk_host *h, const char *path, const
                                 const char **why)
 {
 	(void)h, (void)path, (void)symfs;
-	*why = "user stacks (--call-graph dwarf) need libdw, which this flamekit was built without";
+	*why = "user stacks (--call-graph dwarf) need libdw's unwinder, which this build of the plugin lacks";
 	return NULL;
 }
 

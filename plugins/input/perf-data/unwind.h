@@ -19,7 +19,7 @@
  *
  * Ownership: the unwinder owns its Dwfls, files and copies of names; the
  * machine, thread and sample it is given are only read during the call.
- * Built without libfksym (HAVE_LIBFKSYM undefined) pd_unwind_new says why
+ * Built without it (PD_UNWIND undefined: no libfksym) pd_unwind_new says why
  * and the caller runs perf script instead.
  */
 #ifndef FK_PERF_DATA_UNWIND_H
@@ -38,6 +38,10 @@ const char *pd_unwind_unsupported(const struct pd_file *f);
 /* Why sample s cannot be unwound natively (a 32-bit process's registers),
  * or NULL. */
 const char *pd_unwind_sample_unsupported(const struct pd_sample *s);
+/* What is wrong with an attribute's sample_regs_user mask for unwinding
+ * (a phrase for "its user registers (sample_regs_user 0x...) ..."), or
+ * NULL. */
+const char *pd_unwind_mask_problem(uint64_t mask);
 
 /* NULL with *why set when user stacks cannot be unwound in-process, NULL
  * with *why NULL when out of memory.  symfs: --symfs DIR or NULL (copied). */

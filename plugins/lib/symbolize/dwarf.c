@@ -75,6 +75,26 @@ static const char *die_name(struct fk_dso *d, Dwarf_Die *die)
 	return n ? n : "??";
 }
 
+/* The name of fn, or of the last subprogram after it with the same range:
+ * the assembler (gas) gives each alias of an assembly function a DIE of its
+ * own, and addr2line, which perf runs, names the function by the last of
+ * them.  Only DIEs without a declaration line (the assembler's) are
+ * compared. */
+static const char *last_alias(struct fk_dso *d, Dwarf_Die *fn)
+{
+	Dwarf_Addr lo, hi, l2, h2;
+	Dwarf_Die sib = *fn, best = *fn;
+
+	if (dwarf_hasattr(fn, DW_AT_decl_line) || dwarf_lowpc(fn, &lo) != 0 ||
+	    dwarf_highpc(fn, &hi) != 0)
+		return die_name(d, fn);
+	while (dwarf_siblingof(&sib, &sib) == 0)
+		if (dwarf_tag(&sib) == DW_TAG_subprogram && !dwarf_hasattr(&sib, DW_AT_decl_line) &&
+		    dwarf_lowpc(&sib, &l2) == 0 && dwarf_highpc(&sib, &h2) == 0 && l2 == lo && h2 == hi)
+			best = sib;
+	return die_name(d, &best);
+}
+
 static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, const char **file, unsigned *line)
 {
 	Dwarf_Attribute a;
@@ -136,7 +156,7 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 		int tag = dwarf_tag(&scopes[i]);
 
 		if (tag == DW_TAG_subprogram) {
-			e->fn_name = die_name(d, &scopes[i]);
+			e->fn_name = last_alias(d, &scopes[i]);
 			break;
 		}
 		if (tag != DW_TAG_inlined_subroutine)
