@@ -163,15 +163,19 @@ static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thre
 	return 0;
 }
 
-/* The user stack's frames after the callchain's, as perf appends them
- * (thread__resolve_callchain_unwind). */
-static int user_chain(struct nat *n, const struct pd_sample *s, struct pd_thread *t)
+/* The callchain, then the user stack's frames after it, as perf appends
+ * them (thread__resolve_callchain_unwind); neither where perf's unwinder
+ * fails the whole callchain (no instruction pointer among the registers). */
+static int chain_and_stack(struct nat *n, const struct pd_sample *s, struct pd_thread *t)
 {
 	uint64_t ips[MAX_STACK];
-	unsigned nips;
+	unsigned nips = 0;
+	int r = n->uw ? pd_unwind_sample(n->uw, n->m, t, s, ips, MAX_STACK, &nips) : 0;
 
-	if (!n->uw || pd_unwind_sample(n->uw, n->m, t, s, ips, MAX_STACK, &nips) < 0)
-		return n->uw ? -1 : 0;
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (sample_chain(n, s, t) < 0)
+		return -1;
 	for (unsigned i = 0; i < nips; i++)
 		if (pd_symtext_frame(n->ust, &n->out, pd_map_find(n->m, t, 0, ips[i]), 0, ips[i], 1) < 0)
 			return -1;
@@ -199,7 +203,7 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 	if ((s.attr->sample_type & PERF_SAMPLE_IP) && (!tp || n->tp_ip)) {
 		if (cc) {
 			ob_c(&n->out, '\n');
-			if (sample_chain(n, &s, t) < 0 || user_chain(n, &s, t) < 0)
+			if (chain_and_stack(n, &s, t) < 0)
 				return oom(n);
 		} else {
 			/* thread__find_map_fb: the sample's cpumode, then the address's */

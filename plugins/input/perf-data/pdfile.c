@@ -608,7 +608,8 @@ int pd_sample(const struct pd_file *f, const unsigned char *rec, uint32_t size, 
 	if ((st & PERF_SAMPLE_STACK_USER) && user_stack(&p, end, s) < 0) {
 		if (s->stack)
 			return pd_fail(e, off, "a sample's user stack of %llu bytes holds %llu (dyn_size)",
-			               (unsigned long long)(p - s->stack), (unsigned long long)s->stack_size);
+			               (unsigned long long)(p - 8 - s->stack),
+			               (unsigned long long)s->stack_size);
 		return pd_fail(e, off, "a sample's user stack of %llu bytes runs past its record of %u "
 		               "bytes", (unsigned long long)s->stack_size, size);
 	}

@@ -43,8 +43,8 @@ const char *pd_unwind_sample_unsupported(const struct pd_sample *s)
 const char *pd_unwind_mask_problem(uint64_t mask)
 {
 	if (!(mask >> R_IP & 1) || !(mask >> R_SP & 1))
-		return "lack the instruction or stack pointer: their user stacks are not unwound, as "
-		       "perf does not unwind them";
+		return "lack the instruction or stack pointer: their user stacks are not unwound (and "
+		       "without the instruction pointer their callchains are left out), as perf does";
 	if (mask >> (R_R15 + 1))
 		return "name registers x86_64 does not have (past r15): they are not used";
 	return NULL;
@@ -377,8 +377,13 @@ int pd_unwind_sample(struct pd_unwind *u, struct pd_machine *m, struct pd_thread
 	u->ips = ips;
 	u->max = max;
 	u->n = 0;
-	if (reg(u, R_IP, &ip) < 0 || reg(u, R_SP, &u->sp) < 0)
+	if (reg(u, R_IP, &ip) < 0)
+		return 1; /* perf's libunwind unwinder fails, and the callchain with it */
+	if (reg(u, R_SP, &u->sp) < 0) {
+		if (ip) /* it cannot step: the sample's ip alone */
+			ips[(*n)++] = ip;
 		return 0;
+	}
 	if (!(u->p = proc_of(u, t->pid)))
 		return -1;
 	if (report(u, ip) == 0 && (u->p->attached ||

@@ -51,7 +51,8 @@ void pd_unwind_free(struct pd_unwind *u);
 
 /* The user frames of sample s of thread t into ips[0 .. *n), innermost
  * first, at most max; *n 0 when the sample has no registers or stack.
- * 0, or -1 when out of memory. */
+ * 0; 1 when the registers lack the instruction pointer (perf then prints
+ * none of the sample's callchain); -1 when out of memory. */
 int pd_unwind_sample(struct pd_unwind *u, struct pd_machine *m, struct pd_thread *t,
                      const struct pd_sample *s, uint64_t *ips, unsigned max, unsigned *n);
 
