@@ -5,7 +5,8 @@
 # first with --plugin-dir) links tests/perf-data/nullsym.c, a libfksym
 # whose every lookup is unresolved, in place of the library.  With
 # libfksym in the tree, tests/perf-data-native.sh also compares the real
-# plugin, symbols and all.
+# plugin, symbols and all.  tests/perf-data-dwarf.sh compares the real
+# plugin's --call-graph dwarf unwinding with perf script (no perf in PATH).
 check_LTLIBRARIES += tests/modules/nullsym/input-perf-data.la
 tests_modules_nullsym_input_perf_data_la_SOURCES = $(PD_SOURCES) tests/perf-data/nullsym.c
 tests_modules_nullsym_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_LIBFKSYM $(ZSTD_CFLAGS) \
