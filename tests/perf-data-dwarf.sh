@@ -6,7 +6,8 @@
 # built -O2 -fomit-frame-pointer, so that only DWARF CFI unwinds it: a few
 # levels of its own calls, qsort calling back into it through libc, and a
 # fork and exec of itself (a process whose maps change under its unwinder);
-# the same program written to a pipe (perf record -o -).  Forged captures
+# the same program written to a pipe (perf record -o -); clock_gettime
+# through the vDSO.  Forged captures
 # (python packs the bytes; the sizes and offsets come from the file): a
 # user stack whose dyn_size exceeds its copy, a copy larger than its
 # record, registers cut short, a 32-bit process's registers (perf script
@@ -133,6 +134,26 @@ if [ -s pipe.data ]; then
 	is "$rc:$err" "0:" "--call-graph dwarf to a pipe: read natively, nothing said"
 else
 	skip "dwarf pipe" "perf cannot record to a pipe"
+fi
+
+# the vDSO: clock_gettime unwound through it (perf record's copy of it in
+# the build-id cache, the image perf script reads too); -fno-plt, since
+# perf names a sample in a PLT stub by what addr2line says (the _init
+# before .plt), which the reader does not
+cat > vd.c <<'EOF'
+#include <stdio.h>
+#include <time.h>
+__attribute__((noinline)) static long tick(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_nsec; }
+__attribute__((noinline)) static long loop(long n) { long s = 0; for (long i = 0; i < n; i++) s += tick(); return s; }
+int main(void) { printf("%ld\n", loop(2000000)); return 0; }
+EOF
+if ${CC:-cc} -O2 -fomit-frame-pointer -fno-plt -o vd vd.c > cc.log 2>&1 &&
+	perf record -q --call-graph dwarf -o vd.data ./vd > /dev/null 2>&1; then
+	compare vd.data "--call-graph dwarf through the vDSO"
+	grep -q ';tick;.*__vdso_clock_gettime ' want.folded
+	ok $? "vd.data: clock_gettime's callers unwound from inside the vDSO"
+else
+	skip "dwarf vDSO" "cannot build or record the vDSO program: $(head -1 cc.log)"
 fi
 
 # --- forged captures ------------------------------------------------------

@@ -600,7 +600,7 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 			          n->path, a->name ? a->name : "[unknown]",
 			          (unsigned long long)a->regs_user, bad_mask);
 	}
-	if (n->dwarf && (!(n->uw = pd_unwind_new(n->h, n->path, cfg->symfs, why)) ||
+	if (n->dwarf && (!(n->uw = pd_unwind_new(n->h, &n->f, n->path, cfg->symfs, why)) ||
 	                 !(n->ust = pd_symtext_new_inline(n->h, &n->f, cfg->symfs, cfg->kallsyms, why))))
 		return *why ? PD_NATIVE_FALLBACK : oom(n);
 	if (!(n->m = pd_machine_new()))

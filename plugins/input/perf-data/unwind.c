@@ -1,4 +1,5 @@
 /* User stacks unwound with libdwfl: see unwind.h. */
+#define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -51,7 +52,10 @@ const char *pd_unwind_mask_problem(uint64_t mask)
 }
 
 #ifdef PD_UNWIND
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 
 #include "../../lib/symbolize/symbolize.h"
 
@@ -79,6 +83,7 @@ struct file {           /* a mapped file opened for reading, or that could not b
 
 struct pd_unwind {
 	const struct fk_host *h;
+	const struct pd_file *f;
 	const char *input;
 	char *symfs;
 	struct proc *procs[NBUCKET];
@@ -100,6 +105,59 @@ static unsigned hash_str(const char *s)
 	while (*s)
 		h = h * 33 + (unsigned char)*s++;
 	return h % NBUCKET;
+}
+
+/* This process's vDSO as a file (a memfd), when the capture's has its
+ * build id (or records none): the kernel is the one recorded on.  -1 if not. */
+static int own_vdso(const unsigned char *id, unsigned idlen)
+{
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const void *own;
+	Elf64_Ehdr eh;
+	size_t size;
+	ssize_t n;
+	Elf *elf;
+	int fd, same;
+
+	if (!img || memcmp(img, ELFMAG, SELFMAG) != 0 || img[EI_CLASS] != ELFCLASS64)
+		return -1;
+	memcpy(&eh, img, sizeof eh);
+	size = (size_t)eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize; /* the section headers end it */
+	if (size < sizeof eh || size > (1u << 20) || !(elf = elf_memory((char *)img, size)))
+		return -1;
+	n = dwelf_elf_gnu_build_id(elf, &own);
+	same = !idlen || (n == (ssize_t)idlen && memcmp(own, id, idlen) == 0);
+	elf_end(elf);
+	if (!same || (fd = memfd_create("vdso", MFD_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, img, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The vDSO's image: perf record's copy in the build-id cache
+ * ($HOME/.debug/[vdso]/ID/vdso), else this process's own. */
+static int vdso_fd(struct pd_unwind *u)
+{
+	const struct pd_build_id *b = NULL;
+	const char *home = getenv("HOME");
+	char path[4096], hex[41];
+	long link_uid;
+	int fd = -1;
+
+	for (unsigned i = 0; i < u->f->nbids && !b; i++)
+		if (strcmp(u->f->bids[i].path, "[vdso]") == 0)
+			b = &u->f->bids[i];
+	if (b && home && home[0] == '/') {
+		for (unsigned i = 0; i < b->len && i < 20; i++)
+			snprintf(hex + 2 * i, 3, "%02x", b->id[i]);
+		hex[2 * (b->len < 20 ? b->len : 20)] = '\0';
+		if ((size_t)snprintf(path, sizeof path, "%s/.debug/[vdso]/%s/vdso", home, hex) < sizeof path)
+			fd = fk_sym_open_guarded(path, &link_uid);
+	}
+	return fd >= 0 ? fd : own_vdso(b ? b->id : NULL, b ? b->len : 0);
 }
 
 /* The mapped file's fd (under --symfs), -1 when it cannot be read
@@ -125,7 +183,8 @@ static int file_fd(struct pd_unwind *u, const char *path)
 	}
 	memcpy(full, u->symfs, sl);
 	strcpy(full + sl, path);
-	f->fd = path[0] == '/' ? fk_sym_open_guarded(full, &link_uid) : (errno = ENOENT, -1);
+	f->fd = path[0] == '/' ? fk_sym_open_guarded(full, &link_uid)
+	        : strcmp(path, "[vdso]") == 0 ? vdso_fd(u) : (errno = ENOENT, -1);
 	if (f->fd < 0 && path[0] == '/') {
 		if (errno == EACCES && link_uid >= 0)
 			u->h->log(FK_LOG_WARN, "%s: %s is a link owned by uid %ld, not followed: user "
@@ -321,8 +380,8 @@ static struct proc *proc_of(struct pd_unwind *u, int pid)
 	return p;
 }
 
-struct pd_unwind *pd_unwind_new(const struct fk_host *h, const char *path, const char *symfs,
-                                const char **why)
+struct pd_unwind *pd_unwind_new(const struct fk_host *h, const struct pd_file *f, const char *path,
+                                const char *symfs, const char **why)
 {
 	struct pd_unwind *u = calloc(1, sizeof *u);
 
@@ -330,6 +389,7 @@ struct pd_unwind *pd_unwind_new(const struct fk_host *h, const char *path, const
 	if (!u)
 		return NULL;
 	u->h = h;
+	u->f = f;
 	u->input = path;
 	if (symfs && symfs[0] && !(u->symfs = strdup(symfs))) {
 		free(u);
@@ -395,10 +455,10 @@ int pd_unwind_sample(struct pd_unwind *u, struct pd_machine *m, struct pd_thread
 	return u->oom ? -1 : 0;
 }
 #else
-struct pd_unwind *pd_unwind_new(const struct fk_host *h, const char *path, const char *symfs,
-                                const char **why)
+struct pd_unwind *pd_unwind_new(const struct fk_host *h, const struct pd_file *f, const char *path,
+                                const char *symfs, const char **why)
 {
-	(void)h, (void)path, (void)symfs;
+	(void)h, (void)f, (void)path, (void)symfs;
 	*why = "user stacks (--call-graph dwarf) need libdw's unwinder, which this build of the plugin lacks";
 	return NULL;
 }

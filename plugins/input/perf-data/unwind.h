@@ -12,7 +12,9 @@
  * refused), under --symfs when given; a file that cannot be read is
  * reported once through host->log and the unwinding stops there, as perf's
  * stops.  Debug info beside a file (.debug_frame) is not looked for:
- * .eh_frame is what the unwinding uses.
+ * .eh_frame is what the unwinding uses.  The vDSO is perf record's copy in
+ * the build-id cache ($HOME/.debug/[vdso]/ID/vdso), else this process's own
+ * when its build id is the recorded one.
  *
  * A process's Dwfl is kept across its samples and made again when a map it
  * was given has changed (an exec, a dlclose) since.
@@ -44,9 +46,10 @@ const char *pd_unwind_sample_unsupported(const struct pd_sample *s);
 const char *pd_unwind_mask_problem(uint64_t mask);
 
 /* NULL with *why set when user stacks cannot be unwound in-process, NULL
- * with *why NULL when out of memory.  symfs: --symfs DIR or NULL (copied). */
-struct pd_unwind *pd_unwind_new(const struct fk_host *h, const char *path, const char *symfs,
-                                const char **why);
+ * with *why NULL when out of memory.  f (its build ids) must outlive the
+ * unwinder; symfs: --symfs DIR or NULL (copied). */
+struct pd_unwind *pd_unwind_new(const struct fk_host *h, const struct pd_file *f, const char *path,
+                                const char *symfs, const char **why);
 void pd_unwind_free(struct pd_unwind *u);
 
 /* The user frames of sample s of thread t into ips[0 .. *n), innermost
