@@ -80,6 +80,7 @@ struct file {           /* a mapped file opened for reading, or that could not b
 };
 
 #define NBUCKET 256
+#define MAX_DWFL 64 /* Dwfls kept at once: each holds an fd per module (RLIMIT_NOFILE) */
 
 struct pd_unwind {
 	const struct fk_host *h;
@@ -89,6 +90,7 @@ struct pd_unwind {
 	struct proc *procs[NBUCKET];
 	struct file *files[NBUCKET];
 	int oom;
+	unsigned ndwfl;         /* procs with a Dwfl */
 	/* the sample being unwound */
 	struct pd_machine *m;
 	struct pd_thread *t;
@@ -217,10 +219,12 @@ static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname, Dwar
 
 static const Dwfl_Callbacks dwfl_cbs = { .find_elf = find_elf, .find_debuginfo = find_debuginfo };
 
-static void proc_reset(struct proc *p)
+static void proc_reset(struct pd_unwind *u, struct proc *p)
 {
-	if (p->dwfl)
+	if (p->dwfl) {
 		dwfl_end(p->dwfl);
+		u->ndwfl--;
+	}
 	p->dwfl = NULL;
 	p->attached = 0;
 	for (size_t i = 0; i < p->nrep; i++)
@@ -371,12 +375,19 @@ static struct proc *proc_of(struct pd_unwind *u, int pid)
 		struct pd_map *map = pd_map_find(u->m, u->t, 0, p->reps[i].start);
 		if (!map || map->kind != PD_MAP_FILE || map->start - map->pgoff != p->reps[i].base ||
 		    strcmp(map->path, p->reps[i].path) != 0) {
-			proc_reset(p);
+			proc_reset(u, p);
 			break;
 		}
 	}
-	if (!p->dwfl && !(p->dwfl = dwfl_begin(&dwfl_cbs)))
-		return NULL;
+	if (!p->dwfl && u->ndwfl >= MAX_DWFL) /* the others' are made again when needed */
+		for (unsigned k = 0; k < NBUCKET; k++)
+			for (struct proc *o = u->procs[k]; o; o = o->next)
+				proc_reset(u, o);
+	if (!p->dwfl) {
+		if (!(p->dwfl = dwfl_begin(&dwfl_cbs)))
+			return NULL;
+		u->ndwfl++;
+	}
 	return p;
 }
 
@@ -406,7 +417,7 @@ void pd_unwind_free(struct pd_unwind *u)
 		while (u->procs[b]) {
 			struct proc *p = u->procs[b];
 			u->procs[b] = p->next;
-			proc_reset(p);
+			proc_reset(u, p);
 			free(p);
 		}
 		while (u->files[b]) {

@@ -17,7 +17,9 @@
  * when its build id is the recorded one.
  *
  * A process's Dwfl is kept across its samples and made again when a map it
- * was given has changed (an exec, a dlclose) since.
+ * was given has changed (an exec, a dlclose) since; past 64 of them (each
+ * holds a file descriptor per module) the others are dropped, to be made
+ * again when their processes' samples come.
  *
  * Ownership: the unwinder owns its Dwfls, files and copies of names; the
  * machine, thread and sample it is given are only read during the call.
