@@ -6,7 +6,8 @@
  * the native reader's record parser (pdfile.c: the header, attributes (a
  * pipe's HEADER_ATTR and HEADER_FEATURE records too),
  * feature sections, every record, each SAMPLE decoded and each other
- * record's sample_id_all trailer) with the thread and map state the
+ * record's sample_id_all trailer, a --call-graph dwarf sample's registers
+ * and stack copy read through) with the thread and map state the
  * records drive (machine.c), COMPRESSED records decompressed first as the
  * reader does (zdata.c, bounded at 64 MiB here), and the tracing data's
  * event formats read into libtraceevent, each tracepoint sample's payload
@@ -39,6 +40,9 @@ const char *__lsan_default_suppressions(void)
 {
 	return "leak:libtraceevent.so\n";
 }
+
+/* what the harness reads of a sample, so that the sanitizers see the reads */
+static volatile uint64_t fuzz_sink;
 
 /* A NUL-terminated string at rec[at .. end), or NULL (as native.c reads). */
 static const char *str_at(const unsigned char *rec, uint32_t at, uint32_t end)
@@ -93,6 +97,11 @@ static void records(const uint8_t *data, size_t size)
 				struct pd_thread *t = pd_thread_get(m, (int)s.pid, (int)s.tid);
 				for (uint64_t i = 0; t && i < s.nr; i++)
 					(void)pd_map_find(m, t, i & 1, pd_u64(s.chain + 8 * i));
+				/* --call-graph dwarf: every register and stack byte said to be there */
+				for (int k = 0; s.regs && k < __builtin_popcountll(s.attr->regs_user); k++)
+					fuzz_sink ^= pd_u64(s.regs + 8 * k);
+				if (s.stack && s.stack_size)
+					fuzz_sink ^= s.stack[s.stack_size - 1];
 				if (tr && s.raw && s.attr->type == PERF_TYPE_TRACEPOINT) {
 					ob.n = 0;
 					(void)pd_trace_print(tr, &ob, s.cpu, s.raw, s.raw_size);

@@ -16,7 +16,7 @@
 # libfksym, symbols and all against `perf script | flamekit collapse
 # --format perf`; without, its one warning and perf script's result.
 # A truncated and a forged file give one error naming the byte; a capture
-# holding what the reader does not read (--call-graph dwarf) one warning,
+# holding what the reader does not read (perf record -W -g) one warning,
 # then perf script's result.  HOME is a temporary directory: perf's
 # build-id cache (~/.debug) is not the user's.
 . "$FK_SRCDIR/tests/lib.sh"
@@ -390,15 +390,16 @@ else
 fi
 
 # --- what is not read natively: one warning, perf script's result ---------
-if perf record -q --call-graph dwarf -o dw.data ./prog > dw.log 2>&1; then
-	perf script -i dw.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded
-	run "$FLAMEKIT" collapse dw.data
+# (--call-graph dwarf is read natively now: tests/perf-data-dwarf.sh)
+if perf record -q -W -g -o w.data ./prog > w.log 2>&1; then
+	perf script -i w.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > want.folded
+	run "$FLAMEKIT" collapse w.data
 	printf '%s\n' "$out" > got.folded
-	same_file want.folded got.folded "--call-graph dwarf: perf script's bytes"
-	is "$rc:$(printf '%s\n' "$err" | grep natively)" "0:flamekit: warning: [input:perf-data] dw.data: not read natively: sample_type bit REGS_USER (--call-graph dwarf); running perf script instead" \
-		"--call-graph dwarf: one warning saying what is not read natively"
+	same_file want.folded got.folded "perf record -W -g: perf script's bytes"
+	is "$rc:$(printf '%s\n' "$err" | grep natively)" "0:flamekit: warning: [input:perf-data] w.data: not read natively: sample_type bit WEIGHT_STRUCT; running perf script instead" \
+		"perf record -W -g: one warning saying what is not read natively"
 else
-	skip "dwarf fallback" "perf cannot record --call-graph dwarf here: $(head -1 dw.log)"
+	skip "-W fallback" "perf cannot record -W here: $(head -1 w.log)"
 fi
 
 # --- bad files: one error naming the file and the byte --------------------

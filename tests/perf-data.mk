@@ -5,7 +5,8 @@
 # first with --plugin-dir) links tests/perf-data/nullsym.c, a libfksym
 # whose every lookup is unresolved, in place of the library.  With
 # libfksym in the tree, tests/perf-data-native.sh also compares the real
-# plugin, symbols and all.
+# plugin, symbols and all.  tests/perf-data-dwarf.sh compares the real
+# plugin's --call-graph dwarf unwinding with perf script (no perf in PATH).
 check_LTLIBRARIES += tests/modules/nullsym/input-perf-data.la
 tests_modules_nullsym_input_perf_data_la_SOURCES = $(PD_SOURCES) tests/perf-data/nullsym.c
 tests_modules_nullsym_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_LIBFKSYM $(ZSTD_CFLAGS) \
@@ -13,8 +14,8 @@ tests_modules_nullsym_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_LIBFKS
 tests_modules_nullsym_input_perf_data_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 tests_modules_nullsym_input_perf_data_la_LIBADD = plugins/lib/perfscript/libperfscript.la $(ZSTD_LIBS) \
 	$(TRACEEVENT_LIBS)
-TESTS += tests/perf-data-native.sh
-EXTRA_DIST += tests/perf-data-native.sh
+TESTS += tests/perf-data-native.sh tests/perf-data-dwarf.sh
+EXTRA_DIST += tests/perf-data-native.sh tests/perf-data-dwarf.sh
 # --inline, --srcline and --no-demangle against perf script and addr2line
 TESTS += tests/perf-data-inline.sh
 EXTRA_DIST += tests/perf-data-inline.sh tests/perf-data/inline-oracle.py

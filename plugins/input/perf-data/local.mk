@@ -1,7 +1,8 @@
 # perf-data: perf.data files, read natively (pdfile.c: the records;
 # zdata.c: COMPRESSED records, libzstd; trace.c: tracepoint payloads,
 # libtraceevent; machine.c: threads and maps;
-# symtext.c: frames through libfksym; native.c: perf's order and perf
+# symtext.c: frames through libfksym; unwind.c: --call-graph dwarf user
+# stacks, libdwfl; native.c: perf's order and perf
 # script's text) into the perf parser (libperfscript), or by running
 # `perf script` (N processes on N time slices) through host->parse_streams.
 PD_SOURCES = plugins/input/perf-data/perf-data.c \
@@ -12,6 +13,7 @@ PD_SOURCES = plugins/input/perf-data/perf-data.c \
 	plugins/input/perf-data/symtext.c plugins/input/perf-data/symtext.h \
 	plugins/input/perf-data/zdata.c plugins/input/perf-data/zdata.h \
 	plugins/input/perf-data/trace.c plugins/input/perf-data/trace.h \
+	plugins/input/perf-data/unwind.c plugins/input/perf-data/unwind.h \
 	plugins/input/perf-data/obuf.h plugins/lib/symbolize/symbolize.h
 pkglib_LTLIBRARIES += plugins/input-perf-data.la
 plugins_input_perf_data_la_SOURCES = $(PD_SOURCES)
@@ -22,8 +24,8 @@ plugins_input_perf_data_la_CPPFLAGS = $(AM_CPPFLAGS) $(PD_FKSYM_CPPFLAGS) $(ZSTD
 	$(TRACEEVENT_CFLAGS)
 PD_FKSYM_CPPFLAGS =
 if HAVE_FKSYM
-PD_FKSYM_CPPFLAGS += -DHAVE_LIBFKSYM
-plugins_input_perf_data_la_LIBADD += plugins/lib/symbolize/libfksym.la
+PD_FKSYM_CPPFLAGS += -DHAVE_LIBFKSYM -DPD_UNWIND $(LIBDW_CFLAGS)
+plugins_input_perf_data_la_LIBADD += plugins/lib/symbolize/libfksym.la $(LIBDW_LIBS) $(LIBELF_LIBS)
 endif
 
 TESTS += tests/perf-data.sh tests/perf-data-slices.sh

@@ -36,6 +36,7 @@
 #include "obuf.h"
 #include "symtext.h"
 #include "trace.h"
+#include "unwind.h"
 #include "zdata.h"
 
 #define MAX_STACK 127 /* perf script's --max-stack default (PERF_MAX_STACK_DEPTH) */
@@ -60,6 +61,9 @@ struct nat {
 	int print_pid;          /* as perf script -F +pid (--pid, --tid) */
 	int compressed;         /* the file holds COMPRESSED records (perf record -z) */
 	int tp_ip;              /* perf script prints tracepoints' ip (some has a callchain) */
+	int dwarf;              /* some event samples user stacks (--call-graph dwarf) */
+	struct pd_unwind *uw;   /* user stacks (--call-graph dwarf), NULL without */
+	struct pd_symtext *ust; /* their frames' text: with inline frames */
 	struct pd_trace *trace; /* the tracepoints' formats, NULL without tracing data */
 	struct pd_err trace_err; /* why not, with tracing data */
 	struct pd_zdata z;      /* its records decompressed, walked in place of its data section */
@@ -159,6 +163,25 @@ static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thre
 	return 0;
 }
 
+/* The callchain, then the user stack's frames after it, as perf appends
+ * them (thread__resolve_callchain_unwind); neither where perf's unwinder
+ * fails the whole callchain (no instruction pointer among the registers). */
+static int chain_and_stack(struct nat *n, const struct pd_sample *s, struct pd_thread *t)
+{
+	uint64_t ips[MAX_STACK];
+	unsigned nips = 0;
+	int r = n->uw ? pd_unwind_sample(n->uw, n->m, t, s, ips, MAX_STACK, &nips) : 0;
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (sample_chain(n, s, t) < 0)
+		return -1;
+	for (unsigned i = 0; i < nips; i++)
+		if (pd_symtext_frame(n->ust, &n->out, pd_map_find(n->m, t, 0, ips[i]), 0, ips[i], 1) < 0)
+			return -1;
+	return 0;
+}
+
 static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uint64_t off,
                      uint16_t misc)
 {
@@ -180,7 +203,7 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 	if ((s.attr->sample_type & PERF_SAMPLE_IP) && (!tp || n->tp_ip)) {
 		if (cc) {
 			ob_c(&n->out, '\n');
-			if (sample_chain(n, &s, t) < 0)
+			if (chain_and_stack(n, &s, t) < 0)
 				return oom(n);
 		} else {
 			/* thread__find_map_fb: the sample's cpumode, then the address's */
@@ -407,7 +430,7 @@ static const char *unsupported(const struct nat *n)
 {
 	const char *why = pd_file_unsupported(&n->f);
 
-	if (why)
+	if (why || (why = pd_unwind_unsupported(&n->f)))
 		return why;
 	for (unsigned i = 0; i < n->f.nattrs; i++) {
 		const struct pd_attr *a = &n->f.attrs[i];
@@ -478,6 +501,13 @@ static int prescan(struct nat *n, const char **why)
 	int r;
 
 	while ((r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0) {
+		struct pd_sample s;
+		if (n->dwarf && type == PERF_RECORD_SAMPLE) { /* user stacks: readable, unwindable */
+			if (pd_sample(&n->f, rec, size, (uint64_t)(rec - n->f.buf), &s, &n->err) < 0)
+				return bad(n);
+			if ((*why = pd_unwind_sample_unsupported(&s)))
+				return PD_NATIVE_FALLBACK;
+		}
 		if (type == PD_REC_COMPRESSED)
 			n->compressed = 1;
 		if (type == PD_REC_AUXTRACE) {
@@ -551,6 +581,9 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 
 	if ((rc = tracing(n)) < 0)
 		return rc;
+	for (unsigned i = 0; i < n->f.nattrs; i++)
+		if (n->f.attrs[i].sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+			n->dwarf = 1;
 	if ((*why = unsupported(n)) || (rc = prescan(n, why)) != 0 ||
 	    (n->compressed && (rc = decompress(n, &cfg->limit, why)) != 0))
 		return *why ? PD_NATIVE_FALLBACK : rc;
@@ -559,8 +592,23 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 		if (n->f.attrs[i].sample_type & PERF_SAMPLE_CALLCHAIN)
 			n->use_callchain = 1;
 	so = (struct pd_symtext_opts){ cfg->symfs, cfg->kallsyms, cfg->inline_frames, cfg->srcline,
-	                               cfg->demangle };
+	                               cfg->demangle, 0 };
 	if (!(n->st = pd_symtext_new(n->h, &n->f, &so, why)))
+		return *why ? PD_NATIVE_FALLBACK : oom(n);
+	for (unsigned i = 0; i < n->f.nattrs; i++) {
+		const struct pd_attr *a = &n->f.attrs[i];
+		const char *bad_mask = pd_unwind_mask_problem(a->regs_user);
+		if ((a->sample_type & PERF_SAMPLE_REGS_USER) && bad_mask)
+			n->h->log(FK_LOG_WARN, "%s: event %s's user registers (sample_regs_user 0x%llx) %s",
+			          n->path, a->name ? a->name : "[unknown]",
+			          (unsigned long long)a->regs_user, bad_mask);
+	}
+	/* perf prints the frames of an unwound user stack with their inline
+	 * callers (unwind_entry's append_inlines), --inline or not */
+	so.inline_frames = 1;
+	so.dwarf_names = 1;
+	if (n->dwarf && (!(n->uw = pd_unwind_new(n->h, &n->f, n->path, cfg->symfs, why)) ||
+	                 !(n->ust = pd_symtext_new(n->h, &n->f, &so, why))))
 		return *why ? PD_NATIVE_FALLBACK : oom(n);
 	if (!(n->m = pd_machine_new()))
 		return oom(n);
@@ -658,6 +706,8 @@ out:
 	free(n.q);
 	pd_machine_free(n.m);
 	pd_symtext_free(n.st);
+	pd_unwind_free(n.uw);
+	pd_symtext_free(n.ust);
 	pd_file_close(&n.f);
 	pd_zdata_free(&n.z);
 	pd_trace_free(n.trace);

@@ -114,6 +114,7 @@ static int read_attrs(struct pd_file *f, const unsigned char *h, struct pd_err *
 		at->sample_type = pd_u64(a + 24);
 		at->read_format = pd_u64(a + 32);
 		at->flags = pd_u64(a + 40);
+		at->regs_user = asz - 16 >= 88 ? pd_u64(a + 80) : 0;
 		if (!fits(f, ioff, isz) || isz % 8)
 			return pd_fail(e, off + i * asz + asz - 16, "event %llu's ids (%llu bytes at %llu) do "
 			               "not fit the file", (unsigned long long)i, (unsigned long long)isz,
@@ -243,6 +244,21 @@ static int read_cmdline(struct pd_file *f, struct pd_err *e)
 	return 0;
 }
 
+/* HEADER_ARCH: one string. */
+static int read_arch(struct pd_file *f, struct pd_err *e)
+{
+	uint64_t off, size;
+	const unsigned char *p;
+	int r = feat_section(f, PD_FEAT_ARCH, &off, &size, e);
+
+	if (r <= 0)
+		return r;
+	p = f->buf + off;
+	if (!(f->arch = hstring(&p, p + size)))
+		return pd_fail(e, off, "its architecture name is cut short");
+	return 0;
+}
+
 /* perf script's event column width: the longest event name. */
 static void name_width(struct pd_file *f)
 {
@@ -281,6 +297,7 @@ int pd_file_open(struct pd_file *f, const unsigned char *buf, size_t len, struct
 		               (unsigned long long)f->data_off, len);
 	if ((r = read_attrs(f, h, e)) < 0 || (r = read_event_desc(f, e)) < 0 ||
 	    (r = read_build_ids(f, e)) < 0 || (r = read_cmdline(f, e)) < 0 ||
+	    (r = read_arch(f, e)) < 0 ||
 	    (r = feat_section(f, PD_FEAT_TRACING_DATA, &f->tracing_off, &f->tracing_size, e)) < 0 ||
 	    (r = feat_section(f, PD_FEAT_CLOCK_DATA, &f->clock_off, &f->clock_size, e)) < 0) {
 		pd_file_close(f);
@@ -323,6 +340,7 @@ static int pipe_attr(struct pd_file *f, const unsigned char *r, uint32_t size, u
 	at->sample_type = pd_u64(r + 24);
 	at->read_format = pd_u64(r + 32);
 	at->flags = pd_u64(r + 40);
+	at->regs_user = asz >= 88 ? pd_u64(r + 80) : 0;
 	at->ids = (const uint64_t *)(const void *)(r + asz);
 	at->nids = (size - 8 - asz) / 8;
 	if (f->nattrs == 1)
@@ -356,7 +374,11 @@ int pd_file_open_pipe(struct pd_file *f, const unsigned char *buf, size_t len, s
 		} else if (type == PD_REC_HEADER_FEATURE && size >= 16 &&
 		         pd_u64(r + 8) == PD_FEAT_EVENT_DESC)
 			rc = event_desc(f, off + 16, size - 16, e);
-		else if (type == PD_REC_HEADER_FEATURE && size >= 16 && pd_u64(r + 8) < PD_FEAT_MAX)
+		else if (type == PD_REC_HEADER_FEATURE && size >= 16 && pd_u64(r + 8) == PD_FEAT_ARCH) {
+			const unsigned char *p = r + 16;
+			if (!(f->arch = hstring(&p, r + size)))
+				rc = pd_fail(e, off, "its architecture name is cut short");
+		} else if (type == PD_REC_HEADER_FEATURE && size >= 16 && pd_u64(r + 8) < PD_FEAT_MAX)
 			f->feat[pd_u64(r + 8) / 8] |= (unsigned char)(1u << (pd_u64(r + 8) % 8));
 		if (rc < 0)
 			break;
@@ -463,6 +485,55 @@ static const struct pd_attr *by_id(const struct pd_file *f, uint64_t id)
 	return NULL;
 }
 
+/* REGS_USER: the abi, then (abi not NONE) a u64 per bit of the attr's mask.
+ * 0, or -1 when they do not fit (s->regs_abi set). */
+static int user_regs(const struct pd_attr *a, const unsigned char **p, const unsigned char *end,
+                     struct pd_sample *s)
+{
+	uint64_t n = 8 * (uint64_t)__builtin_popcountll(a->regs_user);
+
+	if (end - *p < 8)
+		return -1;
+	s->regs_abi = pd_u64(*p);
+	*p += 8;
+	if (!s->regs_abi)
+		return 0;
+	if ((uint64_t)(end - *p) < n)
+		return -1;
+	s->regs = *p;
+	*p += n;
+	return 0;
+}
+
+/* STACK_USER: its size, then (size not 0) the copy and dyn_size, the bytes
+ * of it that hold the stack (perf refuses more than the copy).  0, or -1:
+ * s->stack NULL when the copy (and dyn_size) does not fit, s->stack_size
+ * the copy's size; s->stack set when dyn_size, in s->stack_size, is larger
+ * than the copy. */
+static int user_stack(const unsigned char **p, const unsigned char *end, struct pd_sample *s)
+{
+	uint64_t size;
+
+	if (end - *p < 8)
+		return -1;
+	size = pd_u64(*p);
+	*p += 8;
+	if (!size)
+		return 0;
+	s->stack_size = size;
+	if ((uint64_t)(end - *p) < size)
+		return -1;
+	s->stack = *p;
+	*p += size;
+	if (end - *p < 8) { /* dyn_size cut: the copy with it runs past the record */
+		s->stack = NULL;
+		return -1;
+	}
+	s->stack_size = pd_u64(*p);
+	*p += 8;
+	return s->stack_size > size ? -1 : 0;
+}
+
 #define TAKE(dst)                                                                     \
 	do {                                                                          \
 		if (end - p < 8)                                                      \
@@ -530,6 +601,20 @@ int pd_sample(const struct pd_file *f, const unsigned char *rec, uint32_t size, 
 		s->raw = p + 4;
 		p += 4 + s->raw_size;
 	}
+	if ((st & PERF_SAMPLE_REGS_USER) && user_regs(a, &p, end, s) < 0)
+		return pd_fail(e, off, "a sample's %d user registers (abi %llu) run past its record of "
+		               "%u bytes", __builtin_popcountll(a->regs_user),
+		               (unsigned long long)s->regs_abi, size);
+	if ((st & PERF_SAMPLE_STACK_USER) && user_stack(&p, end, s) < 0) {
+		if (s->stack)
+			return pd_fail(e, off, "a sample's user stack of %llu bytes holds %llu (dyn_size)",
+			               (unsigned long long)(p - 8 - s->stack),
+			               (unsigned long long)s->stack_size);
+		return pd_fail(e, off, "a sample's user stack of %llu bytes runs past its record of %u "
+		               "bytes", (unsigned long long)s->stack_size, size);
+	}
+	if (st & PERF_SAMPLE_DATA_SRC) /* perf record --call-graph dwarf sets it; not printed */
+		TAKE(v);
 	/* events of one layout told apart by PERF_SAMPLE_ID */
 	if (f->nattrs > 1 && !(st & PERF_SAMPLE_IDENTIFIER) && (st & PERF_SAMPLE_ID) &&
 	    !(s->attr = by_id(f, s->id)))

@@ -47,6 +47,7 @@ enum {
 enum {
 	PD_FEAT_TRACING_DATA = 1,
 	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_ARCH = 6,
 	PD_FEAT_CMDLINE = 11,
 	PD_FEAT_EVENT_DESC = 12,
 	PD_FEAT_COMPRESSED = 27,
@@ -66,6 +67,8 @@ struct pd_attr {
 	const uint64_t *ids;    /* into the buffer (unaligned-safe reads: pd_u64) */
 	uint64_t nids;
 	unsigned trailer;       /* bytes of the sample_id_all trailer (0 without it) */
+	uint64_t regs_user;     /* sample_regs_user: the registers REGS_USER holds (0 in an
+	                         * attribute too short to have it) */
 };
 
 struct pd_build_id {
@@ -91,6 +94,7 @@ struct pd_file {
 	                                      * 0 0 without */
 	uint64_t clock_off, clock_size;      /* HEADER_CLOCK_DATA, 0 0 without */
 	unsigned name_width;    /* perf script's: the longest event name */
+	const char *arch;       /* HEADER_ARCH (uname -m when recorded), in the buffer, or NULL */
 };
 
 /* A decoded SAMPLE (or a non-sample record's sample_id_all trailer). */
@@ -102,6 +106,10 @@ struct pd_sample {
 	const unsigned char *chain; /* nr u64s, unaligned */
 	uint32_t raw_size;
 	const unsigned char *raw;
+	uint64_t regs_abi;      /* REGS_USER: PERF_SAMPLE_REGS_ABI_*, 0 for none */
+	const unsigned char *regs; /* the attr's regs_user registers, u64 each, unaligned */
+	uint64_t stack_size;    /* STACK_USER: the bytes of the copy that hold the stack (dyn_size) */
+	const unsigned char *stack; /* the copy of the user stack from the sample's SP, or NULL */
 };
 
 /* Set *e to off and the sentence; returns -1 (for "return pd_fail(...)"). */
@@ -137,7 +145,8 @@ void pd_file_close(struct pd_file *f);
 
 /* The sample_type bits this reader decodes; others make pd_file_check
  * return the first unknown bit's name. */
-#define PD_SAMPLE_KNOWN 0x107efULL /* IP TID TIME ADDR CALLCHAIN ID CPU PERIOD STREAM_ID RAW IDENTIFIER */
+#define PD_SAMPLE_KNOWN 0x1b7efULL /* IP TID TIME ADDR CALLCHAIN ID CPU PERIOD STREAM_ID RAW
+                                   * REGS_USER STACK_USER DATA_SRC IDENTIFIER */
 /* What in the attributes the native reader cannot read, as a phrase
  * ("sample_type bit REGS_USER (--call-graph dwarf)"), or NULL. */
 const char *pd_file_unsupported(const struct pd_file *f);

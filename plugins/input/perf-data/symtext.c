@@ -40,9 +40,11 @@ struct pd_symtext *pd_symtext_new(const struct fk_host *h, const struct pd_file 
 	st->srcline = o->srcline;
 	cfg.symfs = o->symfs;
 	cfg.kallsyms = o->kallsyms;
-	cfg.inline_frames = o->inline_frames; /* perf script prints them only with --inline */
+	cfg.inline_frames = o->inline_frames; /* perf script prints them with --inline,
+	                                      * and on an unwound user stack's frames */
 	cfg.srcline = o->srcline;
 	cfg.demangle = o->demangle;
+	cfg.dwarf_names = o->dwarf_names;
 	/* the files a capture names (its maps, the build-id cache, debuglinks):
 	 * another user's link in a sticky directory is not followed, a FIFO or
 	 * a device is not opened (fk_sym_open_guarded) */
@@ -211,7 +213,7 @@ static int line(struct pd_symtext *st, uint64_t addr, const struct fk_sym_frame 
 static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, uint64_t addr,
                    struct centry *e)
 {
-	static const struct fk_sym_frame unknown = { "[unknown]", 0, NULL, 0 };
+	static const struct fk_sym_frame unknown = { .name = "[unknown]" };
 	struct fk_sym_result r;
 	const char *dso = map ? map->name : "[unknown]";
 	char tail[4200];
@@ -232,11 +234,13 @@ static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, 
 	if (r.n == 0 && line(st, addr, &unknown, (uint64_t)-1, tail, &e->last, &e->lastlen) < 0)
 		return -1;
 	/* perf's inline symbols start where their function does (new_inline_sym):
-	 * each line has the function's offset, and no DSO */
+	 * each line has the function's offset, and no DSO; so has the function
+	 * itself where DWARF names it otherwise than its ELF symbol */
 	n = r.n < 16 ? r.n : 16;
 	for (unsigned k = 0; k < n; k++) {
 		int real = k + 1 == n;
-		if (line(st, addr, &r.frames[k], r.frames[n - 1].offset, real ? tail : " (inlined)",
+		if (line(st, addr, &r.frames[k], r.frames[n - 1].offset,
+		         real && !r.frames[k].inlined ? tail : " (inlined)",
 		         &sg, &sl) < 0)
 			return -1;
 		if (real)

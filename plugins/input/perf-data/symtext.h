@@ -26,6 +26,8 @@ struct pd_symtext_opts {
 	                               * first, OFF the function's own, as perf script --inline */
 	int srcline;                  /* --srcline: ":FILE:LINE" (FILE's base name) after NAME */
 	int demangle;                 /* 0: names as the files hold them (--no-demangle) */
+	int dwarf_names;              /* the function itself as DWARF names it, "(inlined)" where
+	                               * that is not its ELF name: an unwound user stack's frames */
 };
 
 /* NULL with *why set when symbols cannot be resolved in-process, NULL

@@ -75,6 +75,26 @@ static const char *die_name(struct fk_dso *d, Dwarf_Die *die)
 	return n ? n : "??";
 }
 
+/* The name of fn, or of the last subprogram after it with the same range:
+ * the assembler (gas) gives each alias of an assembly function a DIE of its
+ * own, and addr2line, which perf runs, names the function by the last of
+ * them.  Only DIEs without a declaration line (the assembler's) are
+ * compared. */
+static const char *last_alias(struct fk_dso *d, Dwarf_Die *fn)
+{
+	Dwarf_Addr lo, hi, l2, h2;
+	Dwarf_Die sib = *fn, best = *fn;
+
+	if (dwarf_hasattr(fn, DW_AT_decl_line) || dwarf_lowpc(fn, &lo) != 0 ||
+	    dwarf_highpc(fn, &hi) != 0)
+		return die_name(d, fn);
+	while (dwarf_siblingof(&sib, &sib) == 0)
+		if (dwarf_tag(&sib) == DW_TAG_subprogram && !dwarf_hasattr(&sib, DW_AT_decl_line) &&
+		    dwarf_lowpc(&sib, &l2) == 0 && dwarf_highpc(&sib, &h2) == 0 && l2 == lo && h2 == hi)
+			best = sib;
+	return die_name(d, &best);
+}
+
 static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, const char **file, unsigned *line)
 {
 	Dwarf_Attribute a;
@@ -94,6 +114,7 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 	Dwarf_Die cu, *scopes = NULL;
 	Dwarf_Line *ln;
 	Dwarf_Files *files = NULL;
+	Dwarf_Die inner;
 	size_t nfiles = 0;
 	int ns, i;
 	const char *file;
@@ -115,22 +136,14 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 	ns = dwarf_getscopes(&cu, vaddr, &scopes);
 	if (ns <= 0)
 		return 0;
-	/* dwarf_getscopes goes on from an inlined instance into its abstract
-	 * definition's scopes (the inlined function's own, lexically): the
-	 * callers are the scopes holding the instance itself, which
-	 * dwarf_getscopes_die gives (as eu-addr2line -i walks them) */
-	for (i = 0; i < ns; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
-			Dwarf_Die *chain = NULL;
-			int nc = dwarf_getscopes_die(&scopes[i], &chain);
-			if (nc > 0) {
-				free(scopes);
-				scopes = chain;
-				ns = nc;
-			}
-			break;
-		} else if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-			break;
+	/* past an inlined instance dwarf_getscopes goes on with its abstract
+	 * origin's scopes; the concrete ones (the functions it was inlined
+	 * into, as addr2line -i names them) are the innermost DIE's parents */
+	inner = scopes[0];
+	free(scopes);
+	scopes = NULL;
+	if ((ns = dwarf_getscopes_die(&inner, &scopes)) <= 0)
+		return 0;
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	e->frames = calloc(MAX_INLINE, sizeof(*e->frames));
 	if (!e->frames) {
@@ -142,8 +155,10 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 	for (i = 0; i < ns && e->n < MAX_INLINE; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			e->fn_name = last_alias(d, &scopes[i]);
 			break;
+		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		e->frames[e->n] = (struct fk_sym_frame){ .name = die_name(d, &scopes[i]), .file = file, .line = line };
@@ -227,6 +242,12 @@ int fk_dwarf_frames(struct fk_dso *d, uint64_t off, const struct fk_sym *sym, st
 			}
 		}
 	out->frames[k] = (struct fk_sym_frame){ .name = sym->name, .offset = off - sym->start };
+	/* perf's new_inline_sym: the outermost DWARF function names the frame,
+	 * the ELF symbol only where the names are the same */
+	if (e && d->s->cfg.inline_frames && d->s->cfg.dwarf_names && e->fn_name && strcmp(e->fn_name, sym->name) != 0) {
+		out->frames[k].name = e->fn_name;
+		out->frames[k].inlined = 1;
+	}
 	if (e && srcline) {
 		out->frames[k].file = d->s->cfg.inline_frames ? e->fn_file : e->addr_file;
 		out->frames[k].line = d->s->cfg.inline_frames ? e->fn_line : e->addr_line;

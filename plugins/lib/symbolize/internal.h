@@ -39,6 +39,7 @@ struct fk_dw_entry {
 	unsigned n;                       /* inline frames before the real function */
 	struct fk_sym_frame *frames;      /* n entries, innermost first (name, file:line) */
 	const char *fn_file, *addr_file;  /* the real function's line (call site), the address's */
+	const char *fn_name;              /* the real function's DWARF name (--inline), or NULL */
 	unsigned fn_line, addr_line;
 };
 

@@ -27,8 +27,13 @@ struct fk_sym_config {
 	int srcline;                      /* --srcline: file:line */
 	int demangle;                     /* 0 = as stored, 1 = as perf script prints (C++ and Rust, no parameters) */
 	int guard_links;                  /* files opened by fk_sym_open_guarded (paths an untrusted file names) */
+	int dwarf_names;                  /* with inline_frames: the real function named as DWARF names it where
+	                                   * that is not its ELF symbol's name, marked inlined (perf's
+	                                   * append_inlines on an unwound user stack) */
 };
-struct fk_sym_frame { const char *name; uint64_t offset; const char *file; unsigned line; };  /* strings owned by the symbolizer */
+struct fk_sym_frame { const char *name; uint64_t offset; const char *file; unsigned line;
+                     int inlined; /* the real function named by DWARF, not its ELF symbol's name: perf prints it "(inlined)" */
+};  /* strings owned by the symbolizer */
 struct fk_sym_result {
 	const char *dso_name;             /* what perf script prints in parentheses */
 	unsigned n;                       /* frames: [0] the innermost inline frame ... [n-1] the real function; n=0: unresolved */
