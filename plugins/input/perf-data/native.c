@@ -101,9 +101,17 @@ static void sample_head(struct nat *n, const struct pd_sample *s, const struct p
 	} else if (st & PERF_SAMPLE_TID)
 		ob_dec(o, (int64_t)(int32_t)s->tid, 5), ob_c(o, ' ');
 	if (st & PERF_SAMPLE_CPU) {
-		char c[16];
-		snprintf(c, sizeof c, "[%03u] ", s->cpu);
-		ob_str(o, c);
+		char c[16]; /* "[%03u] " */
+		unsigned v = s->cpu;
+		int i = 15;
+		c[i] = '\0';
+		c[--i] = ' ';
+		c[--i] = ']';
+		do
+			c[--i] = (char)('0' + v % 10);
+		while ((v /= 10) || i > 10);
+		c[--i] = '[';
+		ob_str(o, c + i);
 	}
 	if (st & PERF_SAMPLE_TIME) { /* "%12s: " of "%lu.%06lu" (seconds, microseconds) */
 		char tm[40];
