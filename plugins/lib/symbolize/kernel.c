@@ -3,7 +3,6 @@
  * symbols__fixup_end with is_kallsyms, dso__split_kallsyms;
  * dso__load_perf_map). */
 #define _GNU_SOURCE /* asprintf */
-#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,8 +51,9 @@ static int running_build_id(unsigned char *out, size_t size)
 /* perf's symbol_type__filter: T, W, D, B in either case. */
 static int kept_type(char t)
 {
-	t = (char)toupper((unsigned char)t);
-	return t == 'T' || t == 'W' || t == 'D' || t == 'B';
+	/* c | 0x20 is a lower-case letter only for that letter's two cases */
+	t = (char)(t | 0x20);
+	return t == 't' || t == 'w' || t == 'd' || t == 'b';
 }
 
 static int hexval(char c)
@@ -107,11 +107,11 @@ static int parse_kallsyms(struct fk_dso *d, FILE *f)
 		if (!kept_type(type))
 			continue;
 		nonzero |= addr != 0;
-		if (name[0] == '_' && strcmp(name, "_text") == 0)
+		if (name[0] == '_' && name[1] == 't' && strcmp(name, "_text") == 0)
 			d->ktext = addr;
-		else if (name[0] == '_' && strcmp(name, "_stext") == 0)
+		else if (name[0] == '_' && name[1] == 's' && strcmp(name, "_stext") == 0)
 			d->kstext = addr;
-		bind = type == 'W' || type == 'w' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+		bind = type == 'W' || type == 'w' ? STB_WEAK : type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 		if (fk_symtab_add(&d->syms, addr, 0, bind, name) < 0)
 			return -2;
 	}
