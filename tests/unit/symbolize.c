@@ -665,7 +665,9 @@ static void jitmap(void **state)
 /* A kallsyms file (--kallsyms): kernel and module symbols, sizes fixed up
  * as perf's symbols__fixup_end does, modules named [mod]; the expected
  * answers are worked by hand from perf's rules (symbol.c). */
-static void kallsyms_file(void **state)
+/* perf's choices on a small kallsyms (text): its rules, line order aside
+ * from symbols at one address (util/symbol.c, perf 6.1). */
+static void check_kallsyms(const char *text)
 {
 	char path[512];
 	struct fk_symbolizer *s;
@@ -673,18 +675,7 @@ static void kallsyms_file(void **state)
 	struct fk_sym_result res;
 	struct fk_dso *k;
 
-	(void)state;
-	write_file("kallsyms",
-		   "ffffffff81000000 T _stext\n"
-		   "ffffffff81000000 T _text\n"
-		   "ffffffff81000100 t local_fn\n"
-		   "ffffffff81000100 W weak_alias\n"
-		   "ffffffff81000200 r some_rodata\n"
-		   "ffffffff81000300 T last_fn\n"
-		   "ffffffffc0001000 t mod_fn\t[mymod]\n"
-		   "ffffffffc0001080 T mod_fn2\t[mymod]\n"
-		   "ffffffffc0002000 t other_fn\t[other]\n"
-		   "ffffffffc0003000 d mod_data\t[mymod]\n");
+	write_file("kallsyms", text);
 	snprintf(path, sizeof(path), "%s/kallsyms", tmp);
 	cfg.kallsyms = path;
 	s = fk_symbolizer_new(&cfg, &host);
@@ -721,6 +712,39 @@ static void kallsyms_file(void **state)
 	fk_symbolizer_free(s);
 }
 
+static void kallsyms_file(void **state)
+{
+	(void)state;
+	check_kallsyms("ffffffff81000000 T _stext\n"
+		       "ffffffff81000000 T _text\n"
+		       "ffffffff81000100 t local_fn\n"
+		       "ffffffff81000100 W weak_alias\n"
+		       "ffffffff81000200 r some_rodata\n"
+		       "ffffffff81000300 T last_fn\n"
+		       "ffffffffc0001000 t mod_fn\t[mymod]\n"
+		       "ffffffffc0001080 T mod_fn2\t[mymod]\n"
+		       "ffffffffc0002000 t other_fn\t[other]\n"
+		       "ffffffffc0003000 d mod_data\t[mymod]\n");
+}
+
+/* The same symbols in runs out of order (what the merge sort of
+ * fk_symtab_finish meets), symbols at one address still in file order,
+ * and the last line without its newline: the same choices. */
+static void kallsyms_unsorted(void **state)
+{
+	(void)state;
+	check_kallsyms("ffffffffc0001080 T mod_fn2\t[mymod]\n"
+		       "ffffffff81000300 T last_fn\n"
+		       "ffffffff81000000 T _stext\n"
+		       "ffffffffc0001000 t mod_fn\t[mymod]\n"
+		       "ffffffff81000100 t local_fn\n"
+		       "ffffffffc0002000 t other_fn\t[other]\n"
+		       "ffffffff81000000 T _text\n"
+		       "ffffffff81000100 W weak_alias\n"
+		       "ffffffff81000200 r some_rodata\n"
+		       "ffffffffc0003000 d mod_data\t[mymod]");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +765,7 @@ int main(void)
 		cmocka_unit_test(inline_srcline),
 		cmocka_unit_test(jitmap),
 		cmocka_unit_test(kallsyms_file),
+		cmocka_unit_test(kallsyms_unsorted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

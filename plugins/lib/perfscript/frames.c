@@ -220,11 +220,20 @@ static int tidy_piece(const struct tidy *t, struct stack *st, const char *p, siz
 		}
 		if (mn > 200)
 			mn = 200;
-		if (t->addrs)
-			k = snprintf(tmp, sizeof tmp, "[%.*s <%.*s>]", (int)mn, m,
-			             (int)(f->pc_len > 64 ? 64 : f->pc_len), f->pc);
-		else
-			k = snprintf(tmp, sizeof tmp, "[%.*s]", (int)mn, m);
+		/* "[%.*s <%.*s>]" or "[%.*s]" without snprintf: one frame in
+		 * three of a system-wide capture comes here */
+		tmp[0] = '[';
+		memcpy(tmp + 1, m, mn);
+		k = 1 + (int)mn;
+		if (t->addrs) {
+			size_t pn = f->pc_len > 64 ? 64 : f->pc_len;
+			tmp[k++] = ' ';
+			tmp[k++] = '<';
+			memcpy(tmp + k, f->pc, pn);
+			k += (int)pn;
+			tmp[k++] = '>';
+		}
+		tmp[k++] = ']';
 		p = tmp;
 		n = (size_t)k;
 	}

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "symbolize.h"
 
@@ -81,6 +82,10 @@ struct fk_symbolizer {
 
 /* symbolize.c */
 const char *fk_sym_strdup(struct fk_symbolizer *s, const char *str, size_t len);
+/* The rest of f, NUL-terminated, in a chunk of the pool (freed with the
+ * symbolizer; the caller may write into it); its length in *len.  NULL
+ * and s->oom set when out of memory. */
+char *fk_sym_pool_slurp(struct fk_symbolizer *s, FILE *f, size_t *len);
 const char *fk_sym_demangle(struct fk_symbolizer *s, const char *name, int kernel);
 void fk_sym_demangle_late(struct fk_symbolizer *s, struct fk_sym *sym);
 void fk_sym_log(struct fk_symbolizer *s, int level, const char *fmt, ...)

@@ -3,7 +3,6 @@
  * symbols__fixup_end with is_kallsyms, dso__split_kallsyms;
  * dso__load_perf_map). */
 #define _GNU_SOURCE /* asprintf */
-#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,27 +51,55 @@ static int running_build_id(unsigned char *out, size_t size)
 /* perf's symbol_type__filter: T, W, D, B in either case. */
 static int kept_type(char t)
 {
-	t = (char)toupper((unsigned char)t);
-	return t == 'T' || t == 'W' || t == 'D' || t == 'B';
+	/* c | 0x20 is a lower-case letter only for that letter's two cases */
+	t = (char)(t | 0x20);
+	return t == 't' || t == 'w' || t == 'd' || t == 'b';
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The address at the start of a line, as strtoull(line, &end, 16) reads
+ * it: 16 hex digits by hand (every kallsyms line), anything else through
+ * strtoull. */
+static uint64_t line_addr(const char *line, char **end)
+{
+	uint64_t addr = 0;
+	int i, v;
+
+	for (i = 0; i < 16 && (v = hexval(line[i])) >= 0; i++)
+		addr = addr << 4 | (uint64_t)v;
+	if (i == 0 || hexval(line[i]) >= 0)
+		return strtoull(line, end, 16);
+	*end = (char *)line + i;
+	return addr;
+}
+
+/* One pass over the file read whole into the pool: names stay where they
+ * are, NUL-terminated in place (a 122,000-line kallsyms in one read, no
+ * per-line copy). */
 static int parse_kallsyms(struct fk_dso *d, FILE *f)
 {
-	struct fk_symbolizer *s = d->s;
-	char *line = NULL, *end;
-	size_t cap = 0;
-	ssize_t len;
-	int ret = 0, nonzero = 0;
+	char *line, *next, *end, *stop;
+	size_t len;
+	int nonzero = 0;
 
-	while ((len = getline(&line, &cap, f)) > 0) {
+	if (!(line = fk_sym_pool_slurp(d->s, f, &len)))
+		return -2;
+	for (stop = line + len; line < stop; line = next) {
 		uint64_t addr;
-		char type, *name;
-		const char *nm;
+		char type, *name, *nl = memchr(line, '\n', (size_t)(stop - line));
 		int bind;
 
-		if (line[len - 1] == '\n')
-			line[--len] = '\0';
-		addr = strtoull(line, &end, 16);
+		next = nl ? nl + 1 : stop;
+		if (nl)
+			*nl = '\0';
+		addr = line_addr(line, &end);
 		if (end == line || *end != ' ' || !end[1] || end[2] != ' ' || !end[3])
 			continue;
 		type = end[1];
@@ -80,21 +107,15 @@ static int parse_kallsyms(struct fk_dso *d, FILE *f)
 		if (!kept_type(type))
 			continue;
 		nonzero |= addr != 0;
-		if (strcmp(name, "_text") == 0)
+		if (name[0] == '_' && name[1] == 't' && strcmp(name, "_text") == 0)
 			d->ktext = addr;
-		else if (strcmp(name, "_stext") == 0)
+		else if (name[0] == '_' && name[1] == 's' && strcmp(name, "_stext") == 0)
 			d->kstext = addr;
-		bind = type == 'W' || type == 'w' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
-		nm = fk_sym_strdup(s, name, strlen(name));
-		if (!nm || fk_symtab_add(&d->syms, addr, 0, bind, nm) < 0) {
-			ret = -2;
-			break;
-		}
+		bind = type == 'W' || type == 'w' ? STB_WEAK : type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
+		if (fk_symtab_add(&d->syms, addr, 0, bind, name) < 0)
+			return -2;
 	}
-	free(line);
-	if (ret == 0 && !nonzero)
-		ret = -1;                     /* kptr_restrict: every address 0 */
-	return ret;
+	return nonzero ? 0 : -1;      /* kptr_restrict: every address 0 */
 }
 
 /* Module symbols ("name\t[mod]"): named without the module, which goes to
@@ -135,8 +156,7 @@ static int split_modules(struct fk_dso *d)
 		}
 		d->kmod[i] = (uint16_t)m;
 		last = m;
-		if (!(sym->name = fk_sym_strdup(s, sym->name, (size_t)(tab - sym->name))))
-			return -2;
+		*(char *)tab = '\0';    /* the name is in the file's pool chunk */
 	}
 	return 0;
 }

@@ -43,6 +43,38 @@ const char *fk_sym_strdup(struct fk_symbolizer *s, const char *str, size_t len)
 	return p;
 }
 
+char *fk_sym_pool_slurp(struct fk_symbolizer *s, FILE *f, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0, got;
+	struct pool_chunk *c = malloc(sizeof(*c) + cap + 1), *bigger;
+
+	while (c && (got = fread(c->data + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n < cap)
+			continue;
+		cap *= 2;
+		if (!(bigger = realloc(c, sizeof(*c) + cap + 1)))
+			free(c);
+		c = bigger;
+	}
+	if (!c) {
+		s->oom = 1;
+		return NULL;
+	}
+	c->data[n] = '\0';
+	c->used = c->cap = n + 1;
+	/* behind the chunk strings are being taken from */
+	if (s->pool) {
+		c->next = s->pool->next;
+		s->pool->next = c;
+	} else {
+		c->next = NULL;
+		s->pool = c;
+	}
+	*len = n;
+	return c->data;
+}
+
 /* As perf 6.1 built without libbfd: libiberty's cplus_demangle with no
  * options (no parameter lists; Rust legacy and v0 through libiberty's Rust
  * demangler, hash suffix dropped); kernel symbols are not demangled. */
