@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fk.h"
+#include "vector/fkvector.h"
 /* the inputs' limit on a sample's time (header-only: the engine and every
  * input plugin share one definition) */
 #include "../plugins/input/common/time.h"
@@ -378,26 +379,15 @@ void fk_sink_fini(struct fk_sink *s)
 	s->idcap = 0;
 }
 
+/* Room for n frames in the sink's two parallel arrays (one capacity). */
 static int grow_ids(struct fk_sink *s, size_t n)
 {
-	size_t cap;
-	fk_frame_t *v;
-	uint32_t *h;
+	size_t c1 = s->idcap, c2 = s->idcap;
 
-	if (n <= s->idcap)
-		return 0;
-	cap = s->idcap ? s->idcap : 64;
-	while (cap < n)
-		cap *= 2;
-	v = fk_realloc(s->ids, cap * sizeof *v);
-	if (!v)
+	if (fk_vector_grow((void **)&s->ids, &c1, n, sizeof *s->ids, fk_realloc) < 0 ||
+	    fk_vector_grow((void **)&s->hashes, &c2, n, sizeof *s->hashes, fk_realloc) < 0)
 		return FK_ERR_NOMEM;
-	s->ids = v;
-	h = fk_realloc(s->hashes, cap * sizeof *h);
-	if (!h)
-		return FK_ERR_NOMEM;
-	s->hashes = h;
-	s->idcap = cap;
+	s->idcap = c1;
 	return 0;
 }
 
