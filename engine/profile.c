@@ -376,18 +376,16 @@ void fk_sink_fini(struct fk_sink *s)
 	fk_free(s->hashes);
 	s->ids = NULL;
 	s->hashes = NULL;
-	s->idcap = 0;
+	s->idcap = s->hashcap = 0;
 }
 
-/* Room for n frames in the sink's two parallel arrays (one capacity). */
+/* Room for n frames in ids and in hashes.  Each has its own capacity: a
+ * filter inserting frames (fk_se_insert) and fk_tree_path grow ids alone. */
 static int grow_ids(struct fk_sink *s, size_t n)
 {
-	size_t c1 = s->idcap, c2 = s->idcap;
-
-	if (fk_vector_grow((void **)&s->ids, &c1, n, sizeof *s->ids, fk_realloc) < 0 ||
-	    fk_vector_grow((void **)&s->hashes, &c2, n, sizeof *s->hashes, fk_realloc) < 0)
+	if (fk_vector_grow((void **)&s->ids, &s->idcap, n, sizeof *s->ids, fk_realloc) < 0 ||
+	    fk_vector_grow((void **)&s->hashes, &s->hashcap, n, sizeof *s->hashes, fk_realloc) < 0)
 		return FK_ERR_NOMEM;
-	s->idcap = c1;
 	return 0;
 }
 
