@@ -120,16 +120,12 @@ static int tab_put(struct cx *c, uint64_t id, uint32_t ent)
 {
 	if (id <= c->bytes) {
 		if (id >= c->dcap) {
-			size_t cap = c->dcap ? c->dcap : 4096, old = c->dcap;
-			uint32_t *d;
-			while (cap <= id)
-				cap *= 2;
-			if (!(d = c->h->realloc(c->dense, cap * sizeof *d)))
+			size_t old = c->dcap;
+			if (fk_vector_grow((void **)&c->dense, &c->dcap, (size_t)id + 1, sizeof *c->dense,
+			                   c->h->realloc) < 0)
 				return FK_ERR_NOMEM;
-			for (size_t k = old; k < cap; k++)
-				d[k] = NONE;
-			c->dense = d;
-			c->dcap = cap;
+			for (size_t k = old; k < c->dcap; k++)
+				c->dense[k] = NONE;
 		}
 		c->dense[id] = ent;
 		return 0;
