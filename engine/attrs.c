@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fk.h"
+#include "vector/fkvector.h"
 
 static int attrtab_ready(struct fk_attrtab *t)
 {
@@ -82,16 +83,11 @@ static bool list_equal(const struct fk_attrtab *t, uint32_t id, const struct fk_
 
 static int grow_lists(struct fk_attrtab *t, size_t n)
 {
-	if (t->nattrs + n > t->capattrs) {
-		size_t cap = t->capattrs ? t->capattrs : 64;
-		struct fk_attr *v;
-		while (cap < t->nattrs + n)
-			cap *= 2;
-		if (cap > UINT32_MAX || !(v = fk_realloc(t->attrs, cap * sizeof *v)))
-			return FK_ERR_NOMEM;
-		t->attrs = v;
-		t->capattrs = cap;
-	}
+	/* start[] holds uint32_t offsets into attrs */
+	if (t->nattrs + n > UINT32_MAX ||
+	    fk_vector_grow((void **)&t->attrs, &t->capattrs, t->nattrs + n, sizeof *t->attrs,
+	                   fk_realloc) < 0)
+		return FK_ERR_NOMEM;
 	if (t->nlists == t->caplists) {
 		uint32_t *v = fk_realloc(t->start, ((size_t)t->caplists * 2 + 1) * sizeof *v);
 		if (!v)

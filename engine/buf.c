@@ -6,26 +6,16 @@
 
 #include "fk.h"
 #include "folded/fkfolded.h"
+#include "vector/fkvector.h"
 
 int fk_buf_reserve(struct fk_buf *b, size_t extra)
 {
-	size_t need, cap;
-	char *d;
+	size_t need;
 
 	if (extra > SIZE_MAX - b->len - 1)
 		return FK_ERR_NOMEM;
 	need = b->len + extra + 1;
-	if (need <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 64;
-	while (cap < need)
-		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-	d = fk_realloc(b->data, cap);
-	if (!d)
-		return FK_ERR_NOMEM;
-	b->data = d;
-	b->cap = cap;
-	return 0;
+	return fk_vector_grow((void **)&b->data, &b->cap, need, 1, fk_realloc) < 0 ? FK_ERR_NOMEM : 0;
 }
 
 int fk_buf_append(struct fk_buf *b, const void *p, size_t n)

@@ -293,9 +293,9 @@ struct fk_sink {
 	 * it), for host->parse_parts; NULL where no registry is at hand. */
 	const struct fk_registry *reg;
 	/* scratch */
-	fk_frame_t *ids;
-	uint32_t *hashes;            /* of the frames being pushed, idcap of them */
-	size_t idcap;
+	fk_frame_t *ids;             /* idcap of them; filters grow ids alone */
+	uint32_t *hashes;            /* of the frames being pushed, hashcap of them */
+	size_t idcap, hashcap;
 	int status;                  /* first error from a filter */
 };
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "vector/fkvector.h"
 #include "value.h"
 #include "ytree.h"
 
@@ -40,16 +41,17 @@ struct fk_job {
 	char *dir;            /* the job file's directory, "" for the current one */
 	struct fk_registry *reg;
 	struct ynode *root;
+	/* arrays grown by fk_vector_grow: n used of cap */
 	char **own;           /* strings kept for the job's life */
-	size_t nown;
+	size_t nown, capown;
 	struct in_entry *ent;
-	size_t nent;
+	size_t nent, capent;
 	struct fk_input_spec *inputs;
-	size_t ninputs;
+	size_t ninputs, capinputs;
 	struct filt *filters;
-	size_t nfilters;
+	size_t nfilters, capfilters;
 	struct fk_output_spec *outputs;
-	size_t noutputs;
+	size_t noutputs, capoutputs;
 	unsigned threads;
 	char *outdir;
 	dev_t dev;            /* the job file's, to refuse an output over it */
@@ -83,27 +85,12 @@ static int nomem(void)
 
 /* ---- helpers for the schema walk --------------------------------------------- */
 
-/* Room for item n of an array of `size`-byte items that grows by doubling:
- * the capacity is n rounded up to a power of two, so it needs no field of
- * its own, and 100,000 inputs cost 17 reallocations, not 100,000. */
-static int grow1(void *vp, size_t n, size_t size)
-{
-	void **v = vp, *nv;
-
-	if (n & (n - 1))
-		return 0; /* not a power of two: there is room */
-	nv = fk_realloc(*v, (n ? 2 * n : 1) * size);
-	if (!nv)
-		return -1;
-	*v = nv;
-	return 0;
-}
-
 static char *keep(struct fk_job *j, char *s)
 {
 	if (!s)
 		return NULL;
-	if (grow1(&j->own, j->nown, sizeof *j->own) < 0) {
+	if (fk_vector_grow((void **)&j->own, &j->capown, j->nown + 1, sizeof *j->own,
+	                   fk_realloc) < 0) {
 		fk_free(s);
 		return NULL;
 	}
@@ -297,7 +284,8 @@ static int add_input(struct fk_job *j, const char *path, int series, const char 
 {
 	struct fk_input_spec *v;
 
-	if (grow1(&j->inputs, j->ninputs, sizeof *j->inputs) < 0)
+	if (fk_vector_grow((void **)&j->inputs, &j->capinputs, j->ninputs + 1, sizeof *j->inputs,
+	                   fk_realloc) < 0)
 		return nomem();
 	v = j->inputs;
 	memset(&v[j->ninputs], 0, sizeof *v);
@@ -368,7 +356,7 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 	size_t first = j->ninputs;
 	int series = 0, demangle = FK_DMG_PLUGIN, rc;
 
-	if (grow1(&j->ent, j->nent, sizeof *j->ent) < 0)
+	if (fk_vector_grow((void **)&j->ent, &j->capent, j->nent + 1, sizeof *j->ent, fk_realloc) < 0)
 		return nomem();
 	e = &j->ent[j->nent++];
 	memset(e, 0, sizeof *e);
@@ -486,10 +474,9 @@ static int parse_filter(struct fk_job *j, const struct ynode *n)
 		return rc;
 	if (!(pn = map_get(n, "plugin")))
 		return need_plugin(j, n, "a filter", FK_PLUGIN_FILTER);
-	f = fk_realloc(j->filters, (j->nfilters + 1) * sizeof *f);
-	if (!f)
+	if (fk_vector_grow((void **)&j->filters, &j->capfilters, j->nfilters + 1, sizeof *f,
+	                   fk_realloc) < 0)
 		return nomem();
-	j->filters = f;
 	f = &j->filters[j->nfilters++];
 	memset(f, 0, sizeof *f);
 	if ((rc = find_plugin(j, pn, FK_PLUGIN_FILTER, &f->pl)) < 0)
@@ -556,10 +543,9 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 		return need_plugin(j, n, "an output", FK_PLUGIN_OUTPUT);
 	if (!(path = map_get(n, "path")))
 		return yerr(j, n, "an output needs a path (\"-\" for stdout)");
-	o = fk_realloc(j->outputs, (j->noutputs + 1) * sizeof *o);
-	if (!o)
+	if (fk_vector_grow((void **)&j->outputs, &j->capoutputs, j->noutputs + 1, sizeof *o,
+	                   fk_realloc) < 0)
 		return nomem();
-	j->outputs = o;
 	o = &j->outputs[j->noutputs++];
 	memset(o, 0, sizeof *o);
 	if ((rc = find_plugin(j, pn, FK_PLUGIN_OUTPUT, &o->plugin)) < 0)

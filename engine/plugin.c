@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fk.h"
+#include "vector/fkvector.h"
 
 #ifndef FK_PKGLIBDIR
 #define FK_PKGLIBDIR "/usr/local/lib/flamekit"
@@ -283,22 +284,31 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool seen_base(char **seen, size_t n, const char *base)
+/* Module names (fk_malloc'd, owned by the vector's holder). */
+FK_VECTOR(strv, char *);
+
+static void strv_free(struct strv *v)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(seen[i], base) == 0)
+	for (size_t i = 0; i < v->len; i++)
+		fk_free(v->ptr[i]);
+	strv_reset(v, fk_free);
+}
+
+static bool seen_base(const struct strv *seen, const char *base)
+{
+	for (size_t i = 0; i < seen->len; i++)
+		if (strcmp(seen->ptr[i], base) == 0)
 			return true;
 	return false;
 }
 
 /* Load the modules of one directory, in name order, skipping a module file
  * name an earlier directory already provided (it shadows this one). */
-static int load_dir(struct fk_registry *r, const char *dir, char ***seen, size_t *nseen)
+static int load_dir(struct fk_registry *r, const char *dir, struct strv *seen)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0;
+	struct strv names = { 0 };
 	int rc = 0;
 
 	if (!d)
@@ -313,50 +323,45 @@ static int load_dir(struct fk_registry *r, const char *dir, char ***seen, size_t
 		if (!ext || e->d_name[0] == '.')
 			continue;
 		char *base = fk_strndup(e->d_name, (size_t)(ext - e->d_name));
-		char **v = base ? fk_realloc(names, (n + 1) * sizeof *v) : NULL;
-		if (!v) {
+		if (!base || strv_append(&names, base, fk_realloc) < 0) {
 			fk_free(base);
 			rc = FK_ERR_NOMEM;
 			break;
 		}
-		names = v;
-		names[n++] = base;
 	}
 	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof *names, cmp_str);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		if ((i > 0 && strcmp(names[i], names[i - 1]) == 0) || seen_base(*seen, *nseen, names[i]))
+	if (names.len > 1)
+		qsort(names.ptr, names.len, sizeof *names.ptr, cmp_str);
+	for (size_t i = 0; i < names.len && rc == 0; i++) {
+		const char *name = names.ptr[i];
+		if ((i > 0 && strcmp(name, names.ptr[i - 1]) == 0) || seen_base(seen, name))
 			continue;
-		char *path = fk_malloc(strlen(dir) + strlen(names[i]) + 2);
-		char **v = fk_realloc(*seen, (*nseen + 1) * sizeof *v);
-		if (!path || !v) {
+		char *path = fk_malloc(strlen(dir) + strlen(name) + 2);
+		char *copy = path ? fk_strdup(name) : NULL;
+		if (!copy || strv_append(seen, copy, fk_realloc) < 0) {
 			fk_free(path);
+			fk_free(copy);
 			rc = FK_ERR_NOMEM;
 			break;
 		}
-		*seen = v;
-		(*seen)[(*nseen)++] = fk_strdup(names[i]);
-		sprintf(path, "%s/%s", dir, names[i]);
+		sprintf(path, "%s/%s", dir, name);
 		if (fk_registry_load(r, path) == FK_ERR_NOMEM)
 			rc = FK_ERR_NOMEM;
 		fk_free(path);
 	}
-	for (size_t i = 0; i < n; i++)
-		fk_free(names[i]);
-	fk_free(names);
+	strv_free(&names);
 	return rc;
 }
 
 int fk_registry_load_all(struct fk_registry *r)
 {
 	const char *env = getenv("FLAMEKIT_PLUGIN_PATH");
-	char **seen = NULL;
-	size_t nseen = 0, i;
+	struct strv seen = { 0 };
+	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < r->ndirs && rc == 0; i++)
-		rc = load_dir(r, r->dirs[i], &seen, &nseen);
+		rc = load_dir(r, r->dirs[i], &seen);
 	if (env && rc == 0) {
 		/* Like MANPATH: the listed directories replace the default one;
 		 * an empty element (a leading, trailing or doubled ':') stands
@@ -370,7 +375,7 @@ int fk_registry_load_all(struct fk_registry *r)
 				rc = FK_ERR_NOMEM;
 				break;
 			}
-			rc = load_dir(r, dir, &seen, &nseen);
+			rc = load_dir(r, dir, &seen);
 			fk_free(dir);
 			if (rc < 0 || !colon)
 				break;
@@ -387,14 +392,12 @@ int fk_registry_load_all(struct fk_registry *r)
 			char *slash;
 			exe[n] = '\0';
 			if ((slash = strrchr(exe, '/')) && (*slash = '\0', strcmp(exe, FK_BUILD_BINDIR) == 0))
-				rc = load_dir(r, FK_BUILD_PLUGINDIR, &seen, &nseen);
+				rc = load_dir(r, FK_BUILD_PLUGINDIR, &seen);
 		}
 #endif
 		if (rc == 0)
-			rc = load_dir(r, FK_PKGLIBDIR, &seen, &nseen);
+			rc = load_dir(r, FK_PKGLIBDIR, &seen);
 	}
-	for (i = 0; i < nseen; i++)
-		fk_free(seen[i]);
-	fk_free(seen);
+	strv_free(&seen);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fk.h"
+#include "vector/fkvector.h"
 /* the inputs' limit on a sample's time (header-only: the engine and every
  * input plugin share one definition) */
 #include "../plugins/input/common/time.h"
@@ -375,29 +376,16 @@ void fk_sink_fini(struct fk_sink *s)
 	fk_free(s->hashes);
 	s->ids = NULL;
 	s->hashes = NULL;
-	s->idcap = 0;
+	s->idcap = s->hashcap = 0;
 }
 
+/* Room for n frames in ids and in hashes.  Each has its own capacity: a
+ * filter inserting frames (fk_se_insert) and fk_tree_path grow ids alone. */
 static int grow_ids(struct fk_sink *s, size_t n)
 {
-	size_t cap;
-	fk_frame_t *v;
-	uint32_t *h;
-
-	if (n <= s->idcap)
-		return 0;
-	cap = s->idcap ? s->idcap : 64;
-	while (cap < n)
-		cap *= 2;
-	v = fk_realloc(s->ids, cap * sizeof *v);
-	if (!v)
+	if (fk_vector_grow((void **)&s->ids, &s->idcap, n, sizeof *s->ids, fk_realloc) < 0 ||
+	    fk_vector_grow((void **)&s->hashes, &s->hashcap, n, sizeof *s->hashes, fk_realloc) < 0)
 		return FK_ERR_NOMEM;
-	s->ids = v;
-	h = fk_realloc(s->hashes, cap * sizeof *h);
-	if (!h)
-		return FK_ERR_NOMEM;
-	s->hashes = h;
-	s->idcap = cap;
 	return 0;
 }
 

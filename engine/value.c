@@ -10,6 +10,7 @@
 
 #include "fk.h"
 #include "value.h"
+#include "vector/fkvector.h"
 
 struct fk_value {
 	int type;             /* enum fk_value_type */
@@ -98,23 +99,17 @@ struct fk_value *fk_value_new(int type)
 
 int fk_value_add(struct fk_value *parent, const char *key, size_t keylen, struct fk_value *item)
 {
-	if (parent->n == parent->cap) {
-		size_t cap = parent->cap ? parent->cap * 2 : 4;
-		struct fk_value **items = fk_realloc(parent->items, cap * sizeof *items);
-		if (!items)
-			return FK_ERR_NOMEM;
-		parent->items = items;
-		if (parent->type == FK_VALUE_MAP) {
-			char **keys = fk_realloc(parent->keys, cap * sizeof *keys);
-			if (keys)
-				parent->keys = keys;
-			size_t *kl = keys ? fk_realloc(parent->keylens, cap * sizeof *kl) : NULL;
-			if (!kl)
-				return FK_ERR_NOMEM;
-			parent->keylens = kl;
-		}
-		parent->cap = cap;
-	}
+	/* A map's three arrays share cap: each grows the same way from it. */
+	size_t ci = parent->cap, ck = parent->cap, cl = parent->cap, need = parent->n + 1;
+	fk_vector_realloc_fn *re = fk_realloc;
+
+	if (fk_vector_grow((void **)&parent->items, &ci, need, sizeof *parent->items, re) < 0)
+		return FK_ERR_NOMEM;
+	if (parent->type == FK_VALUE_MAP &&
+	    (fk_vector_grow((void **)&parent->keys, &ck, need, sizeof *parent->keys, re) < 0 ||
+	     fk_vector_grow((void **)&parent->keylens, &cl, need, sizeof *parent->keylens, re) < 0))
+		return FK_ERR_NOMEM;
+	parent->cap = ci;
 	if (parent->type == FK_VALUE_MAP) {
 		if (!(parent->keys[parent->n] = fk_strndup(key, keylen)))
 			return FK_ERR_NOMEM;

@@ -12,6 +12,7 @@
 
 #include "job.h"
 #include "ytree.h"
+#include "vector/fkvector.h"
 
 #define MAP_KEYS_MAX 4096
 
@@ -39,14 +40,8 @@ static struct ynode *ynode_new(int type, unsigned line, unsigned col)
 
 static int ynode_push(struct ynode *p, struct ynode *k)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 8;
-		struct ynode **v = fk_realloc(p->v, cap * sizeof *v);
-		if (!v)
-			return FK_ERR_NOMEM;
-		p->v = v;
-		p->cap = cap;
-	}
+	if (fk_vector_grow((void **)&p->v, &p->cap, p->n + 1, sizeof *p->v, fk_realloc) < 0)
+		return FK_ERR_NOMEM;
 	p->v[p->n++] = k;
 	return 0;
 }

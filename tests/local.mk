@@ -1,7 +1,7 @@
 # Engine tests: cmocka units, deliberately broken plugin modules, CLI tests.
 
-check_PROGRAMS += tests/unit/engine.t tests/unit/loader.t tests/unit/context.t
-TESTS += tests/unit/engine.t tests/unit/loader.t tests/unit/context.t
+check_PROGRAMS += tests/unit/engine.t tests/unit/loader.t tests/unit/context.t tests/unit/vector.t
+TESTS += tests/unit/engine.t tests/unit/loader.t tests/unit/context.t tests/unit/vector.t
 tests_unit_engine_t_SOURCES = tests/unit/engine.c tests/unit/testlib.h
 tests_unit_engine_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_t_LDADD = $(TEST_LDADD)
@@ -11,6 +11,9 @@ tests_unit_context_t_LDADD = $(TEST_LDADD)
 tests_unit_loader_t_SOURCES = tests/unit/loader.c tests/unit/testlib.h
 tests_unit_loader_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_loader_t_LDADD = $(TEST_LDADD)
+tests_unit_vector_t_SOURCES = tests/unit/vector.c tests/unit/testlib.h
+tests_unit_vector_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_vector_t_LDADD = $(TEST_LDADD)
 
 # Test-only modules (not installed): -rpath makes libtool build them shared.
 TEST_MODULE_LDFLAGS = -module -avoid-version -rpath /nowhere

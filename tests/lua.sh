@@ -25,7 +25,8 @@ EOF
 	run "$FLAMEKIT" run --plugin-dir "$TMP/mods" s.yaml
 }
 
-# script TEXT [INPUT]: run the script text as e.lua on the stacks
+# script TEXT [INPUT]: run the script text as e.lua on the stacks (under
+# $VG, when set)
 script() {
 	printf '%s\n' "$1" > "$TMP/e.lua"
 	cat > "$TMP/e.yaml" <<EOF
@@ -39,7 +40,7 @@ outputs:
   - plugin: folded
     path: "-"
 EOF
-	run "$FLAMEKIT" run --plugin-dir "$TMP/mods" e.yaml
+	run $VG "$FLAMEKIT" run --plugin-dir "$TMP/mods" e.yaml
 }
 
 # ---- stock scripts -------------------------------------------------------
@@ -688,5 +689,17 @@ local n, x = select("#", 7, 8, 9), select(-1, 7, 8, 9)
 function frame(f) if f.name == "add" then return table.concat(t) .. n .. x .. math.max(3, 9, 1) .. math.min(4, 2) end end'
 is "$rc:$(grep abc "$TMP/out")" "0:main;render;fib;abc3992 1
 main;render;fib;fib;fib;abc3992 4" "table.sort, select, math.max and math.min still do their work"
+
+# Frames a filter inserts grow the sink's frame ids beyond its frame hashes'
+# array; a deeper stack pushed after them must grow both (it once wrote the
+# hashes past their block: valgrind's or ASan's report, and exit 9).
+awk 'BEGIN { print "a 1"; s = "f0"; for (i = 1; i < 50; i++) s = s ";f" i; print s " 1" }' > "$TMP/deep.folded"
+VG=
+command -v valgrind > /dev/null 2>&1 && ! grep -qa __asan_init "$FLAMEKIT" &&
+	VG="valgrind -q --error-exitcode=9"
+script 'function sample(s) for k = 1, 100 do s:insert(1, "x" .. k) end end' "$TMP/deep.folded"
+VG=
+want=$(awk 'BEGIN { p = "x100"; for (k = 99; k >= 1; k--) p = p ";x" k } { print p ";" $0 }' "$TMP/deep.folded")
+is "$rc:$out:$err" "0:$want:" "frames inserted by a filter, then a deeper stack: both frame arrays grow"
 
 done_testing

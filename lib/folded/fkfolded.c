@@ -117,3 +117,16 @@ size_t fk_folded_format(char *buf, size_t cap, double v)
 	memcpy(buf, p, n);
 	return n;
 }
+
+const char *fk_folded_next(const char *s, size_t n, size_t *pos, size_t *len)
+{
+	size_t i = *pos;
+	const char *semi;
+
+	if (n == 0 || i > n)
+		return NULL;
+	semi = memchr(s + i, ';', n - i);
+	*len = semi ? (size_t)(semi - (s + i)) : n - i;
+	*pos = i + *len + 1;
+	return s + i;
+}

@@ -30,6 +30,13 @@ long fk_folded_line(const char *s, size_t n, double w[2], int *two);
 /* The stack's length without its trailing ';' (empty fields). */
 size_t fk_folded_trim(const char *s, size_t n);
 
+/* The frames of stack s[0..n), n from fk_folded_trim: start with *pos = 0;
+ * each call returns the next frame's first byte and its length in *len
+ * (an empty field between two ';' is a frame of length 0), and NULL when
+ * there are no more (at once for n == 0).  Perl's split /;/ gives the
+ * same fields. */
+const char *fk_folded_next(const char *s, size_t n, size_t *pos, size_t *len);
+
 /* A count as folded output prints it: an integer, exactly (every digit
  * of the double, negative ones with '-'), when it is one below 1e31 in
  * magnitude, else "%.15g".  fk_folded_count reads each integer back as the

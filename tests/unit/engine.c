@@ -408,6 +408,34 @@ static void test_format_weight(void **state)
 	}
 }
 
+/* lib/folded's frame splitting against Perl's split /;/ (what
+ * flamegraph.pl does): perl -e 'print join("|", split /;/, $s)' gave the
+ * expected fields, "|" joined; "-" for no field at all. */
+static void test_folded_next(void **state)
+{
+	static const struct {
+		const char *stack, *fields;
+	} t[] = {
+		{ "a;;b;c;;", "a||b|c" }, { "", "-" }, { ";", "-" }, { ";a", "|a" }, { "x", "x" },
+		{ "main;f oo;bar", "main|f oo|bar" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		const char *s = t[i].stack, *f;
+		size_t n = fk_folded_trim(s, strlen(s)), pos = 0, len;
+		char got[64] = "";
+		int k = 0;
+
+		while ((f = fk_folded_next(s, n, &pos, &len)) != NULL) {
+			if (k++)
+				strcat(got, "|");
+			strncat(got, f, len);
+		}
+		assert_string_equal(k ? got : "-", t[i].fields);
+	}
+}
+
 static void read_all_lines(struct fk_input *in, struct fk_buf *out)
 {
 	const char *line;
@@ -954,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_push_separators),
 		cmocka_unit_test(test_sample_log),
 		cmocka_unit_test(test_format_weight),
+		cmocka_unit_test(test_folded_next),
 		cmocka_unit_test(test_input_lines),
 		cmocka_unit_test(test_parse_ranges),
 		cmocka_unit_test(test_input_long_line_and_gzip),

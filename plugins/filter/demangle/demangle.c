@@ -26,6 +26,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "vector/fkvector.h"
+
 struct opts {
 	const char *style;
 };
@@ -95,19 +97,6 @@ static bool sym_char(char c)
 	       (c >= '0' && c <= '9');
 }
 
-static int reserve(const struct fk_host *h, char **p, size_t *cap, size_t need)
-{
-	char *n;
-
-	if (need <= *cap)
-		return 0;
-	if (!(n = h->realloc(*p, need + 64)))
-		return FK_ERR_NOMEM;
-	*p = n;
-	*cap = need + 64;
-	return 0;
-}
-
 /* Where the mangled symbol of name[0..len) starts (len when none); *cut
  * is where the text it replaces starts (one earlier for "__Z", whose
  * underscores both go, as c++filt -_ does). */
@@ -141,7 +130,7 @@ static int frame(void *state, struct fk_frame_edit *e)
 		return 0;
 	for (end = start; end < len && sym_char(name[end]); end++)
 		;
-	if ((rc = reserve(h, &s->buf, &s->cap, end - start + 1)) < 0)
+	if ((rc = fk_vector_grow((void **)&s->buf, &s->cap, end - start + 1, 1, h->realloc)) < 0)
 		goto nomem;
 	memcpy(s->buf, name + start, end - start);
 	s->buf[end - start] = '\0';
@@ -156,7 +145,8 @@ static int frame(void *state, struct fk_frame_edit *e)
 	if (!d)
 		return 0;
 	dlen = strlen(d);
-	rc = reserve(h, &s->out, &s->outcap, pre + dlen + (len - end));
+	rc = fk_vector_grow((void **)&s->out, &s->outcap, pre + dlen + (len - end), 1,
+	                    h->realloc);
 	if (rc == 0) {
 		memcpy(s->out, name, pre);
 		memcpy(s->out + pre, d, dlen);

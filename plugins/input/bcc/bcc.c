@@ -184,7 +184,7 @@ static int record_push(const struct fk_host *h, struct fk_sink *sink, struct rec
 	size_t n = r->frames.n, k = 0;
 	struct fk_sample smp;
 
-	if (grow(h, (void **)&r->refs, &r->cap_refs, n + 2, sizeof *r->refs) < 0)
+	if (fk_vector_grow((void **)&r->refs, &r->cap_refs, n + 2, sizeof *r->refs, h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memset(r->refs, 0, (n + 2) * sizeof *r->refs);
 	if (r->has_comm) {

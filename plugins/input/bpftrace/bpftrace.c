@@ -118,7 +118,7 @@ static bool has_colon_close(const char *s, size_t n)
 
 static int key_add(const struct fk_host *h, struct record *r, const char *s, size_t n)
 {
-	if (grow(h, (void **)&r->key, &r->kcap, r->klen + n + 1, 1) < 0)
+	if (fk_vector_grow((void **)&r->key, &r->kcap, r->klen + n + 1, 1, h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(r->key + r->klen, s, n);
 	r->klen += n;
@@ -190,7 +190,8 @@ static int record_push(const struct fk_host *h, struct fk_sink *sink, struct rec
 	size_t ns = r->scalars.n, nf = r->frames.n, k = 0;
 	struct fk_sample smp;
 
-	if (grow(h, (void **)&r->refs, &r->cap_refs, ns + nf, sizeof *r->refs) < 0)
+	if (fk_vector_grow((void **)&r->refs, &r->cap_refs, ns + nf, sizeof *r->refs,
+	    h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	for (size_t i = 0; i < ns; i++, k++) {
 		memset(&r->refs[k], 0, sizeof r->refs[k]);

@@ -171,7 +171,7 @@ static int64_t func_of(struct cg *c, struct str ob, const char *s, size_t n)
 		c->hash = nh;
 		c->hcap = nc;
 	}
-	if (grow(c->h, (void **)&c->names, &c->ncap, c->nlen + kl + 1, 1) < 0)
+	if (fk_vector_grow((void **)&c->names, &c->ncap, c->nlen + kl + 1, 1, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	/* the key is built where it would be kept */
 	memcpy(c->names + c->nlen, c->strs + ob.off, ob.len);
@@ -182,7 +182,8 @@ static int64_t func_of(struct cg *c, struct str ob, const char *s, size_t n)
 		if (f->klen == kl && memcmp(c->names + f->koff, c->names + c->nlen, kl) == 0)
 			return c->hash[i] - 1;
 	}
-	if (c->nfn >= MAX_NODES || grow(c->h, (void **)&c->fn, &c->cap_fn, c->nfn + 1, sizeof *c->fn) < 0)
+	if (c->nfn >= MAX_NODES || fk_vector_grow((void **)&c->fn, &c->cap_fn, c->nfn + 1,
+	    sizeof *c->fn, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memset(&c->fn[c->nfn], 0, sizeof c->fn[c->nfn]);
 	c->fn[c->nfn].koff = c->nlen;
@@ -205,7 +206,7 @@ static const char *trim(const char *s, size_t *n)
 
 static int str_keep(struct cg *c, const char *s, size_t n, struct str *out)
 {
-	if (grow(c->h, (void **)&c->strs, &c->scap, c->slen + n + 1, 1) < 0)
+	if (fk_vector_grow((void **)&c->strs, &c->scap, c->slen + n + 1, 1, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(c->strs + c->slen, s, n);
 	*out = (struct str){ c->slen, n, true };
@@ -242,7 +243,8 @@ static int name_ref(struct cg *c, struct idmap *m, const char *s, size_t n, uint
 	if (id > 2 * m->defined + 65536)
 		return c->h->input_error(c->in, ln, "(%llu) is far beyond the %zu names defined so far",
 		                         (unsigned long long)id, m->defined);
-	if (grow(c->h, (void **)&m->v, &m->cap, id + 1, sizeof *m->v) < 0 || str_keep(c, s, n, out) < 0)
+	if (fk_vector_grow((void **)&m->v, &m->cap, id + 1, sizeof *m->v,
+	    c->h->realloc) < 0 || str_keep(c, s, n, out) < 0)
 		return FK_ERR_NOMEM;
 	if (m->cap > was) /* ids not defined yet */
 		memset(m->v + was, 0, (m->cap - was) * sizeof *m->v);
@@ -402,7 +404,8 @@ static int arc_add(struct cg *c, uint64_t cost)
 			f->arcs[i].cost += cost;
 			return 0;
 		}
-	if (grow(c->h, (void **)&f->arcs, &f->cap_arcs, f->narcs + 1, sizeof *f->arcs) < 0)
+	if (fk_vector_grow((void **)&f->arcs, &f->cap_arcs, f->narcs + 1, sizeof *f->arcs,
+	    c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	f->arcs[f->narcs].callee = (uint32_t)c->callee;
 	f->arcs[f->narcs].back = false;
@@ -509,7 +512,8 @@ static int walk(struct cg *c, uint32_t *order)
 			size_t n = 0;
 			if (c->fn[r].state || (pass == 0 && seen[r]))
 				continue;
-			if (grow(c->h, (void **)&todo, &cap, 1, sizeof *todo) < 0) {
+			if (fk_vector_grow((void **)&todo, &cap, 1, sizeof *todo,
+			    c->h->realloc) < 0) {
 				rc = FK_ERR_NOMEM;
 				goto out;
 			}
@@ -526,7 +530,8 @@ static int walk(struct cg *c, uint32_t *order)
 				if (c->fn[a->callee].state == 1)
 					a->back = true;
 				else if (c->fn[a->callee].state == 0) {
-					if (grow(c->h, (void **)&todo, &cap, n + 1, sizeof *todo) < 0) {
+					if (fk_vector_grow((void **)&todo, &cap, n + 1,
+					    sizeof *todo, c->h->realloc) < 0) {
 						rc = FK_ERR_NOMEM;
 						goto out;
 					}
@@ -548,8 +553,10 @@ static int node_new(struct cg *c, uint32_t parent, uint32_t fn, uint32_t depth, 
 	if (c->nnodes >= MAX_NODES)
 		return c->h->input_error(c->in, c->h->input_lineno(c->in),
 		                         "the call graph has more than %u call paths to draw", MAX_NODES);
-	if (grow(c->h, (void **)&c->nodes, &c->cap_nodes, c->nnodes + 1, sizeof *c->nodes) < 0 ||
-	    grow(c->h, (void **)&f->nodes, &f->cap_nodes, f->nnodes + 1, sizeof *f->nodes) < 0)
+	if (fk_vector_grow((void **)&c->nodes, &c->cap_nodes, c->nnodes + 1, sizeof *c->nodes,
+	    c->h->realloc) < 0 ||
+	    fk_vector_grow((void **)&f->nodes, &f->cap_nodes, f->nnodes + 1, sizeof *f->nodes,
+	        c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	c->nodes[c->nnodes] = (struct node){ parent, fn, depth, w, 0 };
 	f->nodes[f->nnodes++] = (uint32_t)c->nnodes++;
@@ -681,7 +688,8 @@ static int conserve(struct cg *c, const uint32_t *order)
 			struct func *h = &c->fn[c->fn[i].arcs[j].callee];
 			if (c->fn[i].arcs[j].back)
 				continue;
-			if (grow(c->h, (void **)&h->ins, &h->cap_ins, h->nins + 1, sizeof *h->ins) < 0)
+			if (fk_vector_grow((void **)&h->ins, &h->cap_ins, h->nins + 1,
+			    sizeof *h->ins, c->h->realloc) < 0)
 				return FK_ERR_NOMEM;
 			h->ins[h->nins++] = (struct inarc){ (uint32_t)i, (uint32_t)j };
 			h->in += c->fn[i].arcs[j].cost;
@@ -695,7 +703,8 @@ static int conserve(struct cg *c, const uint32_t *order)
 		/* the flows, not the arcs' costs: an arc into a cycle counts the
 		 * cycle's cost twice */
 		denom = total > f->in ? total : f->in;
-		if (grow(c->h, (void **)&rem, &cap, f->nins + 1, sizeof *rem) < 0) {
+		if (fk_vector_grow((void **)&rem, &cap, f->nins + 1, sizeof *rem,
+		    c->h->realloc) < 0) {
 			rc = FK_ERR_NOMEM;
 			goto out;
 		}

@@ -109,7 +109,7 @@ static int add_text(struct rd *r, const char *s, size_t n)
 
 static int push_num(struct rd *r, double **v, size_t *n, size_t *cap, double x)
 {
-	if (fk_json_grow(r->h, (void **)v, cap, *n + 1, sizeof **v) < 0)
+	if (fk_vector_grow((void **)v, cap, *n + 1, sizeof **v, r->h->realloc) < 0)
 		return fk_json_nomem(&r->j);
 	(*v)[(*n)++] = x;
 	return 1;

@@ -2,7 +2,8 @@
  * The record buffer the aggregation-format input plugins (dtrace, stap,
  * ljp) share, and the small helpers every input plugin here uses: a
  * record's frames are collected leaf first as they are read, then pushed
- * root first.  Names are copied into one growing text buffer; ';' becomes
+ * root first.  Names are copied into one growing text buffer (grown with
+ * lib/vector's fk_vector_grow, like every array here); ';' becomes
  * ':' on the way in.  Header-only, so each plugin module stays
  * self-contained.
  */
@@ -15,6 +16,8 @@
 #include <string.h>
 
 #include <flamekit/plugin.h>
+
+#include "vector/fkvector.h"
 
 struct frame {
 	size_t off, len;   /* into stack.text */
@@ -32,27 +35,10 @@ struct stack {
 	size_t cap_refs;
 };
 
-static inline int grow(const struct fk_host *h, void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	np = h->realloc(*p, c * elem);
-	if (!np)
-		return FK_ERR_NOMEM;
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
 static inline int stack_add(struct stack *s, const char *name, size_t len, int annot, uint64_t line)
 {
-	if (grow(s->h, (void **)&s->text, &s->cap, s->len + len, 1) < 0 ||
-	    grow(s->h, (void **)&s->v, &s->cap_v, s->n + 1, sizeof *s->v) < 0)
+	if (fk_vector_grow((void **)&s->text, &s->cap, s->len + len, 1, s->h->realloc) < 0 ||
+	    fk_vector_grow((void **)&s->v, &s->cap_v, s->n + 1, sizeof *s->v, s->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(s->text + s->len, name, len);
 	/* ';' separates frames in folded text */
@@ -72,7 +58,8 @@ static inline int stack_push(struct stack *s, struct fk_sink *sink, double count
 {
 	struct fk_sample smp;
 
-	if (grow(s->h, (void **)&s->refs, &s->cap_refs, s->n, sizeof *s->refs) < 0)
+	if (fk_vector_grow((void **)&s->refs, &s->cap_refs, s->n, sizeof *s->refs,
+	    s->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct frame *f = &s->v[s->n - 1 - i];

@@ -18,6 +18,7 @@
 #include <flamekit/plugin.h>
 
 #include "folded/fkfolded.h"
+#include "vector/fkvector.h"
 
 #define CACHE_BYTES_MAX ((size_t)16 << 20) /* per worker thread */
 
@@ -167,28 +168,18 @@ static int parse_lines(void *arg, unsigned worker, struct fk_input *in, struct f
 			if (c->lookups == CACHE_TRIAL && c->hits * 16 < c->lookups)
 				c->off = true;
 		}
-		/* split on ';', dropping trailing empty fields */
-		size_t nf = 0, start = 0, end = fk_folded_trim(line, (size_t)sl);
-		for (size_t i = 0; i <= end; i++) {
-			if (i < end && line[i] != ';')
-				continue;
-			if (end == 0)
-				break;
-			if (nf == frcap) {
-				size_t cap = frcap ? frcap * 2 : 64;
-				struct fk_frameref *v = h->realloc(fr, cap * sizeof *v);
-				if (!v) {
-					rc = FK_ERR_NOMEM;
-					goto out;
-				}
-				fr = v;
-				frcap = cap;
+		/* split on ';', dropping trailing empty fields (lib/folded) */
+		size_t nf = 0, pos = 0, flen, end = fk_folded_trim(line, (size_t)sl);
+		const char *f;
+		while ((f = fk_folded_next(line, end, &pos, &flen)) != NULL) {
+			if (fk_vector_grow((void **)&fr, &frcap, nf + 1, sizeof *fr, h->realloc) < 0) {
+				rc = FK_ERR_NOMEM;
+				goto out;
 			}
 			memset(&fr[nf], 0, sizeof fr[nf]);
-			fr[nf].name = line + start;
-			fr[nf].len = i - start;
+			fr[nf].name = f;
+			fr[nf].len = flen;
 			nf++;
-			start = i + 1;
 		}
 		smp.frames = fr;
 		smp.nframes = nf;

@@ -18,6 +18,7 @@
 
 #include "report.h"
 #include "../common/limit.h"
+#include "vector/fkvector.h"
 
 struct opts {
 	const char *max_input_size;
@@ -47,24 +48,6 @@ static int failed(struct rd *r, int rc)
 	if (rc == FK_ERR_NOMEM)
 		return h->input_error(r->in, 0, "out of memory");
 	return rc;
-}
-
-static int grow_path(const struct fk_host *h, struct fk_frameref **fr, size_t *cap, size_t need)
-{
-	size_t nc;
-	struct fk_frameref *nf;
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 64;
-	while (nc < need)
-		nc *= 2;
-	nf = h->realloc(*fr, nc * sizeof *nf);
-	if (!nf)
-		return FK_ERR_NOMEM;
-	memset(nf + *cap, 0, (nc - *cap) * sizeof *nf);
-	*fr = nf;
-	*cap = nc;
-	return 0;
 }
 
 static void frameref(const struct report *rep, size_t k, struct fk_frameref *f)
@@ -131,7 +114,7 @@ static int push_node(struct rd *r, struct fk_sink *sink, size_t k, struct fk_sam
 
 	if (r->node)
 		return r->h->push_node(sink, r->node[k], smp);
-	if (grow_path(r->h, &r->fr, &r->frcap, d) < 0)
+	if (fk_vector_grow((void **)&r->fr, &r->frcap, d, sizeof *r->fr, r->h->realloc) < 0)
 		return r->h->input_error(r->in, 0, "out of memory");
 	for (int32_t n = (int32_t)k; n >= 0; n = rep->nodes[n].parent)
 		frameref(rep, (size_t)n, &r->fr[--d]);

@@ -212,9 +212,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		kinds |= (unsigned)kind;
 		st.n = depth;
 		st.len = depth ? st.v[depth - 1].off + st.v[depth - 1].len : 0;
-		if (grow(h, (void **)&st.text, &st.cap, st.len + nlen, 1) < 0 ||
-		    grow(h, (void **)&st.v, &st.cap_v, st.n + 1, sizeof *st.v) < 0 ||
-		    grow(h, (void **)&st.refs, &st.cap_refs, st.n + 1, sizeof *st.refs) < 0) {
+		if (fk_vector_grow((void **)&st.text, &st.cap, st.len + nlen, 1, h->realloc) < 0 ||
+		    fk_vector_grow((void **)&st.v, &st.cap_v, st.n + 1, sizeof *st.v,
+		        h->realloc) < 0 ||
+		    fk_vector_grow((void **)&st.refs, &st.cap_refs, st.n + 1, sizeof *st.refs,
+		        h->realloc) < 0) {
 			rc = FK_ERR_NOMEM;
 			goto out;
 		}

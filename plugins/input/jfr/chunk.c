@@ -262,27 +262,6 @@ static int class_by_id(const struct jfr_chunk *c, uint64_t id)
 	return k ? k->idx : -1;
 }
 
-int jfr_grow(const struct fk_host *h, void *v, size_t *cap, size_t n, size_t size, size_t first)
-{
-	void *old, *q;
-	size_t c = *cap ? *cap : first;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n) {
-		if (c > SIZE_MAX / 2 / size)
-			return FK_ERR_NOMEM;
-		c *= 2;
-	}
-	/* v points at a pointer of any object type: copied, not cast */
-	memcpy(&old, v, sizeof old);
-	if (!(q = h->realloc(old, c * size)))
-		return FK_ERR_NOMEM;
-	memcpy(v, &q, sizeof q);
-	*cap = c;
-	return 0;
-}
-
 /* --- metadata --- */
 
 struct meta {
@@ -328,7 +307,8 @@ static int add_class(struct meta *m, const char *name, uint64_t id, int simple)
 	                                     "float", "double", "java.lang.String" };
 
 	(void)simple;
-	if (jfr_grow(c->h, &c->cls, &m->cap_cls, c->ncls + 1, sizeof *c->cls, 64) < 0)
+	if (fk_vector_grow((void **)&c->cls, &m->cap_cls, c->ncls + 1, sizeof *c->cls,
+	    c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	c->cls[c->ncls] = (struct jfr_class){ id, name, JP_STRUCT, 0, c->nf, 0 };
 	for (int p = 1; p <= JP_STRING; p++)
@@ -348,7 +328,7 @@ static int add_field(struct meta *m, const char *name, uint64_t type, int cp, in
 		jfr_fail(m->r, "type %s has more than %d fields", c->cls[m->cur].name, MAX_FIELDS);
 		return 0;
 	}
-	if (jfr_grow(c->h, &c->f, &m->cap_f, c->nf + 1, sizeof *c->f, 256) < 0)
+	if (fk_vector_grow((void **)&c->f, &m->cap_f, c->nf + 1, sizeof *c->f, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	c->f[c->nf++] = (struct jfr_field){ name, type, cp, array, -1 };
 	c->cls[m->cur].nf++;

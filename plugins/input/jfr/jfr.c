@@ -199,7 +199,7 @@ static void map_free(const struct fk_host *h, struct map *m)
 /* Room for n more bytes of text. */
 static int text_room(struct ctx *x, size_t n)
 {
-	return jfr_grow(x->h, &x->text, &x->cap_text, x->ntext + n, 1, 4096);
+	return fk_vector_grow((void **)&x->text, &x->cap_text, x->ntext + n, 1, x->h->realloc);
 }
 
 /* Append the text of v (a string, or a pool key of a class whose field
@@ -231,7 +231,8 @@ static int pool_read(struct ctx *x, int cls, uint64_t key, struct jfr_val *vals,
 
 static int new_name(struct ctx *x, const struct name *nm, size_t *idx)
 {
-	if (jfr_grow(x->h, &x->names, &x->cap_names, x->nnames + 1, sizeof *x->names, 256) < 0)
+	if (fk_vector_grow((void **)&x->names, &x->cap_names, x->nnames + 1, sizeof *x->names,
+	    x->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	x->names[x->nnames] = *nm;
 	*idx = x->nnames++;
@@ -436,10 +437,10 @@ static int refs_room(struct ctx *x, size_t n)
 {
 	size_t c1 = x->cap_refs, c2 = x->cap_refs, c3 = x->cap_refs, c4 = x->cap_refs;
 
-	if (jfr_grow(x->h, &x->refs, &c1, n, sizeof *x->refs, 128) < 0 ||
-	    jfr_grow(x->h, &x->roff, &c2, n, sizeof *x->roff, 128) < 0 ||
-	    jfr_grow(x->h, &x->rlen, &c3, n, sizeof *x->rlen, 128) < 0 ||
-	    jfr_grow(x->h, &x->rmod, &c4, n, sizeof *x->rmod, 128) < 0)
+	if (fk_vector_grow((void **)&x->refs, &c1, n, sizeof *x->refs, x->h->realloc) < 0 ||
+	    fk_vector_grow((void **)&x->roff, &c2, n, sizeof *x->roff, x->h->realloc) < 0 ||
+	    fk_vector_grow((void **)&x->rlen, &c3, n, sizeof *x->rlen, x->h->realloc) < 0 ||
+	    fk_vector_grow((void **)&x->rmod, &c4, n, sizeof *x->rmod, x->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	x->cap_refs = c4;
 	return 0;

@@ -17,6 +17,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "vector/fkvector.h"
+
 enum jfr_prim {
 	JP_STRUCT = 0, JP_BOOL, JP_BYTE, JP_SHORT, JP_CHAR, JP_INT, JP_LONG,
 	JP_FLOAT, JP_DOUBLE, JP_STRING,
@@ -118,10 +120,6 @@ size_t jfr_pool_next(const struct jfr_chunk *c, int cls, size_t *it);
 void jfr_read_struct(struct jfr_rd *r, int cls, struct jfr_val *vals, size_t nvals, int depth);
 /* Skip one field's value (its array, its struct). */
 void jfr_skip_field(struct jfr_rd *r, const struct jfr_field *f, int depth);
-
-/* Make *v (of *cap elements of size bytes) hold at least n, doubling from
- * first; 0 or FK_ERR_NOMEM (*v and *cap unchanged). */
-int jfr_grow(const struct fk_host *h, void *v, size_t *cap, size_t n, size_t size, size_t first);
 
 /* Text of v as UTF-8 into out[0 .. cap): its length (cut at cap). */
 size_t jfr_text(struct jfr_chunk *c, const struct jfr_val *v, int string_cls, char *out, size_t cap);

@@ -62,7 +62,8 @@ static int emit(struct state *st, size_t d, double count)
 {
 	struct fk_sample smp;
 
-	if (grow(st->h, (void **)&st->refs, &st->cap_refs, d + 1, sizeof *st->refs) < 0)
+	if (fk_vector_grow((void **)&st->refs, &st->cap_refs, d + 1, sizeof *st->refs,
+	    st->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	for (size_t i = 0; i <= d; i++) {
 		const struct level *l = &st->v[d - i];
@@ -177,8 +178,9 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			st.v[depth - 1].has_kids = true;
 			st.v[depth - 1].kids += count;
 		}
-		if (grow(h, (void **)&st.text, &st.cap, st.len + nlen, 1) < 0 ||
-		    grow(h, (void **)&st.v, &st.cap_v, st.n + 1, sizeof *st.v) < 0) {
+		if (fk_vector_grow((void **)&st.text, &st.cap, st.len + nlen, 1, h->realloc) < 0 ||
+		    fk_vector_grow((void **)&st.v, &st.cap_v, st.n + 1, sizeof *st.v,
+		        h->realloc) < 0) {
 			rc = FK_ERR_NOMEM;
 			goto out;
 		}

@@ -43,6 +43,7 @@
 #include "localsym.h"
 #include "../common/limit.h"
 #include "../common/time.h"
+#include "vector/fkvector.h"
 
 struct opts {
 	const char *sample_type;
@@ -353,20 +354,16 @@ static void apply_labels(struct ctx *c, const Perftools__Profiles__Sample *s,
 /* Room for the labels of sample s, when the engine takes attributes. */
 static int attr_space(struct ctx *c, const Perftools__Profiles__Sample *s)
 {
-	size_t cap = c->cap_attrs ? c->cap_attrs : 8;
-	void *a, *n;
+	size_t c1 = c->cap_attrs, c2 = c->cap_attrs;
+	fk_vector_realloc_fn *re = c->h->realloc;
 
-	if (!FK_HOST_HAS(c->h, push_ext) || s->n_label <= c->cap_attrs)
+	if (!FK_HOST_HAS(c->h, push_ext))
 		return 0;
-	while (cap < s->n_label)
-		cap *= 2;
-	if (!(a = c->h->realloc(c->attrs, cap * sizeof *c->attrs)))
+	/* attrs and nums share cap_attrs: both grow the same way from it */
+	if (fk_vector_grow((void **)&c->attrs, &c1, s->n_label, sizeof *c->attrs, re) < 0 ||
+	    fk_vector_grow((void **)&c->nums, &c2, s->n_label, sizeof *c->nums, re) < 0)
 		return FK_ERR_NOMEM;
-	c->attrs = a;
-	if (!(n = c->h->realloc(c->nums, cap * sizeof *c->nums)))
-		return FK_ERR_NOMEM;
-	c->nums = n;
-	c->cap_attrs = cap;
+	c->cap_attrs = c1;
 	return 0;
 }
 
@@ -441,18 +438,12 @@ static int mapping_names(struct ctx *c)
 /* Room for k more frames in c->lf after `at`. */
 static int lf_room(struct ctx *c, size_t at, size_t k)
 {
-	size_t cap = c->cap_lf ? c->cap_lf : 256;
-	struct fk_frameref *v;
+	size_t was = c->cap_lf;
 
-	if (at + k <= c->cap_lf)
-		return 0;
-	while (cap < at + k)
-		cap *= 2;
-	if (!(v = c->h->realloc(c->lf, cap * sizeof *v)))
+	if (at + k < at ||
+	    fk_vector_grow((void **)&c->lf, &c->cap_lf, at + k, sizeof *c->lf, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
-	memset(v + c->cap_lf, 0, (cap - c->cap_lf) * sizeof *v);
-	c->lf = v;
-	c->cap_lf = cap;
+	memset(c->lf + was, 0, (c->cap_lf - was) * sizeof *c->lf);
 	return 0;
 }
 
@@ -542,14 +533,8 @@ static int frames_of(struct ctx *c, const Perftools__Profiles__Sample *s, size_t
 		                         "names locations of many lines too often to be a real profile",
 		                         i + 1, c->frames_max, FRAMES_PER_BYTE);
 	c->frames_left -= m;
-	if (m > c->cap_refs) {
-		size_t cap = m < 64 ? 64 : m;
-		struct fk_frameref *r = c->h->realloc(c->refs, cap * sizeof *r);
-		if (!r)
-			return FK_ERR_NOMEM;
-		c->refs = r;
-		c->cap_refs = cap;
-	}
+	if (fk_vector_grow((void **)&c->refs, &c->cap_refs, m, sizeof *c->refs, c->h->realloc) < 0)
+		return FK_ERR_NOMEM;
 	*n = m;
 	/* the file is leaf first: fill from the end */
 	for (size_t k = 0; k < s->n_location_id; k++) {

@@ -110,7 +110,8 @@ static int pop_to(struct cs *c, const struct opts *o, size_t to)
 					return rc;
 				goto popped;
 			}
-			if (grow(c->h, (void **)&c->refs, &c->cap_refs, c->n, sizeof *c->refs) < 0)
+			if (fk_vector_grow((void **)&c->refs, &c->cap_refs, c->n,
+			    sizeof *c->refs, c->h->realloc) < 0)
 				return FK_ERR_NOMEM;
 			for (size_t i = 0; i < c->n; i++) {
 				memset(&c->refs[i], 0, sizeof c->refs[i]);
@@ -133,7 +134,7 @@ static int pop_to(struct cs *c, const struct opts *o, size_t to)
 
 static int add_text(struct cs *c, const char *s, size_t n)
 {
-	if (grow(c->h, (void **)&c->text, &c->tcap, c->tlen + n, 1) < 0)
+	if (fk_vector_grow((void **)&c->text, &c->tcap, c->tlen + n, 1, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(c->text + c->tlen, s, n);
 	for (size_t i = 0; i < n; i++)
@@ -193,7 +194,7 @@ static int node(struct cs *c, struct fk_input *in, const struct opts *o, const c
 			                         (unsigned long long)count);
 		c->lv[depth - 1].self -= count;
 	}
-	if (grow(c->h, (void **)&c->lv, &c->cap, c->n + 1, sizeof *c->lv) < 0)
+	if (fk_vector_grow((void **)&c->lv, &c->cap, c->n + 1, sizeof *c->lv, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	lv = &c->lv[c->n];
 	lv->off = c->tlen;

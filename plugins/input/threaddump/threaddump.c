@@ -247,7 +247,8 @@ static int flush(const struct fk_host *h, struct fk_sink *sink, const struct opt
 			return 0;
 		}
 	}
-	if (grow(h, (void **)&r->refs, &r->cap_refs, r->frames.n + 1, sizeof *r->refs) < 0)
+	if (fk_vector_grow((void **)&r->refs, &r->cap_refs, r->frames.n + 1, sizeof *r->refs,
+	    h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	if (root && r->nlen > 0) {
 		memset(&r->refs[k], 0, sizeof r->refs[k]);

@@ -83,7 +83,7 @@ static int fail(struct rd *r, const char *fmt, ...)
 /* Append x to *v (n of cap), growing it; 0 or -1 when out of memory. */
 static int push_num(struct rd *r, double **v, size_t *n, size_t *cap, double x)
 {
-	if (fk_json_grow(r->h, (void **)v, cap, *n + 1, sizeof **v) < 0) {
+	if (fk_vector_grow((void **)v, cap, *n + 1, sizeof **v, r->h->realloc) < 0) {
 		fk_json_nomem(&r->j);
 		return -1;
 	}

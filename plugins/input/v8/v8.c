@@ -49,6 +49,7 @@
 #include "fk_json.h"
 #include "v8.h"
 #include "../common/time.h"
+#include "vector/fkvector.h"
 
 struct idx {
 	double id;
@@ -181,13 +182,8 @@ static int stack_of(struct ctx *c, size_t k, size_t *n)
 			return bad(c, "not a V8 profile: the parents of node %s%.0f form a cycle", "", v[k].id);
 		m += !v[j].is_root;
 	}
-	if (m > c->cap_refs) {
-		struct fk_frameref *r = c->h->realloc(c->refs, m * sizeof *r);
-		if (!r)
-			return FK_ERR_NOMEM;
-		c->refs = r;
-		c->cap_refs = m;
-	}
+	if (fk_vector_grow((void **)&c->refs, &c->cap_refs, m, sizeof *c->refs, c->h->realloc) < 0)
+		return FK_ERR_NOMEM;
 	*n = m;
 	for (size_t j = k; j != V8_NONE; j = v[j].parent) {
 		struct fk_frameref *r;

@@ -192,7 +192,8 @@ int xc_next_child(struct cx *c, int d, unsigned mask, bool text, int *kind)
 			size_t n = v ? strlen(v) : 0;
 			if (c->blen + n > 4096)
 				n = 0; /* too long for a number: "not a number" later */
-			if (grow(c->h, (void **)&c->buf, &c->bcap, c->blen + n + 1, 1) < 0)
+			if (fk_vector_grow((void **)&c->buf, &c->bcap, c->blen + n + 1, 1,
+			    c->h->realloc) < 0)
 				return FK_ERR_NOMEM;
 			memcpy(c->buf + c->blen, v, n);
 			c->blen += n;

@@ -120,16 +120,12 @@ static int tab_put(struct cx *c, uint64_t id, uint32_t ent)
 {
 	if (id <= c->bytes) {
 		if (id >= c->dcap) {
-			size_t cap = c->dcap ? c->dcap : 4096, old = c->dcap;
-			uint32_t *d;
-			while (cap <= id)
-				cap *= 2;
-			if (!(d = c->h->realloc(c->dense, cap * sizeof *d)))
+			size_t old = c->dcap;
+			if (fk_vector_grow((void **)&c->dense, &c->dcap, (size_t)id + 1, sizeof *c->dense,
+			                   c->h->realloc) < 0)
 				return FK_ERR_NOMEM;
-			for (size_t k = old; k < cap; k++)
-				d[k] = NONE;
-			c->dense = d;
-			c->dcap = cap;
+			for (size_t k = old; k < c->dcap; k++)
+				c->dense[k] = NONE;
 		}
 		c->dense[id] = ent;
 		return 0;
@@ -158,7 +154,7 @@ static int new_ent(struct cx *c, int kind, uint32_t *idx)
 
 	if (c->ne >= NONE - 1)
 		return xc_fail(c, "more than %u elements with ids", NONE - 1);
-	if (grow(c->h, (void **)&c->e, &c->cape, c->ne + 1, sizeof *c->e) < 0)
+	if (fk_vector_grow((void **)&c->e, &c->cape, c->ne + 1, sizeof *c->e, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	e = &c->e[c->ne];
 	memset(e, 0, sizeof *e);
@@ -174,7 +170,7 @@ static int add_text(struct cx *c, const char *s, size_t n, uint32_t *off, uint32
 {
 	if (c->tlen + n >= UINT32_MAX)
 		return xc_fail(c, "more than 4 GiB of names");
-	if (grow(c->h, (void **)&c->text, &c->tcap, c->tlen + n + 1, 1) < 0)
+	if (fk_vector_grow((void **)&c->text, &c->tcap, c->tlen + n + 1, 1, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(c->text + c->tlen, s, n);
 	*off = (uint32_t)c->tlen;
@@ -306,7 +302,8 @@ bad:
 
 static int add_frames(struct cx *c, const uint32_t *f, size_t n)
 {
-	if (grow(c->h, (void **)&c->fl, &c->flcap, c->fln + n, sizeof *c->fl) < 0)
+	if (fk_vector_grow((void **)&c->fl, &c->flcap, c->fln + n, sizeof *c->fl,
+	    c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memcpy(c->fl + c->fln, f, n * sizeof *f);
 	c->fln += n;
@@ -361,7 +358,8 @@ static int body(struct cx *c, int kind, uint32_t idx)
 			return rc;
 	} else if (kind == K_BT || kind == K_TAGGED) {
 		size_t n = c->fln - base;
-		if (grow(c->h, (void **)&c->pool, &c->pcap, c->plen + n, sizeof *c->pool) < 0)
+		if (fk_vector_grow((void **)&c->pool, &c->pcap, c->plen + n, sizeof *c->pool,
+		    c->h->realloc) < 0)
 			return FK_ERR_NOMEM;
 		if (c->plen + n >= UINT32_MAX)
 			return xc_fail(c, "more than 2^32 frames in the backtraces");
@@ -458,7 +456,7 @@ static int push_row(struct cx *c, const struct row *w)
 		return h->push_node(c->sink, b->node, &smp);
 	}
 	n = b->len + (root ? 1 : 0);
-	if (grow(h, (void **)&c->refs, &c->caprefs, n, sizeof *c->refs) < 0)
+	if (fk_vector_grow((void **)&c->refs, &c->caprefs, n, sizeof *c->refs, h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	memset(c->refs, 0, n * sizeof *c->refs);
 	if (root) {

@@ -183,22 +183,6 @@ int fk_json_check(const struct fk_host *h, const void *op, const char *where)
 	return fk_limit_check(h, ((const struct fk_json_opts *)op)->max_input_size);
 }
 
-int fk_json_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	if (!(nv = h->realloc(*v, nc * size)))
-		return -1;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 int fk_json_parse(struct fk_json *j, const struct fk_json_ops *ops, void *ctx)
 {
 	const struct fk_host *h = j->h;

@@ -22,6 +22,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "../../input/common/limit.h"
+#include "vector/fkvector.h"
 
 /* Nesting deeper than this is refused (yajl has no limit of its own). */
 #define FK_JSON_MAX_DEPTH 1000
@@ -101,10 +102,11 @@ int fk_json_nomem(struct fk_json *j);
 /* The 1-based line of the current token (for host->input_skip). */
 uint64_t fk_json_line(const struct fk_json *j);
 
-/* Grow the array *v (of *cap elements of size bytes, the host's
- * allocation) to hold need; 0, or -1 when out of memory (*v unchanged). */
-int fk_json_grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size);
-#define FK_JSON_GROW(h, arr, cap, need) fk_json_grow((h), (void **)&(arr), &(cap), (need), sizeof *(arr))
+/* Grow the array arr (of cap elements, the host's allocation) to hold
+ * need: lib/vector's fk_vector_grow; 0, or -1 when out of memory or need
+ * elements overflow (arr and cap unchanged). */
+#define FK_JSON_GROW(h, arr, cap, need) \
+	fk_vector_grow((void **)&(arr), &(cap), (need), sizeof *(arr), (h)->realloc)
 
 /* A JSON number token's value (yajl_number's text, not NUL-terminated). */
 double fk_json_number(const char *s, size_t len);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fk_pprof.h"
+#include "vector/fkvector.h"
 
 struct rd {
 	const struct fk_host *h;
@@ -104,31 +105,16 @@ static int bytes(struct rd *r, unsigned char *dst, uint64_t n, uint64_t at)
 	return 0;
 }
 
-/* Room for `more` bytes after *len in a growing array of cap bytes. */
-static int grow(const struct fk_host *h, void **v, size_t *cap, size_t len, size_t more)
-{
-	size_t nc = *cap ? *cap : 4096;
-	void *nv;
-
-	if (len + more <= *cap)
-		return 0;
-	while (nc < len + more)
-		nc *= 2;
-	if (!(nv = h->realloc(*v, nc)))
-		return FK_ERR_NOMEM;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
-#define GROW(d, arr, n, cap) grow((d)->h, (void **)&(d)->arr, &(d)->cap, (n) * sizeof *(d)->arr, sizeof *(d)->arr)
+/* Room for one more element after the n in d->arr (of d->cap elements). */
+#define GROW(d, arr, n, cap) \
+	fk_vector_grow((void **)&(d)->arr, &(d)->cap, (n) + 1, sizeof *(d)->arr, (d)->h->realloc)
 
 /* A length-delimited field's bytes into r->scratch. */
 static int field_bytes(struct rd *r, uint64_t n, uint64_t at)
 {
 	if (n > r->lim->bytes)
 		return fk_limit_exceeded(r->h, r->in, r->lim); /* no input we read holds it */
-	if (grow(r->h, (void **)&r->scratch, &r->cap_scratch, 0, (size_t)n + 1) < 0)
+	if (fk_vector_grow((void **)&r->scratch, &r->cap_scratch, (size_t)n + 1, 1, r->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	return bytes(r, r->scratch, n, at);
 }
@@ -177,8 +163,8 @@ static int submessage(struct rd *r, struct fk_pprof_data *d, unsigned f, size_t 
 			return rc;
 		rc = GROW(d, location, d->n_location, cap_loc);
 		if (rc == 0)
-			rc = grow(d->h, (void **)&d->line_func, &d->cap_lines, d->n_line * sizeof *d->line_func,
-			          m->n_line * sizeof *d->line_func);
+			rc = fk_vector_grow((void **)&d->line_func, &d->cap_lines, d->n_line + m->n_line,
+			                    sizeof *d->line_func, d->h->realloc);
 		if (rc == 0) {
 			l = &d->location[d->n_location++];
 			l->id = m->id;
@@ -218,7 +204,8 @@ static int keep_sample(struct rd *r, struct fk_pprof_data *d, uint64_t n, uint64
 		len[k++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	if ((rc = grow(d->h, (void **)&d->sraw, &d->cap_sraw, d->n_sraw, k + (size_t)n)) < 0)
+	if ((rc = fk_vector_grow((void **)&d->sraw, &d->cap_sraw, d->n_sraw + k + (size_t)n, 1,
+	                         d->h->realloc)) < 0)
 		return rc;
 	memcpy(d->sraw + d->n_sraw, len, k);
 	if ((rc = bytes(r, d->sraw + d->n_sraw + k, n, at)) < 0)
@@ -236,7 +223,8 @@ static int keep_string(struct rd *r, struct fk_pprof_data *d, uint64_t n, uint64
 
 	if (n > r->lim->bytes)
 		return fk_limit_exceeded(r->h, r->in, r->lim);
-	if ((rc = grow(d->h, (void **)&d->strings, &d->cap_strings, d->n_strings, (size_t)n + 1)) < 0 ||
+	if ((rc = fk_vector_grow((void **)&d->strings, &d->cap_strings, d->n_strings + (size_t)n + 1, 1,
+	                         d->h->realloc)) < 0 ||
 	    (rc = GROW(d, string_off, d->n_string_table, cap_soff)) < 0)
 		return rc;
 	if ((rc = bytes(r, (unsigned char *)d->strings + d->n_strings, n, at)) < 0)

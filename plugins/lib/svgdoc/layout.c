@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "vector/fkvector.h"
 
 struct vec {
 	const struct fk_host *h;
@@ -27,14 +28,8 @@ struct vec {
 
 static struct svg_frame *vec_push(struct vec *a)
 {
-	if (a->n == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 1024;
-		struct svg_frame *nv = a->h->realloc(a->v, nc * sizeof *nv);
-		if (!nv)
-			return NULL;
-		a->v = nv;
-		a->cap = nc;
-	}
+	if (fk_vector_grow((void **)&a->v, &a->cap, a->n + 1, sizeof *a->v, a->h->realloc) < 0)
+		return NULL;
 	memset(&a->v[a->n], 0, sizeof a->v[0]);
 	return &a->v[a->n++];
 }
@@ -124,15 +119,9 @@ int layout_tree(const struct fk_host *h, const struct fk_profile *p, const struc
 			f->delta = o->diff_subtree ? h->node_total(p, n, 1) - h->node_total(p, n, 0)
 			                           : h->node_self(p, n, 1) - h->node_self(p, n, 0);
 		}
-		if (sp + k > scap) {
-			size_t nc = (sp + k) * 2;
-			void *ns = h->realloc(st, nc * sizeof *st);
-			if (!ns) {
-				rc = FK_ERR_NOMEM;
-				break;
-			}
-			st = ns;
-			scap = nc;
+		if (fk_vector_grow((void **)&st, &scap, sp + k, sizeof *st, h->realloc) < 0) {
+			rc = FK_ERR_NOMEM;
+			break;
 		}
 		/* push the kept children in reverse, so they pop in order */
 		x += h->node_self(p, n, ws);
@@ -171,28 +160,13 @@ int layout_flow_begin(struct flow *fl, const struct fk_host *h, int differential
 	return 0;
 }
 
-static int grow(const struct fk_host *h, void **v, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap : 64;
-	while (nc < need)
-		nc *= 2;
-	void *nv = h->realloc(*v, nc * size);
-	if (!nv)
-		return FK_ERR_NOMEM;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 /* Close frames last[len_same..] at time t. */
 static int close_to(struct flow *fl, size_t len_same, double t)
 {
 	while (fl->nlast > len_same) {
 		size_t i = --fl->nlast;
 		struct svg_frame *f;
-		if (grow(fl->h, (void **)&fl->out, &fl->cap, fl->n + 1, sizeof *fl->out) < 0)
+		if (fk_vector_grow((void **)&fl->out, &fl->cap, fl->n + 1, sizeof *fl->out, fl->h->realloc) < 0)
 			return FK_ERR_NOMEM;
 		f = &fl->out[fl->n++];
 		memset(f, 0, sizeof *f);
@@ -215,7 +189,7 @@ int layout_flow_add(struct flow *fl, const fk_frame_t *frames, size_t n, double 
 {
 	size_t same = 0, want = n + 1;
 
-	if (grow(fl->h, (void **)&fl->last, &fl->lastcap, want, sizeof *fl->last) < 0)
+	if (fk_vector_grow((void **)&fl->last, &fl->lastcap, want, sizeof *fl->last, fl->h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	if (fl->nlast > 0)
 		same = 1; /* the root is always shared */
@@ -266,7 +240,7 @@ int layout_samples(const struct fk_host *h, const struct fk_profile *p, const st
 		const struct fk_logged_sample *s = h->sample(p, i);
 		size_t d = h->node_depth(p, s->leaf);
 		fk_node_t n = s->leaf;
-		if (grow(h, (void **)&path, &cap, d + 1, sizeof *path) < 0) {
+		if (fk_vector_grow((void **)&path, &cap, d + 1, sizeof *path, h->realloc) < 0) {
 			rc = FK_ERR_NOMEM;
 			break;
 		}

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "vector/fkvector.h"
 
 static const struct fk_option options[] = {
 	SVG_COMMON_OPTIONS("0"),
@@ -118,13 +119,8 @@ static int lay_samples(struct chart *c, struct flow *fl, size_t a, size_t b, uin
 		int64_t end = sample_end(c, v[k].t);
 		if (k + 1 < b && v[k + 1].t < end)
 			end = v[k + 1].t;
-		if (dep + 1 > c->cap) {
-			fk_frame_t *np = h->realloc(c->path, (dep + 64) * sizeof *np);
-			if (!np)
-				return FK_ERR_NOMEM;
-			c->path = np;
-			c->cap = dep + 64;
-		}
+		if (fk_vector_grow((void **)&c->path, &c->cap, dep + 1, sizeof *c->path, h->realloc) < 0)
+			return FK_ERR_NOMEM;
 		for (size_t q = dep; q > 0; q--) {
 			c->path[c->o->reverse ? dep - q : q - 1] = h->node_frame(c->p, n);
 			n = h->node_parent(c->p, n);
@@ -169,15 +165,10 @@ static int lay_lane(struct chart *c, size_t a, size_t b)
 		}
 	}
 	c->nlanes++;
-	if (c->nall + fl.n > c->capall) {
-		size_t nc = (c->nall + fl.n) * 2;
-		struct svg_frame *na = h->realloc(c->all, nc * sizeof *na);
-		if (!na) {
-			h->free(fl.out);
-			return FK_ERR_NOMEM;
-		}
-		c->all = na;
-		c->capall = nc;
+	if (fk_vector_grow((void **)&c->all, &c->capall, c->nall + fl.n, sizeof *c->all,
+	                   h->realloc) < 0) {
+		h->free(fl.out);
+		return FK_ERR_NOMEM;
 	}
 	memcpy(c->all + c->nall, fl.out, fl.n * sizeof *fl.out);
 	c->nall += fl.n;

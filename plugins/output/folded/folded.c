@@ -18,6 +18,7 @@
 #include <flamekit/plugin.h>
 
 #include "folded/fkfolded.h"
+#include "vector/fkvector.h"
 
 /* One line (a leaf) or block (a subtree) under a node, with its name
  * looked up once for sorting and printing. */
@@ -69,13 +70,8 @@ static int make_level(const struct ctx *c, fk_node_t n, struct level *lv, size_t
 	lv->pathlen = pathlen;
 	if (k == 0)
 		return 0;
-	if (2 * k > lv->cap) {
-		struct item *v = h->realloc(lv->items, 2 * k * sizeof *v);
-		if (!v)
-			return FK_ERR_NOMEM;
-		lv->items = v;
-		lv->cap = 2 * k;
-	}
+	if (fk_vector_grow((void **)&lv->items, &lv->cap, 2 * k, sizeof *lv->items, h->realloc) < 0)
+		return FK_ERR_NOMEM;
 	for (size_t i = 0; i < k; i++) {
 		const fk_node_t *gk;
 		size_t len;
@@ -129,17 +125,9 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 		nl = lv->items[lv->pos++].len;
 		n = (fk_node_t)(it >> 1);
 		need = lv->pathlen + nl + 2 + LINE_TAIL;
-		if (need > pcap) {
-			size_t nc = pcap ? pcap : 256;
-			while (nc < need)
-				nc *= 2;
-			char *np = h->realloc(path, nc);
-			if (!np) {
-				rc = FK_ERR_NOMEM;
-				break;
-			}
-			path = np;
-			pcap = nc;
+		if (fk_vector_grow((void **)&path, &pcap, need, 1, h->realloc) < 0) {
+			rc = FK_ERR_NOMEM;
+			break;
 		}
 		plen = lv->pathlen;
 		if (sp > 1) /* below the root: separate from the parent, even an empty name */

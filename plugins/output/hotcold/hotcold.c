@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "vector/fkvector.h"
 
 static const struct fk_option options[] = {
 	SVG_COMMON_OPTIONS("0"),
@@ -59,16 +60,22 @@ struct ctx {
 
 static struct svg_frame *push(struct ctx *c)
 {
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 1024;
-		struct svg_frame *nv = c->h->realloc(c->v, nc * sizeof *nv);
-		if (!nv)
-			return NULL;
-		c->v = nv;
-		c->cap = nc;
-	}
+	if (fk_vector_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v, c->h->realloc) < 0)
+		return NULL;
 	memset(&c->v[c->n], 0, sizeof c->v[0]);
 	return &c->v[c->n++];
+}
+
+/* Room for need entries in the two parallel walk stacks (one capacity). */
+static int stack_room(struct ctx *c, size_t need)
+{
+	size_t c1 = c->scap, c2 = c->scap;
+
+	if (fk_vector_grow((void **)&c->stack, &c1, need, sizeof *c->stack, c->h->realloc) < 0 ||
+	    fk_vector_grow((void **)&c->sx, &c2, need, sizeof *c->sx, c->h->realloc) < 0)
+		return FK_ERR_NOMEM;
+	c->scap = c1;
+	return 0;
 }
 
 /* Lay out the descendants of `top` in series s (scaled by k), starting at x. */
@@ -82,18 +89,8 @@ static int walk(struct ctx *c, fk_node_t top, int s, double k, double x, const c
 	/* push top's children in reverse so they pop in order */
 	nk = h->node_children(c->p, top, &kids);
 	x += h->node_self(c->p, top, s) * k;
-	if (nk > c->scap || sp + nk > c->scap) {
-		size_t nc = c->scap * 2 + nk + 64;
-		fk_node_t *ns = h->realloc(c->stack, nc * sizeof *ns);
-		double *nx = h->realloc(c->sx, nc * sizeof *nx);
-		if (ns)
-			c->stack = ns;
-		if (nx)
-			c->sx = nx;
-		if (!ns || !nx)
-			return FK_ERR_NOMEM;
-		c->scap = nc;
-	}
+	if (stack_room(c, sp + nk) < 0)
+		return FK_ERR_NOMEM;
 	{
 		double xx = x;
 		for (size_t j = 0; j < nk; j++) {
@@ -117,18 +114,8 @@ static int walk(struct ctx *c, fk_node_t top, int s, double k, double x, const c
 		f->etime = nx0 + w;
 		f->palette = palette;
 		nk = h->node_children(c->p, n, &kids);
-		if (sp + nk > c->scap) {
-			size_t nc = c->scap * 2 + nk;
-			fk_node_t *ns = h->realloc(c->stack, nc * sizeof *ns);
-			double *nx = h->realloc(c->sx, nc * sizeof *nx);
-			if (ns)
-				c->stack = ns;
-			if (nx)
-				c->sx = nx;
-			if (!ns || !nx)
-				return FK_ERR_NOMEM;
-			c->scap = nc;
-		}
+		if (stack_room(c, sp + nk) < 0)
+			return FK_ERR_NOMEM;
 		double xx = nx0 + h->node_self(c->p, n, s) * k;
 		for (size_t j = 0; j < nk; j++) {
 			c->stack[sp + nk - 1 - j] = kids[j];

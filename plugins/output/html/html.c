@@ -20,6 +20,7 @@
 #include "report.h"
 #include "page.h"
 #include "timeline.h"
+#include "vector/fkvector.h"
 
 struct html_opts {
 	const char *title;
@@ -80,15 +81,11 @@ static int walk_tree(const struct fk_host *h, const struct fk_profile *p, struct
 		if (n != FK_NODE_ROOT) {
 			fk_frame_t f = h->node_frame(p, n);
 			if (f >= wk->nfid) {
-				size_t nc = wk->nfid ? wk->nfid : 1024;
-				while (nc <= f)
-					nc *= 2;
-				uint32_t *nf = h->realloc(wk->fid, nc * sizeof *nf);
-				if (!nf)
+				size_t was = wk->nfid;
+				if (fk_vector_grow((void **)&wk->fid, &wk->nfid, (size_t)f + 1,
+				                   sizeof *wk->fid, h->realloc) < 0)
 					goto out;
-				memset(nf + wk->nfid, 0, (nc - wk->nfid) * sizeof *nf);
-				wk->fid = nf;
-				wk->nfid = nc;
+				memset(wk->fid + was, 0, (wk->nfid - was) * sizeof *wk->fid);
 			}
 			if (!wk->fid[f]) {
 				wk->names[wk->nnames++] = f;

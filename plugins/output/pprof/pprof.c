@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "fk_pprof.h"
+#include "vector/fkvector.h"
 
 typedef Perftools__Profiles__Sample pb_sample;
 typedef Perftools__Profiles__Label pb_label;
@@ -144,14 +145,8 @@ static int64_t labstr_find(const struct fk_host *h, struct labstr *t, const char
 			return (int64_t)(t->base + k - 1);
 	if (!add)
 		return -1;
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 64;
-		char **nv = h->realloc(t->v, nc * sizeof *nv);
-		if (!nv)
-			return -1;
-		t->v = nv;
-		t->cap = nc;
-	}
+	if (fk_vector_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v, h->realloc) < 0)
+		return -1;
 	if (!(t->v[t->n] = h->alloc(n + 1)))
 		return -1;
 	/* a NUL inside would cut the string: protobuf-c's are C strings */

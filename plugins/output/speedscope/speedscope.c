@@ -27,6 +27,8 @@
 
 #include <flamekit/plugin.h>
 
+#include "vector/fkvector.h"
+
 struct ent {
 	int64_t lane, t;
 	size_t i;
@@ -183,13 +185,8 @@ static int put_stack(struct ctx *c, fk_node_t leaf)
 	size_t d = c->h->node_depth(c->p, leaf), m = 0;
 	int rc;
 
-	if (d > c->cap_path) {
-		uint32_t *np = c->h->realloc(c->path, d * sizeof *np);
-		if (!np)
-			return FK_ERR_NOMEM;
-		c->path = np;
-		c->cap_path = d;
-	}
+	if (fk_vector_grow((void **)&c->path, &c->cap_path, d, sizeof *c->path, c->h->realloc) < 0)
+		return FK_ERR_NOMEM;
 	for (fk_node_t n = leaf; n != FK_NODE_ROOT && m < d; n = c->h->node_parent(c->p, n))
 		c->path[m++] = c->fidx[c->h->node_frame(c->p, n)] - 1;
 	rc = c->h->write(c->w, "[", 1);
