@@ -426,6 +426,21 @@ app;main;helper;entry_SYSCALL_64_[k];do_idle_[k];mlx5e_napi_poll_[k];net_rx_acti
 collapse --kernel "$D/modules.txt"
 is "$(echo "$out" | grep -c '_\[j\]'):$(echo "$out" | grep -o '_\[k\]' | wc -l)" "0:4" "--kernel alone: the four kernel frames, no JIT mark"
 
+# perf script without -g: each header line ends with its sample's one
+# frame and the next header follows at once, padded by the comm (as
+# inferno's collapse-perf reads it; stackcollapse-perf.pl drops them all).
+# The oracle: awk over the lines, COMM;SYM (its +offset cut) summing the
+# period; --kernel marks the [kernel.kallsyms] frames.
+awk '{ f = $(NF - 1); sub(/\+0x[0-9a-f]+$/, "", f); if ($NF == "([kernel.kallsyms])") f = f "_[k]"
+	w[$1 ";" f] += $4 } END { for (k in w) print k, w[k] }' "$D/no-callchain.txt" | LC_ALL=C sort > "$TMP/nocc.expected"
+collapse --kernel "$D/no-callchain.txt"
+printf '%s\n' "$out" > "$TMP/nocc.out"
+same_file "$TMP/nocc.expected" "$TMP/nocc.out" "perf script without -g: one frame a sample, from its header line (awk)"
+is "$rc:$err" "0:" "perf script without -g: nothing skipped"
+collapse --kernel --threads 2 "$D/no-callchain.txt"
+printf '%s\n' "$out" > "$TMP/nocc.out"
+same_file "$TMP/nocc.expected" "$TMP/nocc.out" "perf script without -g, 2 threads: the same"
+
 # options are declared for job files and --help
 run "$FLAMEKIT" plugins --help perf
 for o in pid tid kernel jit all addrs event-filter offcpu; do

@@ -17,7 +17,7 @@ EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/system-wide.txt tests/data/perf/system-wide.folded \
 	tests/data/perf/system-wide-tid.folded tests/data/perf/onechar.txt \
 	tests/data/perf/onechar.folded tests/data/perf/spin.c \
-	tests/data/perf/modules.txt
+	tests/data/perf/modules.txt tests/data/perf/no-callchain.txt
 # --weight-field and --series-by-event (weights.c)
 TESTS += tests/perf-weights.sh
 EXTRA_DIST += tests/perf-weights.sh tests/data/perf/weights.c \
