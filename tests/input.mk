@@ -31,7 +31,7 @@ EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/detect/stap-odd.format \
 	tests/data/detect/stap-odd.txt \
 	tests/data/dtrace/odd-header.out \
-	tests/data/dtrace/odd-header.txt \
+	tests/data/dtrace/odd-header.txt tests/data/dtrace/offsets.stacks \
 	tests/data/detect/folded-java.format \
 	tests/data/detect/folded-java.txt \
 	tests/data/detect/folded.format \
