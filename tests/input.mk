@@ -4,6 +4,8 @@ TESTS += tests/input.sh tests/detect.sh
 EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/detect/ghc-prof.format \
 	tests/data/detect/ghc-prof.txt \
+	tests/data/detect/ghc-prof-ticks.format \
+	tests/data/detect/ghc-prof-ticks.txt \
 	tests/data/detect/xdebug-computer.format \
 	tests/data/detect/xdebug-computer.txt \
 	tests/data/detect/xdebug-human.format \
