@@ -32,6 +32,24 @@ run "$FLAMEKIT" collapse --demangle=no "$TMP/mysql.txt"
 is "$out" "mysqld\`handle_one_connection;mysqld\`_Z10do_commandP3THD;mysqld\`_Z16dispatch_command19enum_server_commandP3THDPcj 12" \
 	"--demangle=no: off"
 
+# Rust legacy names a C++-only demangler left half done (macOS sample and
+# Instruments, DTrace, old perf; inferno#87): Rust's escapes and hash kept.
+# Expected by Rust's legacy mangling rules: $LT$ <, $GT$ >, $u20$ blank,
+# $u7b$ {, $u7d$ }, ".." "::", a "_" before a leading "$" dropped, the last
+# component h + 16 hex digits the hash (dropped by short, as a ".llvm.N"
+# clone suffix always is, which macOS prints as " (.llvm.N)").  Names that
+# are C++ or already plain stay as they are.
+printf '%s\n' 'app;rg`_$LT$F$u20$as$u20$alloc..boxed..FnBox$LT$A$GT$$GT$::call_box::h8612a2a83552fc2d;std::rt::lang_start::_$u7b$$u7b$closure$u7d$$u7d$::h7d0ebd26afb1a225+0x1f;rg`std::panicking::try::do_call::h08ca64c12e8a9bb0 (.llvm.15516475458848885060) 3' \
+	'app;ns::func;std::vector<int>::push_back;foo::bar(int);a::$x(1);9a::b::h0123456789abcdef 2' > "$TMP/rusthalf.folded"
+run "$FLAMEKIT" collapse --demangle "$TMP/rusthalf.folded"
+is "$rc:$err:$out" "0::app;ns::func;std::vector<int>::push_back;foo::bar(int);a::\$x(1);9a::b::h0123456789abcdef 2
+app;rg\`<F as alloc::boxed::FnBox<A>>::call_box::h8612a2a83552fc2d;std::rt::lang_start::{{closure}}::h7d0ebd26afb1a225+0x1f;rg\`std::panicking::try::do_call::h08ca64c12e8a9bb0 3" \
+	"--demangle: a half-demangled Rust legacy name is finished, hash kept; C++ and plain names kept"
+run "$FLAMEKIT" collapse --demangle=short "$TMP/rusthalf.folded"
+is "$rc:$err:$out" "0::app;ns::func;std::vector<int>::push_back;foo::bar(int);a::\$x(1);9a::b::h0123456789abcdef 2
+app;rg\`<F as alloc::boxed::FnBox<A>>::call_box;std::rt::lang_start::{{closure}}+0x1f;rg\`std::panicking::try::do_call 3" \
+	"--demangle=short: a half-demangled Rust legacy name without its hash (inferno's short names)"
+
 if ! command -v c++filt > /dev/null 2>&1 || ! command -v python3 > /dev/null 2>&1; then
 	skip "the c++filt oracle" "no c++filt (binutils) or python3"
 	done_testing

@@ -232,7 +232,7 @@ is "$(detected "$TMP/rootw.folded"):$rc:$out:$err" "folded:0:a;b 1:" "auto: 250 
 # The near misses above through the whole registry: refused as today, with
 # every format tried named (bcc's default output, once taken for DTrace, is
 # now bcc's: see below); the odd perf file read as --format perf reads it.
-for f in ghc-prof xdebug-computer xdebug-human; do
+for f in ghc-prof ghc-prof-ticks xdebug-computer xdebug-human; do
 	run "$FLAMEKIT" collapse "$D/detect/$f.txt"
 	is "$rc:$out:$err" "1::flamekit: $D/detect/$f.txt: cannot tell the input format (tried: $tried); give one with --format NAME" \
 		"auto: detect/$f.txt is refused, no graph drawn"

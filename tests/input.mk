@@ -4,6 +4,8 @@ TESTS += tests/input.sh tests/detect.sh
 EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/detect/ghc-prof.format \
 	tests/data/detect/ghc-prof.txt \
+	tests/data/detect/ghc-prof-ticks.format \
+	tests/data/detect/ghc-prof-ticks.txt \
 	tests/data/detect/xdebug-computer.format \
 	tests/data/detect/xdebug-computer.txt \
 	tests/data/detect/xdebug-human.format \
@@ -31,7 +33,7 @@ EXTRA_DIST += tests/input.sh tests/detect.sh \
 	tests/data/detect/stap-odd.format \
 	tests/data/detect/stap-odd.txt \
 	tests/data/dtrace/odd-header.out \
-	tests/data/dtrace/odd-header.txt \
+	tests/data/dtrace/odd-header.txt tests/data/dtrace/offsets.stacks \
 	tests/data/detect/folded-java.format \
 	tests/data/detect/folded-java.txt \
 	tests/data/detect/folded.format \

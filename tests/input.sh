@@ -161,6 +161,28 @@ is "$rc:$out" "0:$(cat "$D/pmcstat/lost-preserve.out")" "pmcstat --preserve-tota
 run "$FLAMEKIT" collapse --preserve-total "$D/dtrace/fixes.txt"
 is "$rc:$err" "2:flamekit: $D/dtrace/fixes.txt: the input is dtrace, and the dtrace plugin has no option '--preserve-total'" \
 	"an option of another format is refused once the format is known"
+# dtrace --includeoffset (inferno's; stackcollapse.pl's $includeoffset,
+# which it offers no option for): every frame keeps its +0x offset but the
+# leaf, which loses it whether it has one or not; the script's own trim, of
+# the whole stack from its last '+', would cut "unix`pagefault+0x96;genunix`
+# segvn_fault" to "unix`pagefault" (FlameGraph#202).  C++ names are still cut
+# at their argument list, offset and all, as the script cuts them.
+run "$FLAMEKIT" collapse --includeoffset "$D/dtrace/offsets.stacks"
+is "$rc:$err:$out" "0::app\`main+0x40;app\`Render::frame;libstdc++.so.6\`_ZNSo5writeEPKcl 3
+unix\`0xfffffffffb8001d6;unix\`trap+0x2c7;unix\`pagefault+0x96;genunix\`segvn_fault 4" \
+	"dtrace --includeoffset: offsets kept but the leaf's"
+if [ -f "$FK_CONFORMANCE/dtrace/inputs/example-dtrace-stacks.txt" ]; then
+	# with its offsets taken out again, the stacks are stackcollapse.pl's
+	"$FLAMEKIT" collapse --format dtrace --includeoffset "$FK_CONFORMANCE/dtrace/inputs/example-dtrace-stacks.txt" |
+		sed 's/+0x[0-9a-f]*;/;/g' | awk '{ n = $NF; sub(/ [^ ]*$/, ""); s[$0] += n }
+			END { for (k in s) printf "%s %.0f\n", k, s[k] }' | LC_ALL=C sort > "$TMP/offsets.out"
+	same_file "$FK_CONFORMANCE/dtrace/expected/example-dtrace-stacks.txt" "$TMP/offsets.out" \
+		"dtrace --includeoffset on FlameGraph's example, offsets removed: the script's stacks"
+	ok $("$FLAMEKIT" collapse --format dtrace --includeoffset "$FK_CONFORMANCE/dtrace/inputs/example-dtrace-stacks.txt" |
+		grep -q '+0x[0-9a-f]*;'; echo $?) "dtrace --includeoffset on FlameGraph's example: offsets there"
+else
+	skip "dtrace --includeoffset on FlameGraph's example" "no conformance corpus"
+fi
 run "$FLAMEKIT" plugins --help pmcstat
 echo "$out" | grep -qx '  --preserve-total         flag     keep samples a line.s callers do not account for (the Perl drops them) \[default: 0\]'
 ok $? "plugins --help pmcstat lists --preserve-total"

@@ -413,6 +413,34 @@ demo;start_thread;parser;parse_input;classify
 demo;start_thread;parser;parse_input;tokenize
 demo;start_thread;renderer;render_frame;blend" "examples/profiles/demo.perf.txt.gz folds to its five busy stacks"
 
+# --kernel and --jit by module: stackcollapse-perf.pl's rules (/^\[/,
+# /vmlinux$/, /tmp/perf-PID.map), plus what they miss of the same kernel and
+# JIT (inferno's collapse-perf annotates them): a versioned debug vmlinux, a
+# module's .ko file, and perf inject --jit's jitted-PID-N.so.  Expected by
+# the rules, frame by frame: libvmlinux-helper.so, jitted-4242-1.txt and
+# [unknown] are neither.
+collapse --all "$D/modules.txt"
+is "$rc:$err:$out" "0::app;main;[unknown];not_jit;Ljava/lang/Thread:::run_[j];fib.smx::fib_[j] 250000
+app;main;helper;entry_SYSCALL_64_[k];do_idle_[k];mlx5e_napi_poll_[k];net_rx_action_[k] 250000" \
+	"--all: a versioned vmlinux and a .ko are kernel, a jitted-PID-N.so is JIT, as [kernel.kallsyms] and perf-PID.map"
+collapse --kernel "$D/modules.txt"
+is "$(echo "$out" | grep -c '_\[j\]'):$(echo "$out" | grep -o '_\[k\]' | wc -l)" "0:4" "--kernel alone: the four kernel frames, no JIT mark"
+
+# perf script without -g: each header line ends with its sample's one
+# frame and the next header follows at once, padded by the comm (as
+# inferno's collapse-perf reads it; stackcollapse-perf.pl drops them all).
+# The oracle: awk over the lines, COMM;SYM (its +offset cut) summing the
+# period; --kernel marks the [kernel.kallsyms] frames.
+awk '{ f = $(NF - 1); sub(/\+0x[0-9a-f]+$/, "", f); if ($NF == "([kernel.kallsyms])") f = f "_[k]"
+	w[$1 ";" f] += $4 } END { for (k in w) print k, w[k] }' "$D/no-callchain.txt" | LC_ALL=C sort > "$TMP/nocc.expected"
+collapse --kernel "$D/no-callchain.txt"
+printf '%s\n' "$out" > "$TMP/nocc.out"
+same_file "$TMP/nocc.expected" "$TMP/nocc.out" "perf script without -g: one frame a sample, from its header line (awk)"
+is "$rc:$err" "0:" "perf script without -g: nothing skipped"
+collapse --kernel --threads 2 "$D/no-callchain.txt"
+printf '%s\n' "$out" > "$TMP/nocc.out"
+same_file "$TMP/nocc.expected" "$TMP/nocc.out" "perf script without -g, 2 threads: the same"
+
 # options are declared for job files and --help
 run "$FLAMEKIT" plugins --help perf
 for o in pid tid kernel jit all addrs event-filter offcpu; do

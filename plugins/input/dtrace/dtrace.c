@@ -21,6 +21,11 @@
  * (libstdc++.so.6`f stays whole), and a leading 'L' is dropped only from Java
  * class descriptors, never from names such as LibFoo`bar.  The first three
  * lines are skipped whatever they hold, as stackcollapse.pl and inferno do.
+ *
+ * --includeoffset keeps every frame's offset but the leaf's: the script's
+ * $includeoffset, which has no option there (inferno's --includeoffset),
+ * without its bug of trimming the joined stack from its last '+' when the
+ * leaf has no offset (FlameGraph#202).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -35,6 +40,7 @@
 
 struct opts {
 	long long header_lines;
+	int includeoffset;
 };
 
 /* One frame of the record being read, in arrival (leaf first) order. */
@@ -104,14 +110,15 @@ static bool java_descriptor(const char *s, size_t n)
 /* Add one frame line (leaf-first order).  Inline pieces "A->B->C" are
  * stored reversed (C, B, A) so that reversing the whole record at push time
  * gives A;B_[i];C_[i] root first. */
-static int add_frame(struct stack *s, const char *p, size_t n, uint64_t line)
+static int add_frame(struct stack *s, const char *p, size_t n, uint64_t line, bool offset)
 {
 	size_t starts[64], lens[64], k = 0, b = 0;
 	int rc;
 
 	while (n > 0 && is_space(*p))
 		p++, n--;
-	n = strip_offset(p, n);
+	if (!offset || s->n == 0) /* the leaf's offset goes either way */
+		n = strip_offset(p, n);
 	n = strip_cxx(p, n);
 	if (n == 0)
 		return stack_add(s, "-", 1, FK_ANNOT_NONE, line);
@@ -200,7 +207,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			if (i == len)
 				continue;
 		}
-		rc = add_frame(&s, line, len, ln);
+		rc = add_frame(&s, line, len, ln, o && o->includeoffset);
 		if (rc < 0)
 			goto out;
 	}
@@ -332,6 +339,8 @@ static int probe(const unsigned char *buf, size_t len)
 static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_INT, "header-lines", "3", struct opts, header_lines,
 	          "lines to skip at the start, whatever they hold, as stackcollapse.pl does"),
+	FK_OPTION(FK_OPT_FLAG, "includeoffset", "0", struct opts, includeoffset,
+	          "keep each frame's +0x offset but the leaf's (inferno's --includeoffset)"),
 	FK_OPTION_END,
 };
 

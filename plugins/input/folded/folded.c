@@ -264,6 +264,39 @@ out:
  * line), the stack not itself ending in a number.  Three numbers or more at
  * the end make a table's row (a GHC .prof cost-centre tree, an xdebug
  * trace), never a stack. */
+/* How many numbers (-?\d+(\.\d*)?) end s[0..n), separated by blanks of
+ * any width, counted up to three: a table aligned in columns ("MAIN  MAIN
+ * <built-in>  337  0  0.0  0.0  100.0  100.0  0  728") has runs of them. */
+static int trailing_numbers(const char *s, size_t n)
+{
+	int k = 0;
+
+	while (k < 3) {
+		size_t e = n;
+
+		while (e > 0 && s[e - 1] >= '0' && s[e - 1] <= '9')
+			e--;
+		if (e > 0 && s[e - 1] == '.') {
+			size_t d = --e;
+			while (e > 0 && s[e - 1] >= '0' && s[e - 1] <= '9')
+				e--;
+			if (e == d)
+				break; /* "x." is no number */
+		} else if (e == n) {
+			break;
+		}
+		if (e > 0 && s[e - 1] == '-')
+			e--;
+		if (e == 0 || (s[e - 1] != ' ' && s[e - 1] != '\t'))
+			break;
+		k++;
+		while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+			e--;
+		n = e;
+	}
+	return k;
+}
+
 static bool folded_line(const char *s, size_t n)
 {
 	double w[2], x;
@@ -271,6 +304,8 @@ static bool folded_line(const char *s, size_t n)
 	long sl;
 
 	if (fk_folded_count(s, n, &x) < 0) /* " 7": the root's own weight */
+		return false;
+	if (trailing_numbers(s, n) >= 3)
 		return false;
 	sl = fk_folded_line(s, n, w, &two);
 	return !(two && sl > 0 && fk_folded_count(s, (size_t)sl, &x) >= 0);

@@ -16,7 +16,8 @@ EXTRA_DIST += tests/perf-conformance.sh tests/perf.sh \
 	tests/data/perf/exiting.txt tests/data/perf/exiting.c tests/data/perf/exiting.folded \
 	tests/data/perf/system-wide.txt tests/data/perf/system-wide.folded \
 	tests/data/perf/system-wide-tid.folded tests/data/perf/onechar.txt \
-	tests/data/perf/onechar.folded tests/data/perf/spin.c
+	tests/data/perf/onechar.folded tests/data/perf/spin.c \
+	tests/data/perf/modules.txt tests/data/perf/no-callchain.txt
 # --weight-field and --series-by-event (weights.c)
 TESTS += tests/perf-weights.sh
 EXTRA_DIST += tests/perf-weights.sh tests/data/perf/weights.c \

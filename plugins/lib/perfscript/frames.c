@@ -93,20 +93,50 @@ static bool looks_go(const char *s, size_t n)
 	return perf_memmem(a, n - (size_t)(a - s), ").", 2) != NULL;
 }
 
-/* /vmlinux$/, /^\[/, /\/tmp\/perf-\d+\.map/ on the module */
+/*
+ * A kernel module: stackcollapse-perf.pl's /^\[/ and /vmlinux$/ (never one
+ * naming "unknown"), and what that rule misses of the same kernel: a
+ * versioned image, as perf names the debug vmlinux Debian and Ubuntu ship
+ * (/usr/lib/debug/boot/vmlinux-6.1.0-13-amd64: "vmlinux" then only
+ * [A-Za-z0-9._-] in its last path component), and a loadable module
+ * resolved against its file (/lib/modules/VER/.../mlx5_core.ko), as
+ * inferno's collapse-perf annotates them.
+ */
 static bool mod_is_kernel(const char *m, size_t n)
 {
+	size_t base = n, k;
+
 	if (has_sub(m, n, "unknown"))
 		return false;
 	if (n > 0 && m[0] == '[')
 		return true;
-	return n >= 7 && memcmp(m + n - 7, "vmlinux", 7) == 0;
+	if (n >= 3 && memcmp(m + n - 3, ".ko", 3) == 0)
+		return true;
+	while (base > 0 && m[base - 1] != '/')
+		base--;
+	if (n - base < 7 || memcmp(m + base, "vmlinux", 7) != 0)
+		return n >= 7 && memcmp(m + n - 7, "vmlinux", 7) == 0;
+	for (k = base + 7; k < n; k++)
+		if (!is_digit((unsigned char)m[k]) && !(m[k] >= 'a' && m[k] <= 'z') &&
+		    !(m[k] >= 'A' && m[k] <= 'Z') && m[k] != '.' && m[k] != '_' && m[k] != '-')
+			return n >= 7 && memcmp(m + n - 7, "vmlinux", 7) == 0;
+	return true;
 }
 
+/*
+ * A JIT's code: the script's /tmp/perf-PID.map, and the ELF images perf
+ * inject --jit writes from a jitdump (jitted-PID-N.so), which the script
+ * predates.
+ */
 static bool mod_is_jit(const char *m, size_t n)
 {
 	const char *p = m;
-	size_t left = n;
+	size_t left = n, base = n;
+
+	while (base > 0 && m[base - 1] != '/')
+		base--;
+	if (n - base > 10 && memcmp(m + base, "jitted-", 7) == 0 && memcmp(m + n - 3, ".so", 3) == 0)
+		return true;
 	while ((p = perf_memmem(p, left, "/tmp/perf-", 10)) != NULL) {
 		const char *d = p + 10, *end = m + n;
 		const char *q = d;

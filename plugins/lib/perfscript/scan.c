@@ -18,6 +18,7 @@
  * are kept for the record that closes the pair (offcpu.c, leak.c).
  */
 #define _GNU_SOURCE /* strptime */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -60,6 +61,7 @@ struct record {
 	struct fk_sample meta;
 	size_t pname_len;    /* st.names[0 .. pname_len) is the comm frame */
 	bool java;
+	bool single;         /* the header holds the record's one frame (no -g) */
 	uint64_t body_line;  /* the number of the line after the header */
 	struct pair_rec pair;  /* what a pairing mode read from the header */
 };
@@ -416,15 +418,52 @@ static int comm_frame(struct seg *s, const struct header *hd)
 	return perf_stack_frame(s->w->cfg.h, st, 0, st->names_len, FK_ANNOT_NONE);
 }
 
+static int body_put(struct worker *w, const char *line, size_t n)
+{
+	if (w->body_len + n + 1 > w->body_cap &&
+	    perf_grow(w->cfg.h, (void **)&w->body, &w->body_cap, w->body_len + n + 1, 1) < 0)
+		return FK_ERR_NOMEM;
+	if (n)
+		memcpy(w->body + w->body_len, line, n);
+	w->body[w->body_len + n] = '\n';
+	w->body_len += n + 1;
+	w->bodyp = w->body;
+	return 0;
+}
+
+/* Whether a header's text after its event is one frame line
+ * ("HEX sym+off (module)"), as perf script prints without a callchain:
+ * never a tracepoint's arguments ("block:block_rq_issue: 8,0 WS ..."),
+ * whose event names a subsystem, where a hardware or software event has at
+ * most perf's modifier letters after a ':' ("cycles:u", "cpu-clock:ppp"). */
+static bool single_frame(const struct header *hd)
+{
+	const char *colon;
+	struct fline f;
+
+	if (!hd->args || !hd->event || !perf_match_frame(hd->args, hd->args_len, &f) ||
+	    f.pc != hd->args || f.pc_len >= hd->args_len || !is_ws((unsigned char)f.pc[f.pc_len]))
+		return false;
+	if ((colon = memchr(hd->event, ':', hd->event_len)) != NULL)
+		for (const char *c = colon + 1; c < hd->event + hd->event_len; c++)
+			if (!strchr("ukhHGpPISDWe", *c))
+				return false;
+	for (size_t k = 0; k < f.pc_len; k++)
+		if (!isxdigit((unsigned char)f.pc[k]))
+			return false;
+	return true;
+}
+
 /* A header line starts a record. */
 static int record_start(struct seg *s, const char *line, size_t n, size_t after,
                         struct header *hd, uint64_t lineno)
 {
 	struct record *r = &s->r;
 	double weight;
-	int series;
+	int series, rc;
 
 	r->body_line = lineno + 1;
+	r->single = false;
 	s->w->body_len = 0;
 	s->started = true;
 	/* a thread perf could no longer name (":-1 -1", exiting): the
@@ -437,6 +476,7 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
 		return 0;
 	}
 	perf_match_event(line, n, after, hd);
+	r->single = single_frame(hd);
 	if (!keep_event(s, hd, &series) || !record_weight(s, hd, &weight)) {
 		r->st = R_DROP;
 		return 0;
@@ -460,20 +500,14 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
 	}
 	r->meta.comm_len = hd->comm_len;
 	r->java = hd->comm_len >= 4 && memcmp(hd->comm, "java", 4) == 0;
-	return comm_frame(s, hd);
-}
-
-static int body_put(struct worker *w, const char *line, size_t n)
-{
-	if (w->body_len + n + 1 > w->body_cap &&
-	    perf_grow(w->cfg.h, (void **)&w->body, &w->body_cap, w->body_len + n + 1, 1) < 0)
-		return FK_ERR_NOMEM;
-	if (n)
-		memcpy(w->body + w->body_len, line, n);
-	w->body[w->body_len + n] = '\n';
-	w->body_len += n + 1;
-	w->bodyp = w->body;
-	return 0;
+	if ((rc = comm_frame(s, hd)) < 0 || !r->single)
+		return rc;
+	/* perf script without -g prints each sample's frame after its event
+	 * ("cycles:  7fa68b1f2d84 _dl_start+0x4 (/usr/lib/ld-2.31.so)"), the
+	 * next header on the next line: the frame is the record's body, and
+	 * no body follows to be taken whole */
+	s->started = false;
+	return body_put(s->w, hd->args, hd->args_len);
 }
 
 /* perf script --header's "# captured on    : Wed Dec  2 01:36:12 2026":
@@ -520,7 +554,14 @@ static int scan_line(struct seg *s, const char *line, size_t n)
 	int rc;
 
 	if (r->st != R_IDLE) {
-		/* inside a record, only an unindented line can be a header */
+		/* inside a record, only an unindented line can be a header;
+		 * after a one-line record, the next line is one, padded or not */
+		if (r->single) {
+			while (n && is_ws((unsigned char)*line))
+				line++, n--;
+			if (n == 0)
+				return 0;
+		}
 		if (line[0] == '#' || is_ws((unsigned char)line[0]) ||
 		    !(after = perf_match_header(line, n, &hd)))
 			return r->st == R_KEEP ? body_put(s->w, line, n) :
@@ -600,7 +641,7 @@ int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
 	while ((r = h->getline(in, &line, &n)) > 0) {
 		if (n == 0) {
 			rc = s.r.st == R_IDLE ? 0 : record_end(&s);
-		} else if (s.r.st == R_KEEP && (line[0] == '\t' || line[0] == ' ')) {
+		} else if (s.r.st == R_KEEP && !s.r.single && (line[0] == '\t' || line[0] == ' ')) {
 			rc = body_put(w, line, n); /* the common case first */
 		} else {
 			if (h->input_lineno(in) == 1 && n >= 8 && memcmp(line, "PERFILE2", 8) == 0 &&
