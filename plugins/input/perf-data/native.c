@@ -172,8 +172,10 @@ static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thre
 }
 
 /* The callchain, then the user stack's frames after it, as perf appends
- * them (thread__resolve_callchain_unwind); neither where perf's unwinder
- * fails the whole callchain (no instruction pointer among the registers). */
+ * them (thread__resolve_callchain_unwind); 1 and nothing printed where
+ * perf's unwinder fails the whole callchain (no instruction pointer among
+ * the registers): perf script then prints the sample's address alone, on
+ * its header line, as for a sample without a callchain. */
 static int chain_and_stack(struct nat *n, const struct pd_sample *s, struct pd_thread *t)
 {
 	uint64_t ips[MAX_STACK];
@@ -181,7 +183,8 @@ static int chain_and_stack(struct nat *n, const struct pd_sample *s, struct pd_t
 	int r = n->uw ? pd_unwind_sample(n->uw, n->m, t, s, ips, MAX_STACK, &nips) : 0;
 
 	if (r != 0)
-		return r < 0 ? -1 : 0;
+		return r < 0 ? -1 : 1;
+	ob_c(&n->out, '\n');
 	if (sample_chain(n, s, t) < 0)
 		return -1;
 	for (unsigned i = 0; i < nips; i++)
@@ -209,11 +212,11 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 	if (tp && s.raw && pd_trace_print(n->trace, &n->out, s.cpu, s.raw, s.raw_size) < 0)
 		return oom(n);
 	if ((s.attr->sample_type & PERF_SAMPLE_IP) && (!tp || n->tp_ip)) {
-		if (cc) {
-			ob_c(&n->out, '\n');
-			if (chain_and_stack(n, &s, t) < 0)
-				return oom(n);
-		} else {
+		int r = cc ? chain_and_stack(n, &s, t) : 1;
+
+		if (r < 0)
+			return oom(n);
+		if (r > 0) {
 			/* thread__find_map_fb: the sample's cpumode, then the address's */
 			int kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 			struct pd_map *map = pd_map_find(n->m, t, kernel, s.ip);
