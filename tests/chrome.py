@@ -70,7 +70,8 @@ def samples(evs):
         cpu = data.get("cpuProfile", {})
         for n in cpu.get("nodes", []):
             p["nodes"][n["id"]] = n
-        for sid, dt in zip(cpu.get("samples", []), data.get("timeDeltas", [])):
+        # newer Chrome writes the deltas twice, in data and in its cpuProfile
+        for sid, dt in zip(cpu.get("samples", []), data.get("timeDeltas", cpu.get("timeDeltas", []))):
             p["cum"] += dt
             p["samples"].append((p["cum"], len(p["samples"]), sid))
     for e in evs:  # older Chrome: a whole .cpuprofile in one event
@@ -92,6 +93,9 @@ def samples(evs):
                 ss.append((t, len(ss), sid))
             profs[("cpuprofile", len(profs))] = {"thread": (e["pid"], e["tid"]), "nodes": nodes, "samples": ss}
     for p in profs.values():
+        for n in list(p["nodes"].values()):  # a node may name its children instead of its parent
+            for k in n.get("children", []):
+                p["nodes"][k]["parent"] = n["id"]
         ss = sorted(p["samples"])
         for i, (t, _, sid) in enumerate(ss):
             if i + 1 < len(ss):

@@ -46,6 +46,15 @@ gzip -c "$TMP/obj.json" > "$TMP/obj.json.gz"
 run "$FLAMEKIT" collapse --events=durations "$TMP/obj.json.gz"
 is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/events.json")" "the object form, gzipped, detected: the same stacks"
 
+# what other writers do: Chrome's timeDeltas both in data and in its
+# cpuProfile (the first counts, not both), pid and tid as strings
+run "$FLAMEKIT" collapse "$C/both-deltas.json"
+is "$rc:$out" "0:$("$PY" "$ORACLE" samples "$C/both-deltas.json")" \
+	"timeDeltas in data and in cpuProfile: each sample once, the oracle's stacks"
+per_thread "$C/string-ids.json" chrome "{events: durations}"
+is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/string-ids.json" --threads)" \
+	"pid and tid as strings of digits: the same threads as numbers"
+
 # threads: pid, tid and thread_name reach Lua and the outputs
 per_thread "$C/events.json" chrome "{events: durations}"
 is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/events.json" --threads)" "per-thread.lua: thread_name-pid/tid roots"
@@ -78,6 +87,8 @@ bad chrome '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,
 bad chrome '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,
 "args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"samples":[1,7]},"timeDeltas":[5,5]}}}]' \
 	": not a Chrome trace: sample 7 of profile 0x1 is not the id of a node" "a sample of no node"
+bad chrome '[{"ph":"X","name":"a","pid":"9x","tid":1,"ts":1,"dur":2}]' \
+	":1: not a Chrome trace: a \"X\" event has no numeric pid and tid (column 56)" "a pid string that is no number"
 bad chrome '[{"ph":"X","name":"a","tid":1,"ts":1,"dur":2}]' \
 	":1: not a Chrome trace: a \"X\" event has no numeric pid and tid (column 45)" "an event without pid"
 bad chrome '[1]' ":1: not a Chrome trace: an event is not an object (column 2)" "an event that is no object"

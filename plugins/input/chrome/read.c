@@ -375,6 +375,24 @@ static int end_node(struct rd *r)
 	return 1;
 }
 
+/* A pid or tid: a number, or a string of one ("tid": "7695", as some
+ * tools write). */
+static int id_num(int type, double num, const unsigned char *s, size_t len, double *out)
+{
+	char b[32], *end;
+
+	if (type == 'n') {
+		*out = num;
+		return fabs(num) < 1e300;
+	}
+	if (type != 's' || len == 0 || len >= sizeof b)
+		return 0;
+	memcpy(b, s, len);
+	b[len] = 0;
+	*out = strtod(b, &end);
+	return *end == 0 && b[0] != ' ' && fabs(*out) < 1e300;
+}
+
 static int scalar(void *x, int type, double num, const unsigned char *s, size_t len)
 {
 	struct rd *r = x;
@@ -399,8 +417,8 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 				return set_str(r, &r->id, (const unsigned char *)b, (size_t)n);
 			}
 			return 1;
-		case Y_PID: r->has_pid = isnum; r->pid = num; return 1;
-		case Y_TID: r->has_tid = isnum; r->tid = num; return 1;
+		case Y_PID: r->has_pid = id_num(type, num, s, len, &r->pid); return 1;
+		case Y_TID: r->has_tid = id_num(type, num, s, len, &r->tid); return 1;
 		case Y_TS: r->has_ts = isnum; r->ts = num; return 1;
 		case Y_DUR: r->has_dur = isnum; r->dur = num; return 1;
 		}
@@ -508,8 +526,8 @@ static int open_container(void *x, int is_map)
 		nk = K_DATA;
 	else if (parent == K_DATA && key == Y_CPU && is_map)
 		nk = K_CPU, r->has_cpu = 1;
-	else if ((parent == K_DATA || parent == K_CPU) && key == Y_DELTAS && !is_map)
-		nk = K_DELTAS, r->has_deltas = 1;
+	else if ((parent == K_DATA || parent == K_CPU) && key == Y_DELTAS && !is_map && !r->has_deltas)
+		nk = K_DELTAS, r->has_deltas = 1; /* newer Chrome writes them in both: the first counts */
 	else if (parent == K_CPU && key == Y_NODES && !is_map)
 		nk = K_NODES;
 	else if (parent == K_CPU && key == Y_SAMPLES && !is_map)
