@@ -62,7 +62,7 @@ def samples(evs):
             continue
         p = profs.setdefault((e["pid"], str(e.get("id"))), {"thread": (e["pid"], e["tid"]), "start": 0,
                                                           "nodes": {}, "samples": [], "cum": 0})
-        data = e["args"]["data"]
+        data = e.get("args", {}).get("data", {})  # a chunk may have no data
         if e["name"] == "Profile":
             p["thread"] = (e["pid"], e["tid"])
             p["start"] = data.get("startTime", e.get("ts", 0))
@@ -86,7 +86,8 @@ def samples(evs):
             nodes = {n["id"]: dict(n) for n in cpu["nodes"]}
             for n in cpu["nodes"]:
                 for k in n.get("children", []):
-                    nodes[k]["parent"] = n["id"]
+                    if k in nodes:
+                        nodes[k]["parent"] = n["id"]
             t, ss = 0, []
             for sid, dt in zip(cpu["samples"], cpu["timeDeltas"]):
                 t += dt
@@ -95,20 +96,21 @@ def samples(evs):
     for p in profs.values():
         for n in list(p["nodes"].values()):  # a node may name its children instead of its parent
             for k in n.get("children", []):
-                p["nodes"][k]["parent"] = n["id"]
+                if k in p["nodes"]:  # V8 names children it never wrote
+                    p["nodes"][k]["parent"] = n["id"]
         ss = sorted(p["samples"])
         for i, (t, _, sid) in enumerate(ss):
             if i + 1 < len(ss):
                 w = ss[i + 1][0] - t
             else:
                 w = t - ss[i - 1][0] if i > 0 else 0
-            if w <= 0:
+            if w <= 0 or sid not in p["nodes"]:  # a node of a lost chunk: no stack
                 continue
             frames, n = [], p["nodes"][sid]
             while True:
                 if not (n["callFrame"]["functionName"] == "(root)" and not n["callFrame"].get("url")):
                     frames.append(node_name(n))
-                if "parent" not in n:
+                if n.get("parent") not in p["nodes"]:  # none, or lost: the stack starts here
                     break
                 n = p["nodes"][n["parent"]]
             if frames:

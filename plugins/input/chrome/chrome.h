@@ -29,6 +29,7 @@ struct cr_sample {
 	double node;               /* a node id */
 	double t;                  /* microseconds since the profile's start */
 	size_t seq;
+	uint64_t line;             /* its chunk's, for the skip count */
 };
 
 /* One profile: a Profile event and the ProfileChunk events of its id and

@@ -185,6 +185,7 @@ static int chunk(struct rd *r)
 		s->node = r->samples[i];
 		s->t = p->cum;
 		s->seq = p->ns;
+		s->line = r->line;
 	}
 	r->text_mark = r->t->tlen; /* the nodes' names stay */
 	return 1;
