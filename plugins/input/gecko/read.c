@@ -3,7 +3,8 @@
  * the columns gecko.c needs and drop everything else (markers, counters,
  * meta, pages) as it passes.  A table is either the Gecko format's
  * {"schema": {"stack": 0, ...}, "data": [[...], ...]} (the schema before
- * the data, as Firefox writes it) or the processed format's columns
+ * the data, as Firefox writes it; rows before their schema, as some
+ * versions wrote them, are held until it comes) or the processed format's columns
  * {"stack": [...], "time": [...], ...}; both are read the same way.
  * "processes" (the Gecko format's child processes) are read recursively;
  * each has its own libraries.
@@ -47,6 +48,9 @@ struct rd {
 	struct gk_thread *th;                   /* the thread being read */
 	int schema[C_NCOLS];                    /* the current table's column positions, -1 none */
 	int has_schema;
+	int held;                               /* the table's rows came before its schema: */
+	double *hv;                             /* their values back to back, */
+	size_t nhv, caphv, *hend, nhend, caphend; /* each row's end in hv */
 	int col;                                /* K_COLARR: its column */
 	size_t rowpos, rowlen[C_NCOLS];         /* K_ROW: position, the columns' lengths at its start */
 	struct gk_strs *strs;                   /* K_STRS: where the strings go */
@@ -93,6 +97,12 @@ static int scalar(void *ctx, int type, double num, const unsigned char *s, size_
 	case K_COLARR:
 		return r->col < 0 ? 1 : push_col(r, r->col, x);
 	case K_ROW:
+		if (r->held) {
+			if (GK_GROW(r->h, r->hv, r->caphv, r->nhv + 1) < 0)
+				return fk_json_nomem(&r->j);
+			r->hv[r->nhv++] = x;
+			return 1;
+		}
 		for (int c = 0; c < C_NCOLS; c++)
 			if (r->schema[c] == (int)r->rowpos && !push_col(r, c, x))
 				return 0;
@@ -199,6 +209,8 @@ static int open_table(struct rd *r, unsigned t)
 	for (int c = 0; c < C_NCOLS; c++)
 		r->schema[c] = -1;
 	r->has_schema = 0;
+	r->held = 0;
+	r->nhv = r->nhend = 0;
 	(void)t;
 	return 1;
 }
@@ -256,8 +268,7 @@ static int open_container(void *x, int is_map)
 	} else if (parent == K_TABLE && is_map && key_is(r, "schema")) {
 		nk = K_SCHEMA, r->has_schema = 1;
 	} else if (parent == K_TABLE && !is_map && key_is(r, "data")) {
-		if (!r->has_schema)
-			return fk_json_fail(&r->j, "a table's \"data\" comes before its \"schema\"");
+		r->held = !r->has_schema;
 		nk = K_ROWS;
 	} else if (parent == K_TABLE && !is_map) {
 		nk = K_COLARR, r->col = -1;
@@ -267,6 +278,8 @@ static int open_container(void *x, int is_map)
 				if (r->th->has_col[r->col]++)
 					return fk_json_fail(&r->j, "a table has column \"%s\" twice", cols[i].name);
 			}
+	} else if (parent == K_ROWS && !is_map && r->held) {
+		nk = K_ROW;
 	} else if (parent == K_ROWS && !is_map) {
 		nk = K_ROW, r->rowpos = 0;
 		for (int c = 0; c < C_NCOLS; c++) {
@@ -290,13 +303,41 @@ static int open_container(void *x, int is_map)
 	return 1;
 }
 
+/* The schema has come after the rows: each held row into the columns. */
+static int replay(struct rd *r)
+{
+	size_t b = 0;
+
+	r->held = 0;
+	for (int c = 0; c < C_NCOLS; c++)
+		if (r->schema[c] >= 0)
+			r->th->has_col[c] = 1;
+	for (size_t i = 0; i < r->nhend; b = r->hend[i++])
+		for (int c = 0; c < C_NCOLS; c++) {
+			size_t pos = (size_t)r->schema[c];
+			if (r->schema[c] >= 0 &&
+			    !push_col(r, c, b + pos < r->hend[i] ? r->hv[b + pos] : NAN))
+				return 0;
+		}
+	r->nhv = r->nhend = 0;
+	return 1;
+}
+
 static int on_end(void *x)
 {
 	struct rd *r = x;
 	struct gk_prof *p = r->p;
 	unsigned k = r->kind[r->depth];
 
-	if (k == K_ROW) { /* a row too short: its missing values */
+	if (k == K_ROW && r->held) {
+		if (GK_GROW(r->h, r->hend, r->caphend, r->nhend + 1) < 0)
+			return fk_json_nomem(&r->j);
+		r->hend[r->nhend++] = r->nhv;
+	} else if (k == K_SCHEMA && r->held && !replay(r)) {
+		return 0;
+	} else if (k == K_TABLE && r->held && !r->has_schema) {
+		return fk_json_fail(&r->j, "a table has \"data\" and no \"schema\"");
+	} else if (k == K_ROW) { /* a row too short: its missing values */
 		for (int c = 0; c < C_NCOLS; c++)
 			if (r->schema[c] >= 0 && r->th->col[c].n == r->rowlen[c] && !push_col(r, c, NAN))
 				return 0;
@@ -343,6 +384,8 @@ int gk_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_
 	fk_json_init(&r->j, h, in, "Firefox Profiler file", lim);
 	rc = fk_json_parse(&r->j, &ops, r);
 	h->free(r->libname.s);
+	h->free(r->hv);
+	h->free(r->hend);
 	h->free(r);
 	return rc;
 }
