@@ -12,7 +12,7 @@ ORACLE="$FK_SRCDIR/tests/gecko.py"
 
 need_python gecko
 
-for f in firefox samply alloc shared-tables data-first; do
+for f in firefox samply alloc shared-tables data-first old-strings; do
 	run "$FLAMEKIT" collapse "$G/$f.json"
 	is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/$f.json")" "gecko $f.json, detected: the oracle's stacks"
 	gzip -c "$G/$f.json" > "$TMP/$f.json.gz"
@@ -33,6 +33,13 @@ is "$(printf '%s\n' "$out" | grep -c '^libc.so.6+0x1234;main;compute;busy+0x10 3
 run "$FLAMEKIT" graph --output-plugin speedscope "$G/alloc.json"
 is "$(printf '%s' "$out" | grep -o '"unit":"[a-z]*"' | sort -u)" '"unit":"nanoseconds"' "tracing-ms weights are ns"
 
+per_thread "$G/old-strings.json" gecko
+is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/old-strings.json" --threads)" \
+	"older Gecko: \"libs\" and a child process as strings of JSON, each process with its libraries and threads"
+printf '{"meta":{"interval":1,"startTime":0},"libs":"[{\\"name\\":","threads":[]}' > "$TMP/libstr.json"
+run "$FLAMEKIT" collapse --format gecko "$TMP/libstr.json"
+is "$rc:$err" "1:flamekit: $TMP/libstr.json:1: not a Firefox Profiler file: the string holding \"libs\" is not JSON (column 57)" \
+	"a \"libs\" string that is not JSON"
 per_thread "$G/samply.json"
 is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/samply.json" --threads)" "per-thread.lua: thread name, pid (a string in the file) and tid"
 

@@ -7,7 +7,9 @@
  * versions wrote them, are held until it comes) or the processed format's columns
  * {"stack": [...], "time": [...], ...}; both are read the same way.
  * "processes" (the Gecko format's child processes) are read recursively;
- * each has its own libraries.
+ * each has its own libraries.  Older Gecko versions hold "libs" as a string
+ * of JSON, and a child process as a string of JSON among the "threads":
+ * each is parsed in place.
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +50,8 @@ struct rd {
 	struct gk_thread *th;                   /* the thread being read */
 	int schema[C_NCOLS];                    /* the current table's column positions, -1 none */
 	int has_schema;
+	unsigned proc_at;                       /* a string of "threads" being read as a
+	                                         * process, at this depth (0: none) */
 	int held;                               /* the table's rows came before its schema: */
 	double *hv;                             /* their values back to back, */
 	size_t nhv, caphv, *hend, nhend, caphend; /* each row's end in hv */
@@ -170,10 +174,20 @@ static int scalar(void *ctx, int type, double num, const unsigned char *s, size_
 		}
 		return 1;
 	case K_TOP:
+		if (key_is(r, "libs") && type == 's') /* older Gecko versions: a string of JSON */
+			return fk_json_parse_inner(&r->j, s, len, "\"libs\"");
 		if (key_is(r, "threads") || key_is(r, "libs") || key_is(r, "processes"))
 			return fk_json_fail(&r->j, "\"%.*s\" is not an array", (int)r->keylen, r->key);
 		return 1;
 	case K_THREADS:
+		if (type == 's' && !r->proc_at) { /* older Gecko versions: a child process, a string of JSON */
+			int ok;
+			r->proc_at = r->depth;
+			ok = fk_json_parse_inner(&r->j, s, len, "a child process");
+			r->proc_at = 0;
+			return ok;
+		}
+		/* fall through */
 	case K_PROCS:
 	case K_LIBS:
 		return fk_json_fail(&r->j, k == K_THREADS ? "a thread is not an object" :
@@ -243,7 +257,7 @@ static int open_container(void *x, int is_map)
 				r->th = &p->shared_t;
 				nk = K_TABLE, tab = tables[i].table, open_table(r, tab);
 			}
-	} else if (parent == K_PROCS && is_map) {
+	} else if ((parent == K_PROCS && is_map) || (parent == K_THREADS && is_map && r->proc_at == r->depth)) {
 		nk = K_TOP;
 	} else if (parent == K_THREADS && is_map) {
 		if (GK_GROW(r->h, p->threads, p->capthreads, p->nthreads + 1) < 0)
