@@ -67,6 +67,8 @@ def frames_of(th, libs, strings):
 
 def main():
     d = json.load(open(sys.argv[1]))
+    if "profile" in d and "meta" not in d:  # Firefox DevTools' recording: its Gecko profile
+        d = d["profile"]
     with_threads = "--threads" in sys.argv
     shared = d.get("shared", {}).get("stringArray")
     stacks = {}

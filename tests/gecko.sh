@@ -12,7 +12,7 @@ ORACLE="$FK_SRCDIR/tests/gecko.py"
 
 need_python gecko
 
-for f in firefox samply alloc shared-tables data-first old-strings; do
+for f in firefox samply alloc shared-tables data-first old-strings devtools-recording; do
 	run "$FLAMEKIT" collapse "$G/$f.json"
 	is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/$f.json")" "gecko $f.json, detected: the oracle's stacks"
 	gzip -c "$G/$f.json" > "$TMP/$f.json.gz"
@@ -33,6 +33,17 @@ is "$(printf '%s\n' "$out" | grep -c '^libc.so.6+0x1234;main;compute;busy+0x10 3
 run "$FLAMEKIT" graph --output-plugin speedscope "$G/alloc.json"
 is "$(printf '%s' "$out" | grep -o '"unit":"[a-z]*"' | sort -u)" '"unit":"nanoseconds"' "tracing-ms weights are ns"
 
+# Firefox DevTools' recording with markers enough to put its profile past
+# the 64 KiB detection sees: detected by its markers
+"$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["markers"] = d["markers"] * 2000
+json.dump(d, sys.stdout)' "$G/devtools-recording.json" > "$TMP/big-rec.json"
+run "$FLAMEKIT" collapse "$TMP/big-rec.json"
+is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/devtools-recording.json")" \
+	"a DevTools recording whose profile starts past 64 KiB: detected, the same stacks"
+per_thread "$G/devtools-recording.json" gecko
+is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/devtools-recording.json" --threads)" "a DevTools recording: its threads"
 per_thread "$G/old-strings.json" gecko
 is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/old-strings.json" --threads)" \
 	"older Gecko: \"libs\" and a child process as strings of JSON, each process with its libraries and threads"

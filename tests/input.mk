@@ -130,4 +130,4 @@ EXTRA_DIST += tests/chrome.sh tests/chrome.py \
 TESTS += tests/gecko.sh
 EXTRA_DIST += tests/gecko.sh tests/gecko.py \
 	tests/data/gecko/firefox.json tests/data/gecko/samply.json tests/data/gecko/alloc.json \
-	tests/data/gecko/shared-tables.json tests/data/gecko/data-first.json tests/data/gecko/old-strings.json
+	tests/data/gecko/shared-tables.json tests/data/gecko/data-first.json tests/data/gecko/old-strings.json tests/data/gecko/devtools-recording.json

@@ -9,7 +9,8 @@
  * "processes" (the Gecko format's child processes) are read recursively;
  * each has its own libraries.  Older Gecko versions hold "libs" as a string
  * of JSON, and a child process as a string of JSON among the "threads":
- * each is parsed in place.
+ * each is parsed in place.  Firefox DevTools' performance recordings (the
+ * old performance panel's export) hold a Gecko profile in "profile".
  */
 #include <math.h>
 #include <stdio.h>
@@ -239,6 +240,8 @@ static int open_container(void *x, int is_map)
 		return 0;
 	if (r->depth == 0 && is_map) {
 		nk = K_TOP;
+	} else if (r->depth == 1 && parent == K_TOP && is_map && key_is(r, "profile")) {
+		nk = K_TOP; /* Firefox DevTools' recording: its Gecko profile */
 	} else if (r->depth == 0) {
 		return fk_json_fail(&r->j, "the JSON is not an object");
 	} else if (parent == K_TOP && !is_map && key_is(r, "threads")) {
@@ -313,7 +316,7 @@ static int open_container(void *x, int is_map)
 	r->table[r->depth] = (unsigned char)(nk == K_TABLE || nk == K_SCHEMA || nk == K_ROWS ||
 	                                     nk == K_ROW || nk == K_COLARR ? tab : T_NONE);
 	if (nk == K_TOP)
-		r->proc[r->depth] = r->depth == 1 ? 0 : ++p->nprocs;
+		r->proc[r->depth] = r->depth == 1 || (r->depth == 2 && key_is(r, "profile")) ? 0 : ++p->nprocs;
 	return 1;
 }
 
