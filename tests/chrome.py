@@ -19,12 +19,34 @@ import sys
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # json's decoder nests (old head trees)
 
 
+TOP = {}
+
+
 def events(path):
     text = open(path).read().rstrip()
     if text.startswith("[") and not text.endswith("]"):
         text = text.rstrip(",") + "]"  # the format lets an array of events end unclosed
     d = json.loads(text)
+    if isinstance(d, dict):
+        TOP.update(d)
     return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def top_samples(profs):
+    """The format's own "samples" beside the events (Hermes): per thread,
+    each at its ts (numbers or strings of one), its stack the
+    "stackFrames" entry its "sf" names and their parents."""
+    frames = {float(k): v for k, v in TOP.get("stackFrames", {}).items()}
+    nodes = {k: {"callFrame": {"functionName": v["name"]}, "id": k} for k, v in frames.items()}
+    for k, v in frames.items():
+        if v.get("parent") is not None:
+            nodes[k]["parent"] = float(v["parent"])
+    for smp in TOP.get("samples", []):
+        if "sf" not in smp:  # no stack: skipped
+            continue
+        th = (int(smp["pid"]), int(smp["tid"]))
+        p = profs.setdefault(("sf",) + th, {"thread": th, "nodes": nodes, "samples": []})
+        p["samples"].append((float(smp["ts"]), len(p["samples"]), float(smp["sf"])))
 
 
 def thread_names(evs):
@@ -93,6 +115,7 @@ def samples(evs):
                 t += dt
                 ss.append((t, len(ss), sid))
             profs[("cpuprofile", len(profs))] = {"thread": (e["pid"], e["tid"]), "nodes": nodes, "samples": ss}
+    top_samples(profs)
     for p in profs.values():
         for n in list(p["nodes"].values()):  # a node may name its children instead of its parent
             for k in n.get("children", []):

@@ -64,6 +64,17 @@ is "$err" "flamekit: warning: [input:chrome] $C/lost-chunk.json: profile 0x2: th
 flamekit: warning: $C/lost-chunk.json: skipped 2 unreadable lines (lines 13, 13)" \
 	"a trace that lost chunks: the orphan said, the samples of no node counted with their chunk's line"
 
+# the format's own "samples" and "stackFrames" beside the events (Hermes):
+# per thread, timed by their ts (strings of numbers), one without a stack
+# frame skipped and counted
+run "$FLAMEKIT" collapse "$C/hermes-samples.json"
+is "$rc:$out" "0:$("$PY" "$ORACLE" samples "$C/hermes-samples.json")" "top-level samples and stackFrames: the oracle's stacks"
+is "$err" "flamekit: warning: $C/hermes-samples.json: skipped 1 unreadable line (line 9)" \
+	"a top-level sample without sf: skipped, counted with its line"
+per_thread "$C/hermes-samples.json" chrome
+is "$(printf '%s\n' "$out" | cut -d";" -f1 | LC_ALL=C sort -u | tr '\n' ' ')" "-300/32 js-300/31 " \
+	"top-level samples: each thread of its own, named by its thread_name"
+
 # threads: pid, tid and thread_name reach Lua and the outputs
 per_thread "$C/events.json" chrome "{events: durations}"
 is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/events.json" --threads)" "per-thread.lua: thread_name-pid/tid roots"

@@ -49,6 +49,8 @@ struct cr_prof {
 	size_t ns, caps;
 	double *edges;             /* (parent id, child id) pairs from nodes' "children" */
 	size_t nedges, capedges;   /* doubles, two an edge */
+	int from_sf;               /* a thread's top-level "samples": its nodes are
+	                            * the "stackFrames", its times absolute */
 };
 
 struct cr_thread {
@@ -77,6 +79,8 @@ struct cr_trace {
 	size_t nthreads, capthreads;
 	struct cr_dur *durs;
 	size_t ndurs, capdurs;
+	struct cr_node *sfv;       /* the top-level "stackFrames", as nodes */
+	size_t nsfv, capsfv;
 };
 
 struct fk_json;
