@@ -343,6 +343,18 @@ static void begin_node(struct rd *r)
 	r->nkids = 0;
 }
 
+/* The node being read, its name the text from off on, into *nd. */
+static void fill_node(const struct rd *r, struct cr_node *nd, size_t off)
+{
+	memset(nd, 0, sizeof *nd);
+	nd->id = r->node_id;
+	nd->parent_id = r->node_parent;
+	nd->name_off = off;
+	nd->name_len = r->t->tlen - off;
+	nd->parent = CR_NONE;
+	nd->leaf = FK_NODE_NONE;
+}
+
 /* A node is complete: "FUNCTION URL:LINE", as the v8 plugin names it. */
 static int end_node(struct rd *r)
 {
@@ -369,14 +381,8 @@ static int end_node(struct rd *r)
 		    !push_num(r, &r->edges, &r->nedges, &r->capedges, r->kids[i]))
 			return 0;
 	nd = &r->nodes[r->nnodes++];
-	memset(nd, 0, sizeof *nd);
-	nd->id = r->node_id;
-	nd->parent_id = r->node_parent;
-	nd->name_off = off;
-	nd->name_len = t->tlen - off;
+	fill_node(r, nd, off);
 	nd->is_root = r->fn.len == 6 && memcmp(r->fn.s, "(root)", 6) == 0 && !(r->url.set && r->url.len);
-	nd->parent = CR_NONE;
-	nd->leaf = FK_NODE_NONE;
 	return 1;
 }
 
@@ -396,6 +402,18 @@ static int id_num(int type, double num, const unsigned char *s, size_t len, doub
 	b[len] = 0;
 	*out = strtod(b, &end);
 	return *end == 0 && b[0] != ' ' && fabs(*out) < 1e300;
+}
+
+/* An event's or top-level sample's pid, tid or ts. */
+static int where_when(struct rd *r, unsigned key, int type, double num, const unsigned char *s, size_t len)
+{
+	if (key == Y_PID)
+		r->has_pid = id_num(type, num, s, len, &r->pid);
+	else if (key == Y_TID)
+		r->has_tid = id_num(type, num, s, len, &r->tid);
+	else
+		r->has_ts = id_num(type, num, s, len, &r->ts);
+	return 1;
 }
 
 static int scalar(void *x, int type, double num, const unsigned char *s, size_t len)
@@ -422,9 +440,7 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 				return set_str(r, &r->id, (const unsigned char *)b, (size_t)n);
 			}
 			return 1;
-		case Y_PID: r->has_pid = id_num(type, num, s, len, &r->pid); return 1;
-		case Y_TID: r->has_tid = id_num(type, num, s, len, &r->tid); return 1;
-		case Y_TS: r->has_ts = id_num(type, num, s, len, &r->ts); return 1;
+		case Y_PID: case Y_TID: case Y_TS: return where_when(r, key, type, num, s, len);
 		case Y_DUR: r->has_dur = id_num(type, num, s, len, &r->dur); return 1;
 		}
 		return 1;
@@ -470,13 +486,9 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 			r->has_line = 1, r->node_line = num;
 		return 1;
 	case K_TSAMPLE:
-		switch (key) {
-		case Y_PID: r->has_pid = id_num(type, num, s, len, &r->pid); return 1;
-		case Y_TID: r->has_tid = id_num(type, num, s, len, &r->tid); return 1;
-		case Y_TS: r->has_ts = id_num(type, num, s, len, &r->ts); return 1;
-		case Y_SF: r->node_has_id = id_num(type, num, s, len, &r->node_id); return 1;
-		}
-		return 1;
+		if (key == Y_SF)
+			r->node_has_id = id_num(type, num, s, len, &r->node_id);
+		return key == Y_PID || key == Y_TID || key == Y_TS ? where_when(r, key, type, num, s, len) : 1;
 	case K_SFRAME:
 		if (key == Y_NAME && type == 's')
 			return set_str(r, &r->fn, s, len);
@@ -622,7 +634,6 @@ static int end_tsample(struct rd *r)
 static int end_sframe(struct rd *r)
 {
 	struct cr_trace *t = r->t;
-	struct cr_node *nd;
 	size_t off = t->tlen;
 
 	if (!r->node_has_id || !r->fn.set)
@@ -631,14 +642,7 @@ static int end_sframe(struct rd *r)
 		return fk_json_nomem(&r->j);
 	if (!add_text(r, r->fn.s, r->fn.len))
 		return 0;
-	nd = &t->sfv[t->nsfv++];
-	memset(nd, 0, sizeof *nd);
-	nd->id = r->node_id;
-	nd->parent_id = r->node_parent;
-	nd->name_off = off;
-	nd->name_len = r->fn.len;
-	nd->parent = CR_NONE;
-	nd->leaf = FK_NODE_NONE;
+	fill_node(r, &t->sfv[t->nsfv++], off);
 	r->node_has_id = 0;
 	return 1;
 }
