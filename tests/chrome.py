@@ -19,12 +19,34 @@ import sys
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # json's decoder nests (old head trees)
 
 
+TOP = {}
+
+
 def events(path):
     text = open(path).read().rstrip()
     if text.startswith("[") and not text.endswith("]"):
         text = text.rstrip(",") + "]"  # the format lets an array of events end unclosed
     d = json.loads(text)
+    if isinstance(d, dict):
+        TOP.update(d)
     return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def top_samples(profs):
+    """The format's own "samples" beside the events (Hermes): per thread,
+    each at its ts (numbers or strings of one), its stack the
+    "stackFrames" entry its "sf" names and their parents."""
+    frames = {float(k): v for k, v in TOP.get("stackFrames", {}).items()}
+    nodes = {k: {"callFrame": {"functionName": v["name"]}, "id": k} for k, v in frames.items()}
+    for k, v in frames.items():
+        if v.get("parent") is not None:
+            nodes[k]["parent"] = float(v["parent"])
+    for smp in TOP.get("samples", []):
+        if "sf" not in smp:  # no stack: skipped
+            continue
+        th = (int(smp["pid"]), int(smp["tid"]))
+        p = profs.setdefault(("sf",) + th, {"thread": th, "nodes": nodes, "samples": []})
+        p["samples"].append((float(smp["ts"]), len(p["samples"]), float(smp["sf"])))
 
 
 def thread_names(evs):
@@ -62,7 +84,7 @@ def samples(evs):
             continue
         p = profs.setdefault((e["pid"], str(e.get("id"))), {"thread": (e["pid"], e["tid"]), "start": 0,
                                                           "nodes": {}, "samples": [], "cum": 0})
-        data = e["args"]["data"]
+        data = e.get("args", {}).get("data", {})  # a chunk may have no data
         if e["name"] == "Profile":
             p["thread"] = (e["pid"], e["tid"])
             p["start"] = data.get("startTime", e.get("ts", 0))
@@ -70,7 +92,8 @@ def samples(evs):
         cpu = data.get("cpuProfile", {})
         for n in cpu.get("nodes", []):
             p["nodes"][n["id"]] = n
-        for sid, dt in zip(cpu.get("samples", []), data.get("timeDeltas", [])):
+        # newer Chrome writes the deltas twice, in data and in its cpuProfile
+        for sid, dt in zip(cpu.get("samples", []), data.get("timeDeltas", cpu.get("timeDeltas", []))):
             p["cum"] += dt
             p["samples"].append((p["cum"], len(p["samples"]), sid))
     for e in evs:  # older Chrome: a whole .cpuprofile in one event
@@ -85,26 +108,32 @@ def samples(evs):
             nodes = {n["id"]: dict(n) for n in cpu["nodes"]}
             for n in cpu["nodes"]:
                 for k in n.get("children", []):
-                    nodes[k]["parent"] = n["id"]
+                    if k in nodes:
+                        nodes[k]["parent"] = n["id"]
             t, ss = 0, []
             for sid, dt in zip(cpu["samples"], cpu["timeDeltas"]):
                 t += dt
                 ss.append((t, len(ss), sid))
             profs[("cpuprofile", len(profs))] = {"thread": (e["pid"], e["tid"]), "nodes": nodes, "samples": ss}
+    top_samples(profs)
     for p in profs.values():
+        for n in list(p["nodes"].values()):  # a node may name its children instead of its parent
+            for k in n.get("children", []):
+                if k in p["nodes"]:  # V8 names children it never wrote
+                    p["nodes"][k]["parent"] = n["id"]
         ss = sorted(p["samples"])
         for i, (t, _, sid) in enumerate(ss):
             if i + 1 < len(ss):
                 w = ss[i + 1][0] - t
             else:
                 w = t - ss[i - 1][0] if i > 0 else 0
-            if w <= 0:
+            if w <= 0 or sid not in p["nodes"]:  # a node of a lost chunk: no stack
                 continue
             frames, n = [], p["nodes"][sid]
             while True:
                 if not (n["callFrame"]["functionName"] == "(root)" and not n["callFrame"].get("url")):
                     frames.append(node_name(n))
-                if "parent" not in n:
+                if n.get("parent") not in p["nodes"]:  # none, or lost: the stack starts here
                     break
                 n = p["nodes"][n["parent"]]
             if frames:

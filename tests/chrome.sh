@@ -46,6 +46,35 @@ gzip -c "$TMP/obj.json" > "$TMP/obj.json.gz"
 run "$FLAMEKIT" collapse --events=durations "$TMP/obj.json.gz"
 is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/events.json")" "the object form, gzipped, detected: the same stacks"
 
+# what other writers do: Chrome's timeDeltas both in data and in its
+# cpuProfile (the first counts, not both), pid and tid as strings
+run "$FLAMEKIT" collapse "$C/both-deltas.json"
+is "$rc:$out" "0:$("$PY" "$ORACLE" samples "$C/both-deltas.json")" \
+	"timeDeltas in data and in cpuProfile: each sample once, the oracle's stacks"
+per_thread "$C/string-ids.json" chrome "{events: durations}"
+is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/string-ids.json" --threads)" \
+	"pid and tid as strings of digits: the same threads as numbers"
+
+# Chrome's trace buffer loses chunks: a sample of a node never written is
+# skipped and counted, a node whose parent is lost starts its stacks
+# (said), a child never written is left out; a chunk without data is none
+run "$FLAMEKIT" collapse "$C/lost-chunk.json"
+is "$rc:$out" "0:$("$PY" "$ORACLE" samples "$C/lost-chunk.json")" "a trace that lost chunks: the oracle's stacks"
+is "$err" "flamekit: warning: [input:chrome] $C/lost-chunk.json: profile 0x2: the parent of 1 node is not in the trace (a chunk lost?); stacks start there
+flamekit: warning: $C/lost-chunk.json: skipped 2 unreadable lines (lines 13, 13)" \
+	"a trace that lost chunks: the orphan said, the samples of no node counted with their chunk's line"
+
+# the format's own "samples" and "stackFrames" beside the events (Hermes):
+# per thread, timed by their ts (strings of numbers), one without a stack
+# frame skipped and counted
+run "$FLAMEKIT" collapse "$C/hermes-samples.json"
+is "$rc:$out" "0:$("$PY" "$ORACLE" samples "$C/hermes-samples.json")" "top-level samples and stackFrames: the oracle's stacks"
+is "$err" "flamekit: warning: $C/hermes-samples.json: skipped 1 unreadable line (line 9)" \
+	"a top-level sample without sf: skipped, counted with its line"
+per_thread "$C/hermes-samples.json" chrome
+is "$(printf '%s\n' "$out" | cut -d";" -f1 | LC_ALL=C sort -u | tr '\n' ' ')" "-300/32 js-300/31 " \
+	"top-level samples: each thread of its own, named by its thread_name"
+
 # threads: pid, tid and thread_name reach Lua and the outputs
 per_thread "$C/events.json" chrome "{events: durations}"
 is "$rc:$out" "0:$("$PY" "$ORACLE" durations "$C/events.json" --threads)" "per-thread.lua: thread_name-pid/tid roots"
@@ -75,9 +104,8 @@ bad chrome '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}
 bad chrome '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,
 "args":{"data":{"cpuProfile":{"nodes":[],"samples":[1,1]},"timeDeltas":[5]}}}]' \
 	":2: not a Chrome trace: a ProfileChunk has 2 samples and 1 timeDeltas (column 77)" "samples and time deltas of different lengths"
-bad chrome '[{"ph":"P","name":"ProfileChunk","id":"0x1","pid":1,"tid":2,
-"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"samples":[1,7]},"timeDeltas":[5,5]}}}]' \
-	": not a Chrome trace: sample 7 of profile 0x1 is not the id of a node" "a sample of no node"
+bad chrome '[{"ph":"X","name":"a","pid":"9x","tid":1,"ts":1,"dur":2}]' \
+	":1: not a Chrome trace: a \"X\" event has no numeric pid and tid (column 56)" "a pid string that is no number"
 bad chrome '[{"ph":"X","name":"a","tid":1,"ts":1,"dur":2}]' \
 	":1: not a Chrome trace: a \"X\" event has no numeric pid and tid (column 45)" "an event without pid"
 bad chrome '[1]' ":1: not a Chrome trace: an event is not an object (column 2)" "an event that is no object"

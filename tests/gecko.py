@@ -28,8 +28,13 @@ def table(t):
 
 def threads(prof, proc_libs, shared):
     libs = prof.get("libs", [])
+    if isinstance(libs, str):  # older Gecko versions: a string of JSON
+        libs = json.loads(libs)
     for th in prof.get("threads", []):
-        yield th, libs, shared
+        if isinstance(th, str):  # ... and a child process likewise, among the threads
+            yield from threads(json.loads(th), None, shared)
+        else:
+            yield th, libs, shared
     for child in prof.get("processes", []):
         yield from threads(child, None, shared)
 
@@ -62,6 +67,8 @@ def frames_of(th, libs, strings):
 
 def main():
     d = json.load(open(sys.argv[1]))
+    if "profile" in d and "meta" not in d:  # Firefox DevTools' recording: its Gecko profile
+        d = d["profile"]
     with_threads = "--threads" in sys.argv
     shared = d.get("shared", {}).get("stringArray")
     stacks = {}

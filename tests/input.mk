@@ -127,8 +127,9 @@ TESTS += tests/chrome.sh
 EXTRA_DIST += tests/chrome.sh tests/chrome.py \
 	tests/data/chrome/startup.json tests/data/chrome/events.json tests/data/chrome/cpuprofile-event.json \
 	tests/data/chrome/cpuprofile-head-event.json \
+	tests/data/chrome/both-deltas.json tests/data/chrome/string-ids.json tests/data/chrome/lost-chunk.json tests/data/chrome/hermes-samples.json \
 	tests/data/chrome/busy.html tests/data/chrome/record.sh
 TESTS += tests/gecko.sh
 EXTRA_DIST += tests/gecko.sh tests/gecko.py \
 	tests/data/gecko/firefox.json tests/data/gecko/samply.json tests/data/gecko/alloc.json \
-	tests/data/gecko/shared-tables.json
+	tests/data/gecko/shared-tables.json tests/data/gecko/data-first.json tests/data/gecko/old-strings.json tests/data/gecko/devtools-recording.json

@@ -143,8 +143,13 @@ static size_t find_node(const struct cr_prof *p, double id)
 	return r ? (size_t)(r - p->v) : CR_NONE;
 }
 
+/* Chrome's trace buffer drops chunks (and their nodes) and V8 names
+ * children it never wrote: a child that is no node is left out, a node
+ * whose parent is no node starts its stack (counted, and said once). */
 static int link_prof(struct ctx *c, struct cr_prof *p)
 {
+	size_t orphans = 0;
+
 	if (p->n > 1)
 		qsort(p->v, p->n, sizeof *p->v, cmp_node);
 	for (size_t i = 1; i < p->n; i++)
@@ -154,20 +159,23 @@ static int link_prof(struct ctx *c, struct cr_prof *p)
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->v[i].parent_id != p->v[i].parent_id)
 			continue;
-		if ((p->v[i].parent = find_node(p, p->v[i].parent_id)) == CR_NONE)
-			return c->h->input_error(c->in, 0, "not a Chrome trace: node %.0f of profile %s "
-			                         "names a parent that is not a node", p->v[i].id, p->id);
+		p->v[i].parent = find_node(p, p->v[i].parent_id);
 	}
 	for (size_t e = 0; e + 1 < p->nedges; e += 2) {
 		size_t q = find_node(p, p->edges[e]), k = find_node(p, p->edges[e + 1]);
 		if (k == CR_NONE)
-			return c->h->input_error(c->in, 0, "not a Chrome trace: node %.0f of profile %s "
-			                         "has a child that is not a node", p->edges[e], p->id);
+			continue; /* a child V8 did not write */
 		if (p->v[k].parent != CR_NONE && p->v[k].parent != q)
 			return c->h->input_error(c->in, 0, "not a Chrome trace: node %.0f of profile %s "
 			                         "has two parents", p->v[k].id, p->id);
 		p->v[k].parent = q;
 	}
+	for (size_t i = 0; i < p->n; i++)
+		orphans += p->v[i].parent_id == p->v[i].parent_id && p->v[i].parent == CR_NONE;
+	if (orphans)
+		c->h->log(FK_LOG_WARN, "%s: profile %s: the parent of %zu node%s is not in the trace "
+		          "(a chunk lost?); stacks start there", c->h->input_name(c->in), p->id,
+		          orphans, orphans == 1 ? "" : "s");
 	return 0;
 }
 
@@ -216,9 +224,10 @@ static int push_prof(struct ctx *c, struct cr_prof *p)
 		struct fk_sample smp;
 		double w = i + 1 < p->ns ? p->s[i + 1].t - p->s[i].t : i > 0 ? p->s[i].t - p->s[i - 1].t : 0;
 		size_t k = find_node(p, p->s[i].node);
-		if (k == CR_NONE)
-			return c->h->input_error(c->in, 0, "not a Chrome trace: sample %.0f of profile %s "
-			                         "is not the id of a node", p->s[i].node, p->id);
+		if (k == CR_NONE) { /* its node's chunk lost: still the end of the one before */
+			c->h->input_skip(c->in, p->s[i].line);
+			continue;
+		}
 		if (!(w > 0))
 			continue;
 		memset(&smp, 0, sizeof smp);

@@ -29,6 +29,7 @@ struct cr_sample {
 	double node;               /* a node id */
 	double t;                  /* microseconds since the profile's start */
 	size_t seq;
+	uint64_t line;             /* its chunk's, for the skip count */
 };
 
 /* One profile: a Profile event and the ProfileChunk events of its id and
@@ -48,6 +49,8 @@ struct cr_prof {
 	size_t ns, caps;
 	double *edges;             /* (parent id, child id) pairs from nodes' "children" */
 	size_t nedges, capedges;   /* doubles, two an edge */
+	int from_sf;               /* a thread's top-level "samples": its nodes are
+	                            * the "stackFrames", its times absolute */
 };
 
 struct cr_thread {
@@ -76,6 +79,8 @@ struct cr_trace {
 	size_t nthreads, capthreads;
 	struct cr_dur *durs;
 	size_t ndurs, capdurs;
+	struct cr_node *sfv;       /* the top-level "stackFrames", as nodes */
+	size_t nsfv, capsfv;
 };
 
 struct fk_json;

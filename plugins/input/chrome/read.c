@@ -18,13 +18,17 @@
 #include "fk_json.h"
 
 enum kind { K_SKIP, K_TOP, K_EVENTS, K_EVENT, K_ARGS, K_DATA, K_CPU, K_NODES, K_NODE, K_CF,
-            K_SAMPLES, K_DELTAS, K_KIDS, K_STAMPS };
+            K_SAMPLES, K_DELTAS, K_KIDS, K_STAMPS, K_TSAMPLES, K_TSAMPLE, K_SFRAMES, K_SFRAME };
 enum key { Y_OTHER, Y_TRACE, Y_PH, Y_NAME, Y_PID, Y_TID, Y_TS, Y_DUR, Y_ID, Y_ARGS, Y_DATA,
            Y_START, Y_CPU, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_PARENT, Y_CF, Y_FN, Y_URL, Y_LINE,
-           Y_KIDS, Y_HEAD, Y_STAMPS };
+           Y_KIDS, Y_HEAD, Y_STAMPS, Y_SFRAMES, Y_SF };
 
 static const struct { unsigned char kind; const char *name; unsigned char key; } keys[] = {
 	{ K_TOP, "traceEvents", Y_TRACE },
+	/* the format's samples and stackFrames, beside the events (Hermes) */
+	{ K_TOP, "samples", Y_SAMPLES }, { K_TOP, "stackFrames", Y_SFRAMES },
+	{ K_TSAMPLE, "pid", Y_PID }, { K_TSAMPLE, "tid", Y_TID }, { K_TSAMPLE, "ts", Y_TS },
+	{ K_TSAMPLE, "sf", Y_SF }, { K_SFRAME, "name", Y_NAME }, { K_SFRAME, "parent", Y_PARENT },
 	{ K_EVENT, "ph", Y_PH }, { K_EVENT, "name", Y_NAME }, { K_EVENT, "pid", Y_PID },
 	{ K_EVENT, "tid", Y_TID }, { K_EVENT, "ts", Y_TS }, { K_EVENT, "dur", Y_DUR },
 	{ K_EVENT, "id", Y_ID }, { K_EVENT, "args", Y_ARGS },
@@ -185,6 +189,7 @@ static int chunk(struct rd *r)
 		s->node = r->samples[i];
 		s->t = p->cum;
 		s->seq = p->ns;
+		s->line = r->line;
 	}
 	r->text_mark = r->t->tlen; /* the nodes' names stay */
 	return 1;
@@ -338,6 +343,18 @@ static void begin_node(struct rd *r)
 	r->nkids = 0;
 }
 
+/* The node being read, its name the text from off on, into *nd. */
+static void fill_node(const struct rd *r, struct cr_node *nd, size_t off)
+{
+	memset(nd, 0, sizeof *nd);
+	nd->id = r->node_id;
+	nd->parent_id = r->node_parent;
+	nd->name_off = off;
+	nd->name_len = r->t->tlen - off;
+	nd->parent = CR_NONE;
+	nd->leaf = FK_NODE_NONE;
+}
+
 /* A node is complete: "FUNCTION URL:LINE", as the v8 plugin names it. */
 static int end_node(struct rd *r)
 {
@@ -364,14 +381,38 @@ static int end_node(struct rd *r)
 		    !push_num(r, &r->edges, &r->nedges, &r->capedges, r->kids[i]))
 			return 0;
 	nd = &r->nodes[r->nnodes++];
-	memset(nd, 0, sizeof *nd);
-	nd->id = r->node_id;
-	nd->parent_id = r->node_parent;
-	nd->name_off = off;
-	nd->name_len = t->tlen - off;
+	fill_node(r, nd, off);
 	nd->is_root = r->fn.len == 6 && memcmp(r->fn.s, "(root)", 6) == 0 && !(r->url.set && r->url.len);
-	nd->parent = CR_NONE;
-	nd->leaf = FK_NODE_NONE;
+	return 1;
+}
+
+/* A pid, tid, ts or dur: a number, or a string of one ("tid": "7695", as
+ * Hermes writes them). */
+static int id_num(int type, double num, const unsigned char *s, size_t len, double *out)
+{
+	char b[32], *end;
+
+	if (type == 'n') {
+		*out = num;
+		return fabs(num) < 1e300;
+	}
+	if (type != 's' || len == 0 || len >= sizeof b)
+		return 0;
+	memcpy(b, s, len);
+	b[len] = 0;
+	*out = strtod(b, &end);
+	return *end == 0 && b[0] != ' ' && fabs(*out) < 1e300;
+}
+
+/* An event's or top-level sample's pid, tid or ts. */
+static int where_when(struct rd *r, unsigned key, int type, double num, const unsigned char *s, size_t len)
+{
+	if (key == Y_PID)
+		r->has_pid = id_num(type, num, s, len, &r->pid);
+	else if (key == Y_TID)
+		r->has_tid = id_num(type, num, s, len, &r->tid);
+	else
+		r->has_ts = id_num(type, num, s, len, &r->ts);
 	return 1;
 }
 
@@ -399,10 +440,8 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 				return set_str(r, &r->id, (const unsigned char *)b, (size_t)n);
 			}
 			return 1;
-		case Y_PID: r->has_pid = isnum; r->pid = num; return 1;
-		case Y_TID: r->has_tid = isnum; r->tid = num; return 1;
-		case Y_TS: r->has_ts = isnum; r->ts = num; return 1;
-		case Y_DUR: r->has_dur = isnum; r->dur = num; return 1;
+		case Y_PID: case Y_TID: case Y_TS: return where_when(r, key, type, num, s, len);
+		case Y_DUR: r->has_dur = id_num(type, num, s, len, &r->dur); return 1;
 		}
 		return 1;
 	case K_ARGS:
@@ -446,6 +485,20 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 		if (key == Y_LINE && isnum)
 			r->has_line = 1, r->node_line = num;
 		return 1;
+	case K_TSAMPLE:
+		if (key == Y_SF)
+			r->node_has_id = id_num(type, num, s, len, &r->node_id);
+		return key == Y_PID || key == Y_TID || key == Y_TS ? where_when(r, key, type, num, s, len) : 1;
+	case K_SFRAME:
+		if (key == Y_NAME && type == 's')
+			return set_str(r, &r->fn, s, len);
+		if (key == Y_PARENT && !id_num(type, num, s, len, &r->node_parent))
+			r->node_parent = NAN;
+		return 1;
+	case K_TSAMPLES:
+		return fk_json_fail(&r->j, "a sample is not an object");
+	case K_SFRAMES:
+		return fk_json_fail(&r->j, "a stack frame is not an object");
 	case K_TOP:
 		if (key == Y_TRACE)
 			return fk_json_fail(&r->j, "\"traceEvents\" is not an array");
@@ -465,6 +518,10 @@ static int on_key(void *x, const unsigned char *s, size_t len)
 	if (fk_cpuhead_active(&r->head))
 		return fk_cpuhead_key(&r->head, s, len);
 	r->key[r->depth] = Y_OTHER;
+	if (k == K_SFRAMES) { /* a stack frame's id */
+		r->node_has_id = id_num('s', 0, s, len, &r->node_id);
+		return 1;
+	}
 	if (k == K_SKIP || k == K_EVENTS || k == K_SAMPLES || k == K_DELTAS || k == K_NODES)
 		return 1;
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
@@ -498,6 +555,19 @@ static int open_container(void *x, int is_map)
 		nk = K_EVENTS;
 	else if (parent == K_TOP && key == Y_TRACE)
 		return fk_json_fail(&r->j, "\"traceEvents\" is not an array");
+	else if (parent == K_TOP && key == Y_SAMPLES && !is_map)
+		nk = K_TSAMPLES;
+	else if (parent == K_TOP && key == Y_SFRAMES && is_map)
+		nk = K_SFRAMES;
+	else if (parent == K_TSAMPLES && is_map)
+		nk = K_TSAMPLE, r->has_pid = r->has_tid = r->has_ts = r->node_has_id = 0;
+	else if (parent == K_SFRAMES && is_map) {
+		int has_id = r->node_has_id;
+		double id = r->node_id;
+		begin_node(r);
+		nk = K_SFRAME, r->node_has_id = has_id, r->node_id = id;
+	} else if (parent == K_TSAMPLES || parent == K_SFRAMES)
+		return scalar(r, 'a', NAN, NULL, 0);
 	else if (parent == K_EVENTS && is_map)
 		nk = K_EVENT, begin_event(r);
 	else if (parent == K_EVENTS)
@@ -508,8 +578,8 @@ static int open_container(void *x, int is_map)
 		nk = K_DATA;
 	else if (parent == K_DATA && key == Y_CPU && is_map)
 		nk = K_CPU, r->has_cpu = 1;
-	else if ((parent == K_DATA || parent == K_CPU) && key == Y_DELTAS && !is_map)
-		nk = K_DELTAS, r->has_deltas = 1;
+	else if ((parent == K_DATA || parent == K_CPU) && key == Y_DELTAS && !is_map && !r->has_deltas)
+		nk = K_DELTAS, r->has_deltas = 1; /* newer Chrome writes them in both: the first counts */
 	else if (parent == K_CPU && key == Y_NODES && !is_map)
 		nk = K_NODES;
 	else if (parent == K_CPU && key == Y_SAMPLES && !is_map)
@@ -531,6 +601,69 @@ static int open_container(void *x, int is_map)
 	return 1;
 }
 
+/* A top-level sample: one of its thread's profile, at its ts.  Without a
+ * pid, tid, ts or stack frame it is skipped and counted. */
+static int end_tsample(struct rd *r)
+{
+	struct cr_prof *p;
+	struct cr_sample *smp;
+	char id[40];
+
+	if (!r->has_pid || !r->has_tid || !r->has_ts || !r->node_has_id || !int32_of(r->pid) ||
+	    !int32_of(r->tid)) {
+		r->h->input_skip(r->in, fk_json_line(&r->j));
+		return 1;
+	}
+	snprintf(id, sizeof id, "samples of tid %.0f", r->tid);
+	if (!set_str(r, &r->id, (const unsigned char *)id, strlen(id)))
+		return 0;
+	if (!(p = prof_of(r)) || CR_GROW(r->h, p->s, p->caps, p->ns + 1) < 0)
+		return fk_json_nomem(&r->j);
+	p->from_sf = p->has_thread = p->has_start = 1;
+	p->spid = (int32_t)r->pid;
+	p->stid = (int32_t)r->tid;
+	smp = &p->s[p->ns++];
+	smp->node = r->node_id;
+	smp->t = r->ts;
+	smp->seq = p->ns;
+	smp->line = fk_json_line(&r->j);
+	return 1;
+}
+
+/* A stack frame of "stackFrames": a node named by its "name". */
+static int end_sframe(struct rd *r)
+{
+	struct cr_trace *t = r->t;
+	size_t off = t->tlen;
+
+	if (!r->node_has_id || !r->fn.set)
+		return fk_json_fail(&r->j, "a stack frame has no numeric id or no name");
+	if (CR_GROW(r->h, t->sfv, t->capsfv, t->nsfv + 1) < 0)
+		return fk_json_nomem(&r->j);
+	if (!add_text(r, r->fn.s, r->fn.len))
+		return 0;
+	fill_node(r, &t->sfv[t->nsfv++], off);
+	r->node_has_id = 0;
+	return 1;
+}
+
+/* Each thread of the top-level samples gets its own copy of the frames. */
+static int give_frames(const struct fk_host *h, struct fk_input *in, struct cr_trace *t)
+{
+	for (size_t i = 0; i < t->nprofs; i++) {
+		struct cr_prof *p = &t->profs[i];
+		if (!p->from_sf || !t->nsfv)
+			continue;
+		if (CR_GROW(h, p->v, p->capv, t->nsfv) < 0) {
+			h->input_error(in, 0, "out of memory");
+			return FK_ERR_NOMEM;
+		}
+		memcpy(p->v, t->sfv, t->nsfv * sizeof *p->v);
+		p->n = t->nsfv;
+	}
+	return 0;
+}
+
 static int on_end(void *x)
 {
 	struct rd *r = x;
@@ -543,6 +676,10 @@ static int on_end(void *x)
 		rc = end_node(r);
 	else if (k == K_EVENT)
 		rc = end_event(r);
+	else if (k == K_TSAMPLE)
+		rc = end_tsample(r);
+	else if (k == K_SFRAME)
+		rc = end_sframe(r);
 	r->depth--;
 	/* a bare array of events may end after any whole event */
 	r->j.unclosed_ok = r->top_array && r->depth == 1;
@@ -602,6 +739,8 @@ int cr_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_
 	fk_json_init(&r->j, h, in, "Chrome trace", lim);
 	fk_cpuhead_init(&r->head, &r->j, &head_ops, r);
 	rc = fk_json_parse(&r->j, &ops, r);
+	if (rc == 0)
+		rc = give_frames(h, in, t);
 	fk_cpuhead_free(&r->head);
 	h->free(r->stamps);
 	h->free(r->ph.s);
@@ -631,5 +770,6 @@ void cr_trace_free(const struct fk_host *h, struct cr_trace *t)
 	h->free(t->profs);
 	h->free(t->threads);
 	h->free(t->durs);
+	h->free(t->sfv);
 	h->free(t->text);
 }

@@ -298,9 +298,19 @@ out:
 
 /* Detection: an object with a "meta" holding "interval" and "startTime"
  * (both formats' meta, written first), and a "threads" or "libs" key or
- * the processed format's "preprocessedProfileVersion". */
+ * the processed format's "preprocessedProfileVersion"; or Firefox
+ * DevTools' recording, whose Gecko profile (its meta far past the probe's
+ * bytes) follows its "label", "duration" and "markers": seen when the
+ * markers are few, else by its markers' own keys. */
 static int probe(const unsigned char *buf, size_t len)
 {
+	int rec = fk_json_first(buf, len) == '{' && fk_json_top_key(buf, len, "label") &&
+	          fk_json_top_key(buf, len, "duration") && fk_json_top_key(buf, len, "markers");
+
+	if (rec && ((fk_json_top_key(buf, len, "profile") && fk_json_top_key(buf, len, "allocations") &&
+	             (fk_json_has_key(buf, len, "libs") || fk_json_has_key(buf, len, "threads"))) ||
+	            (fk_json_has_key(buf, len, "endStack") && fk_json_has_key(buf, len, "isOffMainThread"))))
+		return 100;
 	if (fk_json_first(buf, len) != '{' || !fk_json_has_key(buf, len, "meta") ||
 	    !fk_json_has_key(buf, len, "interval") || !fk_json_has_key(buf, len, "startTime"))
 		return 0;

@@ -3,10 +3,14 @@
  * the columns gecko.c needs and drop everything else (markers, counters,
  * meta, pages) as it passes.  A table is either the Gecko format's
  * {"schema": {"stack": 0, ...}, "data": [[...], ...]} (the schema before
- * the data, as Firefox writes it) or the processed format's columns
+ * the data, as Firefox writes it; rows before their schema, as some
+ * versions wrote them, are held until it comes) or the processed format's columns
  * {"stack": [...], "time": [...], ...}; both are read the same way.
  * "processes" (the Gecko format's child processes) are read recursively;
- * each has its own libraries.
+ * each has its own libraries.  Older Gecko versions hold "libs" as a string
+ * of JSON, and a child process as a string of JSON among the "threads":
+ * each is parsed in place.  Firefox DevTools' performance recordings (the
+ * old performance panel's export) hold a Gecko profile in "profile".
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +51,11 @@ struct rd {
 	struct gk_thread *th;                   /* the thread being read */
 	int schema[C_NCOLS];                    /* the current table's column positions, -1 none */
 	int has_schema;
+	unsigned proc_at;                       /* a string of "threads" being read as a
+	                                         * process, at this depth (0: none) */
+	int held;                               /* the table's rows came before its schema: */
+	double *hv;                             /* their values back to back, */
+	size_t nhv, caphv, *hend, nhend, caphend; /* each row's end in hv */
 	int col;                                /* K_COLARR: its column */
 	size_t rowpos, rowlen[C_NCOLS];         /* K_ROW: position, the columns' lengths at its start */
 	struct gk_strs *strs;                   /* K_STRS: where the strings go */
@@ -93,6 +102,12 @@ static int scalar(void *ctx, int type, double num, const unsigned char *s, size_
 	case K_COLARR:
 		return r->col < 0 ? 1 : push_col(r, r->col, x);
 	case K_ROW:
+		if (r->held) {
+			if (GK_GROW(r->h, r->hv, r->caphv, r->nhv + 1) < 0)
+				return fk_json_nomem(&r->j);
+			r->hv[r->nhv++] = x;
+			return 1;
+		}
 		for (int c = 0; c < C_NCOLS; c++)
 			if (r->schema[c] == (int)r->rowpos && !push_col(r, c, x))
 				return 0;
@@ -160,10 +175,20 @@ static int scalar(void *ctx, int type, double num, const unsigned char *s, size_
 		}
 		return 1;
 	case K_TOP:
+		if (key_is(r, "libs") && type == 's') /* older Gecko versions: a string of JSON */
+			return fk_json_parse_inner(&r->j, s, len, "\"libs\"");
 		if (key_is(r, "threads") || key_is(r, "libs") || key_is(r, "processes"))
 			return fk_json_fail(&r->j, "\"%.*s\" is not an array", (int)r->keylen, r->key);
 		return 1;
 	case K_THREADS:
+		if (type == 's' && !r->proc_at) { /* older Gecko versions: a child process, a string of JSON */
+			int ok;
+			r->proc_at = r->depth;
+			ok = fk_json_parse_inner(&r->j, s, len, "a child process");
+			r->proc_at = 0;
+			return ok;
+		}
+		/* fall through */
 	case K_PROCS:
 	case K_LIBS:
 		return fk_json_fail(&r->j, k == K_THREADS ? "a thread is not an object" :
@@ -199,6 +224,8 @@ static int open_table(struct rd *r, unsigned t)
 	for (int c = 0; c < C_NCOLS; c++)
 		r->schema[c] = -1;
 	r->has_schema = 0;
+	r->held = 0;
+	r->nhv = r->nhend = 0;
 	(void)t;
 	return 1;
 }
@@ -213,6 +240,8 @@ static int open_container(void *x, int is_map)
 		return 0;
 	if (r->depth == 0 && is_map) {
 		nk = K_TOP;
+	} else if (r->depth == 1 && parent == K_TOP && is_map && key_is(r, "profile")) {
+		nk = K_TOP; /* Firefox DevTools' recording: its Gecko profile */
 	} else if (r->depth == 0) {
 		return fk_json_fail(&r->j, "the JSON is not an object");
 	} else if (parent == K_TOP && !is_map && key_is(r, "threads")) {
@@ -231,7 +260,7 @@ static int open_container(void *x, int is_map)
 				r->th = &p->shared_t;
 				nk = K_TABLE, tab = tables[i].table, open_table(r, tab);
 			}
-	} else if (parent == K_PROCS && is_map) {
+	} else if ((parent == K_PROCS && is_map) || (parent == K_THREADS && is_map && r->proc_at == r->depth)) {
 		nk = K_TOP;
 	} else if (parent == K_THREADS && is_map) {
 		if (GK_GROW(r->h, p->threads, p->capthreads, p->nthreads + 1) < 0)
@@ -256,8 +285,7 @@ static int open_container(void *x, int is_map)
 	} else if (parent == K_TABLE && is_map && key_is(r, "schema")) {
 		nk = K_SCHEMA, r->has_schema = 1;
 	} else if (parent == K_TABLE && !is_map && key_is(r, "data")) {
-		if (!r->has_schema)
-			return fk_json_fail(&r->j, "a table's \"data\" comes before its \"schema\"");
+		r->held = !r->has_schema;
 		nk = K_ROWS;
 	} else if (parent == K_TABLE && !is_map) {
 		nk = K_COLARR, r->col = -1;
@@ -267,6 +295,8 @@ static int open_container(void *x, int is_map)
 				if (r->th->has_col[r->col]++)
 					return fk_json_fail(&r->j, "a table has column \"%s\" twice", cols[i].name);
 			}
+	} else if (parent == K_ROWS && !is_map && r->held) {
+		nk = K_ROW;
 	} else if (parent == K_ROWS && !is_map) {
 		nk = K_ROW, r->rowpos = 0;
 		for (int c = 0; c < C_NCOLS; c++) {
@@ -286,7 +316,27 @@ static int open_container(void *x, int is_map)
 	r->table[r->depth] = (unsigned char)(nk == K_TABLE || nk == K_SCHEMA || nk == K_ROWS ||
 	                                     nk == K_ROW || nk == K_COLARR ? tab : T_NONE);
 	if (nk == K_TOP)
-		r->proc[r->depth] = r->depth == 1 ? 0 : ++p->nprocs;
+		r->proc[r->depth] = r->depth == 1 || (r->depth == 2 && key_is(r, "profile")) ? 0 : ++p->nprocs;
+	return 1;
+}
+
+/* The schema has come after the rows: each held row into the columns. */
+static int replay(struct rd *r)
+{
+	size_t b = 0;
+
+	r->held = 0;
+	for (int c = 0; c < C_NCOLS; c++)
+		if (r->schema[c] >= 0)
+			r->th->has_col[c] = 1;
+	for (size_t i = 0; i < r->nhend; b = r->hend[i++])
+		for (int c = 0; c < C_NCOLS; c++) {
+			size_t pos = (size_t)r->schema[c];
+			if (r->schema[c] >= 0 &&
+			    !push_col(r, c, b + pos < r->hend[i] ? r->hv[b + pos] : NAN))
+				return 0;
+		}
+	r->nhv = r->nhend = 0;
 	return 1;
 }
 
@@ -296,7 +346,15 @@ static int on_end(void *x)
 	struct gk_prof *p = r->p;
 	unsigned k = r->kind[r->depth];
 
-	if (k == K_ROW) { /* a row too short: its missing values */
+	if (k == K_ROW && r->held) {
+		if (GK_GROW(r->h, r->hend, r->caphend, r->nhend + 1) < 0)
+			return fk_json_nomem(&r->j);
+		r->hend[r->nhend++] = r->nhv;
+	} else if (k == K_SCHEMA && r->held && !replay(r)) {
+		return 0;
+	} else if (k == K_TABLE && r->held && !r->has_schema) {
+		return fk_json_fail(&r->j, "a table has \"data\" and no \"schema\"");
+	} else if (k == K_ROW) { /* a row too short: its missing values */
 		for (int c = 0; c < C_NCOLS; c++)
 			if (r->schema[c] >= 0 && r->th->col[c].n == r->rowlen[c] && !push_col(r, c, NAN))
 				return 0;
@@ -343,6 +401,8 @@ int gk_read(const struct fk_host *h, struct fk_input *in, const struct fk_input_
 	fk_json_init(&r->j, h, in, "Firefox Profiler file", lim);
 	rc = fk_json_parse(&r->j, &ops, r);
 	h->free(r->libname.s);
+	h->free(r->hv);
+	h->free(r->hend);
 	h->free(r);
 	return rc;
 }

@@ -162,6 +162,25 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = on_end,
 };
 
+int fk_json_parse_inner(struct fk_json *j, const unsigned char *s, size_t len, const char *what)
+{
+	yajl_handle y = yajl_alloc(&callbacks, NULL, j);
+	yajl_status st;
+
+	if (!y)
+		return fk_json_nomem(j);
+	yajl_config(y, yajl_dont_validate_strings, 1);
+	st = yajl_parse(y, s, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(y);
+	yajl_free(y);
+	if (st == yajl_status_ok)
+		return 1;
+	if (j->failed || j->nomem)
+		return 0; /* a callback's, already set */
+	return fk_json_fail(j, "the string holding %s is not JSON", what);
+}
+
 void fk_json_init(struct fk_json *j, const struct fk_host *h, struct fk_input *in, const char *what,
                   const struct fk_input_limit *lim)
 {

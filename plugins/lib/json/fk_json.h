@@ -108,6 +108,14 @@ uint64_t fk_json_line(const struct fk_json *j);
 #define FK_JSON_GROW(h, arr, cap, need) \
 	fk_vector_grow((void **)&(arr), &(cap), (need), sizeof *(arr), (h)->realloc)
 
+/* Parse the JSON text s[0..len), the value of a string the outer parse is
+ * at (older Gecko profiles hold their "libs" as a string of JSON), with the
+ * outer parse's ops and ctx, as if it stood in the string's place.  1 when
+ * it is read, else 0 after the failure is set (a callback's, out of
+ * memory, or "the string holding WHAT is not JSON" at the string); for a
+ * scalar callback to return. */
+int fk_json_parse_inner(struct fk_json *j, const unsigned char *s, size_t len, const char *what);
+
 /* A JSON number token's value (yajl_number's text, not NUL-terminated). */
 double fk_json_number(const char *s, size_t len);
 
