@@ -71,21 +71,16 @@ static struct svg_frame *push(struct ctx *c)
 	return &c->v[c->n++];
 }
 
-/* Lay out the descendants of `top` in series s (scaled by k), starting at x. */
-static int walk(struct ctx *c, fk_node_t top, int s, double k, double x, const char *palette)
+/* Push the nk children `kids` of a node onto the walk's stack, in reverse
+ * so they pop in order, the first at x and each next one after the one
+ * before (series s, scaled by k). */
+static int push_kids(struct ctx *c, size_t *sp, const fk_node_t *kids, size_t nk, int s, double k,
+                     double x)
 {
-	const struct fk_host *h = c->h;
-	size_t sp = 0;
-	const fk_node_t *kids;
-	size_t nk;
-
-	/* push top's children in reverse so they pop in order */
-	nk = h->node_children(c->p, top, &kids);
-	x += h->node_self(c->p, top, s) * k;
-	if (nk > c->scap || sp + nk > c->scap) {
+	if (*sp + nk > c->scap) {
 		size_t nc = c->scap * 2 + nk + 64;
-		fk_node_t *ns = h->realloc(c->stack, nc * sizeof *ns);
-		double *nx = h->realloc(c->sx, nc * sizeof *nx);
+		fk_node_t *ns = c->h->realloc(c->stack, nc * sizeof *ns);
+		double *nx = c->h->realloc(c->sx, nc * sizeof *nx);
 		if (ns)
 			c->stack = ns;
 		if (nx)
@@ -94,15 +89,28 @@ static int walk(struct ctx *c, fk_node_t top, int s, double k, double x, const c
 			return FK_ERR_NOMEM;
 		c->scap = nc;
 	}
-	{
-		double xx = x;
-		for (size_t j = 0; j < nk; j++) {
-			c->stack[sp + nk - 1 - j] = kids[j];
-			c->sx[sp + nk - 1 - j] = xx;
-			xx += h->node_total(c->p, kids[j], s) * k;
-		}
-		sp += nk;
+	for (size_t j = 0; j < nk; j++) {
+		c->stack[*sp + nk - 1 - j] = kids[j];
+		c->sx[*sp + nk - 1 - j] = x;
+		x += c->h->node_total(c->p, kids[j], s) * k;
 	}
+	*sp += nk;
+	return 0;
+}
+
+/* Lay out the descendants of `top` in series s (scaled by k), starting at x. */
+static int walk(struct ctx *c, fk_node_t top, int s, double k, double x, const char *palette)
+{
+	const struct fk_host *h = c->h;
+	size_t sp = 0;
+	const fk_node_t *kids;
+	size_t nk;
+	int rc;
+
+	nk = h->node_children(c->p, top, &kids);
+	x += h->node_self(c->p, top, s) * k;
+	if ((rc = push_kids(c, &sp, kids, nk, s, k, x)) < 0)
+		return rc;
 	while (sp > 0) {
 		fk_node_t n = c->stack[--sp];
 		double nx0 = c->sx[sp], w = h->node_total(c->p, n, s) * k;
@@ -117,25 +125,8 @@ static int walk(struct ctx *c, fk_node_t top, int s, double k, double x, const c
 		f->etime = nx0 + w;
 		f->palette = palette;
 		nk = h->node_children(c->p, n, &kids);
-		if (sp + nk > c->scap) {
-			size_t nc = c->scap * 2 + nk;
-			fk_node_t *ns = h->realloc(c->stack, nc * sizeof *ns);
-			double *nx = h->realloc(c->sx, nc * sizeof *nx);
-			if (ns)
-				c->stack = ns;
-			if (nx)
-				c->sx = nx;
-			if (!ns || !nx)
-				return FK_ERR_NOMEM;
-			c->scap = nc;
-		}
-		double xx = nx0 + h->node_self(c->p, n, s) * k;
-		for (size_t j = 0; j < nk; j++) {
-			c->stack[sp + nk - 1 - j] = kids[j];
-			c->sx[sp + nk - 1 - j] = xx;
-			xx += h->node_total(c->p, kids[j], s) * k;
-		}
-		sp += nk;
+		if ((rc = push_kids(c, &sp, kids, nk, s, k, nx0 + h->node_self(c->p, n, s) * k)) < 0)
+			return rc;
 	}
 	return 0;
 }
