@@ -398,13 +398,9 @@ static int probe(const unsigned char *buf, size_t len)
 	const char *s;
 	size_t n;
 
-	while (probe_line(&win, &s, &n)) {
+	while (probe_text_line(&win, &s, &n, &other)) {
 		size_t open = opener(s, n);
 		double c;
-		if (memchr(s, '\0', n)) {
-			other++;
-			continue;
-		}
 		if (open) {
 			opens++;
 			good++;

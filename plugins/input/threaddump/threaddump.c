@@ -453,12 +453,8 @@ static int probe(const unsigned char *buf, size_t len)
 	const char *s;
 	size_t n;
 
-	while (probe_line(&win, &s, &n)) {
+	while (probe_text_line(&win, &s, &n, &other)) {
 		size_t i = 0;
-		if (memchr(s, '\0', n)) {
-			other++;
-			continue;
-		}
 		if (gdb_header(s, n) || eu_tid(s, n) || eu_pid(s, n) || jstack_header(s, n)) {
 			heads++;
 			good++;
