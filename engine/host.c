@@ -232,19 +232,6 @@ static void h_input_close(struct fk_input *in)
 	fk_free(in);
 }
 
-static int h_write(struct fk_writer *w, const void *buf, size_t len) { return fk_writer_write(w, buf, len); }
-
-static int h_printf(struct fk_writer *w, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = fk_writer_vprintf(w, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 static size_t h_frames(const struct fk_profile *p) { return p->in.nframes; }
 
 static size_t h_sample_attrs(const struct fk_profile *p, size_t i, const struct fk_attr **attrs)
@@ -306,8 +293,8 @@ const struct fk_host fk_host = {
 	.sample = h_sample,
 	.profile_reversed = h_profile_reversed,
 	.profile_free = fk_profile_free,
-	.write = h_write,
-	.printf = h_printf,
+	.write = fk_writer_write,
+	.printf = fk_writer_printf,
 	.writer_name = h_writer_name,
 	.fe_name = fk_fe_name,
 	.fe_annot = fk_fe_annot,

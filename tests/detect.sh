@@ -21,19 +21,25 @@ detected() {
 		sed -n 's/.*: detected format \([a-z0-9_-]*\)$/\1/p' | head -1 | grep . || echo none
 }
 
+# detected_cut FMT FILE: FILE's first bytes, cut mid-line, are taken for FMT
+# or for none, never another; from 400 bytes on, always for FMT.
+detected_cut() {
+	got=
+	for n in 60 150 400 1000 3000; do
+		head -c $n "$2" > "$TMP/cut.txt"
+		got="$got $(detected "$TMP/cut.txt")"
+	done
+	echo "$got" | grep -Eq "^( ($1|none)){2} $1 $1 $1$"
+	ok $? "auto: $1/$(basename "$2") cut after 60, 150, 400, 1000, 3000 bytes:$got"
+}
+
 if [ ! -d "$FK_CONFORMANCE" ]; then
 	skip "conformance inputs" "no conformance corpus at $FK_CONFORMANCE"
 else
 	for fmt in dtrace stap pmcstat instruments ljp; do
 		for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do
 			b=$(basename "$f")
-			"$FLAMEKIT" collapse "$f" > "$TMP/out" 2> "$TMP/err"
-			r=$?
-			if [ $r -eq 0 ] && [ ! -s "$TMP/err" ]; then
-				same_file "$FK_CONFORMANCE/$fmt/expected/$b" "$TMP/out" "auto: $fmt/$b"
-			else
-				ok 1 "auto: $fmt/$b (exit $r: $(cat "$TMP/err"))"
-			fi
+			output_is "$FK_CONFORMANCE/$fmt/expected/$b" "auto: $fmt/$b" "$FLAMEKIT" collapse "$f"
 			is "$(detected "$f")" "$fmt" "auto: $fmt/$b is detected as $fmt"
 		done
 	done
@@ -52,13 +58,7 @@ else
 	# every expected file is folded text, and reads back unchanged
 	for f in "$FK_CONFORMANCE"/*/expected/*.txt; do
 		case $f in */svg/*) continue ;; esac
-		"$FLAMEKIT" collapse "$f" > "$TMP/out" 2> "$TMP/err"
-		r=$?
-		if [ $r -eq 0 ] && [ ! -s "$TMP/err" ]; then
-			same_file "$f" "$TMP/out" "auto: ${f#$FK_CONFORMANCE/} is read as folded"
-		else
-			ok 1 "auto: ${f#$FK_CONFORMANCE/} is read as folded (exit $r: $(cat "$TMP/err"))"
-		fi
+		output_is "$f" "auto: ${f#$FK_CONFORMANCE/} is read as folded" "$FLAMEKIT" collapse "$f"
 	done
 fi
 
@@ -67,13 +67,7 @@ fi
 if [ -d "$FK_CONFORMANCE" ]; then
 	for fmt in dtrace stap pmcstat instruments ljp; do
 		for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do
-			got=
-			for n in 60 150 400 1000 3000; do
-				head -c $n "$f" > "$TMP/cut.txt"
-				got="$got $(detected "$TMP/cut.txt")"
-			done
-			echo "$got" | grep -Eq "^( ($fmt|none)){2} $fmt $fmt $fmt$"
-			ok $? "auto: $fmt/$(basename "$f") cut after 60, 150, 400, 1000, 3000 bytes:$got"
+			detected_cut "$fmt" "$f"
 		done
 	done
 fi
@@ -269,14 +263,7 @@ done
 is "$bad" "" "auto: no other fixture or conformance input is taken for bpftrace or bcc"
 # their first bytes, cut mid-line: the right format or none; from 400 on, the right one
 for f in "$D"/bpftrace/*.txt "$D"/bcc/*.txt; do
-	fmt=$(basename "$(dirname "$f")")
-	got=
-	for n in 60 150 400 1000 3000; do
-		head -c $n "$f" > "$TMP/cut.txt"
-		got="$got $(detected "$TMP/cut.txt")"
-	done
-	echo "$got" | grep -Eq "^( ($fmt|none)){2} $fmt $fmt $fmt$"
-	ok $? "auto: $fmt/$(basename "$f") cut after 60, 150, 400, 1000, 3000 bytes:$got"
+	detected_cut "$(basename "$(dirname "$f")")" "$f"
 done
 # --- end of bpftrace and bcc -------------------------------------------------
 

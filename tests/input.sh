@@ -23,13 +23,8 @@ for fmt in $FORMATS; do
 	fi
 	for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do
 		b=$(basename "$f")
-		"$FLAMEKIT" collapse --format "$fmt" "$f" > "$TMP/out" 2> "$TMP/err"
-		r=$?
-		if [ $r -eq 0 ] && [ ! -s "$TMP/err" ]; then
-			same_file "$FK_CONFORMANCE/$fmt/expected/$b" "$TMP/out" "$fmt conformance: $b"
-		else
-			ok 1 "$fmt conformance: $b (exit $r: $(cat "$TMP/err"))"
-		fi
+		output_is "$FK_CONFORMANCE/$fmt/expected/$b" "$fmt conformance: $b" \
+			"$FLAMEKIT" collapse --format "$fmt" "$f"
 	done
 done
 

@@ -46,6 +46,22 @@ same_file() {
 	fi
 }
 
+# output_is EXPECTED NAME CMD...: CMD exits 0, writes nothing to stderr and
+# writes the bytes of the file EXPECTED (a failure names the exit status and
+# what CMD said).
+output_is() {
+	oi_expected=$1
+	oi_name=$2
+	shift 2
+	"$@" > "$TMP/out" 2> "$TMP/err"
+	oi_rc=$?
+	if [ $oi_rc -eq 0 ] && [ ! -s "$TMP/err" ]; then
+		same_file "$oi_expected" "$TMP/out" "$oi_name"
+	else
+		ok 1 "$oi_name (exit $oi_rc: $(cat "$TMP/err"))"
+	fi
+}
+
 # run CMD...: sets $out, $err and $rc.
 run() {
 	"$@" > "$TMP/out" 2> "$TMP/err"

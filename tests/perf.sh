@@ -114,11 +114,12 @@ collapse --format perf --offcpu --tid "$D/offcpu.txt"
 is "$out" "app-100/101;main;wait_here;__schedule 250
 app-100/102;worker;do_io;__schedule 1250" "offcpu --tid"
 
-if [ -f "$DATA/waits-off.perf.txt.gz" ] && [ -n "$PYTHON3" ]; then
-	gzip -dc "$DATA/waits-off.perf.txt.gz" > "$TMP/woff.txt"
-	# Independent expectation: per TID, the sum over switch-outs of the time
-	# to the next switch-in; a second switch-out first replaces the pending one.
-	"$PYTHON3" - "$TMP/woff.txt" > "$TMP/expected" <<'PY'
+# offcpu_totals FILE NAME: the per-thread totals `collapse --offcpu --tid` gives
+# for the capture FILE (left in $out and $err) against an independent
+# expectation: per TID, the sum over switch-outs of the time to the next
+# switch-in; a second switch-out first replaces the pending one.
+offcpu_totals() {
+	"$PYTHON3" - "$1" > "$TMP/expected" <<'PY'
 import re, sys
 pend, tot = {}, {}
 for l in open(sys.argv[1]):
@@ -135,10 +136,15 @@ for l in open(sys.argv[1]):
 for k in sorted(tot):
     print(k, tot[k])
 PY
-	collapse --format perf --offcpu --tid "$TMP/woff.txt"
+	collapse --format perf --offcpu --tid "$1"
 	echo "$out" | awk '{ split($1, a, ";"); n = split(a[1], b, "/"); s[b[n]] += $NF }
 		END { for (k in s) print k, s[k] }' | sort -n > "$TMP/actual"
-	same_file "$TMP/expected" "$TMP/actual" "offcpu: per-thread totals of waits-off equal the timestamps'"
+	same_file "$TMP/expected" "$TMP/actual" "$2"
+}
+
+if [ -f "$DATA/waits-off.perf.txt.gz" ] && [ -n "$PYTHON3" ]; then
+	gzip -dc "$DATA/waits-off.perf.txt.gz" > "$TMP/woff.txt"
+	offcpu_totals "$TMP/woff.txt" "offcpu: per-thread totals of waits-off equal the timestamps'"
 	for w in "sleeper;clock_nanosleep" "reader;read" "locker;__GI___lll_lock_wait" \
 		"locker;hold_lock" "writer;fsync" "sync_write"; do
 		echo "$out" | grep -q "start_thread;.*$w" 
@@ -173,27 +179,7 @@ is "$rc:$out:$err" "0:app;worker;do_io;__schedule 1500:" "offcpu: a wait across 
 # to the records naming it.  Exiting threads switch out for the last time
 # in records headed ":-1    -1 [001] ...", whose switch-ins still count.
 if [ -n "$PYTHON3" ]; then
-	"$PYTHON3" - "$D/exiting.txt" > "$TMP/expected" <<'PY'
-import re, sys
-pend, tot = {}, {}
-for l in open(sys.argv[1]):
-    if l[:1] in ' \t\n' or 'sched:sched_switch:' not in l:
-        continue
-    m = re.search(r'\s(\d+)\.(\d{6}):\s', l)
-    t = int(m.group(1)) * 1000000 + int(m.group(2))
-    p = int(re.search(r'prev_pid=(\d+)', l).group(1))
-    n = int(re.search(r'next_pid=(\d+)', l).group(1))
-    if n in pend:
-        tot[n] = tot.get(n, 0) + t - pend.pop(n)
-    if p > 0:
-        pend[p] = t
-for k in sorted(tot):
-    print(k, tot[k])
-PY
-	collapse --format perf --offcpu --tid "$D/exiting.txt"
-	echo "$out" | awk '{ split($1, a, ";"); n = split(a[1], b, "/"); s[b[n]] += $NF }
-		END { for (k in s) print k, s[k] }' | sort -n > "$TMP/actual"
-	same_file "$TMP/expected" "$TMP/actual" "offcpu: per-thread totals with ':-1 -1' headers equal the timestamps'"
+	offcpu_totals "$D/exiting.txt" "offcpu: per-thread totals with ':-1 -1' headers equal the timestamps'"
 	is "$(grep -c '^:-1 ' "$D/exiting.txt"):$(echo "$err" | grep -c unreadable)" "3:0" \
 		"offcpu: the three ':-1 -1' headers are read, no line is unreadable"
 else

@@ -9,9 +9,11 @@
 CC=${CC:-cc}
 INC="$FK_SRCDIR/include"
 
-# compiles EXPECT NAME: compile $TMP/snippet.c; EXPECT is 0 (must compile)
-# or 1 (must not).  The compiler's complaint must name the check.
+# compiles EXPECT NAME: compile $TMP/head.c followed by the snippet on
+# stdin; EXPECT is 0 (must compile) or 1 (must not).  The compiler's
+# complaint must name the check.
 compiles() {
+	{ cat "$TMP/head.c"; cat; } > "$TMP/snippet.c"
 	$CC -std=c99 -Wall -Wextra -Werror -Wno-unused-function -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" \
 		> "$TMP/cc.log" 2>&1
 	st=$?
@@ -20,14 +22,32 @@ compiles() {
 	[ "$st" = "$1" ] || sed 's/^/# /' "$TMP/cc.log" | head -10
 }
 
-# compiles11 NAME: $TMP/snippet.c compiles as C11 (for _Static_assert),
+# compiles11 NAME: the snippet on stdin compiles as C11 (for _Static_assert),
 # without a warning; the compiler's complaint is shown when it does not.
 compiles11() {
+	cat > "$TMP/snippet.c"
 	$CC -std=c11 -Wall -Wextra -Werror -fPIC -c -I"$INC" -o "$TMP/snippet.o" "$TMP/snippet.c" \
 		> "$TMP/cc.log" 2>&1
 	st=$?
 	ok $st "$1"
 	[ $st -eq 0 ] || sed 's/^/# /' "$TMP/cc.log" | head -10
+}
+
+# options_compile EXPECT NAME: compiles EXPECT NAME of an output plugin
+# with the snippet on stdin (struct opts and the start of its options table)
+# as its options.
+options_compile() {
+	{
+		cat
+		cat <<'SNIP'
+	FK_OPTION_END,
+};
+static struct fk_output_plugin out = { .h = { .name = "x", .options = options,
+	.options_size = sizeof(struct opts) }, .render = render };
+FLAMEKIT_REGISTER_OUTPUT(out)
+SNIP
+	} > "$TMP/options.c"
+	compiles "$1" "$2" < "$TMP/options.c"
 }
 
 cat > "$TMP/head.c" <<'SNIP'
@@ -40,47 +60,34 @@ static int render(const struct fk_host *h, const struct fk_profile *p, struct fk
 SNIP
 
 # 1. the control: a correct input plugin compiles.
-{ cat "$TMP/head.c"; cat <<'SNIP'
+compiles 0 "an input descriptor registered with FLAMEKIT_REGISTER_INPUT compiles" <<'SNIP'
 static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
-} > "$TMP/snippet.c"
-compiles 0 "an input descriptor registered with FLAMEKIT_REGISTER_INPUT compiles"
 
 # 2. an input descriptor given to FLAMEKIT_REGISTER_OUTPUT does not.
-{ cat "$TMP/head.c"; cat <<'SNIP'
+compiles 1 "FLAMEKIT_REGISTER_OUTPUT(an input descriptor) does not compile" <<'SNIP'
 static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_OUTPUT(in)
 SNIP
-} > "$TMP/snippet.c"
-compiles 1 "FLAMEKIT_REGISTER_OUTPUT(an input descriptor) does not compile"
 grep -q "fk__kind_check" "$TMP/cc.log"
 ok $? "the compiler names the kind check"
 
 # 3. the same for a filter and an output given to the wrong macro.
-{ cat "$TMP/head.c"; cat <<'SNIP'
+compiles 1 "FLAMEKIT_REGISTER_FILTER(an output descriptor) does not compile" <<'SNIP'
 static struct fk_output_plugin out = { .h = { .name = "x" }, .render = render };
 FLAMEKIT_REGISTER_FILTER(out)
 SNIP
-} > "$TMP/snippet.c"
-compiles 1 "FLAMEKIT_REGISTER_FILTER(an output descriptor) does not compile"
 
 # 4. an int member for FK_OPT_INT (which the engine writes as 8 bytes).
-{ cat "$TMP/head.c"; cat <<'SNIP'
+options_compile 1 "FK_OPTION(FK_OPT_INT, ...) on an int member does not compile" <<'SNIP'
 struct opts { int top; };
 static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_INT, "top", "10", struct opts, top, "how many"),
-	FK_OPTION_END,
-};
-static struct fk_output_plugin out = { .h = { .name = "x", .options = options,
-	.options_size = sizeof(struct opts) }, .render = render };
-FLAMEKIT_REGISTER_OUTPUT(out)
 SNIP
-} > "$TMP/snippet.c"
-compiles 1 "FK_OPTION(FK_OPT_INT, ...) on an int member does not compile"
 
 # 5. the right types compile, every kind of option.
-{ cat "$TMP/head.c"; cat <<'SNIP'
+options_compile 0 "every option type on a member of its own type compiles" <<'SNIP'
 struct opts { int f; long long i; double d; const char *s, *p; const struct fk_value *v; };
 static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_FLAG, "f", "0", struct opts, f, "flag"),
@@ -89,32 +96,18 @@ static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_STRING, "s", NULL, struct opts, s, "string"),
 	FK_OPTION(FK_OPT_PATH, "p", NULL, struct opts, p, "path"),
 	FK_OPTION(FK_OPT_VALUE, "v", NULL, struct opts, v, "value"),
-	FK_OPTION_END,
-};
-static struct fk_output_plugin out = { .h = { .name = "x", .options = options,
-	.options_size = sizeof(struct opts) }, .render = render };
-FLAMEKIT_REGISTER_OUTPUT(out)
 SNIP
-} > "$TMP/snippet.c"
-compiles 0 "every option type on a member of its own type compiles"
 
 # 6. a double member for a STRING option.
-{ cat "$TMP/head.c"; cat <<'SNIP'
+options_compile 1 "FK_OPTION(FK_OPT_STRING, ...) on a double member does not compile" <<'SNIP'
 struct opts { double s; };
 static const struct fk_option options[] = {
 	FK_OPTION(FK_OPT_STRING, "s", NULL, struct opts, s, "string"),
-	FK_OPTION_END,
-};
-static struct fk_output_plugin out = { .h = { .name = "x", .options = options,
-	.options_size = sizeof(struct opts) }, .render = render };
-FLAMEKIT_REGISTER_OUTPUT(out)
 SNIP
-} > "$TMP/snippet.c"
-compiles 1 "FK_OPTION(FK_OPT_STRING, ...) on a double member does not compile"
 
 # 7. ABI 1.3's attributes, as a plugin that must also run on 1.2 uses them:
 # FK_SAMPLE_EXT_INIT sets struct_size, FK_HOST_HAS guards push_ext.
-{ cat <<'SNIP'
+compiles11 "ABI 1.3: FK_SAMPLE_EXT_INIT, push_ext behind FK_HOST_HAS and a frozen struct fk_attr compile" <<'SNIP'
 #include <flamekit/plugin.h>
 _Static_assert(sizeof(struct fk_attr) == 4 * sizeof(void *), "struct fk_attr is frozen");
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
@@ -136,12 +129,10 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
-} > "$TMP/snippet.c"
-compiles11 "ABI 1.3: FK_SAMPLE_EXT_INIT, push_ext behind FK_HOST_HAS and a frozen struct fk_attr compile"
 
 # 8. ABI 1.3's min_weight(), appended to struct fk_output_plugin after
 # check(): an output sets it by name, and it is the descriptor's last member.
-{ cat <<'SNIP'
+compiles11 "ABI 1.3: an output's min_weight() compiles, the last member of struct fk_output_plugin" <<'SNIP'
 #include <stddef.h>
 #include <flamekit/plugin.h>
 _Static_assert(offsetof(struct fk_output_plugin, min_weight) >=
@@ -163,12 +154,10 @@ static double min_weight(const struct fk_host *h, const void *o, double total)
 static struct fk_output_plugin out = { .h = { .name = "x" }, .render = render, .min_weight = min_weight };
 FLAMEKIT_REGISTER_OUTPUT(out)
 SNIP
-} > "$TMP/snippet.c"
-compiles11 "ABI 1.3: an output's min_weight() compiles, the last member of struct fk_output_plugin"
 
 # 9. ABI 1.4's input_peek()/input_consume(), as a plugin that must also run
 # on 1.3 uses them: behind FK_HOST_HAS, with getline() as the fallback.
-{ cat <<'SNIP'
+compiles11 "ABI 1.4: input_peek() and input_consume() behind FK_HOST_HAS compile" <<'SNIP'
 #include <string.h>
 #include <flamekit/plugin.h>
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s, const void *o)
@@ -187,13 +176,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
-} > "$TMP/snippet.c"
-compiles11 "ABI 1.4: input_peek() and input_consume() behind FK_HOST_HAS compile"
 
 # 10. ABI 1.6's push_child(), appended after 1.4's input_consume, the last
 # member of 1.6 (1.8's start times follow it), used behind FK_HOST_HAS with
 # push() as the fallback: a plugin built now still runs on a 1.4 engine.
-{ cat <<'SNIP'
+compiles11 "ABI 1.6: push_child(), the last member of struct fk_host, behind FK_HOST_HAS compiles" <<'SNIP'
 #include <string.h>
 #include <flamekit/plugin.h>
 _Static_assert(offsetof(struct fk_host, push_child) > offsetof(struct fk_host, input_consume),
@@ -221,13 +208,11 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
-} > "$TMP/snippet.c"
-compiles11 "ABI 1.6: push_child(), the last member of struct fk_host, behind FK_HOST_HAS compiles"
 
 # 11. ABI 1.8's sink_set_start_time() and start_time(), in that order
 # (the last members of struct fk_host until 1.10), behind FK_HOST_HAS: an input that
 # knows its capture's wall-clock start, an output that writes it.
-{ cat <<'SNIP'
+compiles11 "ABI 1.8: sink_set_start_time() and start_time(), in that order in struct fk_host, behind FK_HOST_HAS compile" <<'SNIP'
 #include <flamekit/plugin.h>
 _Static_assert(offsetof(struct fk_host, start_time) == offsetof(struct fk_host, sink_set_start_time) + sizeof(void (*)(void)),
                "start_time follows sink_set_start_time");
@@ -256,12 +241,10 @@ const struct fk_output_plugin *snippet_output(void);
 const struct fk_output_plugin *snippet_output(void) { return &out; }
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
-} > "$TMP/snippet.c"
-compiles11 "ABI 1.8: sink_set_start_time() and start_time(), in that order in struct fk_host, behind FK_HOST_HAS compile"
 
 # 12. ABI 1.9's demangle, the last member of struct fk_input_plugin: its
 # zero is FK_DEMANGLE_NO, what a plugin built before 1.9 reads as.
-{ cat <<'SNIP'
+compiles11 "ABI 1.9: demangle, the last member of struct fk_input_plugin, 0 for FK_DEMANGLE_NO, compiles" <<'SNIP'
 #include <flamekit/plugin.h>
 _Static_assert(offsetof(struct fk_input_plugin, demangle) ==
                offsetof(struct fk_input_plugin, check) + sizeof(void (*)(void)),
@@ -277,13 +260,11 @@ static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse,
                                      .demangle = FK_DEMANGLE_SHORT };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
-} > "$TMP/snippet.c"
-compiles11 "ABI 1.9: demangle, the last member of struct fk_input_plugin, 0 for FK_DEMANGLE_NO, compiles"
 
 # 13. ABI 1.10's input_demangle(), the last member of struct fk_host, after
 # start_time, behind FK_HOST_HAS: an input that demangles names itself
 # learns the user's --no-demangle.
-{ cat <<'SNIP'
+compiles11 "ABI 1.10: input_demangle(), the last member of struct fk_host, behind FK_HOST_HAS compiles" <<'SNIP'
 #include <flamekit/plugin.h>
 _Static_assert(offsetof(struct fk_host, input_demangle) == offsetof(struct fk_host, start_time) + sizeof(void (*)(void)),
                "input_demangle follows start_time");
@@ -300,8 +281,6 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 static struct fk_input_plugin in = { .h = { .name = "x" }, .parse = parse };
 FLAMEKIT_REGISTER_INPUT(in)
 SNIP
-} > "$TMP/snippet.c"
-compiles11 "ABI 1.10: input_demangle(), the last member of struct fk_host, behind FK_HOST_HAS compiles"
 
 # --- check() before any input is read ------------------------------------
 TOPDIR="$FK_BUILDDIR/tests/modules/check"

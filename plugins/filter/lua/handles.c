@@ -445,6 +445,26 @@ static void lf_quote(char *buf, size_t cap, const char *name, size_t len)
 		snprintf(buf, cap, "%.*s", (int)len, name);
 }
 
+/* Push the function the registry holds at ref and, as its argument, a new
+ * handle: a userdata of size bytes (zeroed: disarmed until the caller sets
+ * its edit) with the metatable mt.  The handle is also kept at the
+ * registry's anchor (disarmed by lf_protect()) and below the call, to be
+ * disarmed after it.  Returns the handle. */
+static void *push_call(lua_State *L, int ref, size_t size, const char *mt, int anchor)
+{
+	void *u;
+
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+	u = lua_newuserdatauv(L, size, 0);
+	memset(u, 0, size);
+	luaL_setmetatable(L, mt);
+	lua_pushvalue(L, -1);
+	lua_rawseti(L, LUA_REGISTRYINDEX, anchor);
+	lua_pushvalue(L, -1);
+	lua_insert(L, -3);
+	return u;
+}
+
 int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 {
 	lua_State *L = s->L;
@@ -452,14 +472,8 @@ int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 	int status, t;
 
 	s->ret_line = s->frame_line; /* a memory error out of the call names frame() */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, s->frame_ref);
-	u = lua_newuserdatauv(L, sizeof *u, 0);
+	u = push_call(L, s->frame_ref, sizeof *u, FRAME_MT, s->frame_anchor);
 	u->e = e;
-	luaL_setmetatable(L, FRAME_MT);
-	lua_pushvalue(L, -1);
-	lua_rawseti(L, LUA_REGISTRYINDEX, s->frame_anchor); /* disarmed by lf_protect() */
-	lua_pushvalue(L, -1);
-	lua_insert(L, -3); /* keep the handle below the call to disarm it */
 	if (lf_call(s, 1, 1, &status) < 0) {
 		char ctx[CONTEXT_MAX + 64], q[CONTEXT_MAX + 8];
 		size_t n;
@@ -521,15 +535,9 @@ int lf_sample_body(struct state *s, struct fk_sample_edit *e)
 	int status, t;
 
 	s->ret_line = s->sample_line;
-	lua_rawgeti(L, LUA_REGISTRYINDEX, s->sample_ref);
-	u = lua_newuserdatauv(L, sizeof *u, 0);
+	u = push_call(L, s->sample_ref, sizeof *u, SAMPLE_MT, s->sample_anchor);
 	u->e = e;
 	s->inserted = 0;
-	luaL_setmetatable(L, SAMPLE_MT);
-	lua_pushvalue(L, -1);
-	lua_rawseti(L, LUA_REGISTRYINDEX, s->sample_anchor); /* disarmed by lf_protect() */
-	lua_pushvalue(L, -1);
-	lua_insert(L, -3);
 	if (lf_call(s, 1, 1, &status) < 0) {
 		char ctx[CONTEXT_MAX + 64], st[CONTEXT_MAX + 1];
 		stack_text(s, e, st, sizeof st);

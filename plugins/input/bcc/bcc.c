@@ -323,17 +323,13 @@ static int probe(const unsigned char *buf, size_t len)
 	const char *s;
 	size_t n;
 
-	while (probe_line(&win, &s, &n)) {
+	while (probe_text_line(&win, &s, &n, &other)) {
 		size_t ind = indent(s, n), nlen;
 		const char *name;
 		double c;
 		n = rtrim(s, n);
 		if (ind >= n)
 			continue;
-		if (memchr(s, '\0', n)) {
-			other++;
-			continue;
-		}
 		if (ind == 0) {
 			int m = margin_line(s, n);
 			if (m == 1 || m == 2 || (m == 3 && memcmp(s, "Tracing ", 8) == 0))

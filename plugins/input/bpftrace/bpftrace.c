@@ -382,15 +382,12 @@ out:
 
 /* A record starts at every line that starts "@NAME[": no other line of a
  * record does (frames are indented or hex, key lines start ',' or ']'). */
-static int starts_record(const char *s, size_t n)
+static bool starts_record(const char *s, size_t n)
 {
 	return opener(s, n) != 0;
 }
 
-static ssize_t sync_records(const unsigned char *buf, size_t len, int eof)
-{
-	return line_sync(buf, len, eof, starts_record);
-}
+LINE_SYNC(sync_records, starts_record)
 
 /* Detection: "@NAME[" lines, frame and key lines inside records, closing
  * "]: COUNT" lines, and little else. */
@@ -402,13 +399,9 @@ static int probe(const unsigned char *buf, size_t len)
 	const char *s;
 	size_t n;
 
-	while (probe_line(&win, &s, &n)) {
+	while (probe_text_line(&win, &s, &n, &other)) {
 		size_t open = opener(s, n);
 		double c;
-		if (memchr(s, '\0', n)) {
-			other++;
-			continue;
-		}
 		if (open) {
 			opens++;
 			good++;

@@ -843,12 +843,8 @@ static int probe(const unsigned char *buf, size_t len)
 	const char *s;
 	size_t n;
 
-	while (probe_line(&win, &s, &n)) {
+	while (probe_text_line(&win, &s, &n, &other)) {
 		bool ok = false;
-		if (memchr(s, '\0', n)) {
-			other++;
-			continue;
-		}
 		if (is_key(s, n, "events:") && n > 7) {
 			events++;
 			ok = true;

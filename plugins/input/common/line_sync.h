@@ -3,11 +3,12 @@
  * own ("@NAME[" for bpftrace, a thread's header for thread dumps): the
  * input plugin's sync callback (see struct fk_input_plugin) is
  * line_sync(buf, len, eof, starts), where starts(s, n) says whether the line
- * s of n bytes (no '\n') opens a record.
+ * s of n bytes (no '\n') opens a record; LINE_SYNC(name, starts) defines it.
  */
 #ifndef FK_LINE_SYNC_H
 #define FK_LINE_SYNC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/types.h>
@@ -16,7 +17,7 @@
  * a record; 0 when buf ends before one is seen whole (more is needed), or
  * len at the end of the input. */
 static inline ssize_t line_sync(const unsigned char *buf, size_t len, int eof,
-                                int (*starts)(const char *s, size_t n))
+                                bool (*starts)(const char *s, size_t n))
 {
 	for (size_t i = 0; i + 1 < len; i++) {
 		const unsigned char *s = buf + i + 1, *nl;
@@ -30,5 +31,13 @@ static inline ssize_t line_sync(const unsigned char *buf, size_t len, int eof,
 	}
 	return eof ? (ssize_t)len : 0;
 }
+
+/* Defines the sync callback `name` for records that start at the lines
+ * starts(s, n) accepts. */
+#define LINE_SYNC(name, starts)                                                    \
+	static ssize_t name(const unsigned char *buf, size_t len, int eof)         \
+	{                                                                          \
+		return line_sync(buf, len, eof, starts);                           \
+	}
 
 #endif

@@ -44,6 +44,18 @@ static inline bool probe_line(struct probe_window *w, const char **s, size_t *n)
 	return true;
 }
 
+/* probe_line for formats that are text alone: a line holding a NUL byte
+ * is counted in *other and passed over. */
+static inline bool probe_text_line(struct probe_window *w, const char **s, size_t *n, size_t *other)
+{
+	while (probe_line(w, s, n)) {
+		if (!memchr(*s, '\0', *n))
+			return true;
+		(*other)++;
+	}
+	return false;
+}
+
 /* Blank lines and comment lines ('#' or '//' first, after blanks) say
  * nothing about the format. */
 static inline bool probe_ignorable(const char *s, size_t n)

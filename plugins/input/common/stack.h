@@ -35,16 +35,26 @@ struct stack {
 	size_t cap_refs;
 };
 
+/* Copy name (len bytes) to the end (at used) of the growing text buffer
+ * *text of *cap bytes, ';' made ':' (';' separates frames in folded text).
+ * The caller counts the bytes into used. */
+static inline int text_add(const struct fk_host *h, char **text, size_t *cap, size_t used,
+                           const char *name, size_t len)
+{
+	if (fk_vector_grow((void **)text, cap, used + len, 1, h->realloc) < 0)
+		return FK_ERR_NOMEM;
+	memcpy(*text + used, name, len);
+	for (size_t i = 0; i < len; i++)
+		if ((*text)[used + i] == ';')
+			(*text)[used + i] = ':';
+	return 0;
+}
+
 static inline int stack_add(struct stack *s, const char *name, size_t len, int annot, uint64_t line)
 {
-	if (fk_vector_grow((void **)&s->text, &s->cap, s->len + len, 1, s->h->realloc) < 0 ||
+	if (text_add(s->h, &s->text, &s->cap, s->len, name, len) < 0 ||
 	    fk_vector_grow((void **)&s->v, &s->cap_v, s->n + 1, sizeof *s->v, s->h->realloc) < 0)
 		return FK_ERR_NOMEM;
-	memcpy(s->text + s->len, name, len);
-	/* ';' separates frames in folded text */
-	for (size_t i = 0; i < len; i++)
-		if (s->text[s->len + i] == ';')
-			s->text[s->len + i] = ':';
 	s->v[s->n].off = s->len;
 	s->v[s->n].len = len;
 	s->v[s->n].annot = annot;

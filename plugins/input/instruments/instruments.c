@@ -212,7 +212,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		kinds |= (unsigned)kind;
 		st.n = depth;
 		st.len = depth ? st.v[depth - 1].off + st.v[depth - 1].len : 0;
-		if (fk_vector_grow((void **)&st.text, &st.cap, st.len + nlen, 1, h->realloc) < 0 ||
+		if (text_add(h, &st.text, &st.cap, st.len, name, nlen) < 0 ||
 		    fk_vector_grow((void **)&st.v, &st.cap_v, st.n + 1, sizeof *st.v,
 		        h->realloc) < 0 ||
 		    fk_vector_grow((void **)&st.refs, &st.cap_refs, st.n + 1, sizeof *st.refs,
@@ -220,10 +220,6 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			rc = FK_ERR_NOMEM;
 			goto out;
 		}
-		memcpy(st.text + st.len, name, nlen);
-		for (size_t k = 0; k < nlen; k++)
-			if (st.text[st.len + k] == ';')
-				st.text[st.len + k] = ':';
 		st.v[st.n].off = st.len;
 		st.v[st.n].len = nlen;
 		st.len += nlen;

@@ -153,12 +153,8 @@ static int probe(const unsigned char *buf, size_t len)
 	size_t n, heads = 0, frames = 0, other = 0;
 	bool total = false, open = false;
 
-	while (probe_line(&win, &s, &n)) {
+	while (probe_text_line(&win, &s, &n, &other)) {
 		struct fields f;
-		if (memchr(s, '\0', n)) {
-			other++;
-			continue;
-		}
 		split_fields(s, n, &f);
 		if (f.nf == 0)
 			continue;

@@ -178,16 +178,12 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			st.v[depth - 1].has_kids = true;
 			st.v[depth - 1].kids += count;
 		}
-		if (fk_vector_grow((void **)&st.text, &st.cap, st.len + nlen, 1, h->realloc) < 0 ||
+		if (text_add(h, &st.text, &st.cap, st.len, name, nlen) < 0 ||
 		    fk_vector_grow((void **)&st.v, &st.cap_v, st.n + 1, sizeof *st.v,
 		        h->realloc) < 0) {
 			rc = FK_ERR_NOMEM;
 			goto out;
 		}
-		memcpy(st.text + st.len, name, nlen);
-		for (size_t k = 0; k < nlen; k++)
-			if (st.text[st.len + k] == ';')
-				st.text[st.len + k] = ':';
 		st.v[st.n].off = st.len;
 		st.v[st.n].len = nlen;
 		st.v[st.n].count = count;

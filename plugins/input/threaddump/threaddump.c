@@ -444,15 +444,7 @@ static bool header(const char *s, size_t n)
 	return gdb_header(s, n) || eu_tid(s, n) || eu_pid(s, n) || jstack_header(s, n);
 }
 
-static int starts_record(const char *s, size_t n)
-{
-	return header(s, n) != 0;
-}
-
-static ssize_t sync_records(const unsigned char *buf, size_t len, int eof)
-{
-	return line_sync(buf, len, eof, starts_record);
-}
+LINE_SYNC(sync_records, header)
 
 /* Detection: record headers and frame lines of one of the dialects. */
 static int probe(const unsigned char *buf, size_t len)
@@ -462,12 +454,8 @@ static int probe(const unsigned char *buf, size_t len)
 	const char *s;
 	size_t n;
 
-	while (probe_line(&win, &s, &n)) {
+	while (probe_text_line(&win, &s, &n, &other)) {
 		size_t i = 0;
-		if (memchr(s, '\0', n)) {
-			other++;
-			continue;
-		}
 		if (gdb_header(s, n) || eu_tid(s, n) || eu_pid(s, n) || jstack_header(s, n)) {
 			heads++;
 			good++;

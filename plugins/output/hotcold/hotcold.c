@@ -66,15 +66,25 @@ static struct svg_frame *push(struct ctx *c)
 	return &c->v[c->n++];
 }
 
-/* Room for need entries in the two parallel walk stacks (one capacity). */
-static int stack_room(struct ctx *c, size_t need)
+/* Push the nk children `kids` of a node onto the walk's stack, in reverse
+ * so they pop in order, the first at x and each next one after the one
+ * before (series s, scaled by k). */
+static int push_kids(struct ctx *c, size_t *sp, const fk_node_t *kids, size_t nk, int s, double k,
+                     double x)
 {
 	size_t c1 = c->scap, c2 = c->scap;
 
-	if (fk_vector_grow((void **)&c->stack, &c1, need, sizeof *c->stack, c->h->realloc) < 0 ||
-	    fk_vector_grow((void **)&c->sx, &c2, need, sizeof *c->sx, c->h->realloc) < 0)
+	/* the two parallel walk stacks share one capacity */
+	if (fk_vector_grow((void **)&c->stack, &c1, *sp + nk, sizeof *c->stack, c->h->realloc) < 0 ||
+	    fk_vector_grow((void **)&c->sx, &c2, *sp + nk, sizeof *c->sx, c->h->realloc) < 0)
 		return FK_ERR_NOMEM;
-	c->scap = c1;
+	c->scap = c1 < c2 ? c1 : c2;
+	for (size_t j = 0; j < nk; j++) {
+		c->stack[*sp + nk - 1 - j] = kids[j];
+		c->sx[*sp + nk - 1 - j] = x;
+		x += c->h->node_total(c->p, kids[j], s) * k;
+	}
+	*sp += nk;
 	return 0;
 }
 
@@ -85,21 +95,12 @@ static int walk(struct ctx *c, fk_node_t top, int s, double k, double x, const c
 	size_t sp = 0;
 	const fk_node_t *kids;
 	size_t nk;
+	int rc;
 
-	/* push top's children in reverse so they pop in order */
 	nk = h->node_children(c->p, top, &kids);
 	x += h->node_self(c->p, top, s) * k;
-	if (stack_room(c, sp + nk) < 0)
-		return FK_ERR_NOMEM;
-	{
-		double xx = x;
-		for (size_t j = 0; j < nk; j++) {
-			c->stack[sp + nk - 1 - j] = kids[j];
-			c->sx[sp + nk - 1 - j] = xx;
-			xx += h->node_total(c->p, kids[j], s) * k;
-		}
-		sp += nk;
-	}
+	if ((rc = push_kids(c, &sp, kids, nk, s, k, x)) < 0)
+		return rc;
 	while (sp > 0) {
 		fk_node_t n = c->stack[--sp];
 		double nx0 = c->sx[sp], w = h->node_total(c->p, n, s) * k;
@@ -114,15 +115,8 @@ static int walk(struct ctx *c, fk_node_t top, int s, double k, double x, const c
 		f->etime = nx0 + w;
 		f->palette = palette;
 		nk = h->node_children(c->p, n, &kids);
-		if (stack_room(c, sp + nk) < 0)
-			return FK_ERR_NOMEM;
-		double xx = nx0 + h->node_self(c->p, n, s) * k;
-		for (size_t j = 0; j < nk; j++) {
-			c->stack[sp + nk - 1 - j] = kids[j];
-			c->sx[sp + nk - 1 - j] = xx;
-			xx += h->node_total(c->p, kids[j], s) * k;
-		}
-		sp += nk;
+		if ((rc = push_kids(c, &sp, kids, nk, s, k, nx0 + h->node_self(c->p, n, s) * k)) < 0)
+			return rc;
 	}
 	return 0;
 }
