@@ -2,7 +2,7 @@
 #ifndef FK_CLI_H
 #define FK_CLI_H
 
-#include "../engine/fk.h"
+#include "../engine/flamekit-engine.h"
 #include "options.h"
 
 /* Exit statuses. */

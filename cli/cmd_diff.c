@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../engine/fk.h" /* engine internals: this file moves into the engine (issue 27) */
 #include "cli.h"
 
 static bool is_hex(char c)

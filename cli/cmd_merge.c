@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../engine/fk.h" /* engine internals: this file moves into the engine (issue 27) */
 #include "cli.h"
 #include "folded/fkfolded.h"
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../engine/fk.h" /* engine internals: this file moves into the engine (issue 27) */
 #include "cli.h"
 #include "folded/fkfolded.h"
 #include "foldsum.h"
