@@ -544,6 +544,11 @@ int fk_input_steps(const struct fk_registry *r, const struct fk_input_spec *spec
                    const char *name, struct fk_filter_chain *steps);
 
 /* ---- pipeline internals (pipeline.c) -------------------------------------- */
+/* Open input `path` for the call of context cx (its instance, in's
+ * context), showing progress as struct fk_pipeline's says, and refuse
+ * UTF-16 text by name whatever the format.  0, or a negative status
+ * (reported) with nothing left open. */
+int fk_input_start(struct fk_input *in, const char *path, struct fk_ctx *cx, int progress);
 /* Pick the input plugin for the first bytes of `in`; reports an error
  * listing the formats tried when none fits. */
 int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_plugin **out);

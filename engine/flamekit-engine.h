@@ -203,7 +203,9 @@ struct fk_pipeline {
 
 /* Run everything, all or nothing: every output file is created (as a
  * temporary) before the inputs are read, rendered, flushed and closed, and
- * only when all of that succeeded are they renamed into place.  Outputs to
+ * only when all of that succeeded are they renamed into place.  Folded
+ * inputs into the folded output alone are summed without the stack tree
+ * (engine/foldsum.c), with the same bytes.  Outputs to
  * stdout are rendered last, since what reaches stdout cannot be taken back. */
 int fk_pipeline_run(struct fk_pipeline *pl);
 

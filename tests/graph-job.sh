@@ -93,6 +93,27 @@ while IFS='	' read -r name path; do
 	compare "collapse $name"
 done < "$TMP/inputs"
 
+# With --format folded (a job's `format: folded`), and on input that
+# fails or is skipped in part: the same status, messages and bytes.  A
+# UTF-16 file is refused by name, whatever the format; `collapse --format
+# folded` used to read it as garbage (its own folded reader): an empty
+# output, exit 0.
+printf 'a;b 1\nnot a folded line\na;c 2.5\n' > "$TMP/skips.txt"
+printf 'main;f 1\nmain;g 2\n' | iconv -f UTF-8 -t UTF-16 > "$TMP/utf16.txt"
+printf 'main;f 1\nmain;g 2\n' > "$TMP/plain.txt"
+for f in skips utf16 plain; do
+	for cmd in collapse graph; do
+		p=folded
+		[ "$cmd" = graph ] && p=svg
+		printf 'inputs:\n  - path: %s.txt\n    format: folded\noutputs:\n  - plugin: %s\n    path: "-"\n' \
+			"$f" "$p" > "$TMP/job.yaml"
+		(cd "$TMP" && "$FLAMEKIT" "$cmd" --format folded "$f.txt" > out.cmd 2> err.cmd; echo "$?" >> out.cmd)
+		(cd "$TMP" && "$FLAMEKIT" run job.yaml > out.job 2> err.job; echo "$?" >> out.job)
+		same_file "$TMP/out.job" "$TMP/out.cmd" "$cmd --format folded $f.txt: the job's output and status"
+		same_file "$TMP/err.job" "$TMP/err.cmd" "$cmd --format folded $f.txt: the job's messages"
+	done
+done
+
 # The drawers' options that prune or reshape the tree, on a wide input.
 wide="$FK_SRCDIR/tests/data/perf/system-wide.txt"
 [ -d "$FK_CONFORMANCE" ] && wide="$FK_CONFORMANCE/svg/inputs/perf-vertx-stacks-01-collapsed-all.txt"
