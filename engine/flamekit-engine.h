@@ -209,6 +209,25 @@ struct fk_pipeline {
  * stdout are rendered last, since what reaches stdout cannot be taken back. */
 int fk_pipeline_run(struct fk_pipeline *pl);
 
+/* ---- differential profiles (diff.c) ------------------------------------------
+ * difffolded.pl's comparison: BEFORE's stacks weigh in series 0, AFTER's
+ * in series 1, of one profile rendered into `output` (the folded plugin
+ * writes `stack before after` lines). */
+struct fk_diff {
+	struct fk_registry *reg;
+	struct fk_input_spec sides[2];     /* BEFORE, AFTER (their series ignored) */
+	struct fk_filter_chain filters[2]; /* each side's own; the caller frees them */
+	struct fk_output_spec output;
+	bool normalize;                    /* -n: BEFORE scaled to AFTER's total */
+	bool strip_hex;                    /* -s: 0x<hex> in frame names becomes 0x... */
+	unsigned threads;
+	int progress;                      /* as struct fk_pipeline's */
+};
+/* Read both sides, each into a profile of its own (a side holding two
+ * series is refused), compare them and write the output, all or nothing.
+ * 0 or a negative status, reported. */
+int fk_diff_run(struct fk_diff *d);
+
 /* ---- outputs (writer.c) ------------------------------------------------------ */
 /* Refuse an output (NULL or "-": stdout, never refused) that is one of the
  * regular files files[0..n) (fk_output_replaces): `graph -o in.folded
