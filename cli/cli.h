@@ -2,7 +2,7 @@
 #ifndef FK_CLI_H
 #define FK_CLI_H
 
-#include "../engine/fk.h"
+#include "../engine/flamekit-engine.h"
 #include "options.h"
 
 /* Exit statuses. */
@@ -128,8 +128,8 @@ int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, co
  * *choice; 0, or FK_ERR_USAGE after reporting. */
 int cli_demangle_opt(const char *cmd, const char *value, int *choice);
 /* Whether the inputs read by pl get demangled (the choice given, else
- * pl's default): the folded shortcuts (foldsum, graphsum) apply only to
- * names left as they are. */
+ * pl's default): the folded shortcut (graphsum) applies only to names
+ * left as they are. */
 bool cli_demangles(const struct cli_inputs *in, const struct fk_plugin *pl);
 /* argv[*i] as an input option: 1 taken (with its value), 0 not one,
  * FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
@@ -152,18 +152,6 @@ int graph_help(const struct fk_registry *r);
 int cmd_diff(struct cli *c, int argc, char **argv);
 int cmd_merge(struct cli *c, int argc, char **argv);
 
-/* foldsum.c: folded files summed into sorted folded output without the
- * stack tree, the same bytes as the folded input and output plugins give.
- * foldsum_applies returns the folded input plugin when every file is
- * folded (in_pl is it, or in_pl is NULL and each file is a regular file
- * detected as folded, silently), else NULL.  foldsum_run reads the files
- * in order and writes outpath (NULL or "-": stdout) all or nothing;
- * detected logs the detection as the pipeline does.  Errors are reported. */
-const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *in_pl,
-                                        const char **files,
-                                        size_t nfiles);
-int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, size_t nfiles,
-                const char *outpath, bool detected);
 /* graphsum.c: graph of folded files drawn from a tree of only the frames
  * wide enough to draw, the same bytes as the pipeline.  false when it does
  * not apply (nothing reported, nothing written: run the pipeline), else

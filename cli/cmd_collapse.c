@@ -1,5 +1,5 @@
-/* flamekit collapse: profiler output in, folded stacks out.  Folded input
- * is summed whole, without the stack tree (foldsum.c). */
+/* flamekit collapse: profiler output in, folded stacks out (the pipeline
+ * sums folded input without the stack tree: engine/foldsum.c). */
 #include <string.h>
 
 #include "cli.h"
@@ -13,7 +13,7 @@ static int input_opt(void *ctx, int argc, char **argv, int *i)
 
 int cmd_collapse(struct cli *c, int argc, char **argv)
 {
-	const struct fk_plugin *out_pl, *fold;
+	const struct fk_plugin *out_pl;
 	struct cli_inputs in = { 0 };
 	struct cli_args a = { 0 };
 	char hint[256] = "";
@@ -39,11 +39,7 @@ int cmd_collapse(struct cli *c, int argc, char **argv)
 	if (in.nfiles == 0)
 		in.files[in.nfiles++] = "-";
 	in.args = &a;
-	if (in.pd.n == 0 && in.demangle != FK_DMG_FULL && in.demangle != FK_DMG_SHORT && a.nnarrow == 0 &&
-	    (fold = foldsum_applies(c, in.pl, in.files, in.nfiles)) != NULL && !cli_demangles(&in, fold))
-		rc = cli_exit(foldsum_run(c, fold, in.files, in.nfiles, a.v[OPT_OUTPUT], in.pl == NULL));
-	else
-		rc = cli_inputs_run(c, &in, out_pl, NULL, a.v[OPT_OUTPUT]);
+	rc = cli_inputs_run(c, &in, out_pl, NULL, a.v[OPT_OUTPUT]);
 	goto out;
 fail:
 	rc = cli_exit(rc);

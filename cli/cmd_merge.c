@@ -26,8 +26,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../engine/fk.h" /* engine internals: this file moves into the engine (issue 27) */
 #include "cli.h"
 #include "folded/fkfolded.h"
+#include "../engine/foldsum.h"
 
 struct src {
 	struct fk_input in;
@@ -227,14 +229,15 @@ out:
 }
 
 /* Merge in memory: exactly `collapse --format folded FILE...`, which sums
- * whole stacks without the stack tree (foldsum.c). */
+ * whole stacks without the stack tree (engine/foldsum.c). */
 static int in_memory(struct cli *c, char **files, size_t nfiles, const char *outpath)
 {
 	const struct fk_plugin *in_pl = cli_find(c, FK_PLUGIN_INPUT, "folded", "merge");
 
 	if (!in_pl || !cli_find(c, FK_PLUGIN_OUTPUT, "folded", "merge"))
 		return FK_ERR_PLUGIN;
-	return foldsum_run(c, in_pl, (const char **)files, nfiles, outpath, false);
+	return fk_foldsum_run(&c->reg, in_pl, (const char *const *)files, nfiles, outpath, c->progress,
+	                      false);
 }
 
 /* An input was out of order.  Can the part written be taken back (a

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../engine/job.h"
 
 #ifndef FK_PKGDATADIR
 #define FK_PKGDATADIR "/usr/local/share/flamekit"

@@ -35,8 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../engine/fk.h" /* engine internals: this file moves into the engine (issue 27) */
 #include "cli.h"
-#include "foldsum.h"
+#include "../engine/foldsum.h"
 #include "folded/fkfolded.h"
 
 /* Frames narrower than this share of the minimum width are cut: a margin
@@ -542,7 +543,7 @@ bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *
 	double total, minw;
 	int rc;
 
-	if (in->pd.n || in->demangle == FK_DMG_FULL || in->demangle == FK_DMG_SHORT || (in->args && in->args->nnarrow) || in->nfiles == 0 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
+	if (in->pd.n || in->demangle == FK_DMG_FULL || in->demangle == FK_DMG_SHORT || (in->args && in->args->nnarrow) || in->nfiles == 0 || c->shard_n > 1 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
 	    !output_fits(out_pl, out_opts))
 		return false;
 	for (size_t k = 0; k < in->nfiles; k++) {
@@ -550,7 +551,7 @@ bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *
 		if (strcmp(in->files[k], "-") == 0 || stat(in->files[k], &st) < 0 || !S_ISREG(st.st_mode))
 			return false;
 	}
-	if (!(folded = foldsum_applies(c, in->pl, in->files, in->nfiles)) || cli_demangles(in, folded))
+	if (!(folded = fk_foldsum_detect(&c->reg, in->pl, in->files, in->nfiles)) || cli_demangles(in, folded))
 		return false;
 	if ((rc = fk_output_not_input(outpath, in->files, in->nfiles)) < 0) {
 		*status = cli_exit(rc);

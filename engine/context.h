@@ -88,11 +88,4 @@ bool fk_ctx_quiet(const struct fk_ctx *cx);
  * nearest quiet one. */
 void fk_ctx_mark(struct fk_ctx *cx);
 
-/* ---- verbosity ----------------------------------------------------------- *
- * The one process-wide setting: the FK_LOG_* level up to which messages are
- * printed (default FK_LOG_WARN), set by the command's -q and -v before any
- * work starts. */
-int fk_log_verbosity(void);
-void fk_log_set_verbosity(int level);
-
 #endif

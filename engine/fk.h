@@ -1,7 +1,8 @@
 /*
  * flamekit engine internals.  Nothing here is part of the plugin SDK: plugins
  * see only include/flamekit/plugin.h and reach the engine through struct
- * fk_host.  The CLI and the tests link the engine as a static library.
+ * fk_host.  The command sees only flamekit-engine.h (included here, the
+ * public part); the tests link the engine as a static library.
  */
 #ifndef FK_ENGINE_H
 #define FK_ENGINE_H
@@ -13,58 +14,16 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "flamekit/plugin.h"
+#include "flamekit-engine.h"
 #include "context.h"
 
-/* ---- status ----------------------------------------------------------- */
-const char *fk_strerror(int status);
-
-/* ---- memory (alloc.c) ------------------------------------------------- *
- * Every engine allocation goes through these, so tests can inject a failure
- * at the Nth call (fk_alloc_fail_after).  They return NULL on failure; the
- * x-variants do not exist on purpose: callers handle NULL.
- */
-void *fk_malloc(size_t n);
-void *fk_calloc(size_t n, size_t size);
-void *fk_realloc(void *p, size_t n);
-void fk_free(void *p);
-char *fk_strndup(const char *s, size_t n);
-char *fk_strdup(const char *s);
-/* After `n` more successful allocations, fail every one (n < 0: never).
- * Thread-safe: with several threads allocating, exactly `n` succeed. */
-void fk_alloc_fail_after(long n);
-/* How many allocations were asked for so far (failed ones included). */
-unsigned long fk_alloc_calls(void);
-/* Called once, just before the first injected failure, from the thread
- * that will see it (tests print a backtrace there). */
-extern void (*fk_alloc_fail_hook)(void);
-/* Put the heap on transparent huge pages where the system has them (Linux
- * with glibc; see alloc.c).  Call first thing, before threads start. */
-void fk_heap_tune(void);
-
-/* ---- logging (log.c) --------------------------------------------------- *
- * Each message's prefix, silence and "reported" mark come from the calling
- * thread's context (context.h); the verbosity from fk_log_set_verbosity. */
-extern const char *fk_progname; /* "flamekit" */
-/* "flamekit: " + the context's prefix + message + "\n" to stderr. */
-void fk_log(int level, const char *fmt, ...) FK_PRINTF(2, 3);
-void fk_vlog(int level, const char *fmt, va_list ap);
+/* ---- logging internals (log.c) -------------------------------------------- */
 /* fk_log without the context's prefix (an input's own data errors:
  * "FILE:LINE: message"); it marks and is silenced as fk_log is. */
 void fk_log_bare(int level, const char *fmt, ...) FK_PRINTF(2, 3);
 /* Tests capture messages: when set, each formatted line (without
  * "flamekit: " and newline) goes here instead of stderr. */
 extern void (*fk_log_hook)(int level, const char *line);
-
-/* ---- growable byte buffer ---------------------------------------------- */
-struct fk_buf {
-	char *data;
-	size_t len, cap;
-};
-int fk_buf_reserve(struct fk_buf *b, size_t extra);
-int fk_buf_append(struct fk_buf *b, const void *p, size_t n);
-int fk_buf_printf(struct fk_buf *b, const char *fmt, ...) FK_PRINTF(2, 3);
-void fk_buf_free(struct fk_buf *b);
 
 /* ---- hashing ------------------------------------------------------------ */
 uint64_t fk_hash(const void *p, size_t n);
@@ -244,13 +203,6 @@ struct fk_filter_inst {
 	size_t cachecap;
 	const struct fk_profile *cache_owner;
 	unsigned uses;       /* enum fk_filter_uses: callbacks this instance runs */
-};
-
-struct fk_filter_chain {
-	struct fk_filter_inst *v;
-	size_t n;
-	bool has_sample;  /* some filter has a per-sample callback */
-	bool has_frame;
 };
 
 /* ---- profile and sinks (profile.c) --------------------------------------- */
@@ -514,11 +466,6 @@ const char *fk_writer_side_pending(const char *path, size_t *len);
 /* Would writing path replace the file (dev, ino)?  By inode, links
  * followed: "./x", "d/../x" and a link to x all are x. */
 bool fk_output_replaces(const char *path, dev_t dev, ino_t ino);
-/* Refuse an output (NULL or "-": stdout, never refused) that is one of the
- * regular files files[0..n) (fk_output_replaces): `graph -o in.folded
- * in.folded` would replace the profile with its graph.  0, or FK_ERR_USAGE
- * reported. */
-int fk_output_not_input(const char *out, const char *const *files, size_t n);
 /* Do paths a and b name the same output file, however spelled ("x",
  * "./x", "d/../x", a symlink to x)?  "-" (stdout) is never the same as
  * anything: several outputs may share it. */
@@ -536,44 +483,7 @@ int fk_writer_finish(struct fk_writer *w);
 /* Drop everything written; the final path is untouched. */
 void fk_writer_abort(struct fk_writer *w);
 
-/* ---- plugins (plugin.c) -------------------------------------------------- */
-struct fk_plugin {
-	union {
-		struct fk_plugin_header h;
-		struct fk_input_plugin in;
-		struct fk_filter_plugin filter;
-		struct fk_output_plugin out;
-	} d;                 /* our copy of the descriptor, zero-filled */
-	char *path;          /* the module file */
-	void *handle;        /* lt_dlhandle */
-	char *prefix;        /* "[KIND:NAME] " */
-	/* d.h.options points here when the plugin's table carries option
-	 * flags (ABI 1.7): a copy with the flags taken out of each type, so
-	 * that the engine's code sees plain types, and the flags of each
-	 * entry, in table order (NULL: no option has any).  Owned. */
-	struct fk_option *own_options;
-	unsigned *optflags;
-};
-
-struct fk_registry {
-	struct fk_plugin **v;
-	size_t n;
-	char **dirs;         /* search path, in order */
-	size_t ndirs;
-	unsigned refused;    /* modules refused while loading */
-	/* The process exits next: fk_registry_free leaves the modules mapped
-	 * (unmapping twenty of them took 1.3 ms of a 10 ms run). */
-	bool keep_loaded;
-};
-
-int fk_registry_init(struct fk_registry *r);
-void fk_registry_free(struct fk_registry *r);
-/* Add a directory to the search path (before the environment/default). */
-int fk_registry_add_dir(struct fk_registry *r, const char *dir);
-/* Load every module of the search path: --plugin-dir dirs, then
- * FLAMEKIT_PLUGIN_PATH (colon-separated), then the install directory.  A
- * module that cannot be used is refused with a warning; the rest load. */
-int fk_registry_load_all(struct fk_registry *r);
+/* ---- plugins: the loader's internals (plugin.c) ---------------------------- */
 /* Load one module file; 0, or a negative status after a warning. */
 int fk_registry_load(struct fk_registry *r, const char *path);
 /* Add a plugin compiled into the program (its descriptor, as its renamed
@@ -582,20 +492,7 @@ int fk_registry_load(struct fk_registry *r, const char *path);
  * harnesses use it to hold several plugins without dlopen. */
 int fk_registry_add_builtin(struct fk_registry *r, const struct fk_plugin_header *hd,
                             const char *name);
-const struct fk_plugin *fk_registry_find(const struct fk_registry *r, int kind, const char *name);
-const char *fk_kind_name(int kind);
-
-/* ---- options (options.c) ------------------------------------------------- */
-/* Allocate a plugin's options struct with its defaults applied. */
-int fk_options_new(const struct fk_plugin *pl, void **opts);
-void fk_options_free(const struct fk_plugin *pl, void *opts);
-/* Find an option by name; NULL if unknown. */
-const struct fk_option *fk_option_find(const struct fk_plugin *pl, const char *name);
-/* Set one option from text (an FK_OPT_VALUE option becomes a STRING
- * value).  On error returns FK_ERR_USAGE and writes the reason (no
- * location) into err. */
-int fk_option_set(const struct fk_plugin *pl, void *opts, const char *name,
-                  const char *value, char *err, size_t errlen);
+/* ---- options: the loader's and the job's (options.c) ----------------------- */
 /* Set FK_OPT_VALUE option `name` to tree v, which the options struct then
  * owns (also on error: FK_ERR_INTERNAL when name is no VALUE option). */
 struct fk_value;
@@ -618,18 +515,10 @@ int fk_options_validate(const struct fk_plugin *pl, char *err, size_t errlen);
 int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *where);
 /* "a, b, c" of a plugin's option names (for "unknown key" messages). */
 int fk_option_names(const struct fk_plugin *pl, struct fk_buf *out);
-/* Print `flamekit plugins --help NAME` text. */
-void fk_options_help(const struct fk_plugin *pl, FILE *f);
-/* Only its table: one line an option, with type, help and default. */
-void fk_options_table(const struct fk_plugin *pl, FILE *f);
-
 /* ---- the host table (host.c) ----------------------------------------------- */
 extern const struct fk_host fk_host;
 
 /* ---- filters (filter.c) ----------------------------------------------------- */
-int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
-                        void *opts, const char *where);
-void fk_filter_chain_free(struct fk_filter_chain *fc);
 /* Map frame f of p through filter k's per-frame callback (cached).  *out is
  * the new frame id, or FK_FRAME_NONE when the filter drops it. */
 int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile *p,
@@ -641,22 +530,7 @@ int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
                       const struct fk_logged_sample *meta, const char *comm, size_t comm_len,
                       const struct fk_attr *attrs, size_t nattrs);
 
-/* ---- an input's demangling (demangle.c) --------------------------------------
- * The user's choice for an input (fk_input_spec.demangle): its plugin's
- * default (struct fk_input_plugin's demangle, ABI 1.9), or one of the
- * three styles. */
-enum fk_demangle_choice {
-	FK_DMG_PLUGIN = 0, /* the input plugin's default */
-	FK_DMG_NO,         /* --no-demangle, --demangle=no, `demangle: no` */
-	FK_DMG_FULL,       /* --demangle, =full */
-	FK_DMG_SHORT,      /* --demangle=short */
-};
-/* The choice text names (no, full, short; false and true as no and
- * full, a job file's booleans), or -1 for any other text. */
-int fk_demangle_parse(const char *text);
-/* Input plugin pl's default, an enum fk_demangle (FK_DEMANGLE_NO for a
- * plugin built before ABI 1.9). */
-int fk_input_demangle(const struct fk_plugin *pl);
+/* ---- demangling internals (demangle.c) ------------------------------------ */
 /* "no", "full" or "short" for an enum fk_demangle. */
 const char *fk_demangle_name(int d);
 struct fk_input_spec;
@@ -672,51 +546,12 @@ int fk_input_steps(const struct fk_registry *r, const struct fk_input_spec *spec
                    const struct fk_plugin *pl, const struct fk_filter_chain *filters,
                    const char *name, struct fk_filter_chain *steps);
 
-/* ---- pipeline (pipeline.c) ----------------------------------------------------
- * What `collapse`, `graph` and `run` share: read inputs into a profile,
- * apply filters, render outputs atomically.
- */
-struct fk_input_spec {
-	const char *path;
-	const struct fk_plugin *plugin;  /* NULL: auto-detect */
-	void *opts;                      /* plugin options, or NULL for defaults */
-	int series;
-	const char *where;               /* for messages, may be NULL */
-	/* Options to apply once the plugin is known (auto-detection):
-	 * names without "--", values NULL for flags. */
-	const char *const *optnames;
-	const char *const *optvalues;
-	size_t nopts;
-	/* Parse only shard shard_k of shard_n (see fk_input_shard); shard_n 0
-	 * or 1 reads everything. */
-	unsigned shard_k, shard_n;
-	/* `plugin` is only a default (graph's folded): an input that another
-	 * plugin recognises for certain (its probe says 100: a magic number,
-	 * as perf.data's) is read by that one, with its default options. */
-	bool magic_wins;
-	/* enum fk_demangle_choice: how this input's names are demangled
-	 * (FK_DMG_PLUGIN, 0: as its plugin's descriptor says). */
-	int demangle;
-};
-
-struct fk_output_spec {
-	const struct fk_plugin *plugin;
-	void *opts;
-	const char *path;                /* NULL or "-" for stdout */
-	const char *where;               /* the options' origin for messages, or NULL */
-};
-
-struct fk_pipeline {
-	struct fk_registry *reg;
-	struct fk_input_spec *inputs;
-	size_t ninputs;
-	struct fk_filter_chain filters;
-	struct fk_output_spec *outputs;
-	size_t noutputs;
-	unsigned threads;
-	int progress;                    /* 0 never, 1 if stderr is a tty, 2 always */
-};
-
+/* ---- pipeline internals (pipeline.c) -------------------------------------- */
+/* Open input `path` for the call of context cx (its instance, in's
+ * context), showing progress as struct fk_pipeline's says, and refuse
+ * UTF-16 text by name whatever the format.  0, or a negative status
+ * (reported) with nothing left open. */
+int fk_input_start(struct fk_input *in, const char *path, struct fk_ctx *cx, int progress);
 /* Pick the input plugin for the first bytes of `in`; reports an error
  * listing the formats tried when none fits. */
 int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_plugin **out);
@@ -724,11 +559,6 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec,
                    struct fk_profile *p, struct fk_filter_chain *filters,
                    unsigned threads, int progress);
-/* Run everything, all or nothing: every output file is created (as a
- * temporary) before the inputs are read, rendered, flushed and closed, and
- * only when all of that succeeded are they renamed into place.  Outputs to
- * stdout are rendered last, since what reaches stdout cannot be taken back. */
-int fk_pipeline_run(struct fk_pipeline *pl);
 /* The output half of fk_pipeline_run, for commands that build the profile
  * themselves (diff): finish p, render every output of pl, commit them
  * all or none.  p stays owned by the caller. */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fk.h"
+#include "foldsum.h"
 
 #define PROBE_BYTES (64 * 1024)
 
@@ -109,6 +110,22 @@ static int refuse_utf16(struct fk_input *in)
 	return FK_ERR_DATA;
 }
 
+int fk_input_start(struct fk_input *in, const char *path, struct fk_ctx *cx, int progress)
+{
+	int rc = fk_input_open(in, path);
+
+	if (rc < 0)
+		return rc;
+	cx->instance = in->name;
+	in->ctx = cx;
+	in->progress = progress == 2 || (progress == 1 && isatty(STDERR_FILENO));
+	if ((rc = refuse_utf16(in)) < 0) {
+		cx->instance = NULL;
+		fk_input_close(in);
+	}
+	return rc;
+}
+
 /* Parse `in` with plugin in->plugin into p, the input's own steps (its
  * demangling) run on its frames alone, before the pipeline's filters:
  * at push time when some filter is per-sample (which then sees the
@@ -172,15 +189,9 @@ int fk_parse_input(const struct fk_registry *r, const struct fk_input_spec *spec
 	/* the engine speaks for the input; the plugin only while it parses */
 	FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE);
 
-	rc = fk_input_open(&in, spec->path);
-	if (rc < 0)
+	if ((rc = fk_input_start(&in, spec->path, cx, progress)) < 0)
 		return rc;
-	cx->instance = in.name;
-	in.ctx = cx;
 	in.demangle = spec->demangle;
-	in.progress = progress == 2 || (progress == 1 && isatty(STDERR_FILENO));
-	if ((rc = refuse_utf16(&in)) < 0)
-		goto out;
 	if (!pl && (rc = fk_detect(r, &in, &pl)) < 0)
 		goto out;
 	if (!pl)
@@ -398,15 +409,36 @@ static void warn_mixed_units(const struct fk_pipeline *pl, char **units)
 	fk_buf_free(&b);
 }
 
+/* Folded in, folded out: summed without the stack tree (foldsum.c). */
+static int foldsum(const struct fk_pipeline *pl, const struct fk_plugin *fold)
+{
+	const char **files = fk_calloc(pl->ninputs, sizeof *files);
+	int rc;
+
+	if (!files) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < pl->ninputs; i++)
+		files[i] = pl->inputs[i].path ? pl->inputs[i].path : "-";
+	rc = fk_foldsum_run(pl->reg, fold, files, pl->ninputs, pl->outputs[0].path, pl->progress,
+	                    pl->inputs[0].plugin == NULL);
+	fk_free(files);
+	return rc;
+}
+
 int fk_pipeline_run(struct fk_pipeline *pl)
 {
-	struct fk_profile *p = fk_profile_new();
+	const struct fk_plugin *fold = fk_foldsum_applies(pl);
+	struct fk_profile *p;
 	struct fk_writer *w = NULL;
 	char **units = NULL;
 	size_t opened = 0, i;
 	int rc = 0;
 
-	if (!p) {
+	if (fold)
+		return foldsum(pl, fold);
+	if (!(p = fk_profile_new())) {
 		fk_log(FK_LOG_ERROR, "out of memory");
 		return FK_ERR_NOMEM;
 	}

@@ -32,8 +32,8 @@ tests_modules_oldminor_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 EXTRA_DIST += tests/modules/garbage.so
 
 TESTS += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh
-TESTS += tests/context.sh
-EXTRA_DIST += tests/context.sh
+TESTS += tests/context.sh tests/graph-job.sh tests/layering.sh
+EXTRA_DIST += tests/context.sh tests/graph-job.sh tests/layering.sh
 EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/lib.sh tests/dist-files.sh tests/distcheck.list \
 	tests/data/folded/basic.txt tests/data/folded/hostile.txt
 

@@ -1,7 +1,9 @@
 /*
  * Folded in, folded out, without the stack tree.
  *
- * `collapse` of folded files and `merge` of unsorted ones only add up equal
+ * `collapse` of folded files (any pipeline, a job's too, whose inputs are
+ * all folded and whose one output is the folded plugin: fk_pipeline_run
+ * asks fk_foldsum_applies) and `merge` of unsorted ones only add up equal
  * stacks and sort them.  The stack tree pays per frame (an intern and an
  * edge lookup each), and with many distinct stacks it holds a node per
  * frame of every one of them; here each distinct stack is one hash-table
@@ -14,11 +16,10 @@
  * output plugin), which stays the path for everything else.
  */
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "fk.h"
 #include "folded/fkfolded.h"
 #include "foldsum.h"
 
@@ -196,17 +197,15 @@ static int fs_write(struct foldsum *s, struct fk_writer *w)
 }
 
 /* Read one input as fk_parse_input would, with pl's log prefix. */
-static int fs_input(struct cli *c, struct foldsum *s, const struct fk_plugin *pl, const char *path,
+static int fs_input(struct foldsum *s, const struct fk_plugin *pl, const char *path, int progress,
                     bool detected)
 {
 	struct fk_input in;
 	FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE);
-	int rc = fk_input_open(&in, path);
+	int rc = fk_input_start(&in, path, cx, progress);
 
 	if (rc < 0)
 		return rc;
-	cx->instance = in.name;
-	in.progress = c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO));
 	if (detected)
 		fk_log(FK_LOG_INFO, "%s: detected format %s", in.name, pl->d.h.name);
 	{
@@ -222,8 +221,9 @@ static int fs_input(struct cli *c, struct foldsum *s, const struct fk_plugin *pl
 	return rc;
 }
 
-int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, size_t nfiles,
-                const char *outpath, bool detected)
+int fk_foldsum_run(const struct fk_registry *r, const struct fk_plugin *pl,
+                   const char *const *files, size_t nfiles, const char *outpath, int progress,
+                   bool detected)
 {
 	struct foldsum s;
 	struct fk_writer w;
@@ -238,9 +238,9 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, s
 	if ((rc = foldsum_grow(&s)) < 0)
 		fk_log(FK_LOG_ERROR, "out of memory");
 	for (size_t k = 0; k < nfiles && rc == 0; k++)
-		rc = fs_input(c, &s, pl, files[k], detected);
+		rc = fs_input(&s, pl, files[k], progress, detected);
 	if (rc == 0) {
-		const struct fk_plugin *out = fk_registry_find(&c->reg, FK_PLUGIN_OUTPUT, "folded");
+		const struct fk_plugin *out = fk_registry_find(r, FK_PLUGIN_OUTPUT, "folded");
 		FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE,
 		             .instance = outpath && strcmp(outpath, "-") ? outpath : NULL);
 		{
@@ -261,13 +261,13 @@ int foldsum_run(struct cli *c, const struct fk_plugin *pl, const char **files, s
 	return rc;
 }
 
-const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *in_pl,
-                                        const char **files,
-                                        size_t nfiles)
+const struct fk_plugin *fk_foldsum_detect(const struct fk_registry *r,
+                                          const struct fk_plugin *in_pl,
+                                          const char *const *files, size_t nfiles)
 {
-	const struct fk_plugin *folded = fk_registry_find(&c->reg, FK_PLUGIN_INPUT, "folded");
+	const struct fk_plugin *folded = fk_registry_find(r, FK_PLUGIN_INPUT, "folded");
 
-	if (!folded || c->shard_n > 1)
+	if (!folded)
 		return NULL;
 	if (in_pl)
 		return in_pl == folded ? folded : NULL;
@@ -278,14 +278,46 @@ const struct fk_plugin *foldsum_applies(struct cli *c, const struct fk_plugin *i
 		struct fk_input in;
 		const struct fk_plugin *pl = NULL;
 		struct stat st;
-		if (strcmp(files[k], "-") == 0 || stat(files[k], &st) < 0 || !S_ISREG(st.st_mode) ||
-		    fk_input_open(&in, files[k]) < 0) {
+		if (!files[k] || strcmp(files[k], "-") == 0 || stat(files[k], &st) < 0 ||
+		    !S_ISREG(st.st_mode) || fk_input_open(&in, files[k]) < 0) {
 			folded = NULL;
 			break;
 		}
-		if (fk_detect(&c->reg, &in, &pl) < 0 || pl != folded)
+		if (fk_detect(r, &in, &pl) < 0 || pl != folded)
 			folded = NULL;
 		fk_input_close(&in);
 	}
 	return folded;
+}
+
+/* Whether input spec s, read by the folded plugin fold, is summed as it
+ * is: series 0, whole, no options to apply once detected, names left as
+ * they are (the folded plugin has no options of its own). */
+static bool plain(const struct fk_input_spec *s, const struct fk_plugin *fold)
+{
+	if (s->series != 0 || s->shard_n > 1 || s->nopts > 0 || (s->plugin && s->magic_wins))
+		return false;
+	return s->demangle == FK_DMG_NO ||
+	       (s->demangle == FK_DMG_PLUGIN && fk_input_demangle(fold) == FK_DEMANGLE_NO);
+}
+
+const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl)
+{
+	const struct fk_plugin *fold = fk_registry_find(pl->reg, FK_PLUGIN_INPUT, "folded");
+	const struct fk_plugin *given = NULL;
+
+	if (!fold || pl->noutputs != 1 || pl->filters.n > 0 || pl->ninputs == 0 ||
+	    pl->outputs[0].plugin != fk_registry_find(pl->reg, FK_PLUGIN_OUTPUT, "folded"))
+		return NULL;
+	/* all given as folded, or all left to detection */
+	given = pl->inputs[0].plugin;
+	for (size_t k = 0; k < pl->ninputs; k++)
+		if (pl->inputs[k].plugin != given || !plain(&pl->inputs[k], fold))
+			return NULL;
+	if (given)
+		return given == fold ? fold : NULL;
+	for (size_t k = 0; k < pl->ninputs; k++)
+		if (!fk_foldsum_detect(pl->reg, NULL, &pl->inputs[k].path, 1))
+			return NULL;
+	return fold;
 }

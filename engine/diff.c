@@ -1,0 +1,159 @@
+/*
+ * Differential profiles (difffolded.pl): two profiles in, one out whose
+ * series 0 holds BEFORE's weights and series 1 AFTER's.
+ *
+ * Each input is parsed into a profile of its own (any input format, each
+ * with its own filters), then both are copied into one profile, BEFORE's
+ * weights into series 0 and AFTER's into series 1, renaming frames on the
+ * way for strip_hex.  The profile is marked as holding both series, so the
+ * folded output plugin prints two columns even when one side is empty or
+ * all zeros, as difffolded.pl does.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "fk.h"
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* difffolded.pl -s: s/0x[0-9a-fA-F]+/0x.../g.  A match cannot span a ';',
+ * so doing it frame by frame gives the same stacks as on whole lines. */
+static const char *strip_hex(const char *s, size_t n, struct fk_buf *out, size_t *len)
+{
+	size_t i = 0;
+
+	out->len = 0;
+	while (i < n) {
+		size_t j = i;
+		if (s[i] == '0' && i + 2 < n && s[i + 1] == 'x' && is_hex(s[i + 2])) {
+			for (j = i + 2; j < n && is_hex(s[j]); j++)
+				;
+			if (fk_buf_append(out, "0x...", 5) < 0)
+				return NULL;
+			i = j;
+			continue;
+		}
+		while (j < n && !(s[j] == '0' && j + 2 < n && s[j + 1] == 'x' && is_hex(s[j + 2])))
+			j++;
+		if (fk_buf_append(out, s + i, j - i) < 0)
+			return NULL;
+		i = j;
+	}
+	*len = out->len;
+	return out->len ? out->data : "";
+}
+
+/* Add src's stacks to dst, their weights (series 0 of src) into `series`. */
+static int add_side(struct fk_profile *dst, const struct fk_profile *src, int series,
+                    bool strip, double *total)
+{
+	fk_frame_t *fmap = fk_malloc(((size_t)src->in.nframes + 1) * sizeof *fmap);
+	fk_node_t *nmap = fk_malloc((size_t)src->tree.nnodes * sizeof *nmap);
+	struct fk_buf b = { 0 };
+	int rc = FK_ERR_NOMEM;
+
+	if (!fmap || !nmap)
+		goto out;
+	for (uint32_t i = 0; i < src->in.nframes; i++) {
+		const char *name = src->in.frames[i].name;
+		size_t len = src->in.frames[i].len;
+		if (strip && !(name = strip_hex(name, len, &b, &len)))
+			goto out;
+		fmap[i] = fk_intern(&dst->in, name, len);
+		if (fmap[i] == FK_FRAME_NONE)
+			goto out;
+	}
+	nmap[0] = FK_NODE_ROOT;
+	for (uint32_t i = 1; i < src->tree.nnodes; i++) {
+		const struct fk_node *n = &src->tree.nodes[i];
+		nmap[i] = fk_tree_child(&dst->tree, nmap[n->parent], fmap[n->frame]);
+		if (nmap[i] == FK_NODE_NONE)
+			goto out;
+	}
+	for (uint32_t i = 1; i < src->tree.nnodes; i++) {
+		double w[FK_SERIES_MAX] = { 0 };
+		if (!fk_node_leaf(&src->tree, i))
+			continue;
+		w[series] = fk_node_self(&src->tree, i, 0);
+		*total += w[series];
+		if (fk_tree_add(&dst->tree, nmap[i], w) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	fk_buf_free(&b);
+	fk_free(fmap);
+	fk_free(nmap);
+	return rc;
+}
+
+/* Parse both sides into side[0..2). */
+static int read_sides(struct fk_diff *d, struct fk_profile **side)
+{
+	for (int k = 0; k < 2; k++) {
+		int r;
+		if (!(side[k] = fk_profile_new())) {
+			fk_log(FK_LOG_ERROR, "out of memory");
+			return FK_ERR_NOMEM;
+		}
+		r = fk_parse_input(d->reg, &d->sides[k], side[k], &d->filters[k], d->threads,
+		                   d->progress);
+		if (r < 0)
+			return r;
+		if (side[k]->series_mask & 2) {
+			fk_log(FK_LOG_ERROR, "%s: has two-column (differential) lines; diff compares "
+			       "two ordinary profiles", d->sides[k].path);
+			return FK_ERR_DATA;
+		}
+	}
+	return 0;
+}
+
+int fk_diff_run(struct fk_diff *d)
+{
+	const char *files[2] = { d->sides[0].path, d->sides[1].path };
+	struct fk_profile *side[2] = { NULL, NULL }, *p = NULL;
+	double total[2] = { 0, 0 };
+	struct fk_pipeline pl;
+	int rc;
+
+	if ((rc = fk_output_not_input(d->output.path, files, 2)) < 0 ||
+	    (rc = read_sides(d, side)) < 0)
+		goto out;
+	rc = FK_ERR_NOMEM;
+	if (!(p = fk_profile_new()))
+		goto nomem;
+	for (int k = 0; k < 2; k++) {
+		if (add_side(p, side[k], k, d->strip_hex, &total[k]) < 0)
+			goto nomem;
+		fk_profile_free(side[k]);
+		side[k] = NULL;
+	}
+	/* difffolded.pl -n: int(before * total_after / total_before) when the
+	 * totals differ.  With no BEFORE samples at all there is nothing to
+	 * scale (difffolded.pl dies dividing by zero). */
+	if (d->normalize && total[0] != total[1] && total[0] != 0) {
+		for (uint32_t i = 1; i < p->tree.nnodes; i++) {
+			double *w = fk_node_selfv(&p->tree, i);
+			if (w)
+				w[0] = trunc(w[0] * total[1] / total[0]);
+		}
+	}
+	p->series_mask = 3;
+	memset(&pl, 0, sizeof pl);
+	pl.reg = d->reg;
+	pl.outputs = &d->output;
+	pl.noutputs = 1;
+	rc = fk_pipeline_render(&pl, p);
+	goto out;
+nomem:
+	fk_log(FK_LOG_ERROR, "out of memory");
+out:
+	fk_profile_free(side[0]);
+	fk_profile_free(side[1]);
+	fk_profile_free(p);
+	return rc;
+}

@@ -1,0 +1,59 @@
+/*
+ * Folded in, folded out, without the stack tree (foldsum.c): the
+ * shortcut fk_pipeline_run takes when every input is folded and the one
+ * output is the folded plugin, and the whole-stack table graphsum.c builds
+ * on.  Engine-internal.
+ */
+#ifndef FK_FOLDSUM_H
+#define FK_FOLDSUM_H
+
+#include "fk.h"
+
+struct fs_stack {
+	const char *key;     /* in the arena, not NUL-terminated */
+	size_t len;
+	double w[2];
+};
+
+struct foldsum {
+	struct fs_stack *v;  /* entries, in first-seen order */
+	size_t n, cap;
+	uint64_t *slots;     /* hash << 32 | entry index + 1; 0 = empty */
+	size_t mask;
+	char **chunks;       /* arena: the stacks' text */
+	size_t nchunks, used, chunk_cap;
+	bool two;            /* some line had two counts */
+	size_t nempty;       /* lines with an empty stack, and their weights */
+	double empty[2];
+};
+
+/* A zeroed table gets its slots from foldsum_grow (which doubles them
+ * later); foldsum_free frees everything the table holds. */
+int foldsum_grow(struct foldsum *s);
+void foldsum_free(struct foldsum *s);
+/* Add the lines of `in` as the folded input plugin reads them: unreadable
+ * lines skipped and counted in `in`; 0 or a negative status (reported). */
+int foldsum_read(struct foldsum *s, struct fk_input *in);
+
+/* The folded input plugin of r when every one of files[0..n) is folded:
+ * in_pl is it, or in_pl is NULL and each file is a regular file detected
+ * as folded, silently (the pipeline can open it again and detect it with
+ * its own messages when one is not); else NULL. */
+const struct fk_plugin *fk_foldsum_detect(const struct fk_registry *r,
+                                          const struct fk_plugin *in_pl,
+                                          const char *const *files, size_t n);
+/* The folded input plugin when fk_pipeline_run can take the shortcut:
+ * one output, the folded plugin, no filters, and every input folded
+ * (fk_foldsum_detect, or given as folded), in series 0, whole (no shard),
+ * with no options and its names left as they are; else NULL. */
+const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl);
+/* Read files[0..n) as folded (pl, the folded input plugin; `detected`:
+ * each was detected, which is logged as the pipeline does), sum them and
+ * write outpath (NULL or "-": stdout) all or nothing, with the bytes of
+ * the pipeline (folded input plugin, stack tree, folded output plugin).
+ * progress as struct fk_pipeline's.  0 or a negative status, reported. */
+int fk_foldsum_run(const struct fk_registry *r, const struct fk_plugin *pl,
+                   const char *const *files, size_t n, const char *outpath, int progress,
+                   bool detected);
+
+#endif
