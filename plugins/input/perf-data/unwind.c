@@ -183,7 +183,8 @@ static int file_fd(struct pd_unwind *u, const char *path)
 		u->oom = 1;
 		return -1;
 	}
-	memcpy(full, u->symfs, sl);
+	if (sl) /* no --symfs: u->symfs is NULL, which memcpy may not be given */
+		memcpy(full, u->symfs, sl);
 	strcpy(full + sl, path);
 	f->fd = path[0] == '/' ? fk_sym_open_guarded(full, &link_uid)
 	        : strcmp(path, "[vdso]") == 0 ? vdso_fd(u) : (errno = ENOENT, -1);
