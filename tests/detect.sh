@@ -104,6 +104,18 @@ for f in "$D"/detect/*.txt; do
 	is "$(detected "$f")" "$exp" "auto: detect/$(basename "$f") is $exp"
 done
 
+# A Safari timeline export: JSON on one line longer than the 64 KiB window,
+# with ';' in its strings, is not a deep folded stack (generated: the
+# property needs the size).
+awk 'BEGIN {
+	printf "{\"version\":1,\"recording\":{\"displayName\":\"Timeline Recording 1\",\"records\":["
+	for (i = 0; i < 1000; i++)
+		printf "%s{\"type\":\"timeline-record-type-script\",\"details\":\"a;b\",\"timestamp\":%d.5}", (i ? "," : ""), i
+	printf "]}}"
+}' > "$TMP/safari.json"
+is "$(wc -c < "$TMP/safari.json" | awk '$1 > 65536 { print "long" }'):$(detected "$TMP/safari.json")" "long:none" \
+	"auto: a Safari timeline JSON on one line over 64 KiB is none"
+
 # --- The JSON formats (speedscope, chrome, gecko) ------------------------
 # Each is detected on its own fixtures (tests/data/FORMAT/*.json, gzipped
 # too), and no other file of tests/data or of the conformance corpus is
@@ -200,6 +212,7 @@ else
 	for f in "$D"/folded/*.txt "$D"/svg/*.txt "$D"/html/hostile.txt "$D"/lua/meta.txt "$D"/*/*.folded; do
 		fixture "$f" folded
 	done
+	fixture "$TMP/safari.json" "" # JSON on one line over 64 KiB
 	for f in "$D"/pprof/*.pb.gz; do fixture "$f" pprof; done
 	for f in "$D"/v8/*.cpuprofile; do fixture "$f" v8; done
 	for f in "$D"/jfr/*.jfr.gz; do fixture "$f" jfr; done

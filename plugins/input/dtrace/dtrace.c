@@ -275,9 +275,21 @@ static bool bcc_mark(const char *s, size_t n, size_t k, size_t lineno)
 	       ends_with_id(s, n, '(', ')');
 }
 
+/* A frame names a function, a module or an address ("0x4a2f"): it holds
+ * a letter.  Digits and punctuation alone ("2180,", "},": a JSON array's
+ * items, pretty-printed) are no frame. */
+static bool names_something(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_')
+			return true;
+	return false;
+}
+
 /*
  * Detection: the CPU/FUNCTION:NAME header is proof; without it, frame lines
- * holding a '`' (module`function) and lines holding only a count, and
+ * holding a '`' (module`function) or one word with a letter in it, lines
+ * holding only a count, and
  * nothing that looks like perf script's "comm pid time: event:" headers,
  * nor any of bcc's marks (bcc_mark).
  */
@@ -322,7 +334,8 @@ static int probe(const unsigned char *buf, size_t len)
 			continue;
 		}
 		if (k > 0 && (memchr(s + k, '`', n - k) ||
-		              (n - k > 1 && !memchr(s + k, ' ', n - k) && !memchr(s + k, '\t', n - k))))
+		              (n - k > 1 && !memchr(s + k, ' ', n - k) && !memchr(s + k, '\t', n - k) &&
+		               names_something(s + k, n - k))))
 			ticks++;
 		else
 			other++;

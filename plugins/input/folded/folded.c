@@ -311,6 +311,24 @@ static bool folded_line(const char *s, size_t n)
 	return !(two && sl > 0 && fk_folded_count(s, (size_t)sl, &x) >= 0);
 }
 
+/* The window opens a JSON document: '{' then a key or '}', or '[' then an
+ * object.  Folded text never starts so, and a JSON export on one line
+ * longer than the window (Safari's timeline) has ';' in its strings. */
+static bool json_start(const unsigned char *buf, size_t len)
+{
+	size_t i = 0;
+	unsigned char open;
+
+	while (i < len && (buf[i] == ' ' || (buf[i] >= '\t' && buf[i] <= '\r')))
+		i++;
+	if (i == len || (buf[i] != '{' && buf[i] != '['))
+		return false;
+	open = buf[i++];
+	while (i < len && (buf[i] == ' ' || (buf[i] >= '\t' && buf[i] <= '\r')))
+		i++;
+	return i < len && (open == '{' ? buf[i] == '"' || buf[i] == '}' : buf[i] == '{');
+}
+
 /* Folded text: printable lines ending in " <digits>".  Scores by the share
  * of complete lines that match: all of them, or all but one in five (a
  * stray line flamegraph.pl skips); fewer is some other text with numbers. */
@@ -318,6 +336,8 @@ static int probe(const unsigned char *buf, size_t len)
 {
 	size_t i = 0, lines = 0, good = 0;
 
+	if (json_start(buf, len))
+		return 0;
 	while (i < len && lines < 200) {
 		const unsigned char *nl = memchr(buf + i, '\n', len - i);
 		size_t n;

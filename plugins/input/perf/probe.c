@@ -6,6 +6,8 @@
  * blank and '#' lines are not judged) and decides from what most of it
  * says: a real capture with an empty line inside a stack, or one odd line,
  * is still perf, while text whose judged lines are mostly neither is not.
+ * A header of a comm and a number alone ("--- heapz 1 ---") counts only
+ * when what follows it is a record's: a frame, a header or a blank line.
  */
 #include <string.h>
 
@@ -36,6 +38,13 @@ static int header_kind(const char *s, size_t n)
 	return hd.has_time || hd.event ? 2 : 1;
 }
 
+static bool blank(const char *p, size_t n)
+{
+	while (n && is_ws((unsigned char)*p))
+		p++, n--;
+	return n == 0;
+}
+
 static bool hex_lead(const char *p, size_t n)
 {
 	size_t i = 0;
@@ -44,7 +53,11 @@ static bool hex_lead(const char *p, size_t n)
 	return i > 0 && i < n && p[i] == ' ';
 }
 
-static void judge(struct tally *t, const char *p, size_t n, bool idle)
+enum kind { K_HEADER, K_WEAK, K_FRAME, K_OTHER };
+
+/* What one line is: a header (K_WEAK when it has neither time nor event
+ * after the pid field: only the comm and a number), a frame or other. */
+static enum kind judge(const char *p, size_t n, bool idle)
 {
 	struct fline f;
 	const char *s = p;
@@ -53,23 +66,23 @@ static void judge(struct tally *t, const char *p, size_t n, bool idle)
 
 	while (sn && is_ws((unsigned char)*s))
 		s++, sn--;
-	if (sn == 0)
-		return; /* blanks only: not judged */
 	if (!is_ws((unsigned char)p[0]) || idle) {
 		/* perf pads a short comm with blanks: a record's first line
 		 * may be indented */
-		if ((k = header_kind(s, sn)) > 0 && (k == 2 || !is_ws((unsigned char)p[0]))) {
-			t->headers++;
-			t->timed += k == 2;
-			return;
-		}
+		if ((k = header_kind(s, sn)) > 0 && (k == 2 || !is_ws((unsigned char)p[0])))
+			return k == 2 ? K_HEADER : K_WEAK;
 	}
 	/* perf script indents a frame line or (old versions) starts it with
 	 * the address: "(ms)" ending a table's heading is no frame */
 	if ((is_ws((unsigned char)p[0]) || hex_lead(p, n)) && perf_match_frame(p, n, &f))
-		t->frames++;
-	else
-		t->other++;
+		return K_FRAME;
+	return K_OTHER;
+}
+
+static void tally_header(struct tally *t, bool timed)
+{
+	t->headers++;
+	t->timed += timed;
 }
 
 int fk_perf_probe(const unsigned char *buf, size_t len)
@@ -79,22 +92,47 @@ int fk_perf_probe(const unsigned char *buf, size_t len)
 	const char *p;
 	size_t n;
 	unsigned judged;
-	bool idle = true;
+	bool idle = true, weak = false;
 
 	if (len >= 8 && memcmp(buf, "PERFILE2", 8) == 0)
 		return 50; /* a perf.data file: parse() explains what to do */
 	while (probe_line(&win, &p, &n)) {
+		enum kind k;
+
 		if (memchr(p, '\0', n))
 			return 0;
-		if (n == 0)
-			idle = true;
-		else if (p[0] == '#')
+		if (p[0] == '#') {
 			t.perf_comment |= is_perf_comment(p, n);
-		else {
-			judge(&t, p, n, idle);
-			idle = false;
+			continue;
 		}
+		if (blank(p, n)) {
+			/* blanks only: not judged; an empty line ends a record */
+			if (weak)
+				tally_header(&t, false);
+			weak = false;
+			idle = n == 0;
+			continue;
+		}
+		k = judge(p, n, idle);
+		idle = false;
+		/* A header without time or event is a record's only when what
+		 * follows it is one (its frames, the next header, a blank
+		 * line): followed by other text, it is a line of that text
+		 * ("--- heapz 1 ---", then "format = java"). */
+		if (weak && k != K_OTHER)
+			tally_header(&t, false);
+		else if (weak)
+			t.other++;
+		weak = k == K_WEAK;
+		if (k == K_HEADER)
+			tally_header(&t, true);
+		else if (k == K_FRAME)
+			t.frames++;
+		else if (k == K_OTHER)
+			t.other++;
 	}
+	if (weak)
+		tally_header(&t, false); /* the window's last complete line */
 	judged = t.headers + t.frames + t.other;
 	if (t.headers == 0)
 		return t.perf_comment ? 40 : 0;
