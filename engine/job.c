@@ -51,6 +51,7 @@ struct fk_job {
 	bool diff;            /* a `diff` job: inputs[0..nbefore) are BEFORE, the rest AFTER */
 	size_t nbefore;
 	bool normalize, strip_hex;
+	size_t nside_filters; /* a diff job: filters[0..n) are BEFORE's, [n..2n) AFTER's */
 	struct filt *filters;
 	size_t nfilters, capfilters;
 	struct fk_output_spec *outputs;
@@ -719,8 +720,6 @@ static int walk(struct fk_job *j)
 	th = map_get(r, "threads");
 	if (in && df)
 		return yerr(j, map_key(r, "diff"), "a job has inputs or diff, not both");
-	if (df && fl && !fk_yt_is_null(fl))
-		return yerr(j, map_key(r, "filters"), "a diff job takes no filters");
 	if (!in && !df)
 		return yerr(j, r, "the job has no inputs");
 	if (!out)
@@ -754,9 +753,13 @@ static int walk(struct fk_job *j)
 	if (fl && !fk_yt_is_null(fl)) {
 		if ((rc = want(j, fl, Y_SEQ, "filters")) < 0)
 			return rc;
-		for (size_t i = 0; i < fl->n; i++)
-			if ((rc = parse_filter(j, fl->v[i])) < 0)
-				return rc;
+		/* a diff job filters each side with instances of its own (a
+		 * narrow filter's --from counts from that side's first sample) */
+		for (int pass = 0; pass < (df ? 2 : 1); pass++)
+			for (size_t i = 0; i < fl->n; i++)
+				if ((rc = parse_filter(j, fl->v[i])) < 0)
+					return rc;
+		j->nside_filters = df ? fl->n : 0;
 	}
 	if ((rc = want(j, out, Y_SEQ, "outputs")) < 0)
 		return rc;
@@ -834,23 +837,24 @@ const struct fk_output_spec *fk_job_outputs(const struct fk_job *j, size_t *n)
 /* Free a chain made by make_chain, handing the filters' options back to
  * the job first (the chain would free them): a job can be checked, then
  * run, or run twice. */
-static void free_chain(struct fk_job *j, struct fk_filter_chain *fc)
+static void free_chain(struct fk_job *j, struct fk_filter_chain *fc, size_t from)
 {
 	for (size_t i = 0; i < fc->n; i++) {
-		j->filters[i].opts = fc->v[i].opts;
+		j->filters[from + i].opts = fc->v[i].opts;
 		fc->v[i].opts = NULL;
 	}
 	fk_filter_chain_free(fc);
 }
 
-static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
+/* A chain of filters[from..from+n). */
+static int make_chain(struct fk_job *j, struct fk_filter_chain *fc, size_t from, size_t n)
 {
 	memset(fc, 0, sizeof *fc);
-	for (size_t i = 0; i < j->nfilters; i++) {
+	for (size_t i = from; i < from + n; i++) {
 		struct filt *f = &j->filters[i];
 		int rc = fk_filter_chain_add(fc, f->pl, f->opts, f->where);
 		if (rc < 0) {
-			free_chain(j, fc);
+			free_chain(j, fc, from);
 			return rc;
 		}
 		f->opts = NULL; /* the chain holds them until free_chain */
@@ -861,17 +865,25 @@ static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
 int fk_job_check(struct fk_job *j)
 {
 	struct fk_filter_chain fc;
-	int rc = make_chain(j, &fc);
+	int rc = make_chain(j, &fc, 0, j->nfilters);
 	if (rc == 0)
-		free_chain(j, &fc);
+		free_chain(j, &fc, 0);
 	return rc;
 }
 
 static int run_diff(struct fk_job *j, unsigned threads, int progress)
 {
+	size_t n = j->nside_filters;
 	struct fk_diff d;
+	int rc;
 
 	memset(&d, 0, sizeof d);
+	if ((rc = make_chain(j, &d.filters[0], 0, n)) < 0)
+		return rc;
+	if ((rc = make_chain(j, &d.filters[1], n, n)) < 0) {
+		free_chain(j, &d.filters[0], 0);
+		return rc;
+	}
 	d.reg = j->reg;
 	d.sides[0] = j->inputs;
 	d.nsides[0] = j->nbefore;
@@ -883,7 +895,10 @@ static int run_diff(struct fk_job *j, unsigned threads, int progress)
 	d.strip_hex = j->strip_hex;
 	d.threads = threads;
 	d.progress = progress;
-	return fk_diff_run(&d);
+	rc = fk_diff_run(&d);
+	free_chain(j, &d.filters[0], 0);
+	free_chain(j, &d.filters[1], n);
+	return rc;
 }
 
 int fk_job_run(struct fk_job *j, unsigned threads, unsigned fallback, int progress)
@@ -895,7 +910,7 @@ int fk_job_run(struct fk_job *j, unsigned threads, unsigned fallback, int progre
 	if (j->diff)
 		return run_diff(j, threads, progress);
 	memset(&pl, 0, sizeof pl);
-	if ((rc = make_chain(j, &pl.filters)) < 0)
+	if ((rc = make_chain(j, &pl.filters, 0, j->nfilters)) < 0)
 		return rc;
 	pl.reg = j->reg;
 	pl.inputs = j->inputs;
@@ -905,6 +920,6 @@ int fk_job_run(struct fk_job *j, unsigned threads, unsigned fallback, int progre
 	pl.threads = threads;
 	pl.progress = progress;
 	rc = fk_pipeline_run(&pl);
-	free_chain(j, &pl.filters);
+	free_chain(j, &pl.filters, 0);
 	return rc;
 }

@@ -36,6 +36,14 @@ outputs:
 		"$FLAMEKIT" graph cli.folded > cli.svg
 		same_file cli.svg d.svg "svg output is flamekit diff${opt:+ $opt} | flamekit graph's bytes"
 	done
+	# a job's filters apply to each side: no stack with a frame "gc"
+	awk '{ n = split($1, f, ";"); for (i = 1; i <= n; i++) if (f[i] == "gc") next; print }' \
+		"$DIFF/diff.txt" > expected
+	job 'diff: {before: before.txt, after: after.txt}
+filters: [{plugin: grep, exclude: "^gc$"}]
+outputs: [{plugin: folded, path: "-"}]'
+	is "$rc:$err" "0:" "diff job with a filter runs"
+	same_file expected "$TMP/out" "the filter drops stacks from both sides (difffolded.pl's output, awk-filtered)"
 else
 	skip "diff job conformance" "no conformance corpus at $FK_CONFORMANCE"
 fi
@@ -78,8 +86,8 @@ bad "inputs: [b1]
 diff: {before: b1, after: a1}
 $OUT" "flamekit: job.yaml:2:1: a job has inputs or diff, not both" "diff together with inputs"
 bad "diff: {before: b1, after: a1}
-filters: [{plugin: grep, include: a}]
-$OUT" "flamekit: job.yaml:2:1: a diff job takes no filters" "diff together with filters"
+filters: [{plugin: grep}]
+$OUT" "flamekit: [filter:grep] job.yaml:2:11: the grep filter needs an include or an exclude pattern" "a diff job's bad filter, reported once"
 bad "diff: {before: b1, after: a1, normalise: true}
 $OUT" "flamekit: job.yaml:1:31: unknown key 'normalise' in diff (allowed: before, after, normalize, strip-hex)" "unknown key in diff"
 bad "diff: [b1, a1]
