@@ -90,37 +90,53 @@ out:
 	return rc;
 }
 
-/* Parse both sides into side[0..2). */
+/* Parse both sides into side[0..2), each side's inputs summed (series 0). */
 static int read_sides(struct fk_diff *d, struct fk_profile **side)
 {
 	for (int k = 0; k < 2; k++) {
-		int r;
 		if (!(side[k] = fk_profile_new())) {
 			fk_log(FK_LOG_ERROR, "out of memory");
 			return FK_ERR_NOMEM;
 		}
-		r = fk_parse_input(d->reg, &d->sides[k], side[k], &d->filters[k], d->threads,
-		                   d->progress);
-		if (r < 0)
-			return r;
-		if (side[k]->series_mask & 2) {
-			fk_log(FK_LOG_ERROR, "%s: has two-column (differential) lines; diff compares "
-			       "two ordinary profiles", d->sides[k].path);
-			return FK_ERR_DATA;
+		for (size_t i = 0; i < d->nsides[k]; i++) {
+			struct fk_input_spec spec = d->sides[k][i];
+			int r;
+			spec.series = 0;
+			r = fk_parse_input(d->reg, &spec, side[k], &d->filters[k], d->threads,
+			                   d->progress);
+			if (r < 0)
+				return r;
+			if (side[k]->series_mask & 2) {
+				fk_log(FK_LOG_ERROR, "%s: has two-column (differential) lines; diff "
+				       "compares two ordinary profiles", spec.path);
+				return FK_ERR_DATA;
+			}
 		}
 	}
 	return 0;
 }
 
+/* No output may replace an input of either side. */
+static int outputs_not_inputs(const struct fk_diff *d)
+{
+	for (size_t o = 0; o < d->noutputs; o++)
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < d->nsides[k]; i++) {
+				int rc = fk_output_not_input(d->outputs[o].path, &d->sides[k][i].path, 1);
+				if (rc < 0)
+					return rc;
+			}
+	return 0;
+}
+
 int fk_diff_run(struct fk_diff *d)
 {
-	const char *files[2] = { d->sides[0].path, d->sides[1].path };
 	struct fk_profile *side[2] = { NULL, NULL }, *p = NULL;
 	double total[2] = { 0, 0 };
 	struct fk_pipeline pl;
 	int rc;
 
-	if ((rc = fk_output_not_input(d->output.path, files, 2)) < 0 ||
+	if ((rc = outputs_not_inputs(d)) < 0 ||
 	    (rc = read_sides(d, side)) < 0)
 		goto out;
 	rc = FK_ERR_NOMEM;
@@ -145,8 +161,8 @@ int fk_diff_run(struct fk_diff *d)
 	p->series_mask = 3;
 	memset(&pl, 0, sizeof pl);
 	pl.reg = d->reg;
-	pl.outputs = &d->output;
-	pl.noutputs = 1;
+	pl.outputs = d->outputs;
+	pl.noutputs = d->noutputs;
 	rc = fk_pipeline_render(&pl, p);
 	goto out;
 nomem:

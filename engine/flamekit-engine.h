@@ -211,13 +211,15 @@ int fk_pipeline_run(struct fk_pipeline *pl);
 
 /* ---- differential profiles (diff.c) ------------------------------------------
  * difffolded.pl's comparison: BEFORE's stacks weigh in series 0, AFTER's
- * in series 1, of one profile rendered into `output` (the folded plugin
- * writes `stack before after` lines). */
+ * in series 1, of one profile rendered into every output (the folded
+ * plugin writes `stack before after` lines).  The caller owns every array. */
 struct fk_diff {
 	struct fk_registry *reg;
-	struct fk_input_spec sides[2];     /* BEFORE, AFTER (their series ignored) */
+	const struct fk_input_spec *sides[2]; /* BEFORE's inputs, AFTER's (series ignored) */
+	size_t nsides[2];                  /* each at least 1; a side's inputs are summed */
 	struct fk_filter_chain filters[2]; /* each side's own; the caller frees them */
-	struct fk_output_spec output;
+	struct fk_output_spec *outputs;
+	size_t noutputs;
 	bool normalize;                    /* -n: BEFORE scaled to AFTER's total */
 	bool strip_hex;                    /* -s: 0x<hex> in frame names becomes 0x... */
 	unsigned threads;
@@ -242,7 +244,7 @@ struct fk_job;
  * loaded while the job lives).  `sets` are "KEY=VALUE" overrides applied
  * before validation; KEY is a dotted path such as outputs.0.options.title
  * (sequence items by 0-based index).  On success *out is owned by the
- * caller (fk_job_free). */
+ * caller (fk_job_free).  A job with a `diff` key runs fk_diff_run. */
 int fk_job_load(struct fk_job **out, const char *path, struct fk_registry *reg,
                 const char *const *sets, size_t nsets);
 /* Create the filter instances (so scripted filters compile their scripts) without reading any

@@ -1,7 +1,7 @@
 /*
  * Job files: the schema walk.  ytree.c reads the YAML into a tree and
  * applies --set overrides; this file checks that tree against the job
- * schema (inputs, filters, outputs, output-dir, threads) and the plugins'
+ * schema (inputs or diff, filters, outputs, output-dir, threads) and the plugins'
  * option tables, and turns it into input, filter and output specs.
  *
  * The engine knows no plugin: option values are set by their declared
@@ -48,6 +48,10 @@ struct fk_job {
 	size_t nent, capent;
 	struct fk_input_spec *inputs;
 	size_t ninputs, capinputs;
+	bool diff;            /* a `diff` job: inputs[0..nbefore) are BEFORE, the rest AFTER */
+	size_t nbefore;
+	bool normalize, strip_hex;
+	size_t nside_filters; /* a diff job: filters[0..n) are BEFORE's, [n..2n) AFTER's */
 	struct filt *filters;
 	size_t nfilters, capfilters;
 	struct fk_output_spec *outputs;
@@ -510,6 +514,75 @@ static int parse_filter(struct fk_job *j, const struct ynode *n)
 	return fk_options_check(f->pl, f->opts, f->where);
 }
 
+/* ---- diff ---------------------------------------------------------------------------- */
+
+/* One side of a diff: an input (as an `inputs` item) or a list of them. */
+static int parse_side(struct fk_job *j, const struct ynode *n, const char *what)
+{
+	int rc;
+
+	if (n->type != Y_SEQ)
+		return parse_input(j, n);
+	if (n->n == 0)
+		return yerr(j, n, "the %s list is empty", what);
+	for (size_t i = 0; i < n->n; i++)
+		if ((rc = parse_input(j, n->v[i])) < 0)
+			return rc;
+	return 0;
+}
+
+static int parse_bool(const struct fk_job *j, const struct ynode *n, const char *what, bool *out)
+{
+	int rc;
+
+	if ((rc = want(j, n, Y_SCALAR, what)) < 0)
+		return rc;
+	if (strcmp(n->text, "true") == 0 || strcmp(n->text, "false") == 0) {
+		*out = n->text[0] == 't';
+		return 0;
+	}
+	return yerr(j, n, "%s must be true or false, not %s", what, fk_yt_found(n));
+}
+
+/* `diff: {before, after, normalize, strip-hex}`: flamekit diff's BEFORE,
+ * AFTER, -n and -s. */
+static int parse_diff(struct fk_job *j, const struct ynode *n)
+{
+	static const char *const keys[] = { "before", "after", "normalize", "strip-hex", NULL };
+	const struct ynode *before, *after, *norm, *strip;
+	int rc;
+
+	if ((rc = want(j, n, Y_MAP, "diff")) < 0 || (rc = check_keys(j, n, "diff", keys)) < 0)
+		return rc;
+	before = map_get(n, "before");
+	after = map_get(n, "after");
+	norm = map_get(n, "normalize");
+	strip = map_get(n, "strip-hex");
+	if (!before)
+		return yerr(j, n, "diff needs before (the baseline's inputs)");
+	if (!after)
+		return yerr(j, n, "diff needs after (the inputs compared with before)");
+	if ((norm && (rc = parse_bool(j, norm, "normalize", &j->normalize)) < 0) ||
+	    (strip && (rc = parse_bool(j, strip, "strip-hex", &j->strip_hex)) < 0))
+		return rc;
+	if ((rc = parse_side(j, before, "before")) < 0)
+		return rc;
+	j->nbefore = j->ninputs;
+	if ((rc = parse_side(j, after, "after")) < 0)
+		return rc;
+	j->diff = true;
+	return 0;
+}
+
+/* The key node of `key` in mapping m (m holds it). */
+static const struct ynode *map_key(const struct ynode *m, const char *key)
+{
+	for (size_t i = 0; i + 1 < m->n; i += 2)
+		if (strcmp(m->v[i]->text, key) == 0)
+			return m->v[i];
+	return m;
+}
+
 /* ---- outputs ------------------------------------------------------------------------ */
 
 /* Is p, the output just added, a file an earlier output already writes,
@@ -630,8 +703,9 @@ void fk_job_free(struct fk_job *j)
 
 static int walk(struct fk_job *j)
 {
-	static const char *const keys[] = { "inputs", "filters", "outputs", "output-dir", "threads", NULL };
-	const struct ynode *r = j->root, *in, *fl, *out, *od, *th;
+	static const char *const keys[] = { "inputs", "diff", "filters", "outputs", "output-dir",
+	                                    "threads", NULL };
+	const struct ynode *r = j->root, *in, *df, *fl, *out, *od, *th;
 	int rc;
 
 	if (!r || fk_yt_is_null(r))
@@ -639,11 +713,14 @@ static int walk(struct fk_job *j)
 	if ((rc = want(j, r, Y_MAP, "a job")) < 0 || (rc = check_keys(j, r, "a job", keys)) < 0)
 		return rc;
 	in = map_get(r, "inputs");
+	df = map_get(r, "diff");
 	fl = map_get(r, "filters");
 	out = map_get(r, "outputs");
 	od = map_get(r, "output-dir");
 	th = map_get(r, "threads");
-	if (!in)
+	if (in && df)
+		return yerr(j, map_key(r, "diff"), "a job has inputs or diff, not both");
+	if (!in && !df)
 		return yerr(j, r, "the job has no inputs");
 	if (!out)
 		return yerr(j, r, "the job has no outputs");
@@ -664,19 +741,25 @@ static int walk(struct fk_job *j)
 		if (!(j->outdir = resolve(j, j->dir, od->text)))
 			return nomem();
 	}
-	if ((rc = want(j, in, Y_SEQ, "inputs")) < 0)
+	if (df && (rc = parse_diff(j, df)) < 0)
 		return rc;
-	if (in->n == 0)
+	if (in && (rc = want(j, in, Y_SEQ, "inputs")) < 0)
+		return rc;
+	if (in && in->n == 0)
 		return yerr(j, in, "the input list is empty");
-	for (size_t i = 0; i < in->n; i++)
+	for (size_t i = 0; in && i < in->n; i++)
 		if ((rc = parse_input(j, in->v[i])) < 0)
 			return rc;
 	if (fl && !fk_yt_is_null(fl)) {
 		if ((rc = want(j, fl, Y_SEQ, "filters")) < 0)
 			return rc;
-		for (size_t i = 0; i < fl->n; i++)
-			if ((rc = parse_filter(j, fl->v[i])) < 0)
-				return rc;
+		/* a diff job filters each side with instances of its own (a
+		 * narrow filter's --from counts from that side's first sample) */
+		for (int pass = 0; pass < (df ? 2 : 1); pass++)
+			for (size_t i = 0; i < fl->n; i++)
+				if ((rc = parse_filter(j, fl->v[i])) < 0)
+					return rc;
+		j->nside_filters = df ? fl->n : 0;
 	}
 	if ((rc = want(j, out, Y_SEQ, "outputs")) < 0)
 		return rc;
@@ -754,23 +837,24 @@ const struct fk_output_spec *fk_job_outputs(const struct fk_job *j, size_t *n)
 /* Free a chain made by make_chain, handing the filters' options back to
  * the job first (the chain would free them): a job can be checked, then
  * run, or run twice. */
-static void free_chain(struct fk_job *j, struct fk_filter_chain *fc)
+static void free_chain(struct fk_job *j, struct fk_filter_chain *fc, size_t from)
 {
 	for (size_t i = 0; i < fc->n; i++) {
-		j->filters[i].opts = fc->v[i].opts;
+		j->filters[from + i].opts = fc->v[i].opts;
 		fc->v[i].opts = NULL;
 	}
 	fk_filter_chain_free(fc);
 }
 
-static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
+/* A chain of filters[from..from+n). */
+static int make_chain(struct fk_job *j, struct fk_filter_chain *fc, size_t from, size_t n)
 {
 	memset(fc, 0, sizeof *fc);
-	for (size_t i = 0; i < j->nfilters; i++) {
+	for (size_t i = from; i < from + n; i++) {
 		struct filt *f = &j->filters[i];
 		int rc = fk_filter_chain_add(fc, f->pl, f->opts, f->where);
 		if (rc < 0) {
-			free_chain(j, fc);
+			free_chain(j, fc, from);
 			return rc;
 		}
 		f->opts = NULL; /* the chain holds them until free_chain */
@@ -781,9 +865,39 @@ static int make_chain(struct fk_job *j, struct fk_filter_chain *fc)
 int fk_job_check(struct fk_job *j)
 {
 	struct fk_filter_chain fc;
-	int rc = make_chain(j, &fc);
+	int rc = make_chain(j, &fc, 0, j->nfilters);
 	if (rc == 0)
-		free_chain(j, &fc);
+		free_chain(j, &fc, 0);
+	return rc;
+}
+
+static int run_diff(struct fk_job *j, unsigned threads, int progress)
+{
+	size_t n = j->nside_filters;
+	struct fk_diff d;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	if ((rc = make_chain(j, &d.filters[0], 0, n)) < 0)
+		return rc;
+	if ((rc = make_chain(j, &d.filters[1], n, n)) < 0) {
+		free_chain(j, &d.filters[0], 0);
+		return rc;
+	}
+	d.reg = j->reg;
+	d.sides[0] = j->inputs;
+	d.nsides[0] = j->nbefore;
+	d.sides[1] = j->inputs + j->nbefore;
+	d.nsides[1] = j->ninputs - j->nbefore;
+	d.outputs = j->outputs;
+	d.noutputs = j->noutputs;
+	d.normalize = j->normalize;
+	d.strip_hex = j->strip_hex;
+	d.threads = threads;
+	d.progress = progress;
+	rc = fk_diff_run(&d);
+	free_chain(j, &d.filters[0], 0);
+	free_chain(j, &d.filters[1], n);
 	return rc;
 }
 
@@ -792,17 +906,20 @@ int fk_job_run(struct fk_job *j, unsigned threads, unsigned fallback, int progre
 	struct fk_pipeline pl;
 	int rc;
 
+	threads = threads ? threads : j->threads ? j->threads : fallback ? fallback : 1;
+	if (j->diff)
+		return run_diff(j, threads, progress);
 	memset(&pl, 0, sizeof pl);
-	if ((rc = make_chain(j, &pl.filters)) < 0)
+	if ((rc = make_chain(j, &pl.filters, 0, j->nfilters)) < 0)
 		return rc;
 	pl.reg = j->reg;
 	pl.inputs = j->inputs;
 	pl.ninputs = j->ninputs;
 	pl.outputs = j->outputs;
 	pl.noutputs = j->noutputs;
-	pl.threads = threads ? threads : j->threads ? j->threads : fallback ? fallback : 1;
+	pl.threads = threads;
 	pl.progress = progress;
 	rc = fk_pipeline_run(&pl);
-	free_chain(j, &pl.filters);
+	free_chain(j, &pl.filters, 0);
 	return rc;
 }

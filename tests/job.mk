@@ -11,9 +11,9 @@ tests_modules_dump_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 tests_modules_prune_la_SOURCES = tests/modules/prune.c
 tests_modules_prune_la_LDFLAGS = $(TEST_MODULE_LDFLAGS)
 
-TESTS += tests/job.sh tests/lua.sh tests/unit/job.t
+TESTS += tests/job.sh tests/diff-job.sh tests/lua.sh tests/unit/job.t
 check_PROGRAMS += tests/unit/job.t
 tests_unit_job_t_SOURCES = tests/unit/job.c tests/unit/testlib.h
 tests_unit_job_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_job_t_LDADD = $(TEST_LDADD)
-EXTRA_DIST += tests/job.sh tests/lua.sh tests/data/job tests/data/lua
+EXTRA_DIST += tests/job.sh tests/diff-job.sh tests/lua.sh tests/data/job tests/data/lua

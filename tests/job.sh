@@ -157,7 +157,7 @@ err_is() { # TEXT EXPECTED NAME
 }
 err_is 'inputs: [data/a.folded]
 outputs: [{plugin: folded, path: "-"}]
-colour: red' "2:flamekit: bad.yaml:3:1: unknown key 'colour' in a job (allowed: inputs, filters, outputs, output-dir, threads)" "unknown top-level key"
+colour: red' "2:flamekit: bad.yaml:3:1: unknown key 'colour' in a job (allowed: inputs, diff, filters, outputs, output-dir, threads)" "unknown top-level key"
 err_is 'inputs:
   - path: data/a.folded
     fromat: folded
@@ -259,7 +259,7 @@ err_is '? [a, b]
 deep=$(awk 'BEGIN { for (i = 0; i < 64; i++) printf "["; for (i = 0; i < 64; i++) printf "]" }')
 err_is "x: $deep" "2:flamekit: bad.yaml:1:67: nesting deeper than 64 levels" "nesting deeper than 64 is refused"
 deep=$(awk 'BEGIN { for (i = 0; i < 63; i++) printf "["; for (i = 0; i < 63; i++) printf "]" }')
-err_is "x: $deep" "2:flamekit: bad.yaml:1:1: unknown key 'x' in a job (allowed: inputs, filters, outputs, output-dir, threads)" \
+err_is "x: $deep" "2:flamekit: bad.yaml:1:1: unknown key 'x' in a job (allowed: inputs, diff, filters, outputs, output-dir, threads)" \
 	"64 levels of nesting are read"
 
 # billion laughs: fails at the first anchor, at once, whatever its size
@@ -415,7 +415,7 @@ keys() { awk -v n="$1" 'BEGIN { print "inputs: [data/a.folded]\noutputs: [{plugi
 	for (i = 0; i < n; i++) print "  k" i ": 1" }' > keys.yaml; }
 keys 4096
 run "$FLAMEKIT" run keys.yaml
-is "$rc:$err" "2:flamekit: keys.yaml:3:1: unknown key 'x' in a job (allowed: inputs, filters, outputs, output-dir, threads)" \
+is "$rc:$err" "2:flamekit: keys.yaml:3:1: unknown key 'x' in a job (allowed: inputs, diff, filters, outputs, output-dir, threads)" \
 	"4,096 keys in a mapping are read"
 keys 4097
 run "$FLAMEKIT" run keys.yaml
