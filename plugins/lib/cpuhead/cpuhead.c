@@ -183,15 +183,15 @@ static int end_node(struct fk_cpuhead *t)
 	n.has_id = l->has_id;
 	n.id = l->id;
 	n.has_fn = l->has_fn;
-	n.fn = l->has_fn ? t->text + l->fn_off : "";
+	n.fn = l->has_fn && t->text ? t->text + l->fn_off : "";
 	n.fn_len = l->fn_len;
 	n.has_url = l->has_url;
-	n.url = l->has_url ? t->text + l->url_off : "";
+	n.url = l->has_url && t->text ? t->text + l->url_off : "";
 	n.url_len = l->url_len;
 	n.has_line = l->has_line;
 	n.line = l->line;
 	n.hits = l->hits;
-	n.kids = t->kids + l->kid_mark;
+	n.kids = t->kids ? t->kids + l->kid_mark : NULL; /* NULL + 0 is undefined */
 	n.nkids = t->nkids - l->kid_mark;
 	if ((rc = t->ops->node(t->ctx, &n)) == 0)
 		return 0;
