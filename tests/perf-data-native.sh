@@ -86,16 +86,15 @@ if command -v node > /dev/null 2>&1 && perf record -q -g -o jit.data -- node --p
 	trap 'rm -rf "$TMP"; [ -n "$JITPID" ] && rm -f "/tmp/perf-$JITPID.map"' EXIT
 fi
 
-# own FILE: the folded text on standard input, with a system-wide capture's
-# stacks kept only for this machine's own programs (sleep, the idle task).
+# wide FILE: true for the captures recorded system-wide (perf record -a)
+# whose symbols are compared.  own FILE: the folded text on standard
+# input, with such a capture's stacks kept only for this machine's own programs (sleep, the idle task).
 # Such a capture holds other tests' programs too, which they may delete
 # between perf script's reading and ours, so their symbols are not
 # compared (a file gone since is no complaint either); their addresses are.
+wide() { case $1 in sys.data | zsys.data) return 0 ;; esac; return 1; }
 own() {
-	case $1 in
-	sys.data | zsys.data) grep -E '^(sleep|swapper)[-;]' ;;
-	*) cat ;;
-	esac
+	if wide "$1"; then grep -E '^(sleep|swapper)[-;]'; else cat; fi
 }
 
 # native FILE PERFARGS -- ARGS...: the test build's folded text and stderr
@@ -190,7 +189,7 @@ if perf record -q -z -g -o z.data ./prog > zrec.log 2>&1; then
 		native "$f" -- --addrs
 		native "$f" -F +pid -- --tid --addrs
 		gone=
-		[ "$f" = zsys.data ] &&
+		wide "$f" &&
 			gone='/: cannot read: No such file or directory; its addresses are \[unknown\]$/d'
 		perf script -i "$f" 2> /dev/null | "$FLAMEKIT" collapse --format perf | own "$f" > want.folded
 		run env PATH=/nonexistent "$FLAMEKIT" collapse "$f"
