@@ -205,7 +205,9 @@ struct fk_pipeline {
  * temporary) before the inputs are read, rendered, flushed and closed, and
  * only when all of that succeeded are they renamed into place.  Folded
  * inputs into the folded output alone are summed without the stack tree
- * (engine/foldsum.c), with the same bytes.  Outputs to
+ * (engine/foldsum.c), and regular folded files into outputs that draw only
+ * wide frames (min_weight) go into a tree of only those frames
+ * (engine/prune.c), with the same bytes.  Outputs to
  * stdout are rendered last, since what reaches stdout cannot be taken back. */
 int fk_pipeline_run(struct fk_pipeline *pl);
 

@@ -152,7 +152,7 @@ int foldsum_read(struct foldsum *s, struct fk_input *in)
 		s->two |= two;
 		if (k == 0) {
 			/* an empty stack: only its columns count (the root's own
-			 * weight, for graphsum.c) */
+			 * weight, for prune.c) */
 			s->nempty++;
 			s->empty[0] += w[0];
 			s->empty[1] += w[1];
@@ -322,13 +322,12 @@ static bool plain(const struct fk_input_spec *s, const struct fk_plugin *fold)
 	       (s->demangle == FK_DMG_PLUGIN && fk_input_demangle(fold) == FK_DEMANGLE_NO);
 }
 
-const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl)
+const struct fk_plugin *fk_foldsum_inputs(const struct fk_pipeline *pl)
 {
 	const struct fk_plugin *fold = fk_registry_find(pl->reg, FK_PLUGIN_INPUT, "folded");
 	const struct fk_plugin *given = NULL;
 
-	if (!fold || pl->noutputs != 1 || pl->filters.n > 0 || pl->ninputs == 0 ||
-	    pl->outputs[0].plugin != fk_registry_find(pl->reg, FK_PLUGIN_OUTPUT, "folded"))
+	if (!fold || pl->filters.n > 0 || pl->ninputs == 0)
 		return NULL;
 	/* all given as folded, or all left to detection */
 	given = pl->inputs[0].plugin;
@@ -341,4 +340,12 @@ const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl)
 		if (!fk_foldsum_detect(pl->reg, NULL, &pl->inputs[k].path, 1))
 			return NULL;
 	return fold;
+}
+
+const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl)
+{
+	if (pl->noutputs != 1 ||
+	    pl->outputs[0].plugin != fk_registry_find(pl->reg, FK_PLUGIN_OUTPUT, "folded"))
+		return NULL;
+	return fk_foldsum_inputs(pl);
 }

@@ -1,7 +1,7 @@
 /*
  * Folded in, folded out, without the stack tree (foldsum.c): the
  * shortcut fk_pipeline_run takes when every input is folded and the one
- * output is the folded plugin, the whole-stack table graphsum.c builds
+ * output is the folded plugin, the whole-stack table prune.c builds
  * on, and the line reader and writer `merge` streams with (merge.c).
  * Engine-internal.
  */
@@ -56,10 +56,13 @@ int foldsum_put(struct fk_writer *w, const char *key, size_t len, const double *
 const struct fk_plugin *fk_foldsum_detect(const struct fk_registry *r,
                                           const struct fk_plugin *in_pl,
                                           const char *const *files, size_t n);
+/* The folded input plugin when pl's inputs can be summed whole: no
+ * filters, and every input folded (fk_foldsum_detect, or given as
+ * folded), in series 0, whole (no shard), with no options and its names
+ * left as they are; else NULL.  (prune.c asks it too.) */
+const struct fk_plugin *fk_foldsum_inputs(const struct fk_pipeline *pl);
 /* The folded input plugin when fk_pipeline_run can take the shortcut:
- * one output, the folded plugin, no filters, and every input folded
- * (fk_foldsum_detect, or given as folded), in series 0, whole (no shard),
- * with no options and its names left as they are; else NULL. */
+ * fk_foldsum_inputs, and one output, the folded plugin; else NULL. */
 const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl);
 /* Read files[0..n) as folded (pl, the folded input plugin; `detected`:
  * each was detected, which is logged as the pipeline does), sum them and
