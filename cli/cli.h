@@ -127,10 +127,6 @@ int cli_inputs_init(struct cli *c, struct cli_inputs *in, const char *format, co
  * '='; --no-demangle is --demangle=no): an enum fk_demangle_choice into
  * *choice; 0, or FK_ERR_USAGE after reporting. */
 int cli_demangle_opt(const char *cmd, const char *value, int *choice);
-/* Whether the inputs read by pl get demangled (the choice given, else
- * pl's default): the folded shortcut (graphsum) applies only to names
- * left as they are. */
-bool cli_demangles(const struct cli_inputs *in, const struct fk_plugin *pl);
 /* argv[*i] as an input option: 1 taken (with its value), 0 not one,
  * FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
 int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i);
@@ -151,13 +147,6 @@ int cmd_graph(struct cli *c, int argc, char **argv);
 int graph_help(const struct fk_registry *r);
 int cmd_diff(struct cli *c, int argc, char **argv);
 int cmd_merge(struct cli *c, int argc, char **argv);
-
-/* graphsum.c: graph of folded files drawn from a tree of only the frames
- * wide enough to draw, the same bytes as the pipeline.  false when it does
- * not apply (nothing reported, nothing written: run the pipeline), else
- * true with the exit status in *status. */
-bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
-                  void *out_opts, const char *outpath, int *status);
 int cmd_run(struct cli *c, int argc, char **argv);
 int cmd_completion(struct cli *c, int argc, char **argv);
 

@@ -72,12 +72,6 @@ int cli_demangle_opt(const char *cmd, const char *value, int *choice)
 	return 0;
 }
 
-bool cli_demangles(const struct cli_inputs *in, const struct fk_plugin *pl)
-{
-	return in->demangle == FK_DMG_FULL || in->demangle == FK_DMG_SHORT ||
-	       (in->demangle == FK_DMG_PLUGIN && fk_input_demangle(pl) != FK_DEMANGLE_NO);
-}
-
 int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];

@@ -205,7 +205,9 @@ struct fk_pipeline {
  * temporary) before the inputs are read, rendered, flushed and closed, and
  * only when all of that succeeded are they renamed into place.  Folded
  * inputs into the folded output alone are summed without the stack tree
- * (engine/foldsum.c), with the same bytes.  Outputs to
+ * (engine/foldsum.c), and regular folded files into outputs that draw only
+ * wide frames (min_weight) go into a tree of only those frames
+ * (engine/prune.c), with the same bytes.  Outputs to
  * stdout are rendered last, since what reaches stdout cannot be taken back. */
 int fk_pipeline_run(struct fk_pipeline *pl);
 
@@ -229,6 +231,27 @@ struct fk_diff {
  * series is refused), compare them and write the output, all or nothing.
  * 0 or a negative status, reported. */
 int fk_diff_run(struct fk_diff *d);
+
+/* ---- merging folded files (merge.c) ------------------------------------------
+ * `flamekit merge`: folded files summed into one sorted folded file, the
+ * bytes `collapse --format folded` writes for their concatenation.  Inputs
+ * sorted in byte order are merged as streams (memory: one read buffer per
+ * input); when one is not, or a two-column line follows one-column ones,
+ * the inputs are summed in memory instead (engine/foldsum.c), if every one
+ * can be read again and nothing written must be taken back; else it fails
+ * saying what to do.  The caller owns every array. */
+struct fk_merge {
+	const struct fk_registry *reg;  /* the folded plugins, for the in-memory sum */
+	const char *const *files;       /* at least one; "-" is stdin, .gz is read */
+	size_t nfiles;
+	const char *output;             /* NULL or "-" for stdout */
+	int progress;                   /* as struct fk_pipeline's (the in-memory sum) */
+};
+/* Merge, all or nothing (an output that is one of the inputs is refused).
+ * 0 or a negative status, reported, but for FK_ERR_PLUGIN: the inputs had
+ * to be summed in memory and the folded input or output plugin is not
+ * loaded, which the caller reports as it reports a plugin it cannot find. */
+int fk_merge_run(const struct fk_merge *m);
 
 /* ---- outputs (writer.c) ------------------------------------------------------ */
 /* Refuse an output (NULL or "-": stdout, never refused) that is one of the

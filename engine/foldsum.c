@@ -119,35 +119,46 @@ static int fs_add(struct foldsum *s, const char *key, size_t n, const double *w)
 	return 0;
 }
 
-/* One input, read as the folded input plugin reads it. */
-int foldsum_read(struct foldsum *s, struct fk_input *in)
+int foldsum_next(struct fk_input *in, const char **key, size_t *klen, double *w, int *two)
 {
 	const char *line;
 	size_t len;
 	int r;
 
 	while ((r = fk_input_getline(in, &line, &len)) > 0) {
-		double w[2];
-		int two;
-		long sl = fk_folded_line(line, len, w, &two);
-		size_t k;
+		long sl = fk_folded_line(line, len, w, two);
 
 		if (sl < 0) {
 			if (len > 0)
 				fk_input_skip(in, in->lineno);
 			continue;
 		}
+		*key = line;
+		*klen = fk_folded_trim(line, (size_t)sl);
+		return 1;
+	}
+	return r;
+}
+
+/* One input, read as the folded input plugin reads it. */
+int foldsum_read(struct foldsum *s, struct fk_input *in)
+{
+	const char *key;
+	size_t k;
+	double w[2];
+	int two, r;
+
+	while ((r = foldsum_next(in, &key, &k, w, &two)) > 0) {
 		s->two |= two;
-		k = fk_folded_trim(line, (size_t)sl);
 		if (k == 0) {
 			/* an empty stack: only its columns count (the root's own
-			 * weight, for graphsum.c) */
+			 * weight, for prune.c) */
 			s->nempty++;
 			s->empty[0] += w[0];
 			s->empty[1] += w[1];
 			continue;
 		}
-		r = fs_add(s, line, k, w);
+		r = fs_add(s, key, k, w);
 		if (r < 0)
 			return fk_input_error(in, in->lineno, "%s", fk_strerror(r));
 	}
@@ -165,6 +176,28 @@ static int cmp_stacks(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
+int foldsum_put(struct fk_writer *w, const char *key, size_t len, const double *c, bool two,
+                uint64_t *bytes)
+{
+	char t[160];
+	size_t n = 0;
+	int rc;
+
+	t[n++] = ' ';
+	n += fk_folded_format(t + n, 64, c[0]);
+	if (two) {
+		t[n++] = ' ';
+		n += fk_folded_format(t + n, 64, c[1]);
+	}
+	t[n++] = '\n';
+	rc = fk_writer_write(w, key, len);
+	if (rc == 0)
+		rc = fk_writer_write(w, t, n);
+	if (bytes)
+		*bytes += len + n;
+	return rc;
+}
+
 /* The stacks in byte order, as the folded output plugin writes them. */
 static int fs_write(struct foldsum *s, struct fk_writer *w)
 {
@@ -178,20 +211,8 @@ static int fs_write(struct foldsum *s, struct fk_writer *w)
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = &s->v[i];
 	qsort(order, s->n, sizeof *order, cmp_stacks);
-	for (size_t i = 0; i < s->n && rc == 0; i++) {
-		char t[160];
-		size_t n = 0;
-		t[n++] = ' ';
-		n += fk_folded_format(t + n, 64, order[i]->w[0]);
-		if (s->two) {
-			t[n++] = ' ';
-			n += fk_folded_format(t + n, 64, order[i]->w[1]);
-		}
-		t[n++] = '\n';
-		rc = fk_writer_write(w, order[i]->key, order[i]->len);
-		if (rc == 0)
-			rc = fk_writer_write(w, t, n);
-	}
+	for (size_t i = 0; i < s->n && rc == 0; i++)
+		rc = foldsum_put(w, order[i]->key, order[i]->len, order[i]->w, s->two, NULL);
 	fk_free(order);
 	return rc;
 }
@@ -301,13 +322,12 @@ static bool plain(const struct fk_input_spec *s, const struct fk_plugin *fold)
 	       (s->demangle == FK_DMG_PLUGIN && fk_input_demangle(fold) == FK_DEMANGLE_NO);
 }
 
-const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl)
+const struct fk_plugin *fk_foldsum_inputs(const struct fk_pipeline *pl)
 {
 	const struct fk_plugin *fold = fk_registry_find(pl->reg, FK_PLUGIN_INPUT, "folded");
 	const struct fk_plugin *given = NULL;
 
-	if (!fold || pl->noutputs != 1 || pl->filters.n > 0 || pl->ninputs == 0 ||
-	    pl->outputs[0].plugin != fk_registry_find(pl->reg, FK_PLUGIN_OUTPUT, "folded"))
+	if (!fold || pl->filters.n > 0 || pl->ninputs == 0)
 		return NULL;
 	/* all given as folded, or all left to detection */
 	given = pl->inputs[0].plugin;
@@ -320,4 +340,12 @@ const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl)
 		if (!fk_foldsum_detect(pl->reg, NULL, &pl->inputs[k].path, 1))
 			return NULL;
 	return fold;
+}
+
+const struct fk_plugin *fk_foldsum_applies(const struct fk_pipeline *pl)
+{
+	if (pl->noutputs != 1 ||
+	    pl->outputs[0].plugin != fk_registry_find(pl->reg, FK_PLUGIN_OUTPUT, "folded"))
+		return NULL;
+	return fk_foldsum_inputs(pl);
 }

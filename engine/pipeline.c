@@ -8,6 +8,7 @@
 
 #include "fk.h"
 #include "foldsum.h"
+#include "prune.h"
 
 #define PROBE_BYTES (64 * 1024)
 
@@ -435,6 +436,7 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 	char **units = NULL;
 	size_t opened = 0, i;
 	int rc = 0;
+	bool pruned = false;
 
 	if (fold)
 		return foldsum(pl, fold);
@@ -455,7 +457,11 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		fk_log(FK_LOG_ERROR, "out of memory");
 		rc = FK_ERR_NOMEM;
 	}
-	for (i = 0; i < pl->ninputs && rc == 0; i++) {
+	/* folded files into outputs that draw only wide frames: a profile of
+	 * those frames alone (prune.c); else every input parsed whole */
+	if (rc == 0)
+		rc = fk_prune_profile(pl, &p, &pruned);
+	for (i = 0; i < pl->ninputs && rc == 0 && !pruned; i++) {
 		rc = fk_parse_input(pl->reg, &pl->inputs[i], p, &pl->filters, pl->threads, pl->progress);
 		units[i] = p->declared; /* taken: the next input declares its own */
 		p->declared = NULL;

@@ -145,6 +145,49 @@ else
 	skip "merge of the corpus" "no conformance corpus"
 fi
 
+# Against an oracle that is not flamekit: awk sums each stack of the
+# concatenation, LC_ALL=C sort orders them (stacks of [a-z0-9_;], so a
+# line's byte order is its stack's).  Six sorted files of overlapping
+# stacks stream through the heap; the same files unsorted are summed in
+# memory; a job file with folded inputs and the folded output sums them too.
+f=0
+set --
+while [ $f -lt 6 ]; do
+	awk -v f=$f 'BEGIN { srand(f + 1); for (i = 0; i < 400; i++) {
+		s = "fn" int(rand() * 4); d = int(rand() * 4)
+		for (j = 0; j < d; j++) s = s ";fn" int(rand() * 4) (rand() < 0.2 ? "_x" : "")
+		print s, 1 + int(rand() * 9) } }' > "$TMP/o$f.raw"
+	LC_ALL=C sort "$TMP/o$f.raw" > "$TMP/o$f.folded"
+	set -- "$@" "$TMP/o$f.folded"
+	f=$((f + 1))
+done
+cat "$@" | awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }' | LC_ALL=C sort > "$TMP/o.want"
+run "$FLAMEKIT" merge -v -o "$TMP/o.got" "$@"
+is "$rc:$err" "0:" "six sorted files: streamed (-v says nothing of memory)"
+same_file "$TMP/o.want" "$TMP/o.got" "six sorted files: awk's sums, in LC_ALL=C sort order"
+run "$FLAMEKIT" merge -v "$TMP"/o*.raw
+printf '%s\n' "$out" > "$TMP/o.got"
+case $rc:$err in
+"0:flamekit: $TMP/o"[0-5]".raw:"*": not sorted; merging in memory instead") ok 0 "the same files unsorted: summed in memory" ;;
+*) ok 1 "the same files unsorted: summed in memory (exit $rc: $err)" ;;
+esac
+same_file "$TMP/o.want" "$TMP/o.got" "the same files unsorted: awk's sums"
+printf 'inputs:\n  - path: o*.raw\n    format: folded\noutputs:\n  - {plugin: folded, path: o.job}\n' > "$TMP/o.yaml"
+run "$FLAMEKIT" run "$TMP/o.yaml"
+is "$rc:$out:$err" "0::" "a job of folded inputs into the folded output"
+same_file "$TMP/o.want" "$TMP/o.job" "... sums as merge does: awk's sums"
+# Without the folded plugins sorted files still stream; the in-memory sum
+# needs them, and says which is missing.
+mkdir "$TMP/noplugins"
+FLAMEKIT_PLUGIN_PATH="$TMP/noplugins" "$FLAMEKIT" merge "$@" > "$TMP/o.got" 2> "$TMP/e"
+is "$?:$(cat "$TMP/e")" "0:" "no plugins: sorted files stream"
+same_file "$TMP/o.want" "$TMP/o.got" "no plugins: awk's sums"
+echo "old" > "$TMP/keep.out"
+FLAMEKIT_PLUGIN_PATH="$TMP/noplugins" "$FLAMEKIT" merge -o "$TMP/keep.out" "$TMP"/o*.raw 2> "$TMP/e"
+is "$?:$(cat "$TMP/e"):$(cat "$TMP/keep.out")" "1:flamekit: merge: no input plugin named \"folded\" (available: none; is FLAMEKIT_PLUGIN_PATH right?)
+Try 'flamekit help merge' for more information.:old" \
+	"no plugins, unsorted files: the missing plugin named, -o FILE untouched"
+
 run "$FLAMEKIT" merge
 is "$rc:$err" "2:flamekit: merge: give the folded files to merge
 Try 'flamekit help merge' for more information." "no files: usage error"

@@ -247,7 +247,7 @@ done
 "$FLAMEKIT" graph --random --seed 7 "$D/small.txt" > "$TMP/s7b.svg"
 same_file "$TMP/s7.svg" "$TMP/s7b.svg" "--random --seed 7 is reproducible"
 
-# ---- folded files drawn without the whole tree (cli/graphsum.c) ----------------
+# ---- folded files drawn without the whole tree (engine/prune.c) ----------------
 # graph of regular folded files builds only the frames wide enough to draw;
 # stdin takes the pipeline and its whole tree.  The bytes must be the same.
 # A narrow "foo" with children sorts after its kept sibling "foo.cold" ('.'

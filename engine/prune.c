@@ -1,10 +1,14 @@
 /*
- * `graph` of folded files without the whole stack tree.
+ * Outputs that draw only the frames wide enough to show, from folded files,
+ * without the whole stack tree.  fk_pipeline_run asks fk_prune_profile for
+ * any pipeline: `flamekit graph` and a job run by `flamekit run` take the
+ * same path.  (This was cli/graphsum.c, a shortcut of the graph command's
+ * own; it moved into the engine behind the pipeline, issue 27.)
  *
  * A flame graph draws only the frames at least its minimum width wide, and
  * with many distinct stacks almost every node of the stack tree is
  * narrower: 400,000 distinct stacks 5-25 frames deep make 5.7 million
- * nodes, of which a 1200-pixel graph draws a few thousand.  The output
+ * nodes, of which a 1200-pixel graph draws a few thousand.  An output
  * says how wide a frame must be through its min_weight() (ABI 1.3; its
  * contract in <flamekit/plugin.h> is what this file relies on); this file
  * knows no plugin, option or formula.  Here the stacks are summed whole
@@ -22,45 +26,58 @@
  * are the same.  An output that needs the sample log
  * (FK_OUTPUT_NEEDS_SAMPLES) gets one with each line cut instead (below).
  *
- * Taken only where that holds for sure: an output with min_weight() that
- * accepts its options and returns a width (not negative), regular folded
+ * Taken only where that holds for sure: every output has min_weight() and
+ * returns a width (not negative) for the inputs' total, regular folded
  * files (read again by the pipeline when this path gives up), one count a
  * line, every stack's sum a whole number (then totals do not depend on the
  * order of additions), no line skipped or in error (the pipeline reports
- * those itself).
+ * those itself), no filter, no demangling, no shard, no progress shown.
+ * Several outputs share one cut: the smallest of their widths, which the
+ * contract allows (any t at most an output's width), when all of them need
+ * the sample log or none does (a flame chart's cut follows runs of lines in
+ * input order, a graph's the frames' totals: neither serves the other, and
+ * such a job takes the whole tree).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/fk.h" /* engine internals: this file moves into the engine (issue 27) */
-#include "cli.h"
-#include "../engine/foldsum.h"
+#include "fk.h"
+#include "foldsum.h"
 #include "folded/fkfolded.h"
+#include "prune.h"
+#include "vector/fkvector.h"
 
 /* Frames narrower than this share of the minimum width are cut: a margin
  * against rounding, since a frame kept too many costs only a node. */
 #define MARGIN 0.5
 
-/* The output's smallest drawn weight for a profile of `total` (its
- * min_weight(), <flamekit/plugin.h>), negative when every frame matters. */
-static double min_width(const struct fk_plugin *pl, const void *opts, double total)
-{
-	double w = pl->d.out.min_weight(&fk_host, opts, total);
+/* What the pipeline asks of its inputs and outputs here: the files, and
+ * each output's options (its own, or its defaults made here). */
+struct prune {
+	const struct fk_pipeline *pl;
+	const char **files;
+	void **opts, **own;
+};
 
-	return w >= 0 && isfinite(w) ? w : -1;
-}
-
-/* An output that tells what it cannot draw (min_weight, ABI 1.3; the loader
- * reads it as NULL from an older plugin), with options it accepts. */
-static bool output_fits(const struct fk_plugin *pl, const void *opts)
+/* The cut of every output for a profile of `total`: the smallest weight
+ * any of them draws (their min_weight(), <flamekit/plugin.h>), negative
+ * when one of them needs every frame. */
+static double min_width(const struct prune *pr, double total)
 {
-	if (pl->d.h.kind != FK_PLUGIN_OUTPUT || !pl->d.out.min_weight)
-		return false;
-	FK_CTX_SCOPE(quiet, .flags = FK_CTX_QUIET); /* the pipeline reports bad options itself */
-	return fk_options_check(pl, opts, NULL) == 0;
+	double m = -1;
+
+	for (size_t i = 0; i < pr->pl->noutputs; i++) {
+		double w = pr->pl->outputs[i].plugin->d.out.min_weight(&fk_host, pr->opts[i], total);
+		if (!(w >= 0 && isfinite(w)))
+			return -1;
+		if (m < 0 || w < m)
+			m = w;
+	}
+	return m;
 }
 
 static inline int rank(unsigned char c)
@@ -226,15 +243,9 @@ static int flow(struct fs_stack **order, size_t n, double thr, struct cut *cut)
 		for (size_t k = from, nf = c; k <= s->len; k++) {
 			if (k < s->len && s->key[k] != ';')
 				continue;
-			if (nf == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				struct open_frame *v = fk_realloc(of, nc * sizeof *v);
-				if (!v) {
-					fk_free(of);
-					return FK_ERR_NOMEM;
-				}
-				of = v;
-				cap = nc;
+			if (fk_vector_grow((void **)&of, &cap, nf + 1, sizeof *of, fk_realloc) < 0) {
+				fk_free(of);
+				return FK_ERR_NOMEM;
 			}
 			of[nf].start = i;
 			of[nf].end = k;
@@ -259,14 +270,8 @@ static int push_cut(struct fk_sink *sink, const struct fs_stack *s, size_t want,
 	for (const char *k = s->key, *e = s->key + s->len, *semi; k <= e && nf < want; k = semi + 1) {
 		if (!(semi = memchr(k, ';', (size_t)(e - k))))
 			semi = e;
-		if (nf == *frcap) {
-			size_t cap = *frcap ? *frcap * 2 : 64;
-			struct fk_frameref *v = fk_realloc(*fr, cap * sizeof *v);
-			if (!v)
-				return FK_ERR_NOMEM;
-			*fr = v;
-			*frcap = cap;
-		}
+		if (fk_vector_grow((void **)fr, frcap, nf + 1, sizeof **fr, fk_realloc) < 0)
+			return FK_ERR_NOMEM;
 		memset(&(*fr)[nf], 0, sizeof (*fr)[nf]);
 		(*fr)[nf].name = k;
 		(*fr)[nf].len = (size_t)(semi - k);
@@ -433,14 +438,8 @@ static int chart_line(struct chart *ch, int pass, const char *line, size_t len, 
 		struct fs_stack st = { line, len, { w, 0 } };
 		return push_cut(sink, &st, ch->keep[i], fr, frcap);
 	}
-	if (ch->n > ch->cap) {
-		size_t cap = ch->cap ? ch->cap * 2 : 4096;
-		uint32_t *v = fk_realloc(ch->keep, cap * sizeof *v);
-		if (!v)
-			return FK_ERR_NOMEM;
-		ch->keep = v;
-		ch->cap = cap;
-	}
+	if (fk_vector_grow((void **)&ch->keep, &ch->cap, ch->n, sizeof *ch->keep, fk_realloc) < 0)
+		return FK_ERR_NOMEM;
 	ch->keep[i] = 0;
 	if (ch->prevnf && len) {
 		p = common(ch->prev, ch->prevlen, line, len);
@@ -469,14 +468,9 @@ static int chart_line(struct chart *ch, int pass, const char *line, size_t len, 
 	for (size_t k = from; len && k <= len; k++) {
 		if (k < len && line[k] != ';')
 			continue;
-		if (ch->nopen == ch->ofcap) {
-			size_t cap = ch->ofcap ? ch->ofcap * 2 : 64;
-			struct open_frame *v = fk_realloc(ch->of, cap * sizeof *v);
-			if (!v)
-				return FK_ERR_NOMEM;
-			ch->of = v;
-			ch->ofcap = cap;
-		}
+		if (fk_vector_grow((void **)&ch->of, &ch->ofcap, ch->nopen + 1, sizeof *ch->of,
+		                   fk_realloc) < 0)
+			return FK_ERR_NOMEM;
 		ch->of[ch->nopen].start = i;
 		ch->of[ch->nopen].total = 0;
 		ch->nopen++;
@@ -484,13 +478,8 @@ static int chart_line(struct chart *ch, int pass, const char *line, size_t len, 
 	nf = ch->nopen;
 	if (nf)
 		ch->of[nf - 1].total += w;
-	if (len > ch->prevcap) {
-		char *v = fk_realloc(ch->prev, len * 2);
-		if (!v)
-			return FK_ERR_NOMEM;
-		ch->prev = v;
-		ch->prevcap = len * 2;
-	}
+	if (fk_vector_grow((void **)&ch->prev, &ch->prevcap, len, 1, fk_realloc) < 0)
+		return FK_ERR_NOMEM;
 	if (len) /* an empty stack (the root's own weight) has no bytes, and maybe no buffer yet */
 		memcpy(ch->prev, line, len);
 	ch->prevlen = len;
@@ -498,32 +487,33 @@ static int chart_line(struct chart *ch, int pass, const char *line, size_t len, 
 	return 0;
 }
 
-/* The flame chart's profile: the sample log of the cut lines, into p. */
-static bool chart_build(const char **files, size_t nfiles, const struct fk_plugin *out_pl,
-                        void *out_opts, struct fk_profile *p, int *status)
+/* The flame chart's profile: the sample log of the cut lines, into p;
+ * false when the pipeline must read the files (as read_all). */
+static bool chart_build(const struct prune *pr, struct fk_profile *p, double *thr)
 {
+	const char **files = pr->files;
+	size_t nfiles = pr->pl->ninputs;
 	struct chart ch;
 	struct fk_sink sink;
 	double minw;
 	bool ok = false;
+	int status;
 
 	memset(&ch, 0, sizeof ch);
-	*status = 0;
-	if (!chart_pass(&ch, 0, files, nfiles, NULL, status) ||
-	    (minw = min_width(out_pl, out_opts, ch.total)) < 0)
+	if (!chart_pass(&ch, 0, files, nfiles, NULL, &status) || (minw = min_width(pr, ch.total)) < 0)
 		goto out;
-	ch.thr = minw * MARGIN;
+	*thr = ch.thr = minw * MARGIN;
 	ch.n = 0;
-	if (!chart_pass(&ch, 1, files, nfiles, NULL, status))
+	if (!chart_pass(&ch, 1, files, nfiles, NULL, &status))
 		goto out;
 	/* close the last line's frames */
 	ch.prevnf = 0;
-	if ((*status = chart_line(&ch, 1, "", 0, 0, NULL, NULL, NULL)) < 0)
+	if (chart_line(&ch, 1, "", 0, 0, NULL, NULL, NULL) < 0)
 		goto out;
 	ch.n = 0;
 	p->keep_samples = true;
 	fk_sink_init(&sink, p, 0, 1, NULL);
-	ok = chart_pass(&ch, 2, files, nfiles, &sink, status);
+	ok = chart_pass(&ch, 2, files, nfiles, &sink, &status);
 	fk_sink_fini(&sink);
 out:
 	fk_free(ch.keep);
@@ -532,66 +522,102 @@ out:
 	return ok;
 }
 
-bool graphsum_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
-                  void *out_opts, const char *outpath, int *status)
+/* The inputs regular files, every output one that says what it cannot
+ * draw (min_weight, ABI 1.3; the loader reads it as NULL from an older
+ * plugin), all of them needing the sample log (*chart) or none, and no
+ * progress to show; the pipeline has checked the outputs' options. */
+static bool fits(const struct fk_pipeline *pl, bool *chart)
+{
+	if (pl->noutputs == 0 || pl->progress == 2 || (pl->progress == 1 && isatty(STDERR_FILENO)))
+		return false;
+	*chart = pl->outputs[0].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES;
+	for (size_t i = 0; i < pl->noutputs; i++) {
+		const struct fk_plugin *o = pl->outputs[i].plugin;
+		if (!o->d.out.min_weight || (bool)(o->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES) != *chart)
+			return false;
+	}
+	for (size_t k = 0; k < pl->ninputs; k++) {
+		struct stat st;
+		const char *f = pl->inputs[k].path;
+		if (!f || strcmp(f, "-") == 0 || stat(f, &st) < 0 || !S_ISREG(st.st_mode))
+			return false;
+	}
+	return true;
+}
+
+/* pr's files and options; false when memory runs out (the pipeline then
+ * reads the inputs, and says so). */
+static bool prune_init(struct prune *pr, const struct fk_pipeline *pl)
+{
+	pr->pl = pl;
+	pr->files = fk_calloc(pl->ninputs, sizeof *pr->files);
+	pr->opts = fk_calloc(pl->noutputs, sizeof *pr->opts);
+	pr->own = fk_calloc(pl->noutputs, sizeof *pr->own);
+	if (!pr->files || !pr->opts || !pr->own)
+		return false;
+	for (size_t k = 0; k < pl->ninputs; k++)
+		pr->files[k] = pl->inputs[k].path;
+	for (size_t i = 0; i < pl->noutputs; i++) {
+		if (!(pr->opts[i] = pl->outputs[i].opts) &&
+		    fk_options_new(pl->outputs[i].plugin, &pr->own[i]) < 0)
+			return false;
+		if (!pr->opts[i])
+			pr->opts[i] = pr->own[i];
+	}
+	return true;
+}
+
+static void prune_free(struct prune *pr)
+{
+	for (size_t i = 0; pr->own && i < pr->pl->noutputs; i++)
+		fk_options_free(pr->pl->outputs[i].plugin, pr->own[i]);
+	fk_free(pr->own);
+	fk_free(pr->opts);
+	fk_free(pr->files);
+}
+
+int fk_prune_profile(const struct fk_pipeline *pl, struct fk_profile **pp, bool *taken)
 {
 	const struct fk_plugin *folded;
-	struct foldsum s;
-	struct fk_profile *p;
-	struct fk_output_spec out;
-	struct fk_pipeline pl;
-	double total, minw;
-	int rc;
+	struct prune pr = { 0 };
+	struct foldsum s = { 0 };
+	struct fk_profile *p = NULL;
+	double total, minw, thr = 0;
+	bool chart;
+	int rc = 0;
 
-	if (in->pd.n || in->demangle == FK_DMG_FULL || in->demangle == FK_DMG_SHORT || (in->args && in->args->nnarrow) || in->nfiles == 0 || c->shard_n > 1 || c->progress == 2 || (c->progress == 1 && isatty(STDERR_FILENO)) ||
-	    !output_fits(out_pl, out_opts))
-		return false;
-	for (size_t k = 0; k < in->nfiles; k++) {
-		struct stat st;
-		if (strcmp(in->files[k], "-") == 0 || stat(in->files[k], &st) < 0 || !S_ISREG(st.st_mode))
-			return false;
+	*taken = false;
+	if (!fits(pl, &chart) || !(folded = fk_foldsum_inputs(pl)) || !prune_init(&pr, pl) ||
+	    !(p = fk_profile_new()))
+		goto out;
+	if (chart) {
+		if (!chart_build(&pr, p, &thr))
+			goto out;
+	} else {
+		if (!read_all(pr.files, pl->ninputs, &s, &total) || (minw = min_width(&pr, total)) < 0)
+			goto out;
+		thr = minw * MARGIN;
+		rc = build(&s, thr, p);
 	}
-	if (!(folded = fk_foldsum_detect(&c->reg, in->pl, in->files, in->nfiles)) || cli_demangles(in, folded))
-		return false;
-	if ((rc = fk_output_not_input(outpath, in->files, in->nfiles)) < 0) {
-		*status = cli_exit(rc);
-		return true;
-	}
-	if (out_pl->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES) {
-		if (!(p = fk_profile_new()))
-			return false;
-		if (!chart_build(in->files, in->nfiles, out_pl, out_opts, p, &rc)) {
-			fk_profile_free(p);
-			return false;
-		}
-		goto render;
-	}
-	memset(&s, 0, sizeof s);
-	if (!read_all(in->files, in->nfiles, &s, &total) || (minw = min_width(out_pl, out_opts, total)) < 0 ||
-	    !(p = fk_profile_new())) {
-		foldsum_free(&s);
-		return false;
-	}
-	rc = build(&s, minw * MARGIN, p);
-	foldsum_free(&s);
-render:
-	for (size_t k = 0; !in->pl && k < in->nfiles; k++)
-		fk_log(FK_LOG_INFO, "%s: detected format %s", in->files[k], folded->d.h.name);
+	*taken = true;
+	for (size_t k = 0; !pl->inputs[0].plugin && k < pl->ninputs; k++)
+		fk_log(FK_LOG_INFO, "%s: detected format %s", pr.files[k], folded->d.h.name);
 	if (rc < 0) {
 		fk_log(FK_LOG_ERROR, "out of memory");
-	} else {
-		memset(&out, 0, sizeof out);
-		out.plugin = out_pl;
-		out.opts = out_opts;
-		out.path = outpath;
-		memset(&pl, 0, sizeof pl);
-		pl.reg = &c->reg;
-		pl.outputs = &out;
-		pl.noutputs = 1;
-		pl.threads = cli_threads(c);
-		rc = fk_pipeline_render(&pl, p);
+		goto out;
 	}
+	if (chart)
+		fk_log(FK_LOG_DEBUG, "pruned: each line cut before its first run of a frame narrower "
+		       "than %g, %" PRIu32 " nodes", thr, p->tree.nnodes);
+	else
+		fk_log(FK_LOG_DEBUG, "pruned: a stack tree of only the frames at least %g wide, %"
+		       PRIu32 " nodes", thr, p->tree.nnodes);
+	fk_profile_free(*pp);
+	*pp = p;
+	p = NULL;
+out:
 	fk_profile_free(p);
-	*status = cli_exit(rc);
-	return true;
+	foldsum_free(&s);
+	prune_free(&pr);
+	return rc;
 }
