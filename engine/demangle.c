@@ -30,17 +30,7 @@ int fk_demangle_parse(const char *text)
 	return -1;
 }
 
-int fk_input_demangle(const struct fk_plugin *pl)
-{
-	const struct fk_plugin_header *h = &pl->d.h;
-
-	/* a plugin built before 1.9 has no such field: its copy is zero-filled
-	 * there, but one that claims an older minor is not asked either */
-	if (h->kind != FK_PLUGIN_INPUT || h->abi_minor < 9 ||
-	    h->struct_size < offsetof(struct fk_input_plugin, demangle) + sizeof pl->d.in.demangle)
-		return FK_DEMANGLE_NO;
-	return pl->d.in.demangle;
-}
+/* fk_input_demangle, which reads the descriptor's default: calls.c. */
 
 const char *fk_demangle_name(int d)
 {

@@ -57,22 +57,13 @@ int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
 	fi->where = fk_strdup(where ? where : pl->d.h.name);
 	if (!fi->where)
 		return fk_ctx_fail(cx, FK_ERR_NOMEM);
-	if (pl->d.filter.create) {
-		{
-			FK_CTX_SCOPE(pcx, .plugin = pl);
-			rc = pl->d.filter.create(&fk_host, opts, fi->where, &fi->state);
-		}
-		if (rc < 0) {
-			cx->instance = fi->where;
-			fk_ctx_fail(cx, rc);
-			fk_free(fi->where);
-			return rc;
-		}
+	if ((rc = fk_call_create(fi)) < 0) {
+		cx->instance = fi->where;
+		fk_ctx_fail(cx, rc);
+		fk_free(fi->where);
+		return rc;
 	}
-	fi->uses = (pl->d.filter.frame ? FK_FILTER_USES_FRAME : 0) |
-	           (pl->d.filter.sample ? FK_FILTER_USES_SAMPLE : 0);
-	if (pl->d.filter.uses)
-		fi->uses &= pl->d.filter.uses(fi->state);
+	fi->uses = fk_call_uses(fi);
 	fc->n++;
 	if (fi->uses & FK_FILTER_USES_SAMPLE)
 		fc->has_sample = true;
@@ -85,8 +76,7 @@ void fk_filter_chain_free(struct fk_filter_chain *fc)
 {
 	for (size_t i = 0; i < fc->n; i++) {
 		struct fk_filter_inst *fi = &fc->v[i];
-		if (fi->plugin->d.filter.destroy)
-			fi->plugin->d.filter.destroy(fi->state);
+		fk_call_destroy(fi);
 		fk_options_free(fi->plugin, fi->opts);
 		fk_free(fi->where);
 		fk_free(fi->cache);
@@ -146,11 +136,7 @@ int fk_filter_map_frame(struct fk_filter_chain *fc, size_t k, struct fk_profile 
 	memset(&e, 0, sizeof e);
 	e.p = p;
 	e.frame = f;
-	{
-		FK_CTX_SCOPE(pcx, .plugin = fi->plugin);
-		rc = fi->plugin->d.filter.frame(fi->state, &e);
-	}
-	if (rc < 0)
+	if ((rc = fk_call_frame(fi, &e)) < 0)
 		goto out;
 	if (e.drop) {
 		fi->cache[f] = DROP;
@@ -196,11 +182,8 @@ int fk_filter_samples(struct fk_filter_chain *fc, struct fk_profile *p,
 		if (fi->uses & FK_FILTER_USES_SAMPLE) {
 			struct fk_sample_edit e = { p, ids, n, cap, w, meta, comm, comm_len,
 			                            attrs, nattrs, false, 0 };
-			int rc;
-			{
-				FK_CTX_SCOPE(pcx, .plugin = fi->plugin);
-				rc = fi->plugin->d.filter.sample(fi->state, &e);
-			}
+			int rc = fk_call_sample(fi, &e);
+
 			if (rc < 0)
 				return rc;
 			if (e.status < 0)

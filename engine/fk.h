@@ -16,6 +16,7 @@
 
 #include "flamekit-engine.h"
 #include "context.h"
+#include "calls.h"
 
 /* ---- logging internals (log.c) -------------------------------------------- */
 /* fk_log without the context's prefix (an input's own data errors:
@@ -366,15 +367,15 @@ void fk_range_short(struct fk_range *r, uint64_t off);
 uint64_t fk_range_left(struct fk_range *r);
 /* input.c: `n` more bytes of `in` were read elsewhere (for --progress). */
 void fk_input_note_read(struct fk_input *in, uint64_t n);
-/* The record boundary sync() finds at or after offset o (0 < o < end) of
- * the file behind fd (what --shard and parse_chunks' ranges cut at):
+/* The record boundary input plugin pl's sync() finds at or after offset o
+ * (0 < o < end) of the file behind fd (what --shard and parse_chunks' ranges cut at):
  * windows start at o - 1 and double until sync() answers or the window
  * reaches `end`, or passes `max` when max is not 0.  Returns 1 with *cut
  * (the end of what was read when that is reached unanswered), 0 when `max`
  * was passed first, FK_ERR_DATA when sync() finds no boundary it can cut
  * at, FK_ERR_IO (errno set) or FK_ERR_NOMEM; it reports nothing. */
-int fk_sync_cut(int fd, ssize_t (*sync)(const unsigned char *buf, size_t len, int eof),
-                uint64_t o, uint64_t end, size_t max, uint64_t *cut);
+int fk_sync_cut(int fd, const struct fk_plugin *pl, uint64_t o, uint64_t end, size_t max,
+                uint64_t *cut);
 /* Restrict `in` (just opened, maybe peeked at) to shard k of n: the byte
  * range between the sample boundaries that plugin pl's sync() finds near
  * k*size/n and (k+1)*size/n.  The input must be an uncompressed regular
@@ -509,10 +510,7 @@ bool fk_option_cmdline_only(const struct fk_plugin *pl, const struct fk_option *
  * options_size, defaults.  0, or FK_ERR_PLUGIN with one sentence (no file
  * name) in err. */
 int fk_options_validate(const struct fk_plugin *pl, char *err, size_t errlen);
-/* Run the plugin's check callback, if any, on finished options, before any
- * input is read.  `where` names the origin (NULL: the command line).
- * 0, FK_ERR_NOMEM or FK_ERR_USAGE (the problem reported once). */
-int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *where);
+/* fk_options_check, which runs a plugin's check callback: calls.h. */
 /* "a, b, c" of a plugin's option names (for "unknown key" messages). */
 int fk_option_names(const struct fk_plugin *pl, struct fk_buf *out);
 /* ---- the host table (host.c) ----------------------------------------------- */

@@ -38,6 +38,23 @@ static int h_input_error(struct fk_input *in, uint64_t line, const char *fmt, ..
 }
 
 static unsigned h_sink_threads(struct fk_sink *s) { return s->threads; }
+
+/* The ops a plugin hands over are checked once, here, not at every call. */
+static int h_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops,
+                          void *ctx)
+{
+	int rc = fk_chunk_ops_check(ops);
+
+	return rc < 0 ? rc : fk_parse_chunks(in, sink, ops, ctx);
+}
+
+static int h_parse_streams(struct fk_input *const *ins, size_t n, struct fk_sink *sink,
+                           const struct fk_part_ops *ops, void *ctx)
+{
+	int rc = fk_part_ops_check(ops);
+
+	return rc < 0 ? rc : fk_parse_streams(ins, n, sink, ops, ctx);
+}
 static int h_sink_keeps_samples(struct fk_sink *s) { return s->p->keep_samples; }
 
 static struct fk_sink *h_sink_fork(struct fk_sink *s)
@@ -316,7 +333,7 @@ const struct fk_host fk_host = {
 	.se_drop = fk_se_drop,
 	.se_meta = fk_se_meta,
 	.se_comm = fk_se_comm,
-	.parse_chunks = fk_parse_chunks,
+	.parse_chunks = h_parse_chunks,
 	.input_start = h_input_start,
 	.se_frame_id = fk_se_frame_id,
 	.se_remove_range = fk_se_remove_range,
@@ -335,7 +352,7 @@ const struct fk_host fk_host = {
 	.sample_attrs = h_sample_attrs,
 	.sample_comm = h_sample_comm,
 	.sink_set_series_unit = h_sink_set_series_unit,
-	.parse_streams = fk_parse_streams,
+	.parse_streams = h_parse_streams,
 	.sink_keeps_samples = h_sink_keeps_samples,
 	.input_peek = fk_input_buffered,
 	.input_consume = fk_input_consume,

@@ -371,8 +371,8 @@ void fk_input_close(struct fk_input *in)
 	in->fd = -1;
 }
 
-int fk_sync_cut(int fd, ssize_t (*sync)(const unsigned char *buf, size_t len, int eof),
-                uint64_t o, uint64_t end, size_t max, uint64_t *cut)
+int fk_sync_cut(int fd, const struct fk_plugin *pl, uint64_t o, uint64_t end, size_t max,
+                uint64_t *cut)
 {
 	uint64_t ws = o - 1;
 	size_t want = 64 * 1024;
@@ -395,13 +395,13 @@ int fk_sync_cut(int fd, ssize_t (*sync)(const unsigned char *buf, size_t len, in
 			break;
 		}
 		eof = ws + (uint64_t)got >= end || (size_t)got < ask; /* or the file ended first */
-		r = sync(buf, (size_t)got, eof);
+		r = fk_call_sync(pl, buf, (size_t)got, eof);
 		if (r < 0) {
 			rc = FK_ERR_DATA;
 			break;
 		}
 		if (r > 0 || eof) {
-			*cut = ws + (uint64_t)(r == 0 || r > got ? got : r);
+			*cut = ws + (uint64_t)(r == 0 ? got : r); /* r <= got */
 			rc = 1;
 			break;
 		}
@@ -421,7 +421,7 @@ int fk_sync_cut(int fd, ssize_t (*sync)(const unsigned char *buf, size_t len, in
 static int shard_bound(struct fk_input *in, const struct fk_plugin *pl, uint64_t o,
                        uint64_t size, uint64_t *out)
 {
-	switch (fk_sync_cut(in->fd, pl->d.in.sync, o, size, 0, out)) {
+	switch (fk_sync_cut(in->fd, pl, o, size, 0, out)) {
 	case FK_ERR_NOMEM:
 		fk_log(FK_LOG_ERROR, "%s: out of memory looking for a shard boundary", in->name);
 		return FK_ERR_NOMEM;
@@ -469,7 +469,7 @@ int fk_input_shard(struct fk_input *in, const struct fk_plugin *pl, unsigned k, 
 		       in->name);
 		return in->error = FK_ERR_USAGE;
 	}
-	if (!pl->d.in.sync) {
+	if (!fk_plugin_has(pl, FK_CB_SYNC)) {
 		fk_log(FK_LOG_ERROR, "%s: the %s format cannot be sharded (its plugin has no sync "
 		       "callback); parse it whole", in->name, pl->d.h.name);
 		return in->error = FK_ERR_USAGE;

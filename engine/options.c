@@ -276,34 +276,6 @@ int fk_options_validate(const struct fk_plugin *pl, char *err, size_t errlen)
 	return rc;
 }
 
-int fk_options_check(const struct fk_plugin *pl, const void *opts, const char *where)
-{
-	int (*check)(const struct fk_host *, const void *, const char *) = NULL;
-	bool reported;
-	int rc;
-
-	switch (pl->d.h.kind) {
-	case FK_PLUGIN_INPUT: check = pl->d.in.check; break;
-	case FK_PLUGIN_FILTER: check = pl->d.filter.check; break;
-	case FK_PLUGIN_OUTPUT: check = pl->d.out.check; break;
-	}
-	if (!check)
-		return 0;
-	/* The plugin logs only the problem; its messages carry the plugin
-	 * and the options' origin: "[output:svg] job.yaml:12:5: ...". */
-	{
-		FK_CTX_SCOPE(pcx, .plugin = pl, .origin = where);
-		rc = check(&fk_host, opts, where);
-		reported = fk_ctx_reported(pcx);
-	}
-	if (rc > 0)
-		rc = 0;
-	if (rc < 0 && !reported)
-		fk_log(FK_LOG_ERROR, "%s%sthe %s plugin \"%s\" refused its options", where ? where : "",
-		       where ? ": " : "", fk_kind_name((int)pl->d.h.kind), pl->d.h.name);
-	return rc == FK_ERR_NOMEM ? rc : rc < 0 ? FK_ERR_USAGE : 0;
-}
-
 int fk_options_new(const struct fk_plugin *pl, void **out)
 {
 	const struct fk_option *o;

@@ -85,7 +85,7 @@ static void *worker_main(void *arg)
 			break;
 		struct job *j = &p->ring[p->next++ % p->nslots];
 		pthread_mutex_unlock(&p->mu);
-		j->rc = p->ops->parse(p->ctx, w->id, &j->in, p->sinks[w->id]);
+		j->rc = fk_call_chunk_parse(p->ops, p->ctx, w->id, &j->in, p->sinks[w->id]);
 		if (j->rc == 0 && j->in.error)
 			j->rc = j->in.error;
 		pthread_mutex_lock(&p->mu);
@@ -140,7 +140,7 @@ static int read_chunk(struct fk_input *in, const struct fk_chunk_ops *ops, void 
 				*eof = true;
 			len += (size_t)r;
 		}
-		cut = *eof ? len : ops->boundary(ctx, j->data, len);
+		cut = *eof ? len : fk_call_boundary(ops, ctx, j->data, len);
 		if (cut > 0 || *eof)
 			break;
 		if (want > ((size_t)1 << 31)) {
@@ -235,7 +235,7 @@ struct rpool {
 	void *ctx;
 	struct fk_ctx *cx;     /* the context of the input's parse: the workers serve it */
 	struct fk_input *parent;
-	ssize_t (*sync)(const unsigned char *buf, size_t len, int eof);
+	const struct fk_plugin *sync; /* the input plugin whose sync() cuts */
 	struct fk_sink **sinks;
 	struct fk_range **v;   /* every range, in the order they were made */
 	size_t n, cap;
@@ -390,7 +390,7 @@ static struct fk_range *take_tail(struct rpool *p, unsigned self, unsigned n, st
  * after it. */
 static void parse_range(struct rpool *p, unsigned w, struct fk_range *r)
 {
-	int rc = p->ops->parse(p->ctx, w, &r->in, p->sinks[w]);
+	int rc = fk_call_chunk_parse(p->ops, p->ctx, w, &r->in, p->sinks[w]);
 
 	if (rc == 0 && r->in.error)
 		rc = r->in.error;
@@ -430,7 +430,7 @@ static bool by_ranges(struct fk_input *in, uint64_t *from, uint64_t *to)
 	off_t pos;
 
 	if (!in->regular || in->gz || in->chunk || in->range || in->fd < 0 || !in->plugin ||
-	    !in->plugin->d.in.sync || (pos = lseek(in->fd, 0, SEEK_CUR)) < 0 ||
+	    !fk_plugin_has(in->plugin, FK_CB_SYNC) || (pos = lseek(in->fd, 0, SEEK_CUR)) < 0 ||
 	    fstat(in->fd, &st) < 0 || (uint64_t)pos < in->end - in->start)
 		return false;
 	*from = (uint64_t)pos - (in->end - in->start);
@@ -453,7 +453,7 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 	p.ctx = ctx;
 	p.cx = fk_ctx_current();
 	p.parent = in;
-	p.sync = in->plugin->d.in.sync;
+	p.sync = in->plugin;
 	p.base_off = from;
 	p.stop_after = UINT64_MAX;
 	/* tests' tiny chunks make tiny reads and cuts too */
@@ -546,7 +546,7 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 	 * merge costs as much as the parse it saved (100,000 distinct stacks
 	 * in 15 MB rendered slower on two threads than on one). */
 	if (n <= 1 || sink->p->keep_samples || fk_input_left(in) < serial_below())
-		return ops->parse(ctx, 0, in, sink);
+		return fk_call_chunk_parse(ops, ctx, 0, in, sink);
 	if (by_ranges(in, &from, &to))
 		return parse_ranges(in, sink, ops, ctx, n, from, to);
 	memset(&p, 0, sizeof p);

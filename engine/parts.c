@@ -37,9 +37,9 @@ static void *part_main(void *arg)
 	FK_CTX_SERVE(cx, pt->cx); /* on its own thread too */
 
 	if (pt->ops)
-		pt->rc = pt->ops->parse(pt->ctx, pt->idx, pt->in, pt->sink);
+		pt->rc = fk_call_part_parse(pt->ops, pt->ctx, pt->idx, pt->in, pt->sink);
 	else
-		pt->rc = pt->pl->d.in.parse(&fk_host, pt->in, pt->sink, pt->opts);
+		pt->rc = fk_call_parse(pt->pl, pt->in, pt->sink, pt->opts);
 	return NULL;
 }
 
@@ -158,8 +158,8 @@ static int run_all(struct part *pts, struct fk_input *const *ins, size_t n, stru
 		ins[i]->err_msg = NULL;
 	}
 	/* the end of one parse: its summaries come before the engine's report */
-	if (rc == 0 && ops && ops->finish)
-		rc = ops->finish(ctx, sink);
+	if (rc == 0)
+		rc = fk_call_part_finish(ops, ctx, sink);
 	if (rc == 0) {
 		FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE); /* as fk_parse_input reports an input's */
 		fk_input_report(&whole);

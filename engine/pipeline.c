@@ -41,9 +41,8 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fk_plugin *pl = r->v[i];
 		int score;
-		if (pl->d.h.kind != FK_PLUGIN_INPUT || !pl->d.in.probe)
-			continue;
-		score = pl->d.in.probe(data, (size_t)n);
+		if ((score = fk_call_probe(pl, data, (size_t)n)) < 0)
+			continue; /* no probe (or no input plugin): never picked */
 		if (score > bestscore) {
 			bestscore = score;
 			best = pl;
@@ -70,8 +69,7 @@ static const struct fk_plugin *certain_format(const struct fk_registry *r, struc
 
 	for (size_t i = 0; n > 0 && i < r->n; i++) {
 		const struct fk_plugin *pl = r->v[i];
-		if (pl->d.h.kind == FK_PLUGIN_INPUT && pl->d.in.probe &&
-		    pl->d.in.probe(data, (size_t)n) >= 100)
+		if (fk_call_probe(pl, data, (size_t)n) >= 100)
 			return pl;
 	}
 	return NULL;
@@ -154,10 +152,7 @@ static int parse_steps(const struct fk_registry *r, const struct fk_input_spec *
 	sink.pre = at_push ? steps : NULL;
 	sink.reg = r;
 	sink.name = in->name;
-	{
-		FK_CTX_SCOPE(pcx, .plugin = pl);
-		rc = pl->d.in.parse(&fk_host, in, &sink, opts);
-	}
+	rc = fk_call_parse(pl, in, &sink, opts);
 	fk_sink_fini(&sink);
 	if (rc == 0 && in->error)
 		rc = in->error;
@@ -260,10 +255,7 @@ static int render_one(const struct fk_output_spec *o, struct fk_profile *p, stru
 			return fk_ctx_fail(cx, rc);
 		opts = own;
 	}
-	{
-		FK_CTX_SCOPE(pcx, .plugin = o->plugin);
-		rc = o->plugin->d.out.render(&fk_host, p, w, opts);
-	}
+	rc = fk_call_render(o->plugin, p, w, opts);
 	fk_options_free(o->plugin, own);
 	if (rc == 0 && w->error)
 		rc = w->error;
@@ -445,7 +437,7 @@ int fk_pipeline_run(struct fk_pipeline *pl)
 		return FK_ERR_NOMEM;
 	}
 	for (i = 0; i < pl->noutputs; i++)
-		if (pl->outputs[i].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES)
+		if (fk_output_needs(pl->outputs[i].plugin) & FK_OUTPUT_NEEDS_SAMPLES)
 			p->keep_samples = true;
 	if ((rc = check_all(pl)) < 0) {
 		fk_profile_free(p);

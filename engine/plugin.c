@@ -139,9 +139,10 @@ static int check_copy(const struct fk_plugin *pl, char *why, size_t cap)
 	char opt[512];
 	int rc;
 
-	if ((hd->kind == FK_PLUGIN_INPUT && !pl->d.in.parse) ||
-	    (hd->kind == FK_PLUGIN_OUTPUT && !pl->d.out.render) ||
-	    (hd->kind == FK_PLUGIN_FILTER && !pl->d.filter.frame && !pl->d.filter.sample)) {
+	if ((hd->kind == FK_PLUGIN_INPUT && !fk_plugin_has(pl, FK_CB_PARSE)) ||
+	    (hd->kind == FK_PLUGIN_OUTPUT && !fk_plugin_has(pl, FK_CB_RENDER)) ||
+	    (hd->kind == FK_PLUGIN_FILTER && !fk_plugin_has(pl, FK_CB_FRAME) &&
+	     !fk_plugin_has(pl, FK_CB_SAMPLE))) {
 		snprintf(why, cap, "the %s plugin \"%s\" has no %s callback; set it in the descriptor "
 		         "(or register it with the FLAMEKIT_REGISTER_* macro of its kind)", kind, hd->name,
 		         hd->kind == FK_PLUGIN_INPUT ? "parse" : hd->kind == FK_PLUGIN_OUTPUT ? "render" :
@@ -150,10 +151,11 @@ static int check_copy(const struct fk_plugin *pl, char *why, size_t cap)
 	}
 	/* An input descriptor registered as an output puts its probe pointer
 	 * where `needs` lies: the one field a wrong kind gives away. */
-	if (hd->kind == FK_PLUGIN_OUTPUT && (pl->d.out.needs & ~(unsigned)FK_OUTPUT_NEEDS_SAMPLES)) {
+	if (hd->kind == FK_PLUGIN_OUTPUT &&
+	    (fk_output_needs(pl) & ~(unsigned)FK_OUTPUT_NEEDS_SAMPLES)) {
 		snprintf(why, cap, "the output plugin \"%s\" sets unknown needs flags 0x%x, so its "
 		         "descriptor is not an output's; register a struct fk_output_plugin with "
-		         "FLAMEKIT_REGISTER_OUTPUT", hd->name, pl->d.out.needs);
+		         "FLAMEKIT_REGISTER_OUTPUT", hd->name, fk_output_needs(pl));
 		return FK_ERR_PLUGIN;
 	}
 	if (hd->kind == FK_PLUGIN_INPUT && (fk_input_demangle(pl) < FK_DEMANGLE_NO ||
@@ -264,7 +266,7 @@ int fk_registry_load(struct fk_registry *r, const char *path)
 		return refuse(r, h, path, "no flamekit_plugin_init symbol (%s); register the plugin "
 		              "with FLAMEKIT_REGISTER_INPUT, _FILTER or _OUTPUT from <flamekit/plugin.h>",
 		              lt_dlerror());
-	hd = init();
+	hd = fk_call_init(init);
 	if (!hd)
 		return refuse(r, h, path, "flamekit_plugin_init returned NULL; it must return the "
 		              "descriptor that FLAMEKIT_REGISTER_* fills");

@@ -15,6 +15,15 @@ tests_unit_vector_t_SOURCES = tests/unit/vector.c tests/unit/testlib.h
 tests_unit_vector_t_CFLAGS = $(TEST_CFLAGS)
 tests_unit_vector_t_LDADD = $(TEST_LDADD)
 
+# The one caller of plugin callbacks (engine/calls.c): its unit test, and
+# the scan that keeps every call of a callback there.
+check_PROGRAMS += tests/unit/calls.t
+TESTS += tests/unit/calls.t tests/calls.sh
+tests_unit_calls_t_SOURCES = tests/unit/calls.c tests/unit/testlib.h
+tests_unit_calls_t_CFLAGS = $(TEST_CFLAGS)
+tests_unit_calls_t_LDADD = $(TEST_LDADD)
+EXTRA_DIST += tests/calls.sh
+
 # Test-only modules (not installed): -rpath makes libtool build them shared.
 TEST_MODULE_LDFLAGS = -module -avoid-version -rpath /nowhere
 check_LTLIBRARIES += tests/modules/badmagic.la tests/modules/wrongabi.la \

@@ -265,6 +265,7 @@ static int parse_as_a(const char *last, bool file, bool *reported)
 	main_thread = pthread_self();
 	off_main = 0;
 	setenv("FLAMEKIT_CHUNK_BYTES", "40", 1);
+	test_descriptor(&in_a, FK_PLUGIN_INPUT, "a");
 	in_a.d.in.sync = file ? sync_nl : NULL; /* a regular file with sync(): read by ranges */
 	if (file) {
 		int fd = mkstemp(path);
@@ -353,8 +354,7 @@ static void test_parts(void **state)
 	int rc;
 
 	(void)state;
-	inner.d.h.kind = FK_PLUGIN_INPUT;
-	inner.d.h.name = "inner";
+	test_descriptor(&inner, FK_PLUGIN_INPUT, "inner");
 	inner.d.in.parse = part_parse;
 	assert_int_equal(fk_input_open_mem(&parts[0], "parts", "line\nwarn\n", 10), 0);
 	assert_int_equal(fk_input_open_mem(&parts[1], "parts", "warn\nskip\n", 10), 0);

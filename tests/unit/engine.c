@@ -612,6 +612,7 @@ static int parse_file_by_ranges(const char *path, unsigned threads, struct fk_in
 	int rc;
 
 	memset(&pl, 0, sizeof pl);
+	test_descriptor(&pl, FK_PLUGIN_INPUT, "range");
 	pl.d.in.sync = range_sync;
 	nseen = 0;
 	assert_non_null(p);

@@ -58,7 +58,7 @@ static void test_ranges(void **state)
 
 	(void)state;
 	memset(&pl, 0, sizeof pl);
-	pl.d.h.name = "fake";
+	test_descriptor(&pl, FK_PLUGIN_INPUT, "fake");
 	pl.d.in.sync = fake_sync;
 	make_file("aaaaaaaaaa 1\nb 2\nc 3\n", 21);
 	/* nominal cuts at 5, 10, 15: two fall inside the long first line */
@@ -85,7 +85,7 @@ static void test_window_doubles(void **state)
 
 	(void)state;
 	memset(&pl, 0, sizeof pl);
-	pl.d.h.name = "fake";
+	test_descriptor(&pl, FK_PLUGIN_INPUT, "fake");
 	pl.d.in.sync = fake_sync;
 	memset(big, 'x', n);
 	big[250 * 1024] = '\n'; /* 100 KiB after the cut at n/2: past the first 64 KiB window */
@@ -107,7 +107,7 @@ static void test_refusals(void **state)
 
 	(void)state;
 	memset(&pl, 0, sizeof pl);
-	pl.d.h.name = "fake";
+	test_descriptor(&pl, FK_PLUGIN_INPUT, "fake");
 	make_file("a 1\nb 2\n", 8);
 	assert_int_equal(fk_input_open(&in, path), 0);
 	capture_start();

@@ -35,6 +35,20 @@ static inline const char *capture_text(void)
 	return captured.data ? captured.data : "";
 }
 
+/* Make pl, a descriptor built by a test, look as the loader leaves one:
+ * zeroed, of kind `kind`, its struct_size the whole descriptor's, so that
+ * the engine's version guard (engine/calls.c) sees the members the test
+ * sets. */
+static inline void test_descriptor(struct fk_plugin *pl, int kind, const char *name)
+{
+	memset(&pl->d, 0, sizeof pl->d);
+	pl->d.h.kind = (uint32_t)kind;
+	pl->d.h.name = name;
+	pl->d.h.struct_size = kind == FK_PLUGIN_INPUT ? sizeof(struct fk_input_plugin)
+	                      : kind == FK_PLUGIN_FILTER ? sizeof(struct fk_filter_plugin)
+	                                                 : sizeof(struct fk_output_plugin);
+}
+
 static inline void capture_stop(void)
 {
 	fk_log_hook = NULL;
