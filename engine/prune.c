@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calls.h"
 #include "fk.h"
 #include "foldsum.h"
 #include "folded/fkfolded.h"
@@ -71,8 +72,8 @@ static double min_width(const struct prune *pr, double total)
 	double m = -1;
 
 	for (size_t i = 0; i < pr->pl->noutputs; i++) {
-		double w = pr->pl->outputs[i].plugin->d.out.min_weight(&fk_host, pr->opts[i], total);
-		if (!(w >= 0 && isfinite(w)))
+		double w = fk_call_min_weight(pr->pl->outputs[i].plugin, pr->opts[i], total);
+		if (w < 0)
 			return -1;
 		if (m < 0 || w < m)
 			m = w;
@@ -530,10 +531,11 @@ static bool fits(const struct fk_pipeline *pl, bool *chart)
 {
 	if (pl->noutputs == 0 || pl->progress == 2 || (pl->progress == 1 && isatty(STDERR_FILENO)))
 		return false;
-	*chart = pl->outputs[0].plugin->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES;
+	*chart = fk_output_needs(pl->outputs[0].plugin) & FK_OUTPUT_NEEDS_SAMPLES;
 	for (size_t i = 0; i < pl->noutputs; i++) {
 		const struct fk_plugin *o = pl->outputs[i].plugin;
-		if (!o->d.out.min_weight || (bool)(o->d.out.needs & FK_OUTPUT_NEEDS_SAMPLES) != *chart)
+		if (!fk_plugin_has(o, FK_CB_MIN_WEIGHT) ||
+		    (bool)(fk_output_needs(o) & FK_OUTPUT_NEEDS_SAMPLES) != *chart)
 			return false;
 	}
 	for (size_t k = 0; k < pl->ninputs; k++) {
