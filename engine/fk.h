@@ -269,6 +269,15 @@ int fk_profile_finish(struct fk_profile *p);
 int fk_sink_init(struct fk_sink *s, struct fk_profile *p, int series, unsigned threads,
                  struct fk_filter_chain *filters);
 void fk_sink_fini(struct fk_sink *s);
+/* host->sink_fork: an empty sink of a profile of its own for another
+ * thread (its sample log kept as s's is), with s as its parent; NULL
+ * without memory.  Freed by fk_sink_join. */
+struct fk_sink *fk_sink_fork(struct fk_sink *s);
+/* host->sink_join: merge child into parent (its contents moved when
+ * parent's profile is still empty), or only free it when parent is NULL;
+ * 0 or FK_ERR_NOMEM (child is freed either way).  Join in input order:
+ * the merge order is the sample log's order. */
+int fk_sink_join(struct fk_sink *parent, struct fk_sink *child);
 int fk_sink_push(struct fk_sink *s, const struct fk_sample *smp, fk_node_t *node);
 int fk_sink_push_node(struct fk_sink *s, fk_node_t node, const struct fk_sample *smp);
 /* host->push_child */

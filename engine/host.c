@@ -57,38 +57,6 @@ static int h_parse_streams(struct fk_input *const *ins, size_t n, struct fk_sink
 }
 static int h_sink_keeps_samples(struct fk_sink *s) { return s->p->keep_samples; }
 
-static struct fk_sink *h_sink_fork(struct fk_sink *s)
-{
-	struct fk_sink *c = fk_calloc(1, sizeof *c);
-	struct fk_profile *p = fk_profile_new();
-
-	if (!c || !p) {
-		fk_free(c);
-		fk_profile_free(p);
-		return NULL;
-	}
-	p->keep_samples = s->p->keep_samples;
-	fk_sink_init(c, p, s->series, 1, NULL);
-	c->parent = s;
-	c->reg = s->reg;
-	c->name = s->name;
-	return c;
-}
-
-static int h_sink_join(struct fk_sink *parent, struct fk_sink *child)
-{
-	int rc = 0;
-
-	if (!child)
-		return 0;
-	if (parent)
-		rc = fk_profile_absorb(parent->p, child->p);
-	fk_profile_free(child->p);
-	fk_sink_fini(child);
-	fk_free(child);
-	return rc;
-}
-
 static void h_sink_set_unit(struct fk_sink *s, const char *unit)
 {
 	char **slot = &s->p->unit[s->series];
@@ -288,8 +256,8 @@ const struct fk_host fk_host = {
 	.push = fk_sink_push,
 	.push_node = fk_sink_push_node,
 	.sink_threads = h_sink_threads,
-	.sink_fork = h_sink_fork,
-	.sink_join = h_sink_join,
+	.sink_fork = fk_sink_fork,
+	.sink_join = fk_sink_join,
 	.sink_set_unit = h_sink_set_unit,
 	.nodes = h_nodes,
 	.node_parent = h_node_parent,

@@ -20,18 +20,18 @@
  * chunk's file range instead was slower, since every page of a new mapping
  * costs a fault (see input.c).
  *
- * A chunk's or range's host->input_start is its offset in the input.  The
- * forked sinks are joined in worker order at the end; weights are sums,
- * so the merged tree does not depend on which worker took which part.
+ * A chunk's or range's host->input_start is its offset in the input.
+ * Both run on the engine's worker pool (workers.h), with one forked sink
+ * per worker, joined in worker order at the end; weights are sums, so the
+ * merged tree does not depend on which worker took which part.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fk.h"
+#include "workers.h"
 
 #define CHUNK ((size_t)2 << 20)
 /* Inputs smaller than this are not worth threads (see below). */
@@ -43,57 +43,24 @@
 /* How far past a split point a record boundary is looked for. */
 #define CUT_WINDOW_MAX ((size_t)16 << 20)
 
-struct job {
+/* A chunk: its buffer (kept across uses) and the job parsing it. */
+struct chunk {
+	struct fk_job job;
 	char *data;
 	size_t len, cap;
 	struct fk_input in;  /* the chunk as an input */
-	int rc;
-	bool done;
 };
 
-struct pool {
+struct chunk_ctx {
 	const struct fk_chunk_ops *ops;
 	void *ctx;
-	struct fk_ctx *cx;   /* the context of the input's parse: the workers serve it */
-	struct fk_input *parent;
-	struct fk_sink **sinks;
-	unsigned nthreads;
-	struct job *ring;    /* 2 x nthreads slots */
-	size_t nslots;
-	size_t head, next, tail; /* retire at head, hand out at next, fill at tail */
-	bool stop;
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
 };
 
-struct worker {
-	struct pool *pool;
-	unsigned id;
-};
-
-static void *worker_main(void *arg)
+static int run_chunk(void *arg, unsigned w, struct fk_job *j, struct fk_sink *sink)
 {
-	struct worker *w = arg;
-	struct pool *p = w->pool;
-	FK_CTX_SERVE(cx, p->cx);
+	struct chunk_ctx *c = arg;
 
-	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		while (!p->stop && p->next == p->tail)
-			pthread_cond_wait(&p->work, &p->mu);
-		if (p->next == p->tail && p->stop)
-			break;
-		struct job *j = &p->ring[p->next++ % p->nslots];
-		pthread_mutex_unlock(&p->mu);
-		j->rc = fk_call_chunk_parse(p->ops, p->ctx, w->id, &j->in, p->sinks[w->id]);
-		if (j->rc == 0 && j->in.error)
-			j->rc = j->in.error;
-		pthread_mutex_lock(&p->mu);
-		j->done = true;
-		pthread_cond_broadcast(&p->done);
-	}
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
+	return fk_call_chunk_parse(c->ops, c->ctx, w, j->in, sink);
 }
 
 static size_t chunk_bytes(void)
@@ -113,7 +80,7 @@ static uint64_t serial_below(void)
  * faulted in twice): the carried-over tail of the previous chunk, then
  * fresh input, cut after the last complete record; the rest is carried. */
 static int read_chunk(struct fk_input *in, const struct fk_chunk_ops *ops, void *ctx,
-                      struct fk_buf *carry, struct job *j, bool *eof)
+                      struct fk_buf *carry, struct chunk *j, bool *eof)
 {
 	size_t chunk = chunk_bytes(), len = 0, cut, want;
 
@@ -159,53 +126,9 @@ static int read_chunk(struct fk_input *in, const struct fk_chunk_ops *ops, void 
 	j->in.cap = j->in.end = cut;
 	j->in.eof = true;
 	j->in.chunk = true;
-	j->rc = 0;
-	j->done = false;
+	j->job.in = &j->in;
+	j->job.worker = FK_JOB_ANY;
 	return 0;
-}
-
-/* Fold a finished chunk or range `c`, parsed with status rc, into the
- * parent input; returns rc. */
-static int retire(struct fk_input *parent, struct fk_input *c, int rc, uint64_t *base)
-{
-	for (uint64_t k = 0; k < c->skipped; k++)
-		fk_input_skip(parent, k < 5 ? *base + c->skipped_first[k] : 0);
-	if (rc < 0 && c->err_msg) {
-		parent->chunk = false;
-		fk_input_error(parent, c->err_line ? *base + c->err_line : 0, "%s", c->err_msg);
-	} else if (rc < 0 && c->err_lost && !parent->error) {
-		/* the chunk's message did not fit in memory either (as parts.c) */
-		fk_log(FK_LOG_ERROR, "%s: out of memory", parent->name);
-		parent->error = FK_ERR_NOMEM;
-	} else if (rc < 0 && !parent->error) {
-		parent->error = rc;
-	}
-	*base += c->lineno;
-	fk_free(c->err_msg);
-	c->err_msg = NULL;
-	return rc;
-}
-
-/* One forked sink per worker (the parse's sinks): 0 or FK_ERR_NOMEM, with
- * the sinks forked so far left in `sinks` for join_sinks. */
-static int fork_sinks(struct fk_sink *sink, struct fk_sink **sinks, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (!(sinks[i] = fk_host.sink_fork(sink)))
-			return FK_ERR_NOMEM;
-	return 0;
-}
-
-/* Join the workers' sinks into `sink` in worker order (only free them when
- * rc < 0); returns rc, or the first join's error. */
-static int join_sinks(struct fk_sink *sink, struct fk_sink **sinks, unsigned n, int rc)
-{
-	for (unsigned i = 0; sinks && i < n; i++) {
-		int r = fk_host.sink_join(rc == 0 ? sink : NULL, sinks[i]);
-		if (r < 0 && rc == 0)
-			rc = r;
-	}
-	return rc;
 }
 
 /* ---- ranges: a regular file read by the workers themselves ----
@@ -223,11 +146,11 @@ static int join_sinks(struct fk_sink *sink, struct fk_sink **sinks, unsigned n, 
  * worker is done, the ranges are retired in file order, as chunks are. */
 
 struct fk_range {
+	struct fk_job job;     /* first: the pool's jobs are ranges */
 	struct rpool *pool;
 	uint64_t start, end;   /* file offsets; end moves back when the tail is taken */
 	uint64_t pos;          /* the next offset its owner reads */
 	struct fk_input in;    /* the range as an input */
-	int rc;
 };
 
 struct rpool {
@@ -236,19 +159,14 @@ struct rpool {
 	struct fk_ctx *cx;     /* the context of the input's parse: the workers serve it */
 	struct fk_input *parent;
 	const struct fk_plugin *sync; /* the input plugin whose sync() cuts */
-	struct fk_sink **sinks;
+	unsigned n;            /* workers */
 	struct fk_range **v;   /* every range, in the order they were made */
-	size_t n, cap;
+	size_t nv, cap;
 	struct fk_range **cur; /* per worker: the range it parses, or NULL */
 	uint64_t base_off;     /* file offset of the first byte to parse */
 	uint64_t stop_after;   /* the start of the first failed range: those after it stop */
 	size_t readsz, steal_min;
 	pthread_mutex_t mu;
-};
-
-struct rworker {
-	struct rpool *pool;
-	unsigned id, n;
 };
 
 size_t fk_range_claim(struct fk_range *r, size_t cap, uint64_t *off)
@@ -305,7 +223,7 @@ static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end,
 {
 	struct fk_range *r;
 
-	if (p->n == p->cap) {
+	if (p->nv == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 8;
 		struct fk_range **v = fk_realloc(p->v, cap * sizeof *v);
 		if (!v)
@@ -335,15 +253,19 @@ static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end,
 	r->in.range = r;
 	r->in.last_byte = -1;
 	r->in.shard_start = p->parent->shard_start + (start - p->base_off);
-	p->v[p->n++] = r;
+	r->job.in = &r->in;
+	r->job.worker = FK_JOB_ANY;
+	p->v[p->nv++] = r;
 	return r;
 }
 
 /* Worker self's next range: the back half of the range with the most left,
  * or NULL when none has enough left to be worth it.  `done` is the range
  * self finished (its buffer is reused). */
-static struct fk_range *take_tail(struct rpool *p, unsigned self, unsigned n, struct fk_range *done)
+static struct fk_range *take_tail(struct rpool *p, unsigned self, struct fk_range *done)
 {
+	unsigned n = p->n;
+
 	for (;;) {
 		struct fk_range *best = NULL, *r = NULL;
 		uint64_t most = 0, o, end, cut;
@@ -386,34 +308,34 @@ static struct fk_range *take_tail(struct rpool *p, unsigned self, unsigned n, st
 	}
 }
 
-/* Parse range r, worker w's, into w's sink; a failure stops the ranges
- * after it. */
-static void parse_range(struct rpool *p, unsigned w, struct fk_range *r)
+/* The pool's job: parse range j on worker w into w's sink; a failure
+ * stops the ranges after it. */
+static int run_range(void *arg, unsigned w, struct fk_job *j, struct fk_sink *sink)
 {
-	int rc = fk_call_chunk_parse(p->ops, p->ctx, w, &r->in, p->sinks[w]);
+	struct rpool *p = arg;
+	struct fk_range *r = (struct fk_range *)j;
+	int rc;
 
+	pthread_mutex_lock(&p->mu);
+	p->cur[w] = r; /* its tail may be taken from now on */
+	pthread_mutex_unlock(&p->mu);
+	rc = fk_call_chunk_parse(p->ops, p->ctx, w, &r->in, sink);
 	if (rc == 0 && r->in.error)
 		rc = r->in.error;
 	pthread_mutex_lock(&p->mu);
-	r->rc = rc;
 	p->cur[w] = NULL;
 	if (rc < 0 && r->start < p->stop_after)
 		p->stop_after = r->start;
 	pthread_mutex_unlock(&p->mu);
+	return rc;
 }
 
-static void *rworker_main(void *arg)
+/* Once worker w is done with range `done`: the back half of another's. */
+static struct fk_job *more_range(void *arg, unsigned w, struct fk_job *done)
 {
-	struct rworker *w = arg;
-	struct rpool *p = w->pool;
-	struct fk_range *r = p->cur[w->id]; /* set before this thread started */
-	FK_CTX_SERVE(cx, p->cx);
+	struct fk_range *r = take_tail(arg, w, (struct fk_range *)done);
 
-	while (r) {
-		parse_range(p, w->id, r);
-		r = take_tail(p, w->id, w->n, r);
-	}
-	return NULL;
+	return r ? &r->job : NULL;
 }
 
 static int by_start(const void *a, const void *b)
@@ -441,90 +363,70 @@ static bool by_ranges(struct fk_input *in, uint64_t *from, uint64_t *to)
 static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops,
                         void *ctx, unsigned n, uint64_t from, uint64_t to)
 {
+	static const struct fk_workers_ops range_ops = { run_range, more_range };
 	struct rpool p;
-	struct rworker *ws = NULL;
-	pthread_t *tids = NULL;
-	unsigned started = 0;
+	struct fk_workers w;
 	uint64_t base = in->lineno, prev = from;
 	int rc = 0;
 
 	memset(&p, 0, sizeof p);
 	p.ops = ops;
 	p.ctx = ctx;
-	p.cx = fk_ctx_current();
 	p.parent = in;
 	p.sync = in->plugin;
+	p.n = n;
 	p.base_off = from;
 	p.stop_after = UINT64_MAX;
 	/* tests' tiny chunks make tiny reads and cuts too */
 	p.readsz = getenv("FLAMEKIT_CHUNK_BYTES") ? chunk_bytes() : BUFSZ;
 	p.steal_min = getenv("FLAMEKIT_CHUNK_BYTES") ? p.readsz : STEAL_MIN;
-	p.sinks = fk_calloc(n, sizeof *p.sinks);
-	p.cur = fk_calloc(n, sizeof *p.cur);
-	ws = fk_calloc(n, sizeof *ws);
-	tids = fk_calloc(n, sizeof *tids);
-	if (!p.sinks || !p.cur || !ws || !tids) {
+	pthread_mutex_init(&p.mu, NULL);
+	if (!(p.cur = fk_calloc(n, sizeof *p.cur)) ||
+	    fk_workers_start(&w, n, sink, 0, &range_ops, &p) < 0) {
 		rc = FK_ERR_NOMEM;
-		goto out;
+		goto freed;
 	}
-	if ((rc = fork_sinks(sink, p.sinks, n)) < 0)
-		goto out;
-	/* one range per worker, cut near the even split points */
+	/* one range per worker, cut near the even split points, handed out in
+	 * file order, each to a worker of its own */
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t end = to;
+		struct fk_range *r;
 		if (k + 1 < n) {
 			uint64_t o = from + (uint64_t)((unsigned __int128)(to - from) * (k + 1) / n);
 			end = o > prev ? find_cut(&p, o, to) : prev;
 		}
-		if (end > prev && !(p.cur[k] = range_new(&p, prev, end, NULL))) {
+		if (end <= prev)
+			continue;
+		if (!(r = range_new(&p, prev, end, NULL))) {
 			rc = FK_ERR_NOMEM;
-			goto out;
-		}
-		prev = end > prev ? end : prev;
-	}
-	pthread_mutex_init(&p.mu, NULL);
-	for (; started < n; started++) {
-		ws[started].pool = &p;
-		ws[started].id = started;
-		ws[started].n = n;
-		if (pthread_create(&tids[started], NULL, rworker_main, &ws[started]) != 0)
 			break;
+		}
+		r->job.worker = k;
+		fk_workers_submit(&w, &r->job);
+		prev = end;
 	}
-	/* the ranges of workers that did not start: parsed here, each into
-	 * its worker's sink */
-	for (unsigned k = started; k < n; k++) {
-		pthread_mutex_lock(&p.mu);
-		struct fk_range *r = p.cur[k];
-		pthread_mutex_unlock(&p.mu);
-		if (r)
-			parse_range(&p, k, r);
-	}
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-	pthread_mutex_destroy(&p.mu);
+	fk_workers_stop(&w);
 	/* retire in file order; what follows the first failed range is not reported */
-	if (p.n > 1)
-		qsort(p.v, p.n, sizeof *p.v, by_start);
-	for (size_t i = 0; i < p.n && rc == 0; i++)
-		rc = retire(in, &p.v[i]->in, p.v[i]->rc, &base);
+	if (p.nv > 1)
+		qsort(p.v, p.nv, sizeof *p.v, by_start);
+	for (size_t i = 0; i < p.nv; i++)
+		rc = fk_job_retire(in, &p.v[i]->job, &base, p.v[i]->in.lineno, rc);
 	in->lineno = base;
 	/* the parent input is read to its end */
 	in->start = in->end = 0;
 	in->eof = true;
 	if (in->limited)
 		in->limit = 0;
-out:
-	rc = join_sinks(sink, p.sinks, n, rc);
-	for (size_t i = 0; i < p.n; i++) {
+	rc = fk_workers_end(&w, rc);
+freed:
+	for (size_t i = 0; i < p.nv; i++) {
 		fk_free(p.v[i]->in.buf);
 		fk_free(p.v[i]->in.err_msg);
 		fk_free(p.v[i]);
 	}
 	fk_free(p.v);
 	fk_free(p.cur);
-	fk_free(p.sinks);
-	fk_free(ws);
-	fk_free(tids);
+	pthread_mutex_destroy(&p.mu);
 	if (rc == FK_ERR_NOMEM && !in->error)
 		fk_input_error(in, 0, "out of memory");
 	return rc;
@@ -532,14 +434,16 @@ out:
 
 int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_chunk_ops *ops, void *ctx)
 {
-	struct pool p;
-	struct worker *ws = NULL;
-	pthread_t *tids = NULL;
+	static const struct fk_workers_ops chunk_ops = { run_chunk, NULL };
+	struct chunk_ctx cc = { ops, ctx };
+	struct fk_workers w;
+	struct chunk *ring = NULL; /* 2 x threads chunks in flight */
 	struct fk_buf carry = { 0 };
-	unsigned n = sink->threads, started = 0;
+	unsigned n = sink->threads;
+	size_t nslots = 2 * (size_t)n, head = 0, tail = 0; /* retire at head, fill at tail */
 	uint64_t base = in->lineno, handed = 0, from, to;
 	bool eof = false;
-	int rc = 0;
+	int rc = 0, failed = 0;
 
 	/* A file of a few chunks is parsed on this thread: the workers' sinks
 	 * must be merged at the end, and with mostly distinct stacks that
@@ -549,85 +453,39 @@ int fk_parse_chunks(struct fk_input *in, struct fk_sink *sink, const struct fk_c
 		return fk_call_chunk_parse(ops, ctx, 0, in, sink);
 	if (by_ranges(in, &from, &to))
 		return parse_ranges(in, sink, ops, ctx, n, from, to);
-	memset(&p, 0, sizeof p);
-	p.ops = ops;
-	p.ctx = ctx;
-	p.cx = fk_ctx_current();
-	p.parent = in;
-	p.nthreads = n;
-	p.nslots = 2 * (size_t)n;
-	p.ring = fk_calloc(p.nslots, sizeof *p.ring);
-	p.sinks = fk_calloc(n, sizeof *p.sinks);
-	ws = fk_calloc(n, sizeof *ws);
-	tids = fk_calloc(n, sizeof *tids);
-	if (!p.ring || !p.sinks || !ws || !tids) {
+	if (!(ring = fk_calloc(nslots, sizeof *ring)) ||
+	    fk_workers_start(&w, n, sink, 0, &chunk_ops, &cc) < 0) {
 		rc = FK_ERR_NOMEM;
-		goto out;
-	}
-	if ((rc = fork_sinks(sink, p.sinks, n)) < 0)
-		goto out;
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.work, NULL);
-	pthread_cond_init(&p.done, NULL);
-	for (; started < n; started++) {
-		ws[started].pool = &p;
-		ws[started].id = started;
-		if (pthread_create(&tids[started], NULL, worker_main, &ws[started]) != 0)
-			break;
-	}
-	if (started == 0) {
-		rc = FK_ERR_INTERNAL;
-		goto joined;
+		goto freed;
 	}
 	for (;;) {
 		/* fill the ring */
-		while (rc == 0 && !eof && p.tail - p.head < p.nslots) {
-			struct job *j = &p.ring[p.tail % p.nslots];
-			rc = read_chunk(in, ops, ctx, &carry, j, &eof);
-			if (rc < 0)
+		while (rc == 0 && !eof && tail - head < nslots) {
+			struct chunk *c = &ring[tail % nslots];
+			if ((rc = read_chunk(in, ops, ctx, &carry, c, &eof)) < 0)
 				break;
 			/* host->input_start of a chunk: its offset, which orders chunks */
-			j->in.shard_start = in->shard_start + handed;
-			handed += j->len;
-			pthread_mutex_lock(&p.mu);
-			p.tail++;
-			pthread_cond_signal(&p.work);
-			pthread_mutex_unlock(&p.mu);
+			c->in.shard_start = in->shard_start + handed;
+			handed += c->len;
+			fk_workers_submit(&w, &c->job);
+			tail++;
 		}
-		if (p.head == p.tail)
+		if (head == tail)
 			break;
 		/* retire the oldest chunk */
-		struct job *j = &p.ring[p.head % p.nslots];
-		pthread_mutex_lock(&p.mu);
-		while (!j->done)
-			pthread_cond_wait(&p.done, &p.mu);
-		pthread_mutex_unlock(&p.mu);
-		int r = retire(in, &j->in, j->rc, &base);
-		p.head++;
-		if (r < 0 && rc == 0) {
-			rc = r;
+		struct chunk *c = &ring[head++ % nslots];
+		fk_workers_wait(&w, &c->job);
+		if ((failed = fk_job_retire(in, &c->job, &base, c->in.lineno, failed)) < 0 && rc == 0) {
+			rc = failed;
 			eof = true; /* stop reading; drain what is in flight */
 		}
 	}
-joined:
-	pthread_mutex_lock(&p.mu);
-	p.stop = true;
-	pthread_cond_broadcast(&p.work);
-	pthread_mutex_unlock(&p.mu);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-	pthread_mutex_destroy(&p.mu);
-	pthread_cond_destroy(&p.work);
-	pthread_cond_destroy(&p.done);
 	in->lineno = base;
-out:
-	rc = join_sinks(sink, p.sinks, n, rc);
-	for (size_t k = 0; p.ring && k < p.nslots; k++)
-		fk_free(p.ring[k].data);
-	fk_free(p.ring);
-	fk_free(p.sinks);
-	fk_free(ws);
-	fk_free(tids);
+	rc = fk_workers_end(&w, rc);
+freed:
+	for (size_t k = 0; ring && k < nslots; k++)
+		fk_free(ring[k].data);
+	fk_free(ring);
 	fk_buf_free(&carry);
 	if (rc == FK_ERR_NOMEM && !in->error)
 		fk_input_error(in, 0, "out of memory");

@@ -7,40 +7,35 @@
  *
  * The engine knows nothing of the format: it finds the plugin by name among
  * the pipeline's, builds its options from text as the command line does,
- * runs its parse on every part at once (a thread and a forked sink each),
+ * runs its parse on every part at once (a job of the worker pool each,
+ * workers.h, with a forked sink of its own and a worker for every part),
  * joins the sinks in part order, and reports what the parts reported as if
  * they were one input: line numbers run on from part to part, the first
  * error in part order wins, skipped lines are summed into one report.
  */
-#include <pthread.h>
 #include <string.h>
 
-#include "fk.h"
+#include "workers.h"
 
 struct part {
+	struct fk_job job;           /* first: the pool's jobs are parts */
 	const struct fk_plugin *pl;  /* parse_parts: the plugin, its options */
 	const void *opts;
 	const struct fk_part_ops *ops; /* parse_streams: the caller's callback */
 	void *ctx;
 	unsigned idx;
-	struct fk_ctx *cx;           /* the context the parts are parsed in */
-	struct fk_input *in;
-	struct fk_sink *sink;
-	pthread_t th;
-	bool running;
-	int rc;
 };
 
-static void *part_main(void *arg)
+/* The pool's job: parse one part into its sink. */
+static int run_part(void *arg, unsigned w, struct fk_job *j, struct fk_sink *sink)
 {
-	struct part *pt = arg;
-	FK_CTX_SERVE(cx, pt->cx); /* on its own thread too */
+	struct part *pt = (struct part *)j;
 
+	(void)arg;
+	(void)w;
 	if (pt->ops)
-		pt->rc = fk_call_part_parse(pt->ops, pt->ctx, pt->idx, pt->in, pt->sink);
-	else
-		pt->rc = fk_call_parse(pt->pl, pt->in, pt->sink, pt->opts);
-	return NULL;
+		return fk_call_part_parse(pt->ops, pt->ctx, pt->idx, j->in, sink);
+	return fk_call_parse(pt->pl, j->in, sink, pt->opts);
 }
 
 /* The plugin's options from names and text values; reports what is wrong. */
@@ -64,58 +59,24 @@ static int build_opts(const struct fk_plugin *pl, const char *const *names,
 	return rc;
 }
 
-/* Fold part pt (parsed, its thread joined) into the whole: skipped lines
- * and the first error, with line numbers counted from the first part. */
-static int retire(struct fk_input *whole, struct part *pt, uint64_t *base, int rc)
-{
-	struct fk_input *in = pt->in;
-	int prc = pt->rc;
-
-	if (prc == 0 && in->error)
-		prc = in->error;
-	for (uint64_t k = 0; k < in->skipped; k++)
-		fk_input_skip(whole, k < 5 ? *base + in->skipped_first[k] : 0);
-	if (prc < 0 && rc == 0) {
-		if (in->err_msg)
-			fk_input_error(whole, in->err_line ? *base + in->err_line : 0, "%s", in->err_msg);
-		else if (in->err_lost) /* the message did not fit in memory either */
-			fk_log(FK_LOG_ERROR, "%s: out of memory", whole->name);
-		rc = prc;
-	}
-	/* its lines, a last one without '\n' included: every byte of a part
-	 * was read when no error stopped it, and after an error none counts */
-	*base += fk_input_lines(in);
-	return rc;
-}
-
 /* Parse parts 0..n-1 at once into forked sinks, joined in part order.
  * Returns FK_ERR_NOMEM when a sink could not be forked or joined, without
  * a message: the caller reports it unless a part's error says more. */
 static int run_parts(struct part *pts, size_t n, struct fk_sink *sink)
 {
-	int rc = 0;
+	static const struct fk_workers_ops part_ops = { run_part, NULL };
+	struct fk_workers w;
+	int rc;
 
-	for (size_t i = 0; i < n; i++) {
-		if (!(pts[i].sink = fk_host.sink_fork(sink))) {
-			rc = FK_ERR_NOMEM; /* the parts not started are not read */
-			break;
-		}
-		if (pthread_create(&pts[i].th, NULL, part_main, &pts[i]) == 0)
-			pts[i].running = true;
-		else
-			part_main(&pts[i]); /* no thread to be had: parse it here */
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (pts[i].running)
-			pthread_join(pts[i].th, NULL);
-		pts[i].running = false;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int jr = fk_host.sink_join(rc == 0 && pts[i].rc == 0 ? sink : NULL, pts[i].sink);
-		pts[i].sink = NULL;
-		if (jr < 0 && rc == 0)
-			rc = jr;
-	}
+	/* a worker for every part: they are read at once (perf-data's come
+	 * from child processes) */
+	if ((rc = fk_workers_start(&w, (unsigned)n, sink, FK_WORKERS_JOB_SINKS, &part_ops, NULL)) < 0)
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = fk_workers_submit(&w, &pts[i].job); /* the parts not started are not read */
+	rc = fk_workers_end(&w, rc);
+	for (size_t i = 0; i < n; i++)
+		rc = fk_job_join(sink, &pts[i].job, rc);
 	return rc;
 }
 
@@ -132,11 +93,11 @@ static int run_all(struct part *pts, struct fk_input *const *ins, size_t n, stru
 	for (size_t i = 0; i < n; i++) {
 		ins[i]->defer_errors = true;
 		fk_input_count_lines(ins[i]);
-		pts[i].cx = fk_ctx_current();
+		pts[i].job.in = ins[i];
+		pts[i].job.worker = (unsigned)i; /* a thread each */
 	}
 	if (n == 1) {
-		pts[0].sink = sink;
-		part_main(&pts[0]);
+		pts[0].job.rc = run_part(NULL, 0, &pts[0].job, sink);
 		jr = 0;
 	} else {
 		jr = run_parts(pts, n, sink);
@@ -146,7 +107,7 @@ static int run_all(struct part *pts, struct fk_input *const *ins, size_t n, stru
 	whole.name = ins[0]->name;
 	whole.fd = -1;
 	for (size_t i = 0; i < n; i++)
-		rc = retire(&whole, &pts[i], &base, rc);
+		rc = fk_job_retire(&whole, &pts[i].job, &base, fk_input_lines(ins[i]), rc);
 	if (rc == 0 && jr < 0) {
 		fk_log(FK_LOG_ERROR, "%s: out of memory", whole.name);
 		rc = jr;
@@ -195,7 +156,7 @@ int fk_parse_parts(const char *plugin, const char *const *optnames, const char *
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		pts[i] = (struct part){ .pl = pl, .opts = opts, .in = ins[i] };
+		pts[i] = (struct part){ .pl = pl, .opts = opts };
 	{
 		FK_CTX_SCOPE(cx, .plugin = pl);
 		rc = run_all(pts, ins, n, sink, NULL, NULL);
@@ -220,7 +181,7 @@ int fk_parse_streams(struct fk_input *const *ins, size_t n, struct fk_sink *sink
 		return FK_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		pts[i] = (struct part){ .ops = ops, .ctx = ctx, .idx = (unsigned)i, .in = ins[i] };
+		pts[i] = (struct part){ .ops = ops, .ctx = ctx, .idx = (unsigned)i };
 	rc = run_all(pts, ins, n, sink, ops, ctx);
 	fk_free(pts);
 	return rc;

@@ -379,6 +379,38 @@ void fk_sink_fini(struct fk_sink *s)
 	s->idcap = s->hashcap = 0;
 }
 
+struct fk_sink *fk_sink_fork(struct fk_sink *s)
+{
+	struct fk_sink *c = fk_calloc(1, sizeof *c);
+	struct fk_profile *p = fk_profile_new();
+
+	if (!c || !p) {
+		fk_free(c);
+		fk_profile_free(p);
+		return NULL;
+	}
+	p->keep_samples = s->p->keep_samples;
+	fk_sink_init(c, p, s->series, 1, NULL);
+	c->parent = s;
+	c->reg = s->reg;
+	c->name = s->name;
+	return c;
+}
+
+int fk_sink_join(struct fk_sink *parent, struct fk_sink *child)
+{
+	int rc = 0;
+
+	if (!child)
+		return 0;
+	if (parent)
+		rc = fk_profile_absorb(parent->p, child->p);
+	fk_profile_free(child->p);
+	fk_sink_fini(child);
+	fk_free(child);
+	return rc;
+}
+
 /* Room for n frames in ids and in hashes.  Each has its own capacity: a
  * filter inserting frames (fk_se_insert) and fk_tree_path grow ids alone. */
 static int grow_ids(struct fk_sink *s, size_t n)

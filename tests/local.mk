@@ -46,6 +46,11 @@ EXTRA_DIST += tests/context.sh tests/graph-job.sh tests/layering.sh
 EXTRA_DIST += tests/cli.sh tests/folded-conformance.sh tests/limits.sh tests/outputs.sh tests/lib.sh tests/dist-files.sh tests/distcheck.list \
 	tests/data/folded/basic.txt tests/data/folded/hostile.txt
 
+# A worker's error in job k of n (engine/workers.c) said once and in order,
+# as one thread says it: chunks, ranges and perf-data's time slices.
+TESTS += tests/threads-errors.sh
+EXTRA_DIST += tests/threads-errors.sh
+
 # Shell completion, installed by make install and driven as bash drives it.
 TESTS += tests/completion.sh
 EXTRA_DIST += tests/completion.sh
