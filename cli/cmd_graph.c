@@ -87,7 +87,8 @@ int cmd_graph(struct cli *c, int argc, char **argv)
 	for (size_t k = 0; k < a.nfiles; k++)
 		g.in.files[g.in.nfiles++] = a.files[k];
 	g.in.args = &a;
-	if (!graphsum_run(c, &g.in, g.pl, g.opts, a.v[OPT_OUTPUT], &rc))
+	/* graphsum draws folded names as they are: --strip-hex takes the pipeline */
+	if (a.given[OPT_STRIP_HEX] || !graphsum_run(c, &g.in, g.pl, g.opts, a.v[OPT_OUTPUT], &rc))
 		rc = cli_inputs_run(c, &g.in, g.pl, g.opts, a.v[OPT_OUTPUT]);
 	goto out;
 fail:
