@@ -117,7 +117,8 @@ struct cli_inputs {
 	size_t nfiles;
 	int demangle;                 /* enum fk_demangle_choice: --demangle, --no-demangle
 	                               * (FK_DMG_PLUGIN: each input's plugin's default) */
-	const struct cli_args *args;  /* the narrowing options (nnarrow 0: none) */
+	const struct cli_args *args;  /* the narrowing options (nnarrow 0: none)
+	                               * and --strip-hex */
 };
 /* Find the plugin of `format` ("auto": none) and make its options; room
  * for argc files.  0, or FK_ERR_USAGE / FK_ERR_NOMEM after reporting. */
@@ -139,6 +140,11 @@ void cli_inputs_free(struct cli_inputs *in);
  * there are none).  0, or the exit status after reporting. */
 int cli_narrow_add(struct cli *c, const char *cmd, const struct cli_args *a,
                    struct fk_filter_chain *fc);
+/* The strip-hex filter added to fc when a has --strip-hex (collapse,
+ * graph; diff's -s is the engine's, fk_diff.strip_hex).  0, or the exit
+ * status after reporting. */
+int cli_strip_hex_add(struct cli *c, const char *cmd, const struct cli_args *a,
+                      struct fk_filter_chain *fc);
 int cmd_collapse(struct cli *c, int argc, char **argv);
 int cmd_plugins(struct cli *c, int argc, char **argv);
 int cmd_graph(struct cli *c, int argc, char **argv);

@@ -83,6 +83,19 @@ int cli_inputs_opt(struct cli *c, struct cli_inputs *in, int argc, char **argv, 
 	return 0;
 }
 
+/* Filter pl, its options opts, added to fc: the chain owns opts once
+ * added; not when adding failed (reported).  0 or the exit status. */
+static int chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl, void *opts)
+{
+	int rc = fk_filter_chain_add(fc, pl, opts, NULL);
+
+	if (rc < 0) {
+		fk_options_free(pl, opts);
+		return cli_exit(rc);
+	}
+	return 0;
+}
+
 int cli_narrow_add(struct cli *c, const char *cmd, const struct cli_args *a,
                    struct fk_filter_chain *fc)
 {
@@ -106,15 +119,27 @@ int cli_narrow_add(struct cli *c, const char *cmd, const struct cli_args *a,
 			return EXIT_USAGE;
 		}
 	}
-	/* the chain owns opts once added; not when adding failed (reported) */
-	if ((rc = fk_filter_chain_add(fc, nw, opts, NULL)) < 0) {
-		fk_options_free(nw, opts);
-		return cli_exit(rc);
-	}
-	return 0;
+	return chain_add(fc, nw, opts);
 nomem:
 	fk_log(FK_LOG_ERROR, "out of memory");
 	return EXIT_DATA;
+}
+
+int cli_strip_hex_add(struct cli *c, const char *cmd, const struct cli_args *a,
+                      struct fk_filter_chain *fc)
+{
+	const struct fk_plugin *sh;
+	void *opts;
+
+	if (!a || !a->given[OPT_STRIP_HEX])
+		return 0;
+	if (!(sh = cli_find(c, FK_PLUGIN_FILTER, "strip-hex", cmd)))
+		return EXIT_USAGE;
+	if (fk_options_new(sh, &opts) < 0) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		return EXIT_DATA;
+	}
+	return chain_add(fc, sh, opts);
 }
 
 int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin *out_pl,
@@ -154,7 +179,9 @@ int cli_inputs_run(struct cli *c, struct cli_inputs *in, const struct fk_plugin 
 	pl.noutputs = 1;
 	pl.threads = cli_threads(c);
 	pl.progress = c->progress;
-	if ((rc = cli_narrow_add(c, in->cmd, in->args, &pl.filters)) != 0)
+	/* narrowed on the names as read, then stripped (as diff -s does) */
+	if ((rc = cli_narrow_add(c, in->cmd, in->args, &pl.filters)) != 0 ||
+	    (rc = cli_strip_hex_add(c, in->cmd, in->args, &pl.filters)) != 0)
 		goto out;
 	rc = cli_exit(fk_pipeline_run(&pl));
 out:

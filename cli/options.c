@@ -32,7 +32,8 @@ const struct cli_opt cli_options[] = {
 	{ OPT_NORMALIZE, "normalize", 'n', ARG_NONE, NULL, NULL, CMD_DIFF, NULL,
 	  "scale BEFORE's counts to AFTER's total (truncated, as difffolded.pl -n)", NULL, NULL, false },
 	{ OPT_STRIP_HEX, "strip-hex", 's', ARG_NONE, NULL, NULL, CMD_DIFF, NULL,
-	  "rewrite 0x<hex> to 0x... in frame names before comparing", NULL, NULL, false },
+	  "rewrite 0x<hex> to 0x... in frame names before comparing (the strip-hex filter)",
+	  NULL, NULL, false },
 
 	/* the inputs and the output */
 	{ OPT_FORMAT, "format", 'f', ARG_REQUIRED, "NAME", "auto", IN, NULL,
@@ -64,6 +65,10 @@ const struct cli_opt cli_options[] = {
 	  "demangle C++, Rust and D names as c++filt does; short drops argument lists and "
 	  "Rust hashes; no: off (default: each format's own, off for FlameGraph's formats; "
 	  "flamekit-formats(5))", NULL, NULL, false },
+	/* only spelled whole: graph's --st stays --stroke-color */
+	{ OPT_STRIP_HEX, "strip-hex", 0, ARG_NONE, NULL, NULL, IN, NULL,
+	  "rewrite 0x<hex> to 0x... in frame names, so frames differing only by an "
+	  "address merge (the strip-hex filter, difffolded.pl -s)", NULL, NULL, true },
 	/* narrowing the profile: the narrow filter plugin's options, same names */
 	{ OPT_NARROW, "focus", 0, ARG_REQUIRED, "REGEX", NULL, NARROW, NULL,
 	  "keep only the samples with a frame matching REGEX (pprof -focus)",

@@ -4,8 +4,9 @@
  *
  * Each input is parsed into a profile of its own (any input format, each
  * with its own filters), then both are copied into one profile, BEFORE's
- * weights into series 0 and AFTER's into series 1, renaming frames on the
- * way for strip_hex.  The profile is marked as holding both series, so the
+ * weights into series 0 and AFTER's into series 1; for strip_hex, the
+ * strip-hex filter plugin runs on each side's profile first (stripping
+ * changes no total, so -n scales as difffolded.pl -s -n does).  The profile is marked as holding both series, so the
  * folded output plugin prints two columns even when one side is empty or
  * all zeros, as difffolded.pl does.
  */
@@ -14,55 +15,18 @@
 
 #include "fk.h"
 
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* difffolded.pl -s: s/0x[0-9a-fA-F]+/0x.../g.  A match cannot span a ';',
- * so doing it frame by frame gives the same stacks as on whole lines. */
-static const char *strip_hex(const char *s, size_t n, struct fk_buf *out, size_t *len)
-{
-	size_t i = 0;
-
-	out->len = 0;
-	while (i < n) {
-		size_t j = i;
-		if (s[i] == '0' && i + 2 < n && s[i + 1] == 'x' && is_hex(s[i + 2])) {
-			for (j = i + 2; j < n && is_hex(s[j]); j++)
-				;
-			if (fk_buf_append(out, "0x...", 5) < 0)
-				return NULL;
-			i = j;
-			continue;
-		}
-		while (j < n && !(s[j] == '0' && j + 2 < n && s[j + 1] == 'x' && is_hex(s[j + 2])))
-			j++;
-		if (fk_buf_append(out, s + i, j - i) < 0)
-			return NULL;
-		i = j;
-	}
-	*len = out->len;
-	return out->len ? out->data : "";
-}
-
 /* Add src's stacks to dst, their weights (series 0 of src) into `series`. */
 static int add_side(struct fk_profile *dst, const struct fk_profile *src, int series,
-                    bool strip, double *total)
+                    double *total)
 {
 	fk_frame_t *fmap = fk_malloc(((size_t)src->in.nframes + 1) * sizeof *fmap);
 	fk_node_t *nmap = fk_malloc((size_t)src->tree.nnodes * sizeof *nmap);
-	struct fk_buf b = { 0 };
 	int rc = FK_ERR_NOMEM;
 
 	if (!fmap || !nmap)
 		goto out;
 	for (uint32_t i = 0; i < src->in.nframes; i++) {
-		const char *name = src->in.frames[i].name;
-		size_t len = src->in.frames[i].len;
-		if (strip && !(name = strip_hex(name, len, &b, &len)))
-			goto out;
-		fmap[i] = fk_intern(&dst->in, name, len);
+		fmap[i] = fk_intern(&dst->in, src->in.frames[i].name, src->in.frames[i].len);
 		if (fmap[i] == FK_FRAME_NONE)
 			goto out;
 	}
@@ -84,7 +48,6 @@ static int add_side(struct fk_profile *dst, const struct fk_profile *src, int se
 	}
 	rc = 0;
 out:
-	fk_buf_free(&b);
 	fk_free(fmap);
 	fk_free(nmap);
 	return rc;
@@ -116,6 +79,30 @@ static int read_sides(struct fk_diff *d, struct fk_profile **side)
 	return 0;
 }
 
+/* difffolded.pl -s: the strip-hex filter (plugins/filter/strip-hex), its
+ * plugin sh, on each side's profile before the two are compared, so that
+ * stacks differing only by addresses are summed (on each side, the
+ * smaller tree is the one copied). */
+static int strip_hex(const struct fk_plugin *sh, struct fk_profile **side)
+{
+	struct fk_filter_chain fc = { 0 };
+	void *opts;
+	int rc;
+	FK_CTX_CALL(cx);
+
+	if (fk_options_new(sh, &opts) < 0)
+		return fk_ctx_fail(cx, FK_ERR_NOMEM);
+	/* the chain owns opts once added; not when adding failed (reported) */
+	if ((rc = fk_filter_chain_add(&fc, sh, opts, NULL)) < 0) {
+		fk_options_free(sh, opts);
+		return rc;
+	}
+	for (int k = 0; k < 2 && rc == 0; k++)
+		rc = fk_ctx_fail(cx, fk_profile_apply_frame_filters(&side[k], &fc));
+	fk_filter_chain_free(&fc);
+	return rc;
+}
+
 /* No output may replace an input of either side. */
 static int outputs_not_inputs(const struct fk_diff *d)
 {
@@ -132,18 +119,25 @@ static int outputs_not_inputs(const struct fk_diff *d)
 int fk_diff_run(struct fk_diff *d)
 {
 	struct fk_profile *side[2] = { NULL, NULL }, *p = NULL;
+	const struct fk_plugin *sh = NULL;
 	double total[2] = { 0, 0 };
 	struct fk_pipeline pl;
 	int rc;
 
+	if (d->strip_hex && !(sh = fk_registry_find(d->reg, FK_PLUGIN_FILTER, "strip-hex"))) {
+		fk_log(FK_LOG_ERROR, "cannot strip hex: the strip-hex filter plugin is not loaded "
+		       "(see flamekit plugins)");
+		return FK_ERR_USAGE;
+	}
 	if ((rc = outputs_not_inputs(d)) < 0 ||
-	    (rc = read_sides(d, side)) < 0)
+	    (rc = read_sides(d, side)) < 0 ||
+	    (sh && (rc = strip_hex(sh, side)) < 0))
 		goto out;
 	rc = FK_ERR_NOMEM;
 	if (!(p = fk_profile_new()))
 		goto nomem;
 	for (int k = 0; k < 2; k++) {
-		if (add_side(p, side[k], k, d->strip_hex, &total[k]) < 0)
+		if (add_side(p, side[k], k, &total[k]) < 0)
 			goto nomem;
 		fk_profile_free(side[k]);
 		side[k] = NULL;

@@ -113,6 +113,8 @@ walk "collapse an html report" "out.folded" collapse -o out.folded "$TMP/report.
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/timed.html" "$D/v8/node.cpuprofile"
 walk "collapse an html report with a timeline" "out.folded" collapse -o out.folded "$TMP/timed.html"
 walk "diff" "d.folded" diff -n -o d.folded "$C/before.folded" "$C/after.folded"
+walk "diff -s" "d.folded" diff -n -s -o d.folded "$D/lua/stacks.folded" "$C/after.folded"
+walk "collapse --strip-hex" "out.folded" collapse --strip-hex -o out.folded "$D/lua/stacks.folded"
 walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "$C/app.folded"
 # bpftrace, bcc and --demangle (branch formats)
 walk "collapse bpftrace" "out.folded" collapse -o out.folded "$D/bpftrace/forms.txt" "$D/bpftrace/two-maps.txt"

@@ -215,7 +215,7 @@ err_is 'inputs: [{path: data/a.folded, format: perfect}]
 outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:1:40: unknown input plugin \"perfect\" (available: $(printf '%s' "$("$FLAMEKIT" plugins | awk '$1 == "input" { printf "%s%s", sep, $2; sep = ", " }')"))" "unknown input format"
 err_is 'inputs: [data/a.folded]
 filters: [{plugin: sed}]
-outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:20: unknown filter plugin \"sed\" (available: demangle, grep, lua, narrow)" "unknown filter plugin"
+outputs: [{plugin: folded, path: "-"}]' "2:flamekit: bad.yaml:2:20: unknown filter plugin \"sed\" (available: demangle, grep, lua, narrow, strip-hex)" "unknown filter plugin"
 err_is 'inputs: [data/a.folded]
 outputs: [{plugin: png, path: "-"}]' "2:flamekit: bad.yaml:2:20: unknown output plugin \"png\" (available: $("$FLAMEKIT" plugins | awk '$1 == "output" { printf "%s%s", sep, $2; sep = ", " }'))" "unknown output plugin"
 err_is 'inputs: [{path: data/a.folded, series: after}]

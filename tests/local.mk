@@ -63,6 +63,11 @@ EXTRA_DIST += tests/inferno.sh
 TESTS += tests/narrow.sh
 EXTRA_DIST += tests/narrow.sh
 
+# The strip-hex filter (difffolded.pl -s) against sed and awk: collapse,
+# graph, a job, diff.
+TESTS += tests/strip-hex.sh
+EXTRA_DIST += tests/strip-hex.sh
+
 # Root among other users: links another user planted, the --cp map, signals.
 TESTS += tests/trust.sh
 EXTRA_DIST += tests/trust.sh
