@@ -35,6 +35,12 @@ struct body {
 	uint32_t names_off, names_len, mods_off, mods_len, fr_off, nfr;
 };
 
+/* Records: what perf_add_frame made of one frame's lines (an address and
+ * its inline frames), kept in worker.fkept, offsets relative to it. */
+struct fpiece {
+	uint32_t names_off, names_len, mods_off, mods_len, fr_off, nfr;
+};
+
 struct worker {
 	struct scan_cfg cfg;
 	struct cache bodies; /* body text (and the java flag) -> index in bv */
@@ -55,6 +61,10 @@ struct worker {
 	size_t keycap;
 	uint64_t *idv;       /* the record's frame ids, hashed */
 	size_t idcap;
+	struct cache frames; /* records: a frame's id (and the java flag) -> index in fv */
+	struct fpiece *fv;
+	size_t nfv, fvcap;
+	struct stack fkept;  /* what fv's entries point into */
 	struct pusher push;
 };
 
@@ -100,7 +110,8 @@ struct worker *perf_worker_new(const struct scan_cfg *cfg)
 	memset(w, 0, sizeof *w);
 	w->cfg = *cfg;
 	w->push.h = h;
-	if (perf_cache_init(h, &w->bodies) < 0 || perf_cache_init(h, &w->stacks) < 0) {
+	if (perf_cache_init(h, &w->bodies) < 0 || perf_cache_init(h, &w->stacks) < 0 ||
+	    perf_cache_init(h, &w->frames) < 0) {
 		perf_worker_free(w);
 		return NULL;
 	}
@@ -116,6 +127,9 @@ void perf_worker_free(struct worker *w)
 	h = w->cfg.h;
 	perf_cache_free(h, &w->bodies);
 	perf_cache_free(h, &w->stacks);
+	perf_cache_free(h, &w->frames);
+	perf_stack_free(h, &w->fkept);
+	h->free(w->fv);
 	perf_stack_free(h, &w->st);
 	perf_stack_free(h, &w->kept);
 	h->free(w->bv);
@@ -125,8 +139,6 @@ void perf_worker_free(struct worker *w)
 	h->free(w->push.refs);
 	h->free(w);
 }
-
-static int body_text(struct worker *w);
 
 static int seg_error(struct seg *s, uint64_t line, int rc)
 {
@@ -147,14 +159,13 @@ static int binary_error(struct seg *s, uint64_t line)
 	                                "give the text that `perf script` prints, not a perf.data file");
 }
 
-/* Parse the body's lines into w->st; *skipped counts the lines that are
- * not frames. */
-static int parse_body(struct seg *s, size_t *skipped)
+/* Parse the frame lines p[0..len), the first at line `line`, into w->st;
+ * *skipped counts the lines that are not frames. */
+static int parse_lines(struct seg *s, const char *p, size_t len, uint64_t line, size_t *skipped)
 {
 	struct worker *w = s->w;
 	const struct fk_host *h = w->cfg.h;
-	const char *p = w->bodyp, *end = w->body_len ? w->bodyp + w->body_len : w->bodyp;
-	uint64_t line = s->r.body_line;
+	const char *end = len ? p + len : p;
 	int rc;
 
 	*skipped = 0;
@@ -174,6 +185,102 @@ static int parse_body(struct seg *s, size_t *skipped)
 			(*skipped)++;
 		}
 		p = nl + 1;
+	}
+	return 0;
+}
+
+/* Parse the body's lines into w->st. */
+static int parse_body(struct seg *s, size_t *skipped)
+{
+	return parse_lines(s, s->w->bodyp, s->w->body_len, s->r.body_line, skipped);
+}
+
+static struct h128 id_seed(const struct seg *s);
+
+/* Keep what w->st holds past (names0, mods0, n0): one frame's pieces. */
+static int frame_keep(struct worker *w, size_t names0, size_t mods0, size_t n0,
+                      struct cache_entry *slot, struct h128 key, size_t klen)
+{
+	const struct fk_host *h = w->cfg.h;
+	const struct stack *st = &w->st;
+	struct stack *k = &w->fkept;
+	size_t nf = st->n - n0, nn = st->names_len - names0, nm = st->mods_len - mods0;
+	struct fpiece *f;
+
+	if (k->names_len > KEPT_BYTES_MAX || w->nfv >= UINT32_MAX - 1)
+		return 0;
+	if (w->nfv == w->fvcap && perf_grow(h, (void **)&w->fv, &w->fvcap, w->nfv + 1, sizeof *w->fv) < 0)
+		return FK_ERR_NOMEM;
+	f = &w->fv[w->nfv];
+	*f = (struct fpiece){ (uint32_t)k->names_len, (uint32_t)nn, (uint32_t)k->mods_len,
+	                      (uint32_t)nm, (uint32_t)k->n, (uint32_t)nf };
+	if ((nn && perf_stack_put(h, k, st->names + names0, nn) < 0) ||
+	    (nm && perf_grow(h, (void **)&k->mods, &k->mods_cap, k->mods_len + nm, 1) < 0) ||
+	    perf_grow(h, (void **)&k->fr, &k->cap, k->n + nf + 1, sizeof *k->fr) < 0)
+		return FK_ERR_NOMEM;
+	if (nm)
+		memcpy(k->mods + k->mods_len, st->mods + mods0, nm);
+	k->mods_len += nm;
+	for (size_t i = 0; i < nf; i++) {
+		struct frame fr = st->fr[n0 + i];
+		fr.off -= (uint32_t)names0;
+		fr.mod_off -= (uint32_t)mods0;
+		k->fr[k->n++] = fr;
+	}
+	return perf_cache_put(h, &w->frames, slot, key, klen, (fk_node_t)w->nfv++);
+}
+
+/* Append a kept frame's pieces to w->st. */
+static int frame_restore(struct worker *w, const struct fpiece *f)
+{
+	const struct fk_host *h = w->cfg.h;
+	const struct stack *k = &w->fkept;
+	struct stack *st = &w->st;
+	uint32_t nbase = (uint32_t)st->names_len, mbase = (uint32_t)st->mods_len;
+
+	if ((f->names_len && perf_stack_put(h, st, k->names + f->names_off, f->names_len) < 0) ||
+	    perf_grow(h, (void **)&st->mods, &st->mods_cap, st->mods_len + f->mods_len + 1, 1) < 0 ||
+	    perf_grow(h, (void **)&st->fr, &st->cap, st->n + f->nfr + 1, sizeof *st->fr) < 0)
+		return FK_ERR_NOMEM;
+	if (f->mods_len)
+		memcpy(st->mods + st->mods_len, k->mods + f->mods_off, f->mods_len);
+	st->mods_len += f->mods_len;
+	for (size_t i = 0; i < f->nfr; i++) {
+		struct frame fr = k->fr[f->fr_off + i];
+		fr.off += nbase;
+		fr.mod_off += mbase;
+		st->fr[st->n++] = fr;
+	}
+	return 0;
+}
+
+/* Records: the record's frames (w->rf) into w->st, each parsed once per
+ * worker (by its id) and kept, unless some of its lines were skipped: then
+ * it is parsed, and its skipped lines counted, every time, as in the text. */
+static int parse_frames(struct seg *s, size_t *skipped)
+{
+	struct worker *w = s->w;
+	uint64_t line = s->r.body_line;
+	int rc;
+
+	*skipped = 0;
+	for (size_t i = 0; i < w->nrf; i++) {
+		const struct fk_perf_frame *fr = &w->rf[i];
+		struct h128 key = perf_hash(id_seed(s), (const char *)&fr->id, sizeof fr->id);
+		size_t n0 = w->st.n, names0 = w->st.names_len, mods0 = w->st.mods_len, sk;
+		struct cache_entry *slot;
+		fk_node_t idx = perf_cache_get(&w->frames, key, sizeof fr->id, &slot);
+
+		if (idx != FK_NODE_NONE)
+			rc = frame_restore(w, &w->fv[idx]);
+		else if ((rc = parse_lines(s, fr->text, fr->len, line, &sk)) == 0) {
+			*skipped += sk;
+			if (sk == 0)
+				rc = frame_keep(w, names0, mods0, n0, slot, key, sizeof fr->id);
+		}
+		if (rc < 0)
+			return rc;
+		line += fr->lines;
 	}
 	return 0;
 }
@@ -311,7 +418,7 @@ static int end_sample(struct seg *s, struct fk_sample *smp)
 	}
 	idx = perf_cache_get(&w->bodies, bh, blen, &bslot);
 	if (idx == FK_NODE_NONE) {
-		if ((w->rf && (rc = body_text(w)) < 0) || (rc = parse_body(s, &skipped)) < 0 ||
+		if ((rc = w->rf ? parse_frames(s, &skipped) : parse_body(s, &skipped)) < 0 ||
 		    (rc = tidied_hash(w, from, &th, &tlen)) < 0)
 			return rc;
 		/* a body whose lines did not all parse is parsed (and its
@@ -348,7 +455,7 @@ static int record_end(struct seg *s)
 		smp = r->meta;
 		if (!perf_pairing(w->cfg.o))
 			rc = end_sample(s, &smp);
-		else if ((!w->rf || (rc = body_text(w)) == 0) && (rc = parse_body(s, &skipped)) == 0)
+		else if ((rc = w->rf ? parse_frames(s, &skipped) : parse_body(s, &skipped)) == 0)
 			rc = perf_pair_record(s->res, w->cfg.o, &w->push, &r->pair, &r->meta, &w->st);
 	}
 	r->st = R_IDLE;
@@ -464,26 +571,6 @@ static int body_put(struct worker *w, const char *line, size_t n)
 		memcpy(w->body + w->body_len, line, n);
 	w->body[w->body_len + n] = '\n';
 	w->body_len += n + 1;
-	w->bodyp = w->body;
-	return 0;
-}
-
-/* Records: the body's text from its frames (w->rf), each frame's lines
- * ending in '\n' already. */
-static int body_text(struct worker *w)
-{
-	size_t len = 0;
-
-	for (size_t i = 0; i < w->nrf; i++)
-		len += w->rf[i].len;
-	if (len + 1 > w->body_cap && perf_grow(w->cfg.h, (void **)&w->body, &w->body_cap, len + 1, 1) < 0)
-		return FK_ERR_NOMEM;
-	w->body_len = 0;
-	for (size_t i = 0; i < w->nrf; i++) {
-		if (w->rf[i].len)
-			memcpy(w->body + w->body_len, w->rf[i].text, w->rf[i].len);
-		w->body_len += w->rf[i].len;
-	}
 	w->bodyp = w->body;
 	return 0;
 }
