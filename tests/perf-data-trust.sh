@@ -52,7 +52,7 @@ ok $(grep -q '^fprog;.*\[fprog\] [0-9]*$' exp.fifo; echo $?) "perf script: the r
 mkfifo fprog
 # a hang would be the failure: timeout ends it rather than the test run
 run timeout 120 "$FLAMEKIT" collapse fifo.data
-is "$rc:$err" "0:flamekit: warning: $TMP/fprog: cannot read: not a regular file; its addresses are [unknown]" \
+is "$rc:$err" "0:flamekit: warning: [input:perf-data] $TMP/fprog: cannot read: not a regular file; its addresses are [unknown]" \
 	"a FIFO where the capture's program was: refused with one warning, without waiting for a writer"
 is "$out" "$(cat exp.fifo)" "... and its frames are perf script's for a missing file"
 
@@ -68,7 +68,7 @@ planted() {
 	perf script -i "$1" 2> /dev/null | "$FLAMEKIT" collapse --format perf > "$1.exp"
 	setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$3" "$_top"
 	run "$FLAMEKIT" collapse "$1"
-	is "$rc:$err" "0:flamekit: warning: $2: not followed: a symbolic link on its path is owned by uid $(id -u nobody), in a sticky world-writable directory of another user; its addresses are [unknown]" \
+	is "$rc:$err" "0:flamekit: warning: [input:perf-data] $2: not followed: a symbolic link on its path is owned by uid $(id -u nobody), in a sticky world-writable directory of another user; its addresses are [unknown]" \
 		"$4: not followed, one warning"
 	is "$out" "$(cat "$1.exp")" "... and its frames stay [unknown]"
 }

@@ -1,14 +1,14 @@
 /*
- * perf-data's native reader (native.h).  Why text: the perf parser's
- * session is where --offcpu, --wakeups, --leak, --weight-field,
- * --series-by-event, --pid and the annotations live; handing it the very
- * text `perf script` prints keeps every one of them byte-identical to the
- * `perf script | flamekit collapse --format perf` pipeline at no cost in
- * code, and the cost in time is small beside perf script's: printing a
- * sample is a few hundred bytes of memcpy (symbol text cached per
- * address), parsing it is what flamekit does at 1 GB/s on the sink's
- * threads.  The text is made on a thread of its own and goes through a
- * pipe that the session reads as one stream.
+ * perf-data's native reader (native.h).  Each sample goes to the perf
+ * parser's session as a record (fk_perf_records_add): its header line as
+ * `perf script` prints it, and its frames by reference to their text in
+ * the symbol cache (symtext.c), which the session parses only for a stack
+ * it has not met, by the frames' ids.  The session is where --offcpu,
+ * --wakeups, --leak, --weight-field, --series-by-event, --pid and the
+ * annotations live: handing it what `perf script` would print keeps every
+ * one of them byte-identical to the `perf script | flamekit collapse
+ * --format perf` pipeline, without printing each frame and reading it
+ * back.
  *
  * The order is perf's (tools/perf/util/ordered-events.c): records with a
  * timestamp are queued; at each FINISHED_ROUND those up to the largest
@@ -21,8 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +66,15 @@ struct nat {
 	struct pd_err trace_err; /* why not, with tracing data */
 	struct pd_zdata z;      /* its records decompressed, walked in place of its data section */
 	struct pd_err err;
+	const struct fk_perf_opts *o;
+	struct fk_perf_records *recs; /* the session the samples go to */
+	struct nframe {         /* the sample's frames: callchain lines in st or ust */
+		const struct pd_symtext *st;
+		struct pd_symref ref;
+	} *fr;
+	size_t nfr, capfr;
+	struct fk_perf_frame *pf; /* the same for the session */
+	size_t cappf;
 };
 
 static int oom(struct nat *n)
@@ -137,13 +144,62 @@ static void sample_head(struct nat *n, const struct pd_sample *s, const struct p
 	ob_str(o, ": ");
 }
 
+/* One frame of the sample: ip's callchain lines in st. */
+static int add_frame(struct nat *n, struct pd_symtext *st, struct pd_map *map, int kernel,
+                     uint64_t ip)
+{
+	if (n->nfr == n->capfr) {
+		size_t cap = n->capfr ? 2 * n->capfr : 256;
+		struct nframe *nv = realloc(n->fr, cap * sizeof *nv);
+		if (!nv)
+			return -1;
+		n->fr = nv;
+		n->capfr = cap;
+	}
+	n->fr[n->nfr].st = st;
+	if (pd_symtext_ref(st, map, kernel, ip, &n->fr[n->nfr].ref) < 0)
+		return -1;
+	n->nfr++;
+	return 0;
+}
+
+/* The sample printed into n->out and its frames (n->fr) to the session:
+ * chain, frames follow the text. */
+static int emit(struct nat *n, int chain)
+{
+	struct fk_perf_rec rec;
+	int rc;
+
+	if (!ob_ok(&n->out))
+		return oom(n);
+	if (n->nfr > n->cappf) {
+		struct fk_perf_frame *nv = realloc(n->pf, n->capfr * sizeof *nv);
+		if (!nv)
+			return oom(n);
+		n->pf = nv;
+		n->cappf = n->capfr;
+	}
+	for (size_t i = 0; i < n->nfr; i++) {
+		const struct nframe *f = &n->fr[i];
+		/* offsets are unique within one symtext: its index in the low bit */
+		n->pf[i] = (struct fk_perf_frame){ pd_symtext_text(f->st, f->ref.off), f->ref.len,
+		                                   f->ref.lines,
+		                                   (uint64_t)f->ref.off << 1 | (f->st == n->ust) };
+	}
+	rec = (struct fk_perf_rec){ n->out.b, n->out.n, chain, n->pf, n->nfr };
+	rc = fk_perf_records_add(n->recs, &rec);
+	n->out.n = 0;
+	n->nfr = 0;
+	return rc;
+}
+
 /* perf's callchain walk (machine__resolve_callchain_sample, callee order):
  * context markers set the cpumode, an unknown one empties the chain. */
 static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thread *t)
 {
 	int mode = PERF_RECORD_MISC_USER;
 	unsigned kept = 0;
-	size_t mark = n->out.n;
+	size_t mark = n->nfr;
 
 	for (uint64_t i = 0; i < s->nr && kept < MAX_STACK; i++) {
 		uint64_t ip = pd_u64(s->chain + 8 * i);
@@ -157,7 +213,7 @@ static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thre
 			case PERF_CONTEXT_GUEST_KERNEL: mode = PERF_RECORD_MISC_GUEST_KERNEL; break;
 			case PERF_CONTEXT_GUEST_USER: mode = PERF_RECORD_MISC_GUEST_USER; break;
 			default:
-				n->out.n = mark; /* callchain_cursor_reset */
+				n->nfr = mark; /* callchain_cursor_reset */
 				return 0;
 			}
 			continue;
@@ -165,7 +221,7 @@ static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thre
 		kept++;
 		if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_USER)
 			map = pd_map_find(n->m, t, mode == PERF_RECORD_MISC_KERNEL, ip);
-		if (pd_symtext_frame(n->st, &n->out, map, mode == PERF_RECORD_MISC_KERNEL, ip, 1) < 0)
+		if (add_frame(n, n->st, map, mode == PERF_RECORD_MISC_KERNEL, ip) < 0)
 			return -1;
 	}
 	return 0;
@@ -188,7 +244,7 @@ static int chain_and_stack(struct nat *n, const struct pd_sample *s, struct pd_t
 	if (sample_chain(n, s, t) < 0)
 		return -1;
 	for (unsigned i = 0; i < nips; i++)
-		if (pd_symtext_frame(n->ust, &n->out, pd_map_find(n->m, t, 0, ips[i]), 0, ips[i], 1) < 0)
+		if (add_frame(n, n->ust, pd_map_find(n->m, t, 0, ips[i]), 0, ips[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -198,7 +254,7 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 {
 	struct pd_sample s;
 	struct pd_thread *t;
-	int cc, tp;
+	int cc, tp, chain = 0;
 
 	if (pd_sample(&n->f, rec, size, off, &s, &n->err) < 0)
 		return bad(n);
@@ -216,6 +272,7 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 
 		if (r < 0)
 			return oom(n);
+		chain = r == 0;
 		if (r > 0) {
 			/* thread__find_map_fb: the sample's cpumode, then the address's */
 			int kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
@@ -227,9 +284,9 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 				return oom(n);
 		}
 	}
-	ob_c(&n->out, '\n');
-	return ob_ok(&n->out) ? 0 : n->h->input_error(n->in, 0, "cannot write the decoded "
-	                                               "samples: %s", strerror(errno));
+	if (!chain) /* else the empty line after the frames ends the record */
+		ob_c(&n->out, '\n');
+	return emit(n, chain);
 }
 
 /* A NUL-terminated string at rec[at .. body), or NULL. */
@@ -457,43 +514,61 @@ static const char *unsupported(const struct nat *n)
 	return NULL;
 }
 
-/* The text as the one part of host->parse_streams: the engine then
- * reports its skipped lines (a tracepoint sample without a callchain is
- * one line the parser skips), as it does for perf script's text. */
-struct text_parse {
-	const struct fk_host *h;
-	const struct fk_perf_opts *o;
-};
-
-static int text_part(void *ctx, unsigned part, struct fk_input *in, struct fk_sink *sink)
+/* The samples as records to a perf session, as the one part of
+ * host->parse_streams on an empty input named "PATH (decoded)": the engine
+ * then reports the lines the session skips (a tracepoint sample without a
+ * callchain is one), numbered as in perf script's text, as it does for
+ * that text. */
+static int records_part(void *ctx, unsigned part, struct fk_input *in, struct fk_sink *sink)
 {
-	const struct text_parse *tp = ctx;
+	struct nat *n = ctx;
+	struct fk_perf *p;
+	int rc, e;
 
 	(void)part;
-	return fk_perf_parse(tp->h, in, sink, tp->o);
+	if ((rc = fk_perf_check(n->h, n->o, NULL)) < 0)
+		return rc;
+	if (!(p = fk_perf_begin(n->h, in, n->o, 1)))
+		return FK_ERR_NOMEM;
+	if (!(n->recs = fk_perf_records_begin(p, in, sink))) {
+		rc = FK_ERR_NOMEM;
+	} else {
+		rc = walk(n);
+		e = fk_perf_records_end(n->recs);
+		n->recs = NULL;
+		if (rc == 0)
+			rc = e;
+	}
+	if (rc == 0)
+		rc = fk_perf_end(p, sink);
+	fk_perf_free(p);
+	return rc;
 }
 
-/* Parse the text read from fd with the perf session; fd is closed. */
-static int parse_text(struct nat *n, int fd, struct fk_sink *sink, const struct fk_perf_opts *o)
+static int parse_records(struct nat *n, struct fk_sink *sink)
 {
-	static const struct fk_part_ops ops = { text_part, NULL };
-	struct text_parse tp = { n->h, o };
+	static const struct fk_part_ops ops = { records_part, NULL };
 	char *name = n->h->alloc(strlen(n->path) + 16);
-	struct fk_input *in;
-	int rc;
+	struct fk_input *in = NULL;
+	int p[2], rc;
 
-	if (!name) {
-		close(fd);
+	if (!name)
 		return oom(n);
-	}
-	sprintf(name, "%s (decoded)", n->path);
-	if (!(in = n->h->input_open_fd(fd, name))) {
+	if (pipe2(p, O_CLOEXEC) < 0) {
 		n->h->free(name);
-		close(fd);
+		return n->h->input_error(n->in, 0, "cannot make a pipe: %s", strerror(errno));
+	}
+	close(p[1]); /* the input is only a name: read, it is empty */
+	sprintf(name, "%s (decoded)", n->path);
+	if (!(in = n->h->input_open_fd(p[0], name))) {
+		n->h->free(name);
+		close(p[0]);
 		return oom(n);
 	}
-	rc = FK_HOST_HAS(n->h, parse_streams) ? n->h->parse_streams(&in, 1, sink, &ops, &tp)
-	                                       : fk_perf_parse(n->h, in, sink, o);
+	ob_init(&n->out, -1);
+	rc = FK_HOST_HAS(n->h, parse_streams) ? n->h->parse_streams(&in, 1, sink, &ops, n)
+	                                       : records_part(n, 0, in, sink);
+	ob_free(&n->out);
 	n->h->input_close(in);
 	n->h->free(name);
 	return rc;
@@ -555,40 +630,11 @@ static int decompress(struct nat *n, const struct fk_input_limit *lim, const cha
 	return prescan(n, why);
 }
 
-/* The text is made on a thread of its own, into a pipe the perf session
- * reads: both run at once, and the text in flight is a pipe's worth. */
-struct writer {
-	struct nat *n;
-	int fd, rc;
-};
-
-static void *write_text(void *arg)
-{
-	struct writer *w = arg;
-	struct nat *n = w->n;
-	sigset_t pipe_sig;
-
-	/* a parse that stops early closes the pipe: EPIPE here, not SIGPIPE */
-	sigemptyset(&pipe_sig);
-	sigaddset(&pipe_sig, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_sig, NULL);
-	ob_init(&n->out, w->fd);
-	w->rc = walk(n);
-	if (w->rc == 0 && ob_flush(&n->out) < 0)
-		w->rc = n->h->input_error(n->in, 0, "cannot pass on the decoded samples: %s",
-		                          strerror(errno));
-	ob_free(&n->out);
-	close(w->fd);
-	return NULL;
-}
-
 static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *cfg,
                const char **why)
 {
-	struct writer w = { n, -1, 0 };
 	struct pd_symtext_opts so;
-	pthread_t th;
-	int p[2], rc = 0, e;
+	int rc = 0;
 
 	if ((rc = tracing(n)) < 0)
 		return rc;
@@ -623,22 +669,8 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 		return *why ? PD_NATIVE_FALLBACK : oom(n);
 	if (!(n->m = pd_machine_new()))
 		return oom(n);
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return n->h->input_error(n->in, 0, "cannot make a pipe: %s", strerror(errno));
-	/* 1 MiB in flight, not 64 KiB: the writer hands the parser its text
-	 * 16 times less often (on a loaded machine each handoff waits for a
-	 * time slice); where the system refuses, the default pipe works */
-	(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
-	w.fd = p[1];
-	if ((e = pthread_create(&th, NULL, write_text, &w)) != 0) {
-		close(p[0]);
-		close(p[1]);
-		return n->h->input_error(n->in, 0, "cannot start a thread: %s", strerror(e));
-	}
-	rc = parse_text(n, p[0], sink, cfg->perf); /* closes p[0]: a writer still writing stops */
-	pthread_join(th, NULL);
-	if (w.rc < 0)
-		return w.rc; /* reported; the parse saw a cut text, its result is not used */
+	n->o = cfg->perf;
+	rc = parse_records(n, sink);
 	if (rc == 0 && n->lost)
 		n->h->log(FK_LOG_WARN, "%s: %llu samples were lost while recording (%llu LOST "
 		          "records): the profile lacks them", n->path, (unsigned long long)n->lost,
@@ -719,6 +751,8 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 	rc = run(&n, sink, cfg, why);
 out:
 	free(n.q);
+	free(n.fr);
+	free(n.pf);
 	pd_machine_free(n.m);
 	pd_symtext_free(n.st);
 	pd_unwind_free(n.uw);

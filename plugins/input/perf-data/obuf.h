@@ -1,5 +1,6 @@
 /*
- * A growing output buffer written to a file descriptor in 1 MiB pieces,
+ * A growing output buffer written to a file descriptor in 1 MiB pieces
+ * (or, with fd -1, only growing: the caller takes the bytes),
  * with the few formats perf script's lines need (padded strings, padded
  * decimals, padded hex), faster than stdio's.  After a failed write every
  * call is a no-op and ob_ok() is false (errno says why).
@@ -63,7 +64,7 @@ static inline char *ob_room(struct obuf *o, size_t len)
 	if (o->failed)
 		return NULL;
 	if (o->n + len > o->cap) {
-		if (o->n >= OB_CHUNK && ob_flush(o) < 0)
+		if (o->n >= OB_CHUNK && o->fd >= 0 && ob_flush(o) < 0)
 			return NULL;
 		if (o->n + len > o->cap) {
 			char *nb = realloc(o->b, o->n + len + OB_CHUNK);

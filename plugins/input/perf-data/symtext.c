@@ -11,6 +11,7 @@ struct centry {
 	uint64_t addr;
 	uint32_t off, len;  /* the callchain lines ("\t" ADDR SYM " (" DSO ")\n" each) in the arena */
 	uint32_t last, lastlen; /* the real function's " SYM (DSO)", within them */
+	uint32_t lines;     /* the callchain lines */
 };
 
 struct pd_symtext {
@@ -247,6 +248,9 @@ static int resolve(struct pd_symtext *st, struct pd_map *map, struct fk_dso *d, 
 			e->last = sg, e->lastlen = sl;
 	}
 	e->len = (uint32_t)(st->alen - e->off);
+	e->lines = 0;
+	for (uint32_t k = 0; k < e->len; k++)
+		e->lines += st->arena[e->off + k] == '\n';
 	return 0;
 }
 
@@ -274,8 +278,8 @@ static int grow(struct pd_symtext *st)
 	return 0;
 }
 
-int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, int kernel,
-                     uint64_t ip, int cc)
+/* The cache entry of ip in map, resolved when new; NULL when out of memory. */
+static struct centry *entry(struct pd_symtext *st, struct pd_map *map, int kernel, uint64_t ip)
 {
 	/* A kernel address no MMAP covers (.init.text past _etext): perf,
 	 * reading /proc/kcore beside kallsyms, has the kernel image mapped
@@ -289,24 +293,52 @@ int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, 
 	size_t j;
 
 	if (2 * (st->used + 1) > st->ntab && grow(st) < 0)
-		return -1;
+		return NULL;
 	j = (size_t)((key * 31 + addr) * 0x9e3779b97f4a7c15ull >> 17) & (st->ntab - 1);
 	while (st->tab[j].dso && !(st->tab[j].dso == key && st->tab[j].addr == addr))
 		j = (j + 1) & (st->ntab - 1);
 	e = &st->tab[j];
 	if (!e->dso) {
 		if (resolve(st, map, d, addr, e) < 0)
-			return -1;
+			return NULL;
 		e->dso = key;
 		e->addr = addr;
 		st->used++;
 	}
+	return e;
+}
+
+int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, int kernel,
+                     uint64_t ip, int cc)
+{
+	const struct centry *e = entry(st, map, kernel, ip);
+
+	if (!e)
+		return -1;
 	if (!cc) {
 		ob_hex16(o, ip);
 		ob_mem(o, st->arena + e->last, e->lastlen);
 	} else
 		ob_mem(o, st->arena + e->off, e->len);
 	return 0;
+}
+
+int pd_symtext_ref(struct pd_symtext *st, struct pd_map *map, int kernel, uint64_t ip,
+                   struct pd_symref *ref)
+{
+	const struct centry *e = entry(st, map, kernel, ip);
+
+	if (!e)
+		return -1;
+	ref->off = e->off;
+	ref->len = e->len;
+	ref->lines = e->lines;
+	return 0;
+}
+
+const char *pd_symtext_text(const struct pd_symtext *st, uint32_t off)
+{
+	return st->arena + off;
 }
 
 const char *pd_symtext_ksym(struct pd_symtext *st, struct pd_map *map, uint64_t *addr)

@@ -43,6 +43,19 @@ void pd_symtext_free(struct pd_symtext *st);
 int pd_symtext_frame(struct pd_symtext *st, struct obuf *o, struct pd_map *map, int kernel,
                      uint64_t ip, int cc);
 
+/* The same callchain lines by reference: where they are in st's text
+ * (pd_symtext_text), how long, how many; an entry's text never changes
+ * and no other entry's starts at the same offset.  0, or -1 when out of
+ * memory. */
+struct pd_symref {
+	uint32_t off, len, lines;
+};
+int pd_symtext_ref(struct pd_symtext *st, struct pd_map *map, int kernel, uint64_t ip,
+                   struct pd_symref *ref);
+/* The text at off: valid until the next pd_symtext_frame or _ref (which
+ * may move it). */
+const char *pd_symtext_text(const struct pd_symtext *st, uint32_t off);
+
 /* The kernel function holding *addr (in map, NULL for none), as a
  * callchain frame there is named: its name, *addr moved to its start; NULL
  * when unresolved.  For a tracepoint's "%pS" (trace.h). */

@@ -138,28 +138,56 @@ void fk_perf_free(struct fk_perf *p)
 	h->free(p);
 }
 
+static struct seg_result *new_result(struct fk_perf *p, struct fk_input *seg, uint64_t seq,
+                                     unsigned worker);
+
 int fk_perf_segment(struct fk_perf *p, unsigned worker, uint64_t seq, struct fk_input *seg,
                     struct fk_sink *sink)
+{
+	struct seg_result *res = new_result(p, seg, seq, worker);
+	const struct kept_event *ev = p->chosen;
+
+	if (!res)
+		return FK_ERR_NOMEM;
+	if (!ev)
+		ev = __atomic_load_n(&p->published, __ATOMIC_ACQUIRE);
+	return perf_scan(p->workers[worker], seg, sink, ev, res);
+}
+
+/* A segment result on worker 0 (sequence seq): NULL when out of memory
+ * (reported). */
+static struct seg_result *new_result(struct fk_perf *p, struct fk_input *seg, uint64_t seq,
+                                     unsigned worker)
 {
 	const struct fk_host *h = p->h;
 	struct results *rs = &p->res[worker];
 	struct seg_result *res;
-	const struct kept_event *ev = p->chosen;
 
 	if (rs->n == rs->cap && perf_grow(h, (void **)&rs->v, &rs->cap, rs->n + 1, sizeof *rs->v) < 0) {
 		h->input_error(seg, 0, "out of memory");
-		return FK_ERR_NOMEM;
+		return NULL;
 	}
 	res = &rs->v[rs->n++];
 	memset(res, 0, sizeof *res);
 	res->seq = seq;
 	if (perf_pair_seg_new(h, p->cfg.o, res) < 0) {
 		h->input_error(seg, 0, "out of memory");
-		return FK_ERR_NOMEM;
+		return NULL;
 	}
-	if (!ev)
-		ev = __atomic_load_n(&p->published, __ATOMIC_ACQUIRE);
-	return perf_scan(p->workers[worker], seg, sink, ev, res);
+	return res;
+}
+
+struct fk_perf_records *fk_perf_records_begin(struct fk_perf *p, struct fk_input *in,
+                                              struct fk_sink *sink)
+{
+	struct seg_result *res = new_result(p, in, 0, 0);
+	struct fk_perf_records *r;
+
+	if (!res)
+		return NULL;
+	if (!(r = perf_records_begin(p->workers[0], in, sink, p->chosen, res)))
+		p->h->input_error(in, 0, "out of memory");
+	return r;
 }
 
 static int by_seq(const void *a, const void *b)

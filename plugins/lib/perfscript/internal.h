@@ -192,6 +192,12 @@ void perf_worker_free(struct worker *w);
 int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
               const struct kept_event *ev, struct seg_result *res);
 
+/* Records instead of text (fk_perf_records_add): a segment fed record by
+ * record, on worker w, as perf_scan would read their text. */
+struct fk_perf_records *perf_records_begin(struct worker *w, struct fk_input *in,
+                                           struct fk_sink *sink, const struct kept_event *ev,
+                                           struct seg_result *res);
+
 /* ---- fields.c ---- */
 enum { PF_OK, PF_MISSING, PF_BAD };
 /* The number in tracepoint field name[0..nlen) among the arguments

@@ -26,6 +26,7 @@
 #define FK_PERF_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <flamekit/plugin.h>
 
@@ -129,6 +130,43 @@ int fk_perf_segment(struct fk_perf *p, unsigned worker, uint64_t seq, struct fk_
  * the unit and log the summaries.  0 or a negative status. */
 int fk_perf_end(struct fk_perf *p, struct fk_sink *sink);
 void fk_perf_free(struct fk_perf *p);
+
+/*
+ * Records instead of text: for a caller that decodes the samples itself
+ * (perf-data's native reader), each record handed over as the pieces
+ * `perf script` would print, the frames by an id, so that a stack met
+ * before costs no text at all: the same parse, modes and pushes as the
+ * text's, the same bytes out, without printing the frames and reading
+ * them back.  A session's segment 0 on worker 0: begin, add each record in
+ * order, end; then fk_perf_end as for segments.
+ */
+struct fk_perf_frame {
+	const char *text;   /* its frame lines as perf script prints them, each
+	                     * "\t" ... "\n" (an address and its inline frames) */
+	uint32_t len, lines; /* bytes, lines */
+	uint64_t id;        /* the same id for the same text, for as long as the
+	                     * session (what the parsed frames are cached by) */
+};
+struct fk_perf_rec {
+	const char *text;   /* the lines before the frames, each ending in '\n':
+	                     * the header line (a tracepoint's fields, or the one
+	                     * frame of a sample without a callchain, in it) */
+	size_t len;
+	int chain;          /* frames follow (none or more), then the empty line
+	                     * that ends the record; 0: the text is all */
+	const struct fk_perf_frame *frames;
+	size_t nframes;
+};
+struct fk_perf_records;
+/* NULL when out of memory (reported).  `in` names the records in messages
+ * (skipped lines, numbered as the text's would be). */
+struct fk_perf_records *fk_perf_records_begin(struct fk_perf *p, struct fk_input *in,
+                                              struct fk_sink *sink);
+/* One record; what it points to is the caller's again on return.  0 or a
+ * negative status (reported). */
+int fk_perf_records_add(struct fk_perf_records *r, const struct fk_perf_rec *rec);
+/* The end of the records; frees r.  0 or a negative status (reported). */
+int fk_perf_records_end(struct fk_perf_records *r);
 
 /* The options' check (FK_CHECK_DOC): --series-by-event's two names, the
  * options that exclude each other. */

@@ -35,6 +35,12 @@ struct body {
 	uint32_t names_off, names_len, mods_off, mods_len, fr_off, nfr;
 };
 
+/* Records: what perf_add_frame made of one frame's lines (an address and
+ * its inline frames), kept in worker.fkept, offsets relative to it. */
+struct fpiece {
+	uint32_t names_off, names_len, mods_off, mods_len, fr_off, nfr;
+};
+
 struct worker {
 	struct scan_cfg cfg;
 	struct cache bodies; /* body text (and the java flag) -> index in bv */
@@ -49,8 +55,16 @@ struct worker {
 	struct h128 body_hash;
 	char *body;          /* frame lines copied one by one */
 	size_t body_len, body_cap;
+	const struct fk_perf_frame *rf; /* the record's frames, by id (records, not text) */
+	size_t nrf;
 	uint32_t *keyv;      /* (length, annotation) of each frame: the tidied key */
 	size_t keycap;
+	uint64_t *idv;       /* the record's frame ids, hashed */
+	size_t idcap;
+	struct cache frames; /* records: a frame's id (and the java flag) -> index in fv */
+	struct fpiece *fv;
+	size_t nfv, fvcap;
+	struct stack fkept;  /* what fv's entries point into */
 	struct pusher push;
 };
 
@@ -76,7 +90,15 @@ struct seg {
 	struct record r;
 	bool whole;          /* bodies may be taken whole (host->input_peek) */
 	bool started;        /* a record has just started */
+	bool records;        /* records handed in (fk_perf_records_add), not text read */
+	uint64_t lineno;     /* records: the line the text would be at */
 };
+
+/* The number of the line being scanned. */
+static uint64_t seg_line(const struct seg *s)
+{
+	return s->records ? s->lineno : s->w->cfg.h->input_lineno(s->in);
+}
 
 struct worker *perf_worker_new(const struct scan_cfg *cfg)
 {
@@ -88,7 +110,8 @@ struct worker *perf_worker_new(const struct scan_cfg *cfg)
 	memset(w, 0, sizeof *w);
 	w->cfg = *cfg;
 	w->push.h = h;
-	if (perf_cache_init(h, &w->bodies) < 0 || perf_cache_init(h, &w->stacks) < 0) {
+	if (perf_cache_init(h, &w->bodies) < 0 || perf_cache_init(h, &w->stacks) < 0 ||
+	    perf_cache_init(h, &w->frames) < 0) {
 		perf_worker_free(w);
 		return NULL;
 	}
@@ -104,11 +127,15 @@ void perf_worker_free(struct worker *w)
 	h = w->cfg.h;
 	perf_cache_free(h, &w->bodies);
 	perf_cache_free(h, &w->stacks);
+	perf_cache_free(h, &w->frames);
+	perf_stack_free(h, &w->fkept);
+	h->free(w->fv);
 	perf_stack_free(h, &w->st);
 	perf_stack_free(h, &w->kept);
 	h->free(w->bv);
 	h->free(w->body);
 	h->free(w->keyv);
+	h->free(w->idv);
 	h->free(w->push.refs);
 	h->free(w);
 }
@@ -132,14 +159,13 @@ static int binary_error(struct seg *s, uint64_t line)
 	                                "give the text that `perf script` prints, not a perf.data file");
 }
 
-/* Parse the body's lines into w->st; *skipped counts the lines that are
- * not frames. */
-static int parse_body(struct seg *s, size_t *skipped)
+/* Parse the frame lines p[0..len), the first at line `line`, into w->st;
+ * *skipped counts the lines that are not frames. */
+static int parse_lines(struct seg *s, const char *p, size_t len, uint64_t line, size_t *skipped)
 {
 	struct worker *w = s->w;
 	const struct fk_host *h = w->cfg.h;
-	const char *p = w->bodyp, *end = w->body_len ? w->bodyp + w->body_len : w->bodyp;
-	uint64_t line = s->r.body_line;
+	const char *end = len ? p + len : p;
 	int rc;
 
 	*skipped = 0;
@@ -159,6 +185,102 @@ static int parse_body(struct seg *s, size_t *skipped)
 			(*skipped)++;
 		}
 		p = nl + 1;
+	}
+	return 0;
+}
+
+/* Parse the body's lines into w->st. */
+static int parse_body(struct seg *s, size_t *skipped)
+{
+	return parse_lines(s, s->w->bodyp, s->w->body_len, s->r.body_line, skipped);
+}
+
+static struct h128 id_seed(const struct seg *s);
+
+/* Keep what w->st holds past (names0, mods0, n0): one frame's pieces. */
+static int frame_keep(struct worker *w, size_t names0, size_t mods0, size_t n0,
+                      struct cache_entry *slot, struct h128 key, size_t klen)
+{
+	const struct fk_host *h = w->cfg.h;
+	const struct stack *st = &w->st;
+	struct stack *k = &w->fkept;
+	size_t nf = st->n - n0, nn = st->names_len - names0, nm = st->mods_len - mods0;
+	struct fpiece *f;
+
+	if (k->names_len > KEPT_BYTES_MAX || w->nfv >= UINT32_MAX - 1)
+		return 0;
+	if (w->nfv == w->fvcap && perf_grow(h, (void **)&w->fv, &w->fvcap, w->nfv + 1, sizeof *w->fv) < 0)
+		return FK_ERR_NOMEM;
+	f = &w->fv[w->nfv];
+	*f = (struct fpiece){ (uint32_t)k->names_len, (uint32_t)nn, (uint32_t)k->mods_len,
+	                      (uint32_t)nm, (uint32_t)k->n, (uint32_t)nf };
+	if ((nn && perf_stack_put(h, k, st->names + names0, nn) < 0) ||
+	    (nm && perf_grow(h, (void **)&k->mods, &k->mods_cap, k->mods_len + nm, 1) < 0) ||
+	    perf_grow(h, (void **)&k->fr, &k->cap, k->n + nf + 1, sizeof *k->fr) < 0)
+		return FK_ERR_NOMEM;
+	if (nm)
+		memcpy(k->mods + k->mods_len, st->mods + mods0, nm);
+	k->mods_len += nm;
+	for (size_t i = 0; i < nf; i++) {
+		struct frame fr = st->fr[n0 + i];
+		fr.off -= (uint32_t)names0;
+		fr.mod_off -= (uint32_t)mods0;
+		k->fr[k->n++] = fr;
+	}
+	return perf_cache_put(h, &w->frames, slot, key, klen, (fk_node_t)w->nfv++);
+}
+
+/* Append a kept frame's pieces to w->st. */
+static int frame_restore(struct worker *w, const struct fpiece *f)
+{
+	const struct fk_host *h = w->cfg.h;
+	const struct stack *k = &w->fkept;
+	struct stack *st = &w->st;
+	uint32_t nbase = (uint32_t)st->names_len, mbase = (uint32_t)st->mods_len;
+
+	if ((f->names_len && perf_stack_put(h, st, k->names + f->names_off, f->names_len) < 0) ||
+	    perf_grow(h, (void **)&st->mods, &st->mods_cap, st->mods_len + f->mods_len + 1, 1) < 0 ||
+	    perf_grow(h, (void **)&st->fr, &st->cap, st->n + f->nfr + 1, sizeof *st->fr) < 0)
+		return FK_ERR_NOMEM;
+	if (f->mods_len)
+		memcpy(st->mods + st->mods_len, k->mods + f->mods_off, f->mods_len);
+	st->mods_len += f->mods_len;
+	for (size_t i = 0; i < f->nfr; i++) {
+		struct frame fr = k->fr[f->fr_off + i];
+		fr.off += nbase;
+		fr.mod_off += mbase;
+		st->fr[st->n++] = fr;
+	}
+	return 0;
+}
+
+/* Records: the record's frames (w->rf) into w->st, each parsed once per
+ * worker (by its id) and kept, unless some of its lines were skipped: then
+ * it is parsed, and its skipped lines counted, every time, as in the text. */
+static int parse_frames(struct seg *s, size_t *skipped)
+{
+	struct worker *w = s->w;
+	uint64_t line = s->r.body_line;
+	int rc;
+
+	*skipped = 0;
+	for (size_t i = 0; i < w->nrf; i++) {
+		const struct fk_perf_frame *fr = &w->rf[i];
+		struct h128 key = perf_hash(id_seed(s), (const char *)&fr->id, sizeof fr->id);
+		size_t n0 = w->st.n, names0 = w->st.names_len, mods0 = w->st.mods_len, sk;
+		struct cache_entry *slot;
+		fk_node_t idx = perf_cache_get(&w->frames, key, sizeof fr->id, &slot);
+
+		if (idx != FK_NODE_NONE)
+			rc = frame_restore(w, &w->fv[idx]);
+		else if ((rc = parse_lines(s, fr->text, fr->len, line, &sk)) == 0) {
+			*skipped += sk;
+			if (sk == 0)
+				rc = frame_keep(w, names0, mods0, n0, slot, key, sizeof fr->id);
+		}
+		if (rc < 0)
+			return rc;
+		line += fr->lines;
 	}
 	return 0;
 }
@@ -255,6 +377,13 @@ static struct h128 body_seed(const struct seg *s)
 	return (struct h128){ perf_hash0().a ^ s->r.java, perf_hash0().b };
 }
 
+/* The same for a body given by its frames' ids (records): another seed, so
+ * that ids never meet a text's hash. */
+static struct h128 id_seed(const struct seg *s)
+{
+	return (struct h128){ perf_hash0().a ^ s->r.java ^ 2, ~perf_hash0().b };
+}
+
 /*
  * A kept on-CPU record.  Its frame lines (the body) are looked up first:
  * a body seen before gives its tidied frames' hash without a line parsed;
@@ -268,20 +397,33 @@ static int end_sample(struct seg *s, struct fk_sample *smp)
 	const struct fk_host *h = w->cfg.h;
 	struct cache_entry *bslot, *sslot;
 	struct h128 bh, th, key;
-	size_t from = s->r.pname_len, tlen, skipped = 0;
+	size_t from = s->r.pname_len, tlen, skipped = 0, blen;
+	uint64_t *ids;
 	fk_node_t node, idx;
 	bool parsed = false;
 	int rc;
 
-	bh = w->body_hashed ? w->body_hash
-	                    : perf_hash(body_seed(s), w->body_len ? w->bodyp : "", w->body_len);
-	idx = perf_cache_get(&w->bodies, bh, w->body_len, &bslot);
+	if (w->rf) { /* records: the body by its frames' ids, its text only when parsed */
+		blen = w->nrf * sizeof *ids;
+		if (perf_grow(h, (void **)&w->idv, &w->idcap, w->nrf + 1, sizeof *w->idv) < 0)
+			return FK_ERR_NOMEM;
+		ids = w->idv;
+		for (size_t i = 0; i < w->nrf; i++)
+			ids[i] = w->rf[i].id;
+		bh = perf_hash(id_seed(s), blen ? (const char *)ids : "", blen);
+	} else {
+		blen = w->body_len;
+		bh = w->body_hashed ? w->body_hash
+		                    : perf_hash(body_seed(s), w->body_len ? w->bodyp : "", w->body_len);
+	}
+	idx = perf_cache_get(&w->bodies, bh, blen, &bslot);
 	if (idx == FK_NODE_NONE) {
-		if ((rc = parse_body(s, &skipped)) < 0 || (rc = tidied_hash(w, from, &th, &tlen)) < 0)
+		if ((rc = w->rf ? parse_frames(s, &skipped) : parse_body(s, &skipped)) < 0 ||
+		    (rc = tidied_hash(w, from, &th, &tlen)) < 0)
 			return rc;
 		/* a body whose lines did not all parse is parsed (and its
 		 * skipped lines counted) every time */
-		if (skipped == 0 && (rc = body_keep(w, from, th, tlen, bslot, bh, w->body_len)) < 0)
+		if (skipped == 0 && (rc = body_keep(w, from, th, tlen, bslot, bh, blen)) < 0)
 			return rc;
 		parsed = true;
 	} else {
@@ -313,13 +455,15 @@ static int record_end(struct seg *s)
 		smp = r->meta;
 		if (!perf_pairing(w->cfg.o))
 			rc = end_sample(s, &smp);
-		else if ((rc = parse_body(s, &skipped)) == 0)
+		else if ((rc = w->rf ? parse_frames(s, &skipped) : parse_body(s, &skipped)) == 0)
 			rc = perf_pair_record(s->res, w->cfg.o, &w->push, &r->pair, &r->meta, &w->st);
 	}
 	r->st = R_IDLE;
 	w->body_len = 0;
 	w->bodyp = NULL;
 	w->body_hashed = false;
+	w->rf = NULL;
+	w->nrf = 0;
 	return rc;
 }
 
@@ -565,7 +709,7 @@ static int scan_line(struct seg *s, const char *line, size_t n)
 		if (line[0] == '#' || is_ws((unsigned char)line[0]) ||
 		    !(after = perf_match_header(line, n, &hd)))
 			return r->st == R_KEEP ? body_put(s->w, line, n) :
-			       memchr(line, '\0', n) ? binary_error(s, h->input_lineno(s->in)) : 0;
+			       memchr(line, '\0', n) ? binary_error(s, seg_line(s)) : 0;
 		if ((rc = record_end(s)) < 0)
 			return rc;
 	} else {
@@ -581,14 +725,14 @@ static int scan_line(struct seg *s, const char *line, size_t n)
 			return 0;
 		if (!(after = perf_match_header(line, n, &hd))) {
 			if (memchr(line, '\0', n))
-				return binary_error(s, h->input_lineno(s->in));
-			h->input_skip(s->in, h->input_lineno(s->in));
+				return binary_error(s, seg_line(s));
+			h->input_skip(s->in, seg_line(s));
 			return 0;
 		}
 	}
 	if (memchr(line, '\0', n))
-		return binary_error(s, h->input_lineno(s->in));
-	return record_start(s, line, n, after, &hd, h->input_lineno(s->in));
+		return binary_error(s, seg_line(s));
+	return record_start(s, line, n, after, &hd, seg_line(s));
 }
 
 /* A record just started: when the input has its body buffered, ending in
@@ -620,6 +764,63 @@ static int whole_body(struct seg *s)
 	return record_end(s);
 }
 
+/* One line of the text (without its '\n'), as read. */
+static int feed_line(struct seg *s, const char *line, size_t n)
+{
+	const struct fk_host *h = s->w->cfg.h;
+	int rc;
+
+	s->started = false; /* whether this line started a record */
+	if (n == 0)
+		return s->r.st == R_IDLE ? 0 : record_end(s);
+	if (s->r.st == R_KEEP && !s->r.single && (line[0] == '\t' || line[0] == ' '))
+		return body_put(s->w, line, n); /* the common case first */
+	if (seg_line(s) == 1 && n >= 8 && memcmp(line, "PERFILE2", 8) == 0 &&
+	    fk_perf_input_start(h, s->in) == 0)
+		return h->input_error(s->in, 0, "this is a perf.data file, not perf script "
+		                      "text; read it with --format perf-data (or no "
+		                      "--format), or convert it with `perf script -i FILE`");
+	rc = scan_line(s, line, n);
+	if (rc == 0 && s->started && s->whole)
+		rc = whole_body(s);
+	return rc;
+}
+
+static void seg_init(struct seg *s, struct worker *w, struct fk_input *in, struct fk_sink *sink,
+                     const struct kept_event *ev, struct seg_result *res)
+{
+	memset(s, 0, sizeof *s);
+	s->w = w;
+	s->in = in;
+	s->res = res;
+	s->ev = ev;
+	res->event = ev;
+	w->push.sink = sink;
+	w->body_len = 0;
+}
+
+/* The end of the segment, after its last line: rc is the last line's. */
+static int seg_finish(struct seg *s, int rc)
+{
+	const struct fk_host *h = s->w->cfg.h;
+	struct seg_result *res = s->res;
+
+	if (rc == 0)
+		rc = record_end(s);
+	if (rc < 0)
+		return rc == FK_ERR_DATA ? rc : seg_error(s, seg_line(s), rc);
+	if (res->event == &s->learnt) {
+		/* the caller keeps the result beyond this call */
+		struct kept_event *copy = h->alloc(sizeof *copy);
+		if (!copy)
+			return seg_error(s, 0, FK_ERR_NOMEM);
+		*copy = s->learnt;
+		res->event = copy;
+		res->event_owned = true;
+	}
+	return 0;
+}
+
 int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
               const struct kept_event *ev, struct seg_result *res)
 {
@@ -629,47 +830,93 @@ int perf_scan(struct worker *w, struct fk_input *in, struct fk_sink *sink,
 	size_t n;
 	int r, rc = 0;
 
-	memset(&s, 0, sizeof s);
-	s.w = w;
-	s.in = in;
-	s.res = res;
-	s.ev = ev;
+	seg_init(&s, w, in, sink, ev, res);
 	s.whole = FK_HOST_HAS(h, input_peek);
-	res->event = ev;
-	w->push.sink = sink;
-	w->body_len = 0;
-	while ((r = h->getline(in, &line, &n)) > 0) {
-		if (n == 0) {
-			rc = s.r.st == R_IDLE ? 0 : record_end(&s);
-		} else if (s.r.st == R_KEEP && !s.r.single && (line[0] == '\t' || line[0] == ' ')) {
-			rc = body_put(w, line, n); /* the common case first */
-		} else {
-			if (h->input_lineno(in) == 1 && n >= 8 && memcmp(line, "PERFILE2", 8) == 0 &&
-			    fk_perf_input_start(h, in) == 0)
-				return h->input_error(in, 0, "this is a perf.data file, not perf script "
-				                      "text; read it with --format perf-data (or no "
-				                      "--format), or convert it with `perf script -i FILE`");
-			rc = scan_line(&s, line, n);
-			if (rc == 0 && s.started && s.whole)
-				rc = whole_body(&s);
-		}
-		if (rc < 0)
+	while ((r = h->getline(in, &line, &n)) > 0)
+		if ((rc = feed_line(&s, line, n)) < 0)
 			break;
-	}
 	if (r < 0)
 		return r;
-	if (rc == 0)
-		rc = record_end(&s);
-	if (rc < 0)
-		return seg_error(&s, h->input_lineno(in), rc);
-	if (res->event == &s.learnt) {
-		/* the caller keeps the result beyond this call */
-		struct kept_event *copy = h->alloc(sizeof *copy);
-		if (!copy)
-			return seg_error(&s, 0, FK_ERR_NOMEM);
-		*copy = s.learnt;
-		res->event = copy;
-		res->event_owned = true;
+	return seg_finish(&s, rc);
+}
+
+/* ---- records handed in (perf-data's native reader) ---- */
+
+struct fk_perf_records {
+	struct seg s;
+};
+
+struct fk_perf_records *perf_records_begin(struct worker *w, struct fk_input *in,
+                                        struct fk_sink *sink, const struct kept_event *ev,
+                                        struct seg_result *res)
+{
+	struct fk_perf_records *r = w->cfg.h->alloc(sizeof *r);
+
+	if (!r)
+		return NULL;
+	seg_init(&r->s, w, in, sink, ev, res);
+	r->s.records = true;
+	return r;
+}
+
+/* The lines of text[0..len), each ending in '\n' (a last one without),
+ * fed one by one. */
+static int feed_text(struct seg *s, const char *text, size_t len)
+{
+	const char *end = text + len;
+	int rc = 0;
+
+	while (text < end && rc == 0) {
+		const char *nl = memchr(text, '\n', (size_t)(end - text));
+		size_t n = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		s->lineno++;
+		rc = feed_line(s, text, n);
+		text += n + (nl != NULL);
 	}
+	return rc;
+}
+
+int fk_perf_records_add(struct fk_perf_records *r, const struct fk_perf_rec *rec)
+{
+	struct seg *s = &r->s;
+	struct worker *w = s->w;
+	int rc;
+
+	if ((rc = feed_text(s, rec->text, rec->len)) < 0)
+		goto fail;
+	if (!rec->chain)
+		return 0;
+	if (s->started && s->r.st == R_KEEP && !s->r.single) {
+		/* the record's body, its frames by id: as whole_body takes
+		 * it, then the empty line that ends the record */
+		uint64_t lines = 0;
+		for (size_t i = 0; i < rec->nframes; i++)
+			lines += rec->frames[i].lines;
+		s->started = false;
+		s->lineno += lines + 1;
+		w->rf = rec->frames;
+		w->nrf = rec->nframes;
+		w->body_len = 0;
+		if ((rc = record_end(s)) < 0)
+			goto fail;
+		return 0;
+	}
+	/* anything else, line by line, as the text would be read */
+	for (size_t i = 0; i < rec->nframes; i++)
+		if ((rc = feed_text(s, rec->frames[i].text, rec->frames[i].len)) < 0)
+			goto fail;
+	s->lineno++;
+	if ((rc = feed_line(s, "", 0)) < 0)
+		goto fail;
 	return 0;
+fail:
+	return rc == FK_ERR_DATA ? rc : seg_error(s, seg_line(s), rc);
+}
+
+int fk_perf_records_end(struct fk_perf_records *r)
+{
+	int rc = seg_finish(&r->s, 0);
+
+	r->s.w->cfg.h->free(r);
+	return rc;
 }
