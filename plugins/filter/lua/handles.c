@@ -465,6 +465,24 @@ static void *push_call(lua_State *L, int ref, size_t size, const char *mt, int a
 	return u;
 }
 
+/* The name of the frame being edited, quoted for a message. */
+static void frame_quote(struct state *s, struct fk_frame_edit *e, char *buf, size_t cap)
+{
+	size_t n;
+	const char *name = s->h->fe_name(e, &n);
+
+	lf_quote(buf, cap, name, n);
+}
+
+/* After frame() or sample() raised an error (its handle disarmed): the
+ * error reported with ctx and its message popped. */
+static int call_failed(struct state *s, int status, const char *ctx)
+{
+	status = lf_report(s, status, ctx);
+	lua_pop(s->L, 1);
+	return status;
+}
+
 int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 {
 	lua_State *L = s->L;
@@ -476,14 +494,10 @@ int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 	u->e = e;
 	if (lf_call(s, 1, 1, &status) < 0) {
 		char ctx[CONTEXT_MAX + 64], q[CONTEXT_MAX + 8];
-		size_t n;
-		const char *name = s->h->fe_name(e, &n);
-		lf_quote(q, sizeof q, name, n);
+		frame_quote(s, e, q, sizeof q);
 		snprintf(ctx, sizeof ctx, " (in frame() for frame \"%s\")", q);
 		u->e = NULL;
-		status = lf_report(s, status, ctx);
-		lua_pop(L, 1);
-		return status;
+		return call_failed(s, status, ctx);
 	}
 	t = lua_type(L, -1);
 	status = 0;
@@ -496,10 +510,8 @@ int lf_frame_body(struct state *s, struct fk_frame_edit *e)
 		if (s->h->fe_rename(e, name, n) < 0)
 			status = FK_ERR_NOMEM;
 	} else if (t != LUA_TNIL && t != LUA_TBOOLEAN) {
-		size_t n;
 		char q[CONTEXT_MAX + 8];
-		const char *name = s->h->fe_name(e, &n);
-		lf_quote(q, sizeof q, name, n);
+		frame_quote(s, e, q, sizeof q);
 		s->h->log(FK_LOG_ERROR, "%s:%d: frame() must return nil, true, false or a new name, not "
 		          "a %s (for frame \"%s\")", s->script, s->frame_line, luaL_typename(L, -1), q);
 		status = FK_ERR_SCRIPT;
@@ -543,9 +555,7 @@ int lf_sample_body(struct state *s, struct fk_sample_edit *e)
 		stack_text(s, e, st, sizeof st);
 		snprintf(ctx, sizeof ctx, " (in sample() for the stack %s)", st);
 		u->e = NULL;
-		status = lf_report(s, status, ctx);
-		lua_pop(L, 1);
-		return status;
+		return call_failed(s, status, ctx);
 	}
 	t = lua_type(L, -1);
 	status = 0;

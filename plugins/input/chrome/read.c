@@ -43,12 +43,6 @@ static const struct { unsigned char kind; const char *name; unsigned char key; }
 	{ K_CF, "functionName", Y_FN }, { K_CF, "url", Y_URL }, { K_CF, "lineNumber", Y_LINE },
 };
 
-struct str {
-	char *s;
-	size_t len, cap;
-	int set;
-};
-
 struct rd {
 	const struct fk_host *h;
 	struct fk_input *in;
@@ -60,7 +54,7 @@ struct rd {
 	unsigned depth;
 	int top_array;
 	/* the event being read */
-	struct str ph, name, id, argname;
+	struct fk_json_str ph, name, id, argname;
 	int has_pid, has_tid, has_ts, has_dur, has_start, has_cpu, has_deltas;
 	double pid, tid, ts, dur, start;
 	size_t text_mark;          /* t->tlen at the event's start */
@@ -79,26 +73,10 @@ struct rd {
 	int node_has_id, node_has_cf;
 	double node_id, node_parent, node_line;
 	int has_line;
-	struct str fn, url;
+	struct fk_json_str fn, url;
 	uint64_t line;             /* the event's last line, for skips */
 	size_t seq;
 };
-
-static int set_str(struct rd *r, struct str *d, const unsigned char *s, size_t n)
-{
-	if (n + 1 > d->cap) {
-		char *ns = r->h->realloc(d->s, n + 1);
-		if (!ns)
-			return fk_json_nomem(&r->j);
-		d->s = ns;
-		d->cap = n + 1;
-	}
-	memcpy(d->s, s, n);
-	d->s[n] = '\0';
-	d->len = n;
-	d->set = 1;
-	return 1;
-}
 
 static int add_text(struct rd *r, const char *s, size_t n)
 {
@@ -254,7 +232,7 @@ static int end_event(struct rd *r)
 			rc = fk_json_fail(&r->j, "a \"CpuProfile\" event has no numeric pid and tid");
 			goto out;
 		}
-		if (!set_str(r, &r->id, (const unsigned char *)id, (size_t)n) || (r->has_head && !old_times(r))) {
+		if (!fk_json_str_set(&r->j, &r->id, (const unsigned char *)id, (size_t)n) || (r->has_head && !old_times(r))) {
 			rc = 0;
 			goto out;
 		}
@@ -429,15 +407,15 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 		return fk_json_fail(&r->j, "an event is not an object");
 	case K_EVENT:
 		switch (key) {
-		case Y_PH: return type == 's' ? set_str(r, &r->ph, s, len) : 1;
-		case Y_NAME: return type == 's' ? set_str(r, &r->name, s, len) : 1;
+		case Y_PH: return type == 's' ? fk_json_str_set(&r->j, &r->ph, s, len) : 1;
+		case Y_NAME: return type == 's' ? fk_json_str_set(&r->j, &r->name, s, len) : 1;
 		case Y_ID:
 			if (type == 's')
-				return set_str(r, &r->id, s, len > 40 ? 40 : len);
+				return fk_json_str_set(&r->j, &r->id, s, len > 40 ? 40 : len);
 			if (isnum) {
 				char b[40];
 				int n = snprintf(b, sizeof b, "%.17g", num);
-				return set_str(r, &r->id, (const unsigned char *)b, (size_t)n);
+				return fk_json_str_set(&r->j, &r->id, (const unsigned char *)b, (size_t)n);
 			}
 			return 1;
 		case Y_PID: case Y_TID: case Y_TS: return where_when(r, key, type, num, s, len);
@@ -446,7 +424,7 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 		return 1;
 	case K_ARGS:
 		if (key == Y_NAME && type == 's')
-			return set_str(r, &r->argname, s, len);
+			return fk_json_str_set(&r->j, &r->argname, s, len);
 		return 1;
 	case K_DATA:
 	case K_CPU:
@@ -479,9 +457,9 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 		return 1;
 	case K_CF:
 		if (key == Y_FN && type == 's')
-			return set_str(r, &r->fn, s, len);
+			return fk_json_str_set(&r->j, &r->fn, s, len);
 		if (key == Y_URL && type == 's')
-			return set_str(r, &r->url, s, len);
+			return fk_json_str_set(&r->j, &r->url, s, len);
 		if (key == Y_LINE && isnum)
 			r->has_line = 1, r->node_line = num;
 		return 1;
@@ -491,7 +469,7 @@ static int scalar(void *x, int type, double num, const unsigned char *s, size_t 
 		return key == Y_PID || key == Y_TID || key == Y_TS ? where_when(r, key, type, num, s, len) : 1;
 	case K_SFRAME:
 		if (key == Y_NAME && type == 's')
-			return set_str(r, &r->fn, s, len);
+			return fk_json_str_set(&r->j, &r->fn, s, len);
 		if (key == Y_PARENT && !id_num(type, num, s, len, &r->node_parent))
 			r->node_parent = NAN;
 		return 1;
@@ -615,7 +593,7 @@ static int end_tsample(struct rd *r)
 		return 1;
 	}
 	snprintf(id, sizeof id, "samples of tid %.0f", r->tid);
-	if (!set_str(r, &r->id, (const unsigned char *)id, strlen(id)))
+	if (!fk_json_str_set(&r->j, &r->id, (const unsigned char *)id, strlen(id)))
 		return 0;
 	if (!(p = prof_of(r)) || CR_GROW(r->h, p->s, p->caps, p->ns + 1) < 0)
 		return fk_json_nomem(&r->j);
@@ -697,8 +675,8 @@ static int head_node(void *x, const struct fk_cpuhead_node *n)
 	r->node_has_cf = 1; /* its members are the callFrame's */
 	r->has_line = n->has_line;
 	r->node_line = n->line;
-	if ((n->has_fn && !set_str(r, &r->fn, (const unsigned char *)n->fn, n->fn_len)) ||
-	    (n->has_url && !set_str(r, &r->url, (const unsigned char *)n->url, n->url_len)))
+	if ((n->has_fn && !fk_json_str_set(&r->j, &r->fn, (const unsigned char *)n->fn, n->fn_len)) ||
+	    (n->has_url && !fk_json_str_set(&r->j, &r->url, (const unsigned char *)n->url, n->url_len)))
 		return 0;
 	for (size_t i = 0; i < n->nkids; i++)
 		if (!push_num(r, &r->kids, &r->nkids, &r->capkids, n->kids[i]))

@@ -113,6 +113,14 @@ static inline void stack_free(struct stack *s)
 	s->h->free(s->refs);
 }
 
+/* The end of a parse into s alone: report_nomem(rc), s freed; returns rc. */
+static inline int stack_finish(struct stack *s, struct fk_input *in, int rc)
+{
+	report_nomem(s->h, in, rc);
+	stack_free(s);
+	return rc;
+}
+
 static inline bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
@@ -151,6 +159,42 @@ static inline int count_line(const char *s, size_t n, double *count)
 	buf[i - d] = '\0';
 	*count = strtod(buf, NULL);
 	return 1;
+}
+
+/* The line that ends a record of the count formats (dtrace, stap): when
+ * line ln is a count, the record read so far is pushed with it (a count
+ * with no stack, or one of 64 digits or more, is skipped, its record too)
+ * and 1 returned; 0 when the line is not a count; a negative status when
+ * the push failed. */
+static inline int stack_count_line(struct stack *s, struct fk_input *in, struct fk_sink *sink,
+                                   const char *line, size_t len, uint64_t ln)
+{
+	double count;
+	int cl = count_line(line, len, &count);
+
+	if (cl == 0)
+		return 0;
+	if (cl < 0) /* a count of 64 digits or more: the record is unusable */
+		stack_skip_lines(s, in);
+	if (cl < 0 || s->n == 0) {
+		s->h->input_skip(in, ln);
+		return 1;
+	}
+	cl = stack_push(s, sink, count);
+	return cl < 0 ? cl : 1;
+}
+
+/* The end of a parse of the count formats, where r is getline's last
+ * status and rc the loop's: a record the input ends before its count
+ * (truncated) has its lines counted as skipped, not guessed at; then
+ * stack_finish.  Returns the parse's status. */
+static inline int stack_count_end(struct stack *s, struct fk_input *in, int r, int rc)
+{
+	if (rc == 0 && r < 0)
+		rc = r;
+	else if (rc == 0)
+		stack_skip_lines(s, in);
+	return stack_finish(s, in, rc);
 }
 
 #endif

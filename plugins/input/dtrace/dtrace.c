@@ -170,7 +170,6 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	while ((r = h->getline(in, &line, &len)) > 0) {
 		uint64_t ln = h->input_lineno(in);
 		int cl;
-		double count;
 
 		if ((long long)ln <= skip && at_start)
 			continue;
@@ -184,22 +183,12 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 			if (s.n == 0 && memchr(line, ':', len) && !memchr(line, '`', len))
 				continue; /* "  3  71224   :tick-60s" */
 		}
-		if ((cl = count_line(line, len, &count)) < 0) {
-			/* a count of 64 digits or more: the record is unusable */
-			stack_skip_lines(&s, in);
-			h->input_skip(in, ln);
-			continue;
+		if ((cl = stack_count_line(&s, in, sink, line, len, ln)) < 0) {
+			rc = cl;
+			goto out;
 		}
-		if (cl > 0) {
-			if (s.n == 0) {
-				h->input_skip(in, ln); /* a count with no stack */
-				continue;
-			}
-			rc = stack_push(&s, sink, count);
-			if (rc < 0)
-				goto out;
+		if (cl > 0)
 			continue;
-		}
 		{
 			size_t i = 0;
 			while (i < len && is_space(line[i]))
@@ -211,17 +200,8 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		if (rc < 0)
 			goto out;
 	}
-	if (r < 0) {
-		rc = r;
-		goto out;
-	}
-	/* A record cut before its count (truncated file): its lines are
-	 * counted as skipped, not guessed at. */
-	stack_skip_lines(&s, in);
 out:
-	report_nomem(h, in, rc);
-	stack_free(&s);
-	return rc;
+	return stack_count_end(&s, in, r, rc);
 }
 
 static bool starts_with(const char *s, size_t n, const char *lit)

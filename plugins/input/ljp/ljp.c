@@ -139,9 +139,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (open)
 		rc = stack_push(&s, sink, count);
 out:
-	report_nomem(h, in, rc);
-	stack_free(&s);
-	return rc;
+	return stack_finish(&s, in, rc);
 }
 
 /* Detection: "COUNT DEPTH frame" headers followed by indented one-field

@@ -34,12 +34,6 @@ enum kind { K_SKIP, K_TOP, K_NODES, K_NODE, K_CF, K_KIDS, K_SAMPLES, K_DELTAS, K
 enum key { Y_OTHER, Y_NODES, Y_SAMPLES, Y_DELTAS, Y_START, Y_ID, Y_CF, Y_HITS, Y_KIDS,
            Y_PARENT, Y_FN, Y_URL, Y_LINE, Y_END, Y_HEAD, Y_STAMPS };
 
-struct str {
-	char *s;
-	size_t len, cap;
-	int set;
-};
-
 struct rd {
 	const struct fk_host *h;
 	struct fk_input *in;
@@ -53,7 +47,7 @@ struct rd {
 	int has_id, has_cf, has_line;
 	double id, hits, parent, line;
 	size_t kid_start, kid_end;
-	struct str fn, url;
+	struct fk_json_str fn, url;
 	struct fk_cpuhead head; /* the old format's tree, while it is open */
 	char err[192];        /* the first content error, reported after the parse */
 };
@@ -101,18 +95,6 @@ static int add_text(struct rd *r, const char *s, size_t n)
 	}
 	memcpy(p->text + p->tlen, s, n);
 	p->tlen += n;
-	return 0;
-}
-
-static int set_str(struct rd *r, struct str *d, const unsigned char *s, size_t n)
-{
-	if (FK_JSON_GROW(r->h, d->s, d->cap, n + 1) < 0) {
-		fk_json_nomem(&r->j);
-		return -1;
-	}
-	memcpy(d->s, s, n);
-	d->len = n;
-	d->set = 1;
 	return 0;
 }
 
@@ -227,9 +209,9 @@ static int scalar(void *ctx, int type, double num, const unsigned char *s, size_
 		return 1;
 	case K_CF:
 		if (key == Y_FN && isstr)
-			return set_str(r, &r->fn, s, len) == 0;
+			return fk_json_str_set(&r->j, &r->fn, s, len);
 		if (key == Y_URL && isstr)
-			return set_str(r, &r->url, s, len) == 0;
+			return fk_json_str_set(&r->j, &r->url, s, len);
 		if (key == Y_LINE && isnum) {
 			r->has_line = 1;
 			r->line = num;
@@ -336,8 +318,8 @@ static int head_node(void *ctx, const struct fk_cpuhead_node *n)
 	r->hits = n->hits;
 	r->has_line = n->has_line;
 	r->line = n->line;
-	if (set_str(r, &r->fn, (const unsigned char *)n->fn, n->fn_len) < 0 ||
-	    set_str(r, &r->url, (const unsigned char *)n->url, n->url_len) < 0)
+	if (!fk_json_str_set(&r->j, &r->fn, (const unsigned char *)n->fn, n->fn_len) ||
+	    !fk_json_str_set(&r->j, &r->url, (const unsigned char *)n->url, n->url_len))
 		return 0;
 	r->kid_start = p->nkids;
 	for (size_t i = 0; i < n->nkids; i++)

@@ -87,6 +87,17 @@ int fk_json_nomem(struct fk_json *j)
 	return 0;
 }
 
+int fk_json_str_set(struct fk_json *j, struct fk_json_str *d, const unsigned char *s, size_t n)
+{
+	if (FK_JSON_GROW(j->h, d->s, d->cap, n + 1) < 0)
+		return fk_json_nomem(j);
+	memcpy(d->s, s, n);
+	d->s[n] = '\0';
+	d->len = n;
+	d->set = 1;
+	return 1;
+}
+
 /* Advance the line count over chunk[0..n). */
 static void count_lines(struct fk_json *j, size_t n)
 {

@@ -108,6 +108,20 @@ uint64_t fk_json_line(const struct fk_json *j);
 #define FK_JSON_GROW(h, arr, cap, need) \
 	fk_vector_grow((void **)&(arr), &(cap), (need), sizeof *(arr), (h)->realloc)
 
+/* A string value a reader keeps until the next one replaces it (a
+ * callFrame's functionName, an event's name): its own buffer, the host's
+ * allocation, freed by the reader with h->free(str.s); set tells a key
+ * that came from one that did not. */
+struct fk_json_str {
+	char *s;        /* NUL-terminated copy of the last value */
+	size_t len, cap;
+	int set;
+};
+
+/* Copy s[0..n) into d and mark it set: 1, or 0 when out of memory (after
+ * fk_json_nomem), for a callback to return. */
+int fk_json_str_set(struct fk_json *j, struct fk_json_str *d, const unsigned char *s, size_t n);
+
 /* Parse the JSON text s[0..len), the value of a string the outer parse is
  * at (older Gecko profiles hold their "libs" as a string of JSON), with the
  * outer parse's ops and ctx, as if it stood in the string's place.  1 when

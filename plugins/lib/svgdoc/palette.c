@@ -229,6 +229,21 @@ int pal_known(const char *name)
 	snprintf(out, 32, "rgb(%u,%u,%u)", (unsigned)(unsigned char)(r), (unsigned)(unsigned char)(g), \
 	         (unsigned)(unsigned char)(b))
 
+/* flamegraph.pl's plain colours: each channel its base plus its range
+ * times the name's value, v1 (rounded down as the Perl's int() does). */
+static const struct plain_colour {
+	const char *name;
+	int r, dr, g, dg, b, db;
+} plain[] = {
+	{ "red", 200, 55, 50, 80, 50, 80 },
+	{ "green", 50, 60, 200, 55, 50, 60 },
+	{ "blue", 80, 60, 80, 60, 205, 50 },
+	{ "yellow", 175, 55, 175, 55, 50, 20 },
+	{ "purple", 190, 65, 80, 60, 190, 65 },
+	{ "aqua", 50, 60, 165, 55, 165, 55 },
+	{ "orange", 190, 65, 90, 65, 0, 0 },
+};
+
 void pal_colour(const char *type, int hash, struct pal_rand *rnd, const char *name, size_t len,
                 char out[32])
 {
@@ -341,28 +356,13 @@ void pal_colour(const char *type, int hash, struct pal_rand *rnd, const char *na
 		type = has(name, len, "_[w]") ? "aqua" : "blue";
 	}
 
-	if (strcmp(type, "red") == 0) {
-		int x = 50 + (int)(80 * v1);
-		RGB(200 + (int)(55 * v1), x, x);
-	} else if (strcmp(type, "green") == 0) {
-		int x = 50 + (int)(60 * v1);
-		RGB(x, 200 + (int)(55 * v1), x);
-	} else if (strcmp(type, "blue") == 0) {
-		int x = 80 + (int)(60 * v1);
-		RGB(x, x, 205 + (int)(50 * v1));
-	} else if (strcmp(type, "yellow") == 0) {
-		int x = 175 + (int)(55 * v1);
-		RGB(x, x, 50 + (int)(20 * v1));
-	} else if (strcmp(type, "purple") == 0) {
-		int x = 190 + (int)(65 * v1);
-		RGB(x, 80 + (int)(60 * v1), x);
-	} else if (strcmp(type, "aqua") == 0) {
-		RGB(50 + (int)(60 * v1), 165 + (int)(55 * v1), 165 + (int)(55 * v1));
-	} else if (strcmp(type, "orange") == 0) {
-		RGB(190 + (int)(65 * v1), 90 + (int)(65 * v1), 0);
-	} else {
-		RGB(0, 0, 0);
-	}
+	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+		if (strcmp(type, plain[i].name) == 0) {
+			const struct plain_colour *c = &plain[i];
+			RGB(c->r + (int)(c->dr * v1), c->g + (int)(c->dg * v1), c->b + (int)(c->db * v1));
+			return;
+		}
+	RGB(0, 0, 0);
 }
 
 void pal_scale(double value, double max, int negate, char out[32])
