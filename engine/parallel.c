@@ -217,7 +217,8 @@ static uint64_t find_cut(struct rpool *p, uint64_t o, uint64_t end)
 
 /* A new range [start, end); NULL without memory.  It reads into the
  * buffer of `done`, a range its worker has finished, when there is one:
- * a fresh buffer costs a page fault a page. */
+ * a fresh buffer costs a page fault a page.  Called with p->mu held:
+ * the workers add the ranges they take while the first are handed out. */
 static struct fk_range *range_new(struct rpool *p, uint64_t start, uint64_t end,
                                   struct fk_range *done)
 {
@@ -397,7 +398,11 @@ static int parse_ranges(struct fk_input *in, struct fk_sink *sink, const struct 
 		}
 		if (end <= prev)
 			continue;
-		if (!(r = range_new(&p, prev, end, NULL))) {
+		/* the workers run already: one may be adding a range it took */
+		pthread_mutex_lock(&p.mu);
+		r = range_new(&p, prev, end, NULL);
+		pthread_mutex_unlock(&p.mu);
+		if (!r) {
 			rc = FK_ERR_NOMEM;
 			break;
 		}
