@@ -551,6 +551,9 @@ struct seen {
 static struct seen seen[RANGE_LINES + 8];
 static size_t nseen;
 static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned w1_ranges;  /* range_parse calls of a worker but 0 */
+static bool want_steals;    /* test_parse_ranges: worker 0 waits for them */
+static unsigned waited_ms;
 
 static ssize_t range_sync(const unsigned char *buf, size_t len, int eof)
 {
@@ -574,9 +577,25 @@ static int range_parse(void *ctx, unsigned worker, struct fk_input *in, struct f
 
 	(void)ctx;
 	(void)sink;
+	if (worker != 0) {
+		pthread_mutex_lock(&seen_mu);
+		w1_ranges++;
+		pthread_mutex_unlock(&seen_mu);
+	}
 	while ((r = fk_input_getline(in, &line, &len)) > 0) {
-		if (worker == 0)
+		if (worker == 0) {
+			/* slow, and with want_steals slower still until worker 1
+			 * has taken two ranges (a loaded machine may start it
+			 * late), at most 10 s in all */
 			usleep(1000);
+			for (bool wait = true; wait && want_steals && waited_ms < 10000; waited_ms++) {
+				pthread_mutex_lock(&seen_mu);
+				wait = w1_ranges < 2;
+				pthread_mutex_unlock(&seen_mu);
+				if (wait)
+					usleep(1000);
+			}
+		}
 		if (len >= 4 && memcmp(line, "skip", 4) == 0)
 			fk_input_skip(in, in->lineno);
 		if (len >= 4 && memcmp(line, "fail", 4) == 0)
@@ -639,7 +658,10 @@ static void test_parse_ranges(void **state)
 		fprintf(f, i == 123 || i == 321 ? "skip%03d\n" : "line%03d\n", i);
 	fclose(f);
 	setenv("FLAMEKIT_CHUNK_BYTES", "64", 1); /* 64-byte reads, and ranges cut that small */
+	w1_ranges = 0;
+	want_steals = true;
 	assert_int_equal(parse_file_by_ranges(path, 2, &in), 0);
+	want_steals = false;
 	assert_int_equal(nseen, RANGE_LINES);
 	qsort(seen, nseen, sizeof *seen, by_place);
 	for (size_t i = 0; i < nseen; i++) {
