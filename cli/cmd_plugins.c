@@ -1,4 +1,5 @@
-/* flamekit plugins: what is loaded, from where, and each plugin's options. */
+/* flamekit plugins: what is loaded, from where, each plugin's options, and
+ * what the input plugins' probes make of files (--probe). */
 #include <string.h>
 
 #include "cli.h"
@@ -7,18 +8,43 @@ int cmd_plugins(struct cli *c, int argc, char **argv)
 {
 	const char *help;
 	struct cli_args a;
+	bool probe;
 	int r = cli_parse(c, "plugins", argc, argv, NULL, NULL, NULL, &a);
 
 	help = a.v[OPT_PLUGIN_HELP];
-	if (r == 0 && a.nfiles) {
+	probe = a.given[OPT_PLUGIN_PROBE];
+	if (r == 0 && probe && help) {
+		cli_usage_error("plugins", "--probe and --help cannot be given together");
+		r = FK_ERR_USAGE;
+	} else if (r == 0 && probe && !a.nfiles) {
+		cli_usage_error("plugins", "--probe needs at least one FILE");
+		r = FK_ERR_USAGE;
+	} else if (r == 0 && !probe && a.nfiles) {
 		cli_usage_error("plugins", "unknown argument '%s'", a.files[0]);
 		r = FK_ERR_USAGE;
 	}
-	cli_args_free(&a);
-	if (r < 0)
+	if (r < 0) {
+		cli_args_free(&a);
 		return cli_exit(r);
-	if (cli_load(c) < 0)
+	}
+	if (cli_load(c) < 0) {
+		cli_args_free(&a);
 		return EXIT_DATA;
+	}
+	if (probe) {
+		/* every file, as far as each can be read: the status is the worst */
+		int rc = 0;
+		for (size_t k = 0; k < a.nfiles; k++) {
+			int e = fk_probe_print(&c->reg, a.files[k], stdout);
+			if (e < 0 && rc == 0)
+				rc = e;
+		}
+		cli_args_free(&a);
+		if (fflush(stdout) != 0 && rc == 0)
+			rc = FK_ERR_IO;
+		return cli_exit(rc);
+	}
+	cli_args_free(&a);
 	if (help) {
 		/* NAME, or KIND:NAME when an input and an output share a name. */
 		const char *colon = strchr(help, ':');

@@ -125,6 +125,11 @@ const struct cli_opt cli_options[] = {
 	{ OPT_PLUGIN_HELP, "help", 'h', ARG_REQUIRED, "NAME", NULL, CMD_PLUGINS, NULL,
 	  "print NAME's description and options (KIND:NAME when an input and an output "
 	  "share the name, e.g. output:folded)", "a plugin name", NULL, false },
+	{ OPT_PLUGIN_PROBE, "probe", 0, ARG_NONE, NULL, NULL, CMD_PLUGINS, NULL,
+	  "for each FILE, the format detection picks and every input plugin whose probe "
+	  "claims it, with its confidence", NULL, NULL, false },
+	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_PLUGINS, "FILE...",
+	  "the inputs --probe reads ('-' for stdin)", NULL, NULL, false },
 
 	/* completion */
 	{ OPT_TEXT, NULL, 0, ARG_NONE, NULL, NULL, CMD_COMPLETION, "bash|zsh",

@@ -46,6 +46,7 @@ enum cli_opt_id {
 	OPT_CHECK,
 	OPT_SET,
 	OPT_PLUGIN_HELP,
+	OPT_PLUGIN_PROBE,
 	OPT_NARROW,    /* an option of the narrow filter plugin, its name the same */
 	OPT_ALIAS,     /* another tool's spelling of `alias` (cli_canon rewrites it) */
 	OPT_SAME,      /* another tool's option that asks for flamekit's behaviour */

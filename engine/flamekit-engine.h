@@ -110,6 +110,14 @@ int fk_registry_add_dir(struct fk_registry *r, const char *dir);
 int fk_registry_load_all(struct fk_registry *r);
 const struct fk_plugin *fk_registry_find(const struct fk_registry *r, int kind, const char *name);
 const char *fk_kind_name(int kind);
+/* `flamekit plugins --probe`: one line on f for input `path` (decompressed
+ * as any input is), "PATH: NAME (NAME SCORE, ...)": the plugin detection
+ * picks, then every input plugin whose probe claims the first 64 KiB
+ * (confidence above 0; highest first, ties in load order, the first of
+ * them the one picked); "PATH: none" when none does, "PATH: empty" for an
+ * empty or blank input.  0, or a negative status (reported: an input that
+ * cannot be read, UTF-16 text) with nothing printed. */
+int fk_probe_print(const struct fk_registry *r, const char *path, FILE *f);
 
 /* ---- options (options.c) ------------------------------------------------- */
 /* Allocate a plugin's options struct with its defaults applied. */

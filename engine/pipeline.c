@@ -61,6 +61,58 @@ int fk_detect(const struct fk_registry *r, struct fk_input *in, const struct fk_
 	return 0;
 }
 
+int fk_probe_print(const struct fk_registry *r, const char *path, FILE *f)
+{
+	struct fk_input in;
+	const unsigned char *data;
+	const struct fk_plugin **pl = NULL;
+	int *score = NULL, rc;
+	size_t m = 0;
+	ssize_t n;
+	FK_CTX_SCOPE(cx, .flags = FK_CTX_ENGINE);
+
+	if ((rc = fk_input_start(&in, path, cx, 0)) < 0)
+		return rc;
+	if ((n = fk_input_peek(&in, PROBE_BYTES, &data)) < 0) {
+		rc = (int)n;
+		goto out;
+	}
+	if (n < PROBE_BYTES && blank(data, (size_t)n)) {
+		fprintf(f, "%s: empty\n", in.name);
+		goto out;
+	}
+	pl = fk_calloc(r->n ? r->n : 1, sizeof *pl);
+	score = fk_calloc(r->n ? r->n : 1, sizeof *score);
+	if (!pl || !score) {
+		fk_log(FK_LOG_ERROR, "out of memory");
+		rc = FK_ERR_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		int s = fk_call_probe(r->v[i], data, (size_t)n);
+		size_t k = m;
+		if (s <= 0)
+			continue;
+		for (; k > 0 && score[k - 1] < s; k--) { /* stable: ties keep load order */
+			pl[k] = pl[k - 1];
+			score[k] = score[k - 1];
+		}
+		pl[k] = r->v[i];
+		score[k] = s;
+		m++;
+	}
+	fprintf(f, "%s: %s", in.name, m ? pl[0]->d.h.name : "none");
+	for (size_t k = 0; k < m; k++)
+		fprintf(f, "%s%s %d", k ? ", " : " (", pl[k]->d.h.name, score[k]);
+	fputs(m ? ")\n" : "\n", f);
+out:
+	fk_free(pl);
+	fk_free(score);
+	cx->instance = NULL;
+	fk_input_close(&in);
+	return rc;
+}
+
 /* The plugin whose probe is certain (100) of the first bytes of `in`. */
 static const struct fk_plugin *certain_format(const struct fk_registry *r, struct fk_input *in)
 {

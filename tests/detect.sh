@@ -15,6 +15,55 @@ echo "$inputs" | grep -qx perf && has_perf=true
 # all of ours have one
 tried=$(echo "$inputs" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
 
+# Every file of tests/data and of the conformance corpus through
+# `flamekit plugins --probe` at once: $TMP/picks holds "PATH NAME" a file,
+# NAME the format detection picks (none: no plugin claims it, it is empty,
+# or it cannot be read, as UTF-16 text cannot).  The sweeps below ("no
+# other file is taken for FORMAT") read it; the checks of each format's own
+# files ask `collapse -v` (detected), and the two are compared.
+find "$D" "$FK_CONFORMANCE" -type f 2> /dev/null | LC_ALL=C sort > "$TMP/all.list"
+"$FLAMEKIT" plugins --probe $(cat "$TMP/all.list") > "$TMP/probe.txt" 2> /dev/null
+awk 'NR == FNR {
+	p = $0; sub(/: [^:]*$/, "", p)
+	n = substr($0, length(p) + 3); sub(/ .*/, "", n)
+	pick[p] = n == "empty" ? "none" : n
+	next
+}
+{ print $0, ($0 in pick) ? pick[$0] : "none" }' "$TMP/probe.txt" "$TMP/all.list" > "$TMP/picks"
+# picked FILE: the table's pick for FILE
+picked() { awk -v f="$1" '$1 == f { print $2 }' "$TMP/picks"; }
+# taken_for PATTERN FORMAT...: the files of the table, but those matching
+# the grep -E PATTERN, that are taken for one of FORMAT
+taken_for() {
+	pat=$1
+	shift
+	grep -Ev "$pat" "$TMP/picks" | while read -r f got; do
+		case " $* " in *" $got "*) printf ' %s' "${f#"$FK_SRCDIR"/}" ;; esac
+	done
+}
+is "$(wc -l < "$TMP/picks" | tr -d ' '):$(awk '$2 != "none"' "$TMP/picks" | wc -l | awk '$1 > 100 { print "many" }')" \
+	"$(wc -l < "$TMP/all.list" | tr -d ' '):many" "plugins --probe: a pick for every file of the fixtures and the corpus"
+
+# --probe itself: one line a file, on through a file it cannot read (its
+# message on stderr, status 1); the standard input; its usage errors.
+: > "$TMP/empty.txt"
+run "$FLAMEKIT" plugins --probe "$TMP/empty.txt" "$TMP/missing.txt" "$D/perf-data/three-seconds.data"
+is "$rc:$out:$err" "1:$TMP/empty.txt: empty
+$D/perf-data/three-seconds.data: perf-data (perf-data 100, perf 50):flamekit: $TMP/missing.txt: cannot open: No such file or directory" \
+	"plugins --probe: empty, unreadable (status 1) and a perf.data both probes claim, the surer first"
+is "$(printf 'x;y 2\n' | "$FLAMEKIT" plugins --probe - 2>&1)" "<stdin>: folded (folded 60)" \
+	"plugins --probe -: the standard input"
+printf '\377\376a\000b\000' > "$TMP/u16.txt"
+run "$FLAMEKIT" plugins --probe "$TMP/u16.txt"
+is "$rc:$out:$err" "1::flamekit: $TMP/u16.txt: the input is UTF-16 text, which flamekit does not read; convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)" \
+	"plugins --probe: UTF-16 text refused by name, as every command does"
+run "$FLAMEKIT" plugins --probe
+is "$rc:$out:$(printf '%s\n' "$err" | head -1)" "2::flamekit: plugins: --probe needs at least one FILE" \
+	"plugins --probe without a file: a usage error"
+run "$FLAMEKIT" plugins --probe --help perf "$TMP/empty.txt"
+is "$rc:$out:$(printf '%s\n' "$err" | head -1)" "2::flamekit: plugins: --probe and --help cannot be given together" \
+	"plugins --probe with --help: a usage error"
+
 # detected FILE: the format name the engine logs at -v, or "none"
 detected() {
 	"$FLAMEKIT" collapse -v "$1" 2>&1 > /dev/null |
@@ -40,7 +89,7 @@ else
 		for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do
 			b=$(basename "$f")
 			output_is "$FK_CONFORMANCE/$fmt/expected/$b" "auto: $fmt/$b" "$FLAMEKIT" collapse "$f"
-			is "$(detected "$f")" "$fmt" "auto: $fmt/$b is detected as $fmt"
+			is "$(detected "$f"):$(picked "$f")" "$fmt:$fmt" "auto: $fmt/$b is detected as $fmt (collapse -v, plugins --probe)"
 		done
 	done
 	for f in "$FK_CONFORMANCE"/perf/inputs/*.txt; do
@@ -127,13 +176,11 @@ for fmt in $json_formats; do
 		is "$(detected "$f"):$(detected "$TMP/j.json.gz")" "$fmt:$fmt" "auto: $fmt/$(basename "$f") is $fmt, gzipped too"
 	done
 done
-claimed=
-for f in $(find "$D" "$FK_CONFORMANCE" -type f 2> /dev/null | LC_ALL=C sort); do
-	got=$(detected "$f")
+claimed=$(while read -r f got; do
 	case " $json_formats " in
-	*" $got "*) case $f in "$D/$got"/*) ;; *) claimed="$claimed $f:$got" ;; esac ;;
+	*" $got "*) case $f in "$D/$got"/*) ;; *) printf ' %s' "$f:$got" ;; esac ;;
 	esac
-done
+done < "$TMP/picks")
 is "$claimed" "" "auto: no file of another format is taken for $json_formats"
 
 # Empty input, or blank lines only: nothing, with status 0.
@@ -163,29 +210,22 @@ run "$FLAMEKIT" graph "$D/dtrace/odd-header.txt"
 is "$rc:$err:$(printf '%s\n' "$out" | cmp -s - "$TMP/dtrace.svg"; echo $?)" "0::0" \
 	"graph detects dtrace with odd header lines"
 
-# Every fixture of every format against every input plugin's probe alone
-# (FLAMEKIT_PLUGIN_PATH naming a directory of that plugin and the folded
-# output only): the plugins that claim a file are its own format's, or none
-# for the text no plugin reads (GHC .prof, xdebug traces, bcc's profile,
-# stackcount and offwaketime, prose; tests/data/detect/*.format says
-# "none").  A weak match can only win where no plugin would claim the file on
-# its own.
-ONE="$TMP/one"
-one_ok=true
-for p in $inputs; do
-	mkdir -p "$ONE/$p/.libs"
-	for m in "input-$p" output-folded; do
-		[ -f "$FLAMEKIT_PLUGIN_PATH/$m.la" ] && [ -f "$FLAMEKIT_PLUGIN_PATH/.libs/$m.so" ] || one_ok=false
-		ln -sf "$FLAMEKIT_PLUGIN_PATH/$m.la" "$ONE/$p/$m.la"
-		ln -sf "$FLAMEKIT_PLUGIN_PATH/.libs/$m.so" "$ONE/$p/.libs/$m.so"
-	done
-done
-# claims FILE: the input plugins whose probe, alone, takes FILE
+# Every fixture of every format against every input plugin's probe alone:
+# the plugins that claim a file (`plugins --probe` lists each probe that
+# does, with its confidence; alone in a registry, any of them would be
+# picked) are its own format's, or none for the text no plugin reads (GHC
+# .prof, xdebug traces, bcc's profile, stackcount and offwaketime, prose;
+# tests/data/detect/*.format says "none").  A weak match can only win where
+# no plugin would claim the file on its own.
+# claims FILE: the input plugins whose probe takes FILE, in load order
+# (the table's line when FILE is in it, else its own --probe)
 claims() {
+	line=$(awk -v f="$1: " 'index($0, f) == 1 { print; exit }' "$TMP/probe.txt")
+	[ -n "$line" ] || line=$("$FLAMEKIT" plugins --probe "$1" 2> /dev/null)
+	names=$(printf '%s\n' "$line" | sed -n 's/^.* (\(.*\))$/\1/p' | sed 's/ [0-9]*,/ /g; s/ [0-9]*$//')
 	c=
 	for p in $inputs; do
-		FLAMEKIT_PLUGIN_PATH="$ONE/$p" "$FLAMEKIT" collapse -v "$1" 2>&1 > /dev/null |
-			grep -q ': detected format ' && c="$c $p"
+		case " $names " in *" $p "*) c="$c $p" ;; esac
 	done
 	echo "${c# }"
 }
@@ -193,43 +233,39 @@ claims() {
 fixture() {
 	is "$(claims "$1")" "$2" "every probe on ${1#"$FK_SRCDIR/tests/data/"}: claimed by ${2:-none}"
 }
-if ! $one_ok; then
-	skip "every fixture against every probe" "no uninstalled plugin .la and .libs/*.so in $FLAMEKIT_PLUGIN_PATH"
-else
-	for f in "$D"/detect/*.txt; do
-		exp=$(cat "${f%.txt}.format")
-		[ "$exp" = none ] && exp=
-		fixture "$f" "$exp"
+for f in "$D"/detect/*.txt; do
+	exp=$(cat "${f%.txt}.format")
+	[ "$exp" = none ] && exp=
+	fixture "$f" "$exp"
+done
+for fmt in dtrace stap pmcstat instruments ljp perf; do
+	for f in "$D/$fmt"/*.txt; do
+		case $f in
+		*/ljp/early-total.txt) fixture "$f" "" ;; # a Total line first: read only as --format ljp
+		*) fixture "$f" "$fmt" ;;
+		esac
 	done
+done
+for f in "$D"/folded/*.txt "$D"/svg/*.txt "$D"/html/hostile.txt "$D"/lua/meta.txt "$D"/*/*.folded; do
+	fixture "$f" folded
+done
+fixture "$TMP/safari.json" "" # JSON on one line over 64 KiB
+for f in "$D"/pprof/*.pb.gz; do fixture "$f" pprof; done
+for f in "$D"/v8/*.cpuprofile; do fixture "$f" v8; done
+for f in "$D"/jfr/*.jfr.gz; do fixture "$f" jfr; done
+# perf's probe knows perf.data too, to say how to read it
+for f in "$D"/perf-data/*.data; do fixture "$f" "perf perf-data"; done
+if echo "$inputs" | grep -qx html; then
+	"$FLAMEKIT" graph --output-plugin html -o "$TMP/report.html" "$D/svg/small.txt"
+	fixture "$TMP/report.html" html
+fi
+if [ -d "$FK_CONFORMANCE" ]; then
 	for fmt in dtrace stap pmcstat instruments ljp perf; do
-		for f in "$D/$fmt"/*.txt; do
-			case $f in
-			*/ljp/early-total.txt) fixture "$f" "" ;; # a Total line first: read only as --format ljp
-			*) fixture "$f" "$fmt" ;;
-			esac
-		done
+		for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do fixture "$f" "$fmt"; done
 	done
-	for f in "$D"/folded/*.txt "$D"/svg/*.txt "$D"/html/hostile.txt "$D"/lua/meta.txt "$D"/*/*.folded; do
+	for f in "$FK_CONFORMANCE"/svg/inputs/*.txt "$FK_CONFORMANCE"/*/expected/*.txt; do
 		fixture "$f" folded
 	done
-	fixture "$TMP/safari.json" "" # JSON on one line over 64 KiB
-	for f in "$D"/pprof/*.pb.gz; do fixture "$f" pprof; done
-	for f in "$D"/v8/*.cpuprofile; do fixture "$f" v8; done
-	for f in "$D"/jfr/*.jfr.gz; do fixture "$f" jfr; done
-	# perf's probe knows perf.data too, to say how to read it
-	for f in "$D"/perf-data/*.data; do fixture "$f" "perf perf-data"; done
-	if echo "$inputs" | grep -qx html; then
-		"$FLAMEKIT" graph --output-plugin html -o "$TMP/report.html" "$D/svg/small.txt"
-		fixture "$TMP/report.html" html
-	fi
-	if [ -d "$FK_CONFORMANCE" ]; then
-		for fmt in dtrace stap pmcstat instruments ljp perf; do
-			for f in "$FK_CONFORMANCE/$fmt"/inputs/*.txt; do fixture "$f" "$fmt"; done
-		done
-		for f in "$FK_CONFORMANCE"/svg/inputs/*.txt "$FK_CONFORMANCE"/*/expected/*.txt; do
-			fixture "$f" folded
-		done
-	fi
 fi
 # A folded file whose window holds only the root's own weight (" 7", as
 # sorting puts first) is still folded.
@@ -268,12 +304,8 @@ done
 for f in "$D"/bcc/*.txt "$D"/detect/bcc-*.txt; do
 	is "$(detected "$f")" bcc "auto: ${f#"$D"/} is bcc"
 done
-bad=
-for f in $(find "$D" -type f ! -path "$D/bpftrace/*" ! -path "$D/bcc/*" ! -path "$D/detect/bcc-*" | sort) \
-	$( [ -d "$FK_CONFORMANCE" ] && find "$FK_CONFORMANCE" -type f -path '*/inputs/*' | sort); do
-	case $(detected "$f") in bpftrace | bcc) bad="$bad ${f#"$FK_SRCDIR"/}" ;; esac
-done
-is "$bad" "" "auto: no other fixture or conformance input is taken for bpftrace or bcc"
+is "$(taken_for "^($D/bpftrace/|$D/bcc/|$D/detect/bcc-)" bpftrace bcc)" "" \
+	"auto: no other fixture or conformance file is taken for bpftrace or bcc"
 # their first bytes, cut mid-line: the right format or none; from 400 on, the right one
 for f in "$D"/bpftrace/*.txt "$D"/bcc/*.txt; do
 	detected_cut "$(basename "$(dirname "$f")")" "$f"
@@ -290,12 +322,8 @@ for fmt in callgrind threaddump sample; do
 		is "$(detected "$f")" $fmt "auto: $fmt/$(basename "$f") is $fmt"
 	done
 done
-bad=
-for f in $(find "$D" -type f ! -path "$D/callgrind/*" ! -path "$D/threaddump/*" ! -path "$D/sample/*" | sort) \
-	$( [ -d "$FK_CONFORMANCE" ] && find "$FK_CONFORMANCE" -type f -path '*/inputs/*' | sort); do
-	case $(detected "$f") in callgrind | threaddump | sample) bad="$bad ${f#"$FK_SRCDIR"/}" ;; esac
-done
-is "$bad" "" "auto: no other fixture or conformance input is taken for callgrind, threaddump or sample"
+is "$(taken_for "^($D/callgrind/|$D/threaddump/|$D/sample/)" callgrind threaddump sample)" "" \
+	"auto: no other fixture or conformance file is taken for callgrind, threaddump or sample"
 for f in "$D"/callgrind/*.txt "$D"/threaddump/*.txt "$D"/sample/*.txt "$D"/xctrace/*.xml; do
 	fmt=$(basename "$(dirname "$f")")
 	got=
@@ -316,14 +344,9 @@ done
 for f in "$D"/xctrace/*.xml; do
 	gzip -c "$f" > "$TMP/x.xml.gz"
 	is "$(detected "$f"):$(detected "$TMP/x.xml.gz")" xctrace:xctrace "auto: xctrace/$(basename "$f") is xctrace, gzipped too"
-	$one_ok && fixture "$f" xctrace
+	fixture "$f" xctrace
 done
-bad=
-for f in $(find "$D" -type f ! -path "$D/xctrace/*" | sort) \
-	$( [ -d "$FK_CONFORMANCE" ] && find "$FK_CONFORMANCE" -type f | sort); do
-	[ "$(detected "$f")" = xctrace ] && bad="$bad ${f#"$FK_SRCDIR"/}"
-done
-is "$bad" "" "auto: no other fixture or conformance file is taken for xctrace"
+is "$(taken_for "^$D/xctrace/" xctrace)" "" "auto: no other fixture or conformance file is taken for xctrace"
 # XML that is not an xctrace export: a trace table of contents, an SVG
 printf '<?xml version="1.0"?>\n<trace-toc><run number="1"/></trace-toc>\n' > "$TMP/toc.xml"
 "$FLAMEKIT" graph "$D/svg/small.txt" > "$TMP/g.svg"
