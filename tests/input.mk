@@ -1,6 +1,6 @@
 # Tests of the input plugins dtrace, stap, pmcstat, instruments and ljp, and
 # of format auto-detection.
-TESTS += tests/input.sh tests/detect.sh
+TESTS += tests/input.sh # and tests/detect.sh, first (Makefile.am)
 # Their fixtures ship folder by folder, as tests/job.mk ships tests/data/job.
 EXTRA_DIST += tests/input.sh tests/detect.sh tests/data/detect tests/data/dtrace \
 	tests/data/stap tests/data/pmcstat tests/data/instruments tests/data/ljp

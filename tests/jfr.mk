@@ -2,7 +2,7 @@
 # over `jfr print --json`, on a shipped recording, on async-profiler's shipped
 # recordings and on recordings made at test time (openjdk-17-jdk-headless;
 # skipped without java).
-TESTS += tests/jfr.sh
+# (TESTS lists tests/jfr.sh first: Makefile.am)
 EXTRA_DIST += tests/jfr.sh tests/oracle/jfr.py tests/oracle/jfr-forge.py \
 	tests/data/jfr/Busy.java tests/data/jfr/small.jfc tests/data/jfr/regen.sh \
 	tests/data/jfr/cases tests/data/jfr/small.jfr.gz \
