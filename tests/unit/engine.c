@@ -553,6 +553,7 @@ static size_t nseen;
 static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned w1_ranges;  /* range_parse calls of a worker but 0 */
 static bool want_steals;    /* test_parse_ranges: worker 0 waits for them */
+static bool w0_began;       /* worker 0 has read a line */
 static unsigned waited_ms;
 
 static ssize_t range_sync(const unsigned char *buf, size_t len, int eof)
@@ -581,9 +582,22 @@ static int range_parse(void *ctx, unsigned worker, struct fk_input *in, struct f
 		pthread_mutex_lock(&seen_mu);
 		w1_ranges++;
 		pthread_mutex_unlock(&seen_mu);
+		/* with want_steals, not before worker 0 has begun: a worker that
+		 * finds no range under way to take from stops, and on a loaded
+		 * machine worker 0 may start after worker 1 has finished */
+		for (bool wait = true; wait && want_steals && waited_ms < 10000; waited_ms++) {
+			pthread_mutex_lock(&seen_mu);
+			wait = !w0_began;
+			pthread_mutex_unlock(&seen_mu);
+			if (wait)
+				usleep(1000);
+		}
 	}
 	while ((r = fk_input_getline(in, &line, &len)) > 0) {
 		if (worker == 0) {
+			pthread_mutex_lock(&seen_mu);
+			w0_began = true;
+			pthread_mutex_unlock(&seen_mu);
 			/* slow, and with want_steals slower still until worker 1
 			 * has taken two ranges (a loaded machine may start it
 			 * late), at most 10 s in all */
@@ -659,6 +673,7 @@ static void test_parse_ranges(void **state)
 	fclose(f);
 	setenv("FLAMEKIT_CHUNK_BYTES", "64", 1); /* 64-byte reads, and ranges cut that small */
 	w1_ranges = 0;
+	w0_began = false;
 	want_steals = true;
 	assert_int_equal(parse_file_by_ranges(path, 2, &in), 0);
 	want_steals = false;
