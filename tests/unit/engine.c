@@ -554,7 +554,6 @@ static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned w1_ranges;  /* range_parse calls of a worker but 0 */
 static bool want_steals;    /* test_parse_ranges: worker 0 waits for them */
 static bool w0_began;       /* worker 0 has read a line */
-static unsigned waited_ms;
 
 static ssize_t range_sync(const unsigned char *buf, size_t len, int eof)
 {
@@ -573,7 +572,7 @@ static int range_parse(void *ctx, unsigned worker, struct fk_input *in, struct f
 {
 	const char *line;
 	size_t len;
-	unsigned seq = 0;
+	unsigned seq = 0, waited_ms = 0; /* this call's waits, 10 s at most */
 	int r;
 
 	(void)ctx;
@@ -600,7 +599,7 @@ static int range_parse(void *ctx, unsigned worker, struct fk_input *in, struct f
 			pthread_mutex_unlock(&seen_mu);
 			/* slow, and with want_steals slower still until worker 1
 			 * has taken two ranges (a loaded machine may start it
-			 * late), at most 10 s in all */
+			 * late) */
 			usleep(1000);
 			for (bool wait = true; wait && want_steals && waited_ms < 10000; waited_ms++) {
 				pthread_mutex_lock(&seen_mu);
