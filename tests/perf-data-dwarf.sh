@@ -73,7 +73,13 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-if ! ${CC:-cc} -O2 -fomit-frame-pointer -o deep deep.c > cc.log 2>&1; then
+# -z now: no lazy binding.  A sample inside the dynamic linker's lazy
+# binding (_dl_fixup called from _dl_runtime_resolve_xsavec, which
+# realigns the stack) is unwound by libdw only to the trampoline, where
+# perf's libunwind goes on to _start: a limitation of the native reader,
+# seen once in 4,335 cases; it is not what these cases test, and whether
+# a sample falls there is chance.
+if ! ${CC:-cc} -O2 -fomit-frame-pointer -Wl,-z,now -o deep deep.c > cc.log 2>&1; then
 	skip "--call-graph dwarf" "cannot compile the test program: $(head -1 cc.log)"
 	done_testing
 	exit
