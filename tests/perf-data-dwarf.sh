@@ -228,6 +228,7 @@ run env PATH=/nonexistent "$FLAMEKIT" collapse mask.data
 printf '%s\n' "$out" > got.folded
 same_file want.folded got.folded "a register mask without ip: perf script's bytes (no callchains)"
 ev=$(perf evlist -i dw.data 2> /dev/null | head -1)
-is "$rc:$err" "0:flamekit: warning: [input:perf-data] mask.data: event $ev's user registers (sample_regs_user 0x$(printf %x $(((mask & ~256) | 16777216)))) lack the instruction or stack pointer: their user stacks are not unwound (and without the instruction pointer their callchains are left out), as perf does" \
+# (a capture on a busy machine can lose samples: that warning is not this one)
+is "$rc:$(printf '%s\n' "$err" | sed '/samples were lost while recording/d')" "0:flamekit: warning: [input:perf-data] mask.data: event $ev's user registers (sample_regs_user 0x$(printf %x $(((mask & ~256) | 16777216)))) lack the instruction or stack pointer: their user stacks are not unwound (and without the instruction pointer their callchains are left out), as perf does" \
 	"a register mask without ip: one warning naming the event and the mask"
 done_testing

@@ -10,6 +10,7 @@
 struct pd_maps {
 	struct pd_map *v;
 	size_t n, cap;
+	size_t hit;               /* where maps_find last found a map */
 	unsigned refs;
 };
 
@@ -115,11 +116,22 @@ static int maps_insert(struct pd_maps *ms, const struct pd_map *mp)
 	return 0;
 }
 
+/* The map covering addr.  A callchain's next frame is mostly in the map
+ * of the one before (the kernel's, the program's, libc's), so the last
+ * hit is tried first: maps do not overlap, so a map there that covers
+ * addr is the one, whatever changed since. */
 static struct pd_map *maps_find(struct pd_maps *ms, uint64_t addr)
 {
-	size_t i = maps_lower(ms, addr);
+	size_t i = ms->hit;
 
-	return i < ms->n && ms->v[i].start <= addr ? &ms->v[i] : NULL;
+	if (i < ms->n && ms->v[i].start <= addr && addr < ms->v[i].end)
+		return &ms->v[i];
+	i = maps_lower(ms, addr);
+	if (i < ms->n && ms->v[i].start <= addr) {
+		ms->hit = i;
+		return &ms->v[i];
+	}
+	return NULL;
 }
 
 static size_t slot_of(const struct pd_machine *m, int tid)

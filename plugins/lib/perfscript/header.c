@@ -11,10 +11,7 @@
 #include "internal.h"
 #include "../../input/common/time.h"
 
-/* The most seconds a time may have: beyond, its nanoseconds are not below
- * FK_TIME_NS_LIMIT (146 years of uptime, not a timestamp perf prints, and
- * more than flamekit can order), so the record has no time. */
-#define SEC_MAX (FK_TIME_NS_LIMIT / 1000000000 - 1)
+#define SEC_MAX PERF_SEC_MAX
 
 /* Nanoseconds per unit of a fraction's last digit, by its digit count. */
 static const int64_t frac_scale[10] = { 1000000000, 100000000, 10000000, 1000000,

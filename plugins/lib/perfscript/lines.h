@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../input/common/time.h"
+
 /* Character classes by table: one load and test per byte where the
  * compares took several branches (header and frame lines are scanned a
  * byte at a time). */
@@ -21,6 +23,11 @@ extern const unsigned char perf_cls[256];
 /* \s: ' ', and '\t' '\n' '\v' '\f' '\r' (9 .. 13) */
 static inline bool is_ws(unsigned char c) { return perf_cls[c] & PERF_WS; }
 static inline bool is_digit(unsigned char c) { return perf_cls[c] & PERF_DIGIT; }
+
+/* The most seconds a time may have: beyond, its nanoseconds are not below
+ * FK_TIME_NS_LIMIT (146 years of uptime, not a timestamp perf prints, and
+ * more than flamekit can order), so the record has no time. */
+#define PERF_SEC_MAX (FK_TIME_NS_LIMIT / 1000000000 - 1)
 
 /* A header line: "comm pid/tid [cpu] time: period event: args". */
 struct header {

@@ -147,6 +147,23 @@ struct fk_perf_frame {
 	uint64_t id;        /* the same id for the same text, for as long as the
 	                     * session (what the parsed frames are cached by) */
 };
+/* What a header line says, as its printer knows it: the session takes
+ * these instead of reading the line back, where the line is one it would
+ * read the same way (a callchain's header with no arguments, a comm and
+ * an event without blanks, the usual fields); otherwise it reads the
+ * line.  Values as printed: the time to the microsecond.  comm and event
+ * stay put, unchanged, for as long as the session (the session remembers
+ * the last ones it found plain by their address). */
+struct fk_perf_head {
+	const char *comm;
+	size_t comm_len;
+	int64_t pid, tid;   /* pid -1: not printed (no -F +pid) */
+	bool has_time, has_period;
+	int64_t time_ns;
+	uint64_t period;
+	const char *event;
+	size_t event_len;
+};
 struct fk_perf_rec {
 	const char *text;   /* the lines before the frames, each ending in '\n':
 	                     * the header line (a tracepoint's fields, or the one
@@ -156,6 +173,7 @@ struct fk_perf_rec {
 	                     * that ends the record; 0: the text is all */
 	const struct fk_perf_frame *frames;
 	size_t nframes;
+	const struct fk_perf_head *head; /* the header line's fields, or NULL */
 };
 struct fk_perf_records;
 /* NULL when out of memory (reported).  `in` names the records in messages

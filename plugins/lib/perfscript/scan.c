@@ -57,6 +57,8 @@ struct worker {
 	size_t body_len, body_cap;
 	const struct fk_perf_frame *rf; /* the record's frames, by id (records, not text) */
 	size_t nrf;
+	const char *plain_comm, *plain_event; /* the last header fields found plain (head_reads_back) */
+	size_t plain_comm_len, plain_event_len;
 	uint32_t *keyv;      /* (length, annotation) of each frame: the tidied key */
 	size_t keycap;
 	uint64_t *idv;       /* the record's frame ids, hashed */
@@ -599,17 +601,22 @@ static bool single_frame(const struct header *hd)
 }
 
 /* A header line starts a record. */
+static int record_started(struct seg *s, struct header *hd);
+
+static void record_begin(struct seg *s, uint64_t lineno)
+{
+	s->r.body_line = lineno + 1;
+	s->r.single = false;
+	s->w->body_len = 0;
+	s->started = true;
+}
+
 static int record_start(struct seg *s, const char *line, size_t n, size_t after,
                         struct header *hd, uint64_t lineno)
 {
 	struct record *r = &s->r;
-	double weight;
-	int series, rc;
 
-	r->body_line = lineno + 1;
-	r->single = false;
-	s->w->body_len = 0;
-	s->started = true;
+	record_begin(s, lineno);
 	/* a thread perf could no longer name (":-1 -1", exiting): the
 	 * pairing modes need its switch-ins and frees; elsewhere its header
 	 * is read as FlameGraph reads it, and a skipped line where FlameGraph
@@ -620,6 +627,17 @@ static int record_start(struct seg *s, const char *line, size_t n, size_t after,
 		return 0;
 	}
 	perf_match_event(line, n, after, hd);
+	return record_started(s, hd);
+}
+
+/* The rest of record_start, with the header's event, time and period
+ * read. */
+static int record_started(struct seg *s, struct header *hd)
+{
+	struct record *r = &s->r;
+	double weight;
+	int series, rc;
+
 	r->single = single_frame(hd);
 	if (!keep_event(s, hd, &series) || !record_weight(s, hd, &weight)) {
 		r->st = R_DROP;
@@ -876,13 +894,73 @@ static int feed_text(struct seg *s, const char *text, size_t len)
 	return rc;
 }
 
+static bool plain_token(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (is_ws((unsigned char)p[i]) || p[i] == '\0')
+			return false;
+	return true;
+}
+
+/* Whether the header line text[0..len) of a callchain's record, whose
+ * fields are f, reads back as f: perf_match_header's first candidate comm
+ * (at least two bytes, none blank, not a '#' line) and match_usual's
+ * layout (a time in range, a period of at most 18 digits or none before
+ * an event not starting with a digit, an event without blanks, no
+ * arguments), one line. */
+static bool head_reads_back(struct worker *w, const char *text, size_t len,
+                            const struct fk_perf_head *f)
+{
+	/* a thread's comm and an event's name stay put while they are the
+	 * same: the last ones found plain are not scanned again */
+	if (f->comm != w->plain_comm || f->comm_len != w->plain_comm_len) {
+		if (f->comm_len < 2 || f->comm[0] == '#' || !plain_token(f->comm, f->comm_len))
+			return false;
+		w->plain_comm = f->comm;
+		w->plain_comm_len = f->comm_len;
+	}
+	if (f->event != w->plain_event || f->event_len != w->plain_event_len) {
+		if (f->event_len < 1 || !plain_token(f->event, f->event_len))
+			return false;
+		w->plain_event = f->event;
+		w->plain_event_len = f->event_len;
+	}
+	return f->tid >= 0 && f->pid >= -1 && f->has_time && f->time_ns >= 0 &&
+	       f->time_ns / 1000000000 <= PERF_SEC_MAX &&
+	       (f->has_period ? f->period < 1000000000000000000ull
+	                      : !(f->event_len && is_digit((unsigned char)f->event[0]))) &&
+	       len > 0 &&
+	       text[len - 1] == '\n' && !memchr(text, '\n', len - 1);
+}
+
+/* A header line as feed_line takes it, its fields given (f). */
+static int feed_head(struct seg *s, const struct fk_perf_head *f)
+{
+	struct header hd = { .comm = f->comm, .comm_len = f->comm_len, .pid = f->pid, .tid = f->tid,
+		             .event = f->event, .event_len = f->event_len,
+		             .period = f->has_period ? (double)f->period : 0, .has_time = true,
+		             .time_ns = f->time_ns };
+	int rc;
+
+	s->started = false;
+	s->lineno++;
+	if (s->r.st != R_IDLE && (rc = record_end(s)) < 0)
+		return rc;
+	record_begin(s, seg_line(s));
+	return record_started(s, &hd);
+}
+
 int fk_perf_records_add(struct fk_perf_records *r, const struct fk_perf_rec *rec)
 {
 	struct seg *s = &r->s;
 	struct worker *w = s->w;
 	int rc;
 
-	if ((rc = feed_text(s, rec->text, rec->len)) < 0)
+	if (rec->head && rec->chain && s->lineno > 0 && head_reads_back(w, rec->text, rec->len, rec->head))
+		rc = feed_head(s, rec->head);
+	else
+		rc = feed_text(s, rec->text, rec->len);
+	if (rc < 0)
 		goto fail;
 	if (!rec->chain)
 		return 0;
