@@ -1,6 +1,7 @@
 # perf-data: perf.data files, read natively (pdfile.c: the records;
 # zdata.c: COMPRESSED records, libzstd; trace.c: tracepoint payloads,
-# libtraceevent; machine.c: threads and maps;
+# libtraceevent; machine.c: threads and maps; chains.c: callchains met
+# before;
 # symtext.c: frames through libfksym; unwind.c: --call-graph dwarf user
 # stacks, libdwfl; native.c: perf's order and perf
 # script's text) into the perf parser (libperfscript), or by running
@@ -9,6 +10,7 @@ PD_SOURCES = plugins/input/perf-data/perf-data.c \
 	plugins/input/perf-data/header.c plugins/input/perf-data/header.h \
 	plugins/input/perf-data/pdfile.c plugins/input/perf-data/pdfile.h \
 	plugins/input/perf-data/machine.c plugins/input/perf-data/machine.h \
+	plugins/input/perf-data/chains.c plugins/input/perf-data/chains.h \
 	plugins/input/perf-data/native.c plugins/input/perf-data/native.h \
 	plugins/input/perf-data/symtext.c plugins/input/perf-data/symtext.h \
 	plugins/input/perf-data/zdata.c plugins/input/perf-data/zdata.h \

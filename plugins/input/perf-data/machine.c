@@ -11,6 +11,7 @@ struct pd_maps {
 	struct pd_map *v;
 	size_t n, cap;
 	size_t hit;               /* where maps_find last found a map */
+	uint64_t stamp;           /* this state's (pd_maps_stamp) */
 	unsigned refs;
 };
 
@@ -18,6 +19,7 @@ struct pd_machine {
 	struct pd_thread **slots; /* open addressing on tid; NULL: empty */
 	size_t nslots, nthreads;
 	struct pd_maps kernel;
+	uint64_t stamps;          /* the last stamp given to a state of maps */
 	char **strs;              /* every string the machine made */
 	size_t nstrs, capstrs;
 };
@@ -56,6 +58,12 @@ static void maps_put(struct pd_maps *ms)
 		free(ms->v);
 		free(ms);
 	}
+}
+
+/* A new state of ms: a stamp no state of any maps had. */
+static void restamp(struct pd_machine *m, struct pd_maps *ms)
+{
+	ms->stamp = ++m->stamps;
 }
 
 /* The index of the first map whose end is above addr. */
@@ -230,9 +238,10 @@ struct pd_thread *pd_thread_get(struct pd_machine *m, int pid, int tid)
 	}
 	*lookup(m, tid) = t;
 	m->nthreads++;
-	if (pid == tid || pid == -1)
-		t->maps = maps_new();
-	else if ((leader = pd_thread_get(m, pid, pid))) {
+	if (pid == tid || pid == -1) {
+		if ((t->maps = maps_new()))
+			restamp(m, t->maps);
+	} else if ((leader = pd_thread_get(m, pid, pid))) {
 		t = *lookup(m, tid);
 		t->maps = leader->maps;
 		t->maps->refs++;
@@ -302,6 +311,7 @@ int pd_machine_fork(struct pd_machine *m, int pid, int tid, int ppid, int ptid, 
 	if (t->pid == parent->pid || t->maps == parent->maps || !clone_maps)
 		return 0;
 	/* a new process: a copy of the parent's maps */
+	restamp(m, t->maps);
 	for (size_t i = 0; i < parent->maps->n; i++)
 		if (maps_insert(t->maps, &parent->maps->v[i]) < 0)
 			return -1;
@@ -352,6 +362,7 @@ int pd_machine_mmap(struct pd_machine *m, int kernel, int pid, int tid, uint64_t
 			mp.name = mp.path = module_name(m, filename);
 		} else
 			return 0; /* perf ignores it too */
+		restamp(m, &m->kernel);
 		return mp.name && mp.path ? maps_insert(&m->kernel, &mp) : -1;
 	}
 	if (!(t = pd_thread_get(m, pid, tid)))
@@ -373,6 +384,7 @@ int pd_machine_mmap(struct pd_machine *m, int kernel, int pid, int tid, uint64_t
 	mp.path = mp.name;
 	if (!mp.name)
 		return -1;
+	restamp(m, t->maps);
 	return maps_insert(t->maps, &mp);
 }
 
@@ -386,6 +398,7 @@ int pd_machine_ksymbol(struct pd_machine *m, uint64_t addr, uint64_t len, int un
 			size_t i = (size_t)(old - m->kernel.v);
 			memmove(old, old + 1, (m->kernel.n - i - 1) * sizeof *old);
 			m->kernel.n--;
+			restamp(m, &m->kernel);
 		}
 		return 0;
 	}
@@ -397,10 +410,21 @@ int pd_machine_ksymbol(struct pd_machine *m, uint64_t addr, uint64_t len, int un
 	if (!(mp.name = keep(m, name, strlen(name))))
 		return -1;
 	mp.path = mp.name;
+	restamp(m, &m->kernel);
 	return maps_insert(&m->kernel, &mp);
 }
 
 struct pd_map *pd_map_find(struct pd_machine *m, struct pd_thread *t, int kernel, uint64_t addr)
 {
 	return maps_find(kernel ? &m->kernel : t->maps, addr);
+}
+
+uint64_t pd_maps_stamp(const struct pd_thread *t)
+{
+	return t->maps->stamp;
+}
+
+uint64_t pd_kernel_stamp(const struct pd_machine *m)
+{
+	return m->kernel.stamp;
 }

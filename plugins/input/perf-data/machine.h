@@ -72,6 +72,13 @@ int pd_machine_ksymbol(struct pd_machine *m, uint64_t addr, uint64_t len, int un
  * NULL. */
 struct pd_map *pd_map_find(struct pd_machine *m, struct pd_thread *t, int kernel, uint64_t addr);
 
+/* The stamp of the present state of the thread's maps, and of the
+ * kernel's: a number that no other state of any maps of the machine has
+ * had, so that what was found in a state can be kept by its stamp
+ * (chains.h).  A state changes with each MMAP, KSYMBOL and new process. */
+uint64_t pd_maps_stamp(const struct pd_thread *t);
+uint64_t pd_kernel_stamp(const struct pd_machine *m);
+
 /* The address perf prints for ip in map (map__map_ip), ip without a map. */
 static inline uint64_t pd_map_ip(const struct pd_map *map, uint64_t ip)
 {

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chains.h"
 #include "machine.h"
 #include "native.h"
 #include "pdfile.h"
@@ -60,6 +61,7 @@ struct nat {
 	int compressed;         /* the file holds COMPRESSED records (perf record -z) */
 	int tp_ip;              /* perf script prints tracepoints' ip (some has a callchain) */
 	int dwarf;              /* some event samples user stacks (--call-graph dwarf) */
+	struct pd_chains *chains; /* callchains met before, NULL with user stacks */
 	struct pd_unwind *uw;   /* user stacks (--call-graph dwarf), NULL without */
 	struct pd_symtext *ust; /* their frames' text: with inline frames */
 	struct pd_trace *trace; /* the tracepoints' formats, NULL without tracing data */
@@ -74,8 +76,8 @@ struct nat {
 	} *fr;
 	size_t nfr, capfr;
 	struct fk_perf_frame *pf; /* the same for the session */
-	struct fk_perf_head head; /* the sample's header line, as printed */
-	int head_ok;              /* head is one the session may take */
+	struct fk_perf_head head; /* the sample's header line's fields */
+	int head_ok;              /* the session takes them for the line (sample_fields) */
 	size_t cappf;
 };
 
@@ -103,11 +105,6 @@ static void sample_head(struct nat *n, const struct pd_sample *s, const struct p
 	struct obuf *o = &n->out;
 	uint64_t st = a->sample_type;
 
-	/* what the line says, for the session to take as it is (emit) */
-	n->head = (struct fk_perf_head){ t->comm, strlen(t->comm), -1, (int32_t)s->tid,
-		(st & PERF_SAMPLE_TIME) != 0, 0, (int64_t)(s->time / 1000u * 1000u), 0, name,
-		strlen(name) };
-	n->head_ok = cc && a->type != PERF_TYPE_TRACEPOINT && (st & PERF_SAMPLE_TID);
 	if (cc)
 		ob_str(o, t->comm), ob_c(o, ' ');
 	else
@@ -116,7 +113,6 @@ static void sample_head(struct nat *n, const struct pd_sample *s, const struct p
 		char pt[32];
 		snprintf(pt, sizeof pt, "%5d/%-5d ", (int)s->pid, (int)s->tid);
 		ob_str(o, pt);
-		n->head.pid = (int32_t)s->pid;
 	} else if (st & PERF_SAMPLE_TID)
 		ob_dec(o, (int64_t)(int32_t)s->tid, 5), ob_c(o, ' ');
 	if (st & PERF_SAMPLE_CPU) {
@@ -146,13 +142,33 @@ static void sample_head(struct nat *n, const struct pd_sample *s, const struct p
 		ob_pad(o, tm + i, 12);
 		ob_str(o, ": ");
 	}
-	if ((st & PERF_SAMPLE_PERIOD) && a->type != PERF_TYPE_TRACEPOINT) { /* not a tracepoint's field */
+	if ((st & PERF_SAMPLE_PERIOD) && a->type != PERF_TYPE_TRACEPOINT) /* not a tracepoint's field */
 		ob_dec(o, (int64_t)s->period, 10), ob_c(o, ' ');
-		n->head.has_period = 1;
-		n->head.period = s->period;
-	}
 	ob_pad(o, name, n->f.name_width);
 	ob_str(o, ": ");
+}
+
+/* Whether the session takes the header line of the sample s of thread t,
+ * a callchain's (cc), as its fields (n->head) instead of its text: a
+ * sample's with an address and a thread id, not a tracepoint's, with no
+ * user stack to unwind (which can leave the address on the header line). */
+static int sample_fields(struct nat *n, const struct pd_sample *s, const struct pd_thread *t,
+                         int cc)
+{
+	const struct pd_attr *a = s->attr;
+	const char *name = a->name ? a->name : "[unknown]";
+	uint64_t st = a->sample_type;
+
+	if (!cc || n->uw || a->type == PERF_TYPE_TRACEPOINT || !(st & PERF_SAMPLE_IP) ||
+	    !(st & PERF_SAMPLE_TID))
+		return 0;
+	n->head = (struct fk_perf_head){
+		.comm = t->comm, .comm_len = strlen(t->comm),
+		.pid = n->print_pid ? (int32_t)s->pid : -1, .tid = (int32_t)s->tid,
+		.has_time = (st & PERF_SAMPLE_TIME) != 0, .time_ns = (int64_t)(s->time / 1000u * 1000u),
+		.has_period = (st & PERF_SAMPLE_PERIOD) != 0, .period = s->period,
+		.event = name, .event_len = strlen(name) };
+	return fk_perf_records_head_ok(n->recs, &n->head);
 }
 
 /* One frame of the sample: ip's callchain lines in st. */
@@ -207,7 +223,42 @@ static int emit(struct nat *n, int chain)
 
 /* perf's callchain walk (machine__resolve_callchain_sample, callee order):
  * context markers set the cpumode, an unknown one empties the chain. */
+static int walk_chain(struct nat *n, const struct pd_sample *s, struct pd_thread *t);
+
+/* The callchain's frames: those of the same callchain met before in the
+ * same maps (chains.h), else walked and kept for the next time. */
 static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thread *t)
+{
+	uint64_t us, ks;
+	const struct pd_symref *refs;
+	size_t k, mark = n->nfr;
+
+	if (!n->chains)
+		return walk_chain(n, s, t);
+	us = pd_maps_stamp(t);
+	ks = pd_kernel_stamp(n->m);
+	if ((refs = pd_chains_get(n->chains, us, ks, s->chain, s->nr, &k))) {
+		if (n->nfr + k > n->capfr) {
+			size_t cap = n->capfr ? n->capfr : 256;
+			struct nframe *nv;
+			while (cap < n->nfr + k)
+				cap *= 2;
+			if (!(nv = realloc(n->fr, cap * sizeof *nv)))
+				return -1;
+			n->fr = nv;
+			n->capfr = cap;
+		}
+		for (size_t i = 0; i < k; i++)
+			n->fr[n->nfr++] = (struct nframe){ n->st, refs[i] };
+		return 0;
+	}
+	if (walk_chain(n, s, t) < 0)
+		return -1;
+	return pd_chains_put(n->chains, us, ks, s->chain, s->nr,
+	                     n->nfr > mark ? &n->fr[mark].ref : NULL, n->nfr - mark, sizeof *n->fr);
+}
+
+static int walk_chain(struct nat *n, const struct pd_sample *s, struct pd_thread *t)
 {
 	int mode = PERF_RECORD_MISC_USER;
 	unsigned kept = 0;
@@ -252,7 +303,8 @@ static int chain_and_stack(struct nat *n, const struct pd_sample *s, struct pd_t
 
 	if (r != 0)
 		return r < 0 ? -1 : 1;
-	ob_c(&n->out, '\n');
+	if (!n->head_ok)
+		ob_c(&n->out, '\n'); /* the header line's end */
 	if (sample_chain(n, s, t) < 0)
 		return -1;
 	for (unsigned i = 0; i < nips; i++)
@@ -275,7 +327,8 @@ static int do_sample(struct nat *n, const unsigned char *rec, uint32_t size, uin
 	n->samples++;
 	cc = n->use_callchain && (s.attr->sample_type & PERF_SAMPLE_CALLCHAIN);
 	tp = s.attr->type == PERF_TYPE_TRACEPOINT;
-	sample_head(n, &s, t, cc && (!tp || n->tp_ip));
+	if (!(n->head_ok = sample_fields(n, &s, t, cc)))
+		sample_head(n, &s, t, cc && (!tp || n->tp_ip));
 	/* a tracepoint's fields, then its ip only where perf script adds it */
 	if (tp && s.raw && pd_trace_print(n->trace, &n->out, s.cpu, s.raw, s.raw_size) < 0)
 		return oom(n);
@@ -741,6 +794,9 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 		return *why ? PD_NATIVE_FALLBACK : oom(n);
 	if (!(n->m = pd_machine_new()))
 		return oom(n);
+	/* 8 MiB: tens of thousands of distinct callchains */
+	if (!n->dwarf && !(n->chains = pd_chains_new(sizeof(struct pd_symref), (size_t)8 << 20)))
+		return oom(n);
 	n->o = cfg->perf;
 	rc = parse_records(n, sink);
 	if (rc == 0 && n->lost)
@@ -828,6 +884,7 @@ out:
 	free(n.fr);
 	free(n.pf);
 	pd_machine_free(n.m);
+	pd_chains_free(n.chains);
 	pd_symtext_free(n.st);
 	pd_unwind_free(n.uw);
 	pd_symtext_free(n.ust);

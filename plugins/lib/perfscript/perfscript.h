@@ -147,13 +147,13 @@ struct fk_perf_frame {
 	uint64_t id;        /* the same id for the same text, for as long as the
 	                     * session (what the parsed frames are cached by) */
 };
-/* What a header line says, as its printer knows it: the session takes
- * these instead of reading the line back, where the line is one it would
- * read the same way (a callchain's header with no arguments, a comm and
- * an event without blanks, the usual fields); otherwise it reads the
- * line.  Values as printed: the time to the microsecond.  comm and event
- * stay put, unchanged, for as long as the session (the session remembers
- * the last ones it found plain by their address). */
+/* What a callchain's header line says, as its printer knows it: where
+ * fk_perf_records_head_ok says the session would read the line as these
+ * fields, the record may give them (head) in place of the line (text
+ * then holds the lines after it, if any: none for a callchain's record).
+ * Values as printed: the time to the microsecond.  comm and event stay
+ * put, unchanged, for as long as the session (it remembers the last ones
+ * it found plain by their address). */
 struct fk_perf_head {
 	const char *comm;
 	size_t comm_len;
@@ -173,7 +173,8 @@ struct fk_perf_rec {
 	                     * that ends the record; 0: the text is all */
 	const struct fk_perf_frame *frames;
 	size_t nframes;
-	const struct fk_perf_head *head; /* the header line's fields, or NULL */
+	const struct fk_perf_head *head; /* the header line's fields in place of
+	                                  * its text (chain only), or NULL */
 };
 struct fk_perf_records;
 /* NULL when out of memory (reported).  `in` names the records in messages
@@ -183,6 +184,8 @@ struct fk_perf_records *fk_perf_records_begin(struct fk_perf *p, struct fk_input
 /* One record; what it points to is the caller's again on return.  0 or a
  * negative status (reported). */
 int fk_perf_records_add(struct fk_perf_records *r, const struct fk_perf_rec *rec);
+/* Whether a callchain's header line with the fields f may be given as f. */
+bool fk_perf_records_head_ok(struct fk_perf_records *r, const struct fk_perf_head *f);
 /* The end of the records; frees r.  0 or a negative status (reported). */
 int fk_perf_records_end(struct fk_perf_records *r);
 

@@ -902,15 +902,15 @@ static bool plain_token(const char *p, size_t n)
 	return true;
 }
 
-/* Whether the header line text[0..len) of a callchain's record, whose
- * fields are f, reads back as f: perf_match_header's first candidate comm
- * (at least two bytes, none blank, not a '#' line) and match_usual's
- * layout (a time in range, a period of at most 18 digits or none before
- * an event not starting with a digit, an event without blanks, no
- * arguments), one line. */
-static bool head_reads_back(struct worker *w, const char *text, size_t len,
-                            const struct fk_perf_head *f)
+/* Whether the header line of a callchain's record, whose fields are f,
+ * reads back as f: perf_match_header's first candidate comm (at least two
+ * bytes, none blank, not a '#' line) and match_usual's layout (a time in
+ * range, a period of at most 18 digits or none before an event not
+ * starting with a digit, an event without blanks, no arguments). */
+bool fk_perf_records_head_ok(struct fk_perf_records *r, const struct fk_perf_head *f)
 {
+	struct worker *w = r->s.w;
+
 	/* a thread's comm and an event's name stay put while they are the
 	 * same: the last ones found plain are not scanned again */
 	if (f->comm != w->plain_comm || f->comm_len != w->plain_comm_len) {
@@ -928,9 +928,7 @@ static bool head_reads_back(struct worker *w, const char *text, size_t len,
 	return f->tid >= 0 && f->pid >= -1 && f->has_time && f->time_ns >= 0 &&
 	       f->time_ns / 1000000000 <= PERF_SEC_MAX &&
 	       (f->has_period ? f->period < 1000000000000000000ull
-	                      : !(f->event_len && is_digit((unsigned char)f->event[0]))) &&
-	       len > 0 &&
-	       text[len - 1] == '\n' && !memchr(text, '\n', len - 1);
+	                      : !is_digit((unsigned char)f->event[0]));
 }
 
 /* A header line as feed_line takes it, its fields given (f). */
@@ -956,7 +954,7 @@ int fk_perf_records_add(struct fk_perf_records *r, const struct fk_perf_rec *rec
 	struct worker *w = s->w;
 	int rc;
 
-	if (rec->head && rec->chain && s->lineno > 0 && head_reads_back(w, rec->text, rec->len, rec->head))
+	if (rec->head && rec->chain)
 		rc = feed_head(s, rec->head);
 	else
 		rc = feed_text(s, rec->text, rec->len);
