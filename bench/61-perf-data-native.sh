@@ -10,7 +10,8 @@
 # with that pipeline's.  Target (issue 24; reported, not asserted): the
 # native collapse on one thread >= 10x faster than perf script alone,
 # two threads >= 1.7x faster than one, peak RSS <= the capture's size plus
-# the symbol tables (printed beside the capture's and kallsyms' sizes).
+# the symbol tables (printed beside the capture's and kallsyms' sizes);
+# the same for `flamekit graph perf.data` to SVG and to HTML.
 # The same load recorded with perf record -z, and its sched_switch and
 # sched_wakeup tracepoints (--offcpu), are read natively and through perf
 # script (--via-perf-script, what the plugin ran for them before).
@@ -123,6 +124,18 @@ for t in ("1", "2"):
 # issue 24's other two targets: two threads >= 1.7x one; peak RSS <= the
 # file plus the symbol tables (/proc/kallsyms's size given for scale)
 print("  %-52s %.2fx wall (target >= 1.7x)" % ("--threads 1 / --threads 2", by_threads["1"][0] / by_threads["2"][0]))
+# the same figures for graph, to SVG and to the HTML report (the render
+# is in them: perf script alone renders nothing)
+for plugin in ("svg", "html"):
+    g = {}
+    for t in ("1", "2"):
+        gt, gc, _, _, grss = measure([flamekit, "graph", "--threads", t, "--output-plugin", plugin,
+                                      "-o", os.path.join(data, "native." + plugin), path])
+        g[t] = gt
+        print("  %-52s %6.2f s  CPU %5.2f s  RSS %4d MB  %.1fx wall, %.1fx CPU (target >= 10x)"
+              % ("flamekit graph --output-plugin %s --threads %s" % (plugin, t), gt, gc, grss // 1024,
+                 pt / gt, pc / gc))
+    print("  %-52s %.2fx wall (target >= 1.7x)" % ("  --threads 1 / --threads 2", g["1"] / g["2"]))
 kall = len(open("/proc/kallsyms", "rb").read())
 print("  %-52s %d MB (perf.data %.1f MB, /proc/kallsyms text %.1f MB)"
       % ("peak RSS, one thread", by_threads["1"][2] // 1024, os.path.getsize(path) / 1e6, kall / 1e6))

@@ -1,15 +1,19 @@
 /* Callchains met before: see chains.h.  Open addressing on a hash of the
- * stamps and the callchain's bytes; each entry's callchain and frames are
- * copied into one arena. */
+ * stamps and the callchain's bytes, each slot a hash and an offset; each
+ * entry (its key, a copy of the callchain, its frames) is in one arena. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "chains.h"
 
 struct slot {
-	uint64_t hash, user, kernel;
-	uint64_t nr;        /* 0 with off 0: empty (an entry has off > 0) */
-	size_t off, n;      /* the callchain's copy at arena + off, its frames after it */
+	uint64_t hash;
+	size_t off;         /* the entry at arena + off; 0: an empty slot */
+};
+
+/* An entry in the arena: this, the callchain's copy, then its frames. */
+struct entry {
+	uint64_t user, kernel, nr, n;
 };
 
 struct pd_chains {
@@ -61,8 +65,13 @@ static struct slot *find(struct pd_chains *c, uint64_t h, uint64_t user, uint64_
 
 	for (;; i = (i + 1) & (c->ntab - 1)) {
 		struct slot *s = &c->tab[i];
-		if (!s->off || (s->hash == h && s->user == user && s->kernel == kernel && s->nr == nr &&
-		                memcmp(c->arena + s->off, chain, 8 * nr) == 0))
+		const struct entry *e;
+
+		if (!s->off)
+			return s;
+		e = (const struct entry *)(c->arena + s->off);
+		if (s->hash == h && e->user == user && e->kernel == kernel && e->nr == nr &&
+		    memcmp(e + 1, chain, 8 * nr) == 0)
 			return s;
 	}
 }
@@ -71,11 +80,13 @@ const void *pd_chains_get(struct pd_chains *c, uint64_t user, uint64_t kernel,
                           const unsigned char *chain, uint64_t nr, size_t *n)
 {
 	const struct slot *s = find(c, hash(user, kernel, chain, nr), user, kernel, chain, nr);
+	const struct entry *e;
 
 	if (!s->off)
 		return NULL;
-	*n = s->n;
-	return c->arena + s->off + 8 * s->nr;
+	e = (const struct entry *)(c->arena + s->off);
+	*n = e->n;
+	return (const unsigned char *)(e + 1) + 8 * e->nr;
 }
 
 static int grow(struct pd_chains *c)
@@ -103,7 +114,7 @@ static int grow(struct pd_chains *c)
 int pd_chains_put(struct pd_chains *c, uint64_t user, uint64_t kernel, const unsigned char *chain,
                   uint64_t nr, const void *frames, size_t n, size_t stride)
 {
-	size_t need = (8 * (size_t)nr + n * c->elem + 7) & ~(size_t)7;
+	size_t need = (sizeof(struct entry) + 8 * (size_t)nr + n * c->elem + 7) & ~(size_t)7;
 	uint64_t h = hash(user, kernel, chain, nr);
 	struct slot *s;
 	unsigned char *p;
@@ -125,10 +136,12 @@ int pd_chains_put(struct pd_chains *c, uint64_t user, uint64_t kernel, const uns
 		c->acap = cap;
 	}
 	p = c->arena + c->alen;
+	*(struct entry *)p = (struct entry){ user, kernel, nr, n };
+	p += sizeof(struct entry);
 	memcpy(p, chain, 8 * (size_t)nr);
 	for (size_t i = 0; i < n; i++)
 		memcpy(p + 8 * nr + i * c->elem, (const unsigned char *)frames + i * stride, c->elem);
-	*s = (struct slot){ h, user, kernel, nr, c->alen, n };
+	*s = (struct slot){ h, c->alen };
 	c->alen += need;
 	c->used++;
 	return 0;

@@ -67,6 +67,9 @@ struct nat {
 	struct pd_trace *trace; /* the tracepoints' formats, NULL without tracing data */
 	struct pd_err trace_err; /* why not, with tracing data */
 	struct pd_zdata z;      /* its records decompressed, walked in place of its data section */
+	const unsigned char *map; /* the file mapped (NULL for a pipe), */
+	size_t maplen;          /* its length, */
+	uint64_t dropped;       /* and how far its pages have been let go (drop_behind) */
 	struct pd_err err;
 	const struct fk_perf_opts *o;
 	struct fk_perf_records *recs; /* the session the samples go to */
@@ -195,6 +198,7 @@ static int add_frame(struct nat *n, struct pd_symtext *st, struct pd_map *map, i
 static int emit(struct nat *n, int chain)
 {
 	struct fk_perf_rec rec;
+	const char *text, *utext;
 	int rc;
 
 	if (!ob_ok(&n->out))
@@ -206,12 +210,14 @@ static int emit(struct nat *n, int chain)
 		n->pf = nv;
 		n->cappf = n->capfr;
 	}
+	text = pd_symtext_text(n->st, 0);
+	utext = n->ust ? pd_symtext_text(n->ust, 0) : NULL;
 	for (size_t i = 0; i < n->nfr; i++) {
 		const struct nframe *f = &n->fr[i];
+		int u = f->st == n->ust;
 		/* offsets are unique within one symtext: its index in the low bit */
-		n->pf[i] = (struct fk_perf_frame){ pd_symtext_text(f->st, f->ref.off), f->ref.len,
-		                                   f->ref.lines,
-		                                   (uint64_t)f->ref.off << 1 | (f->st == n->ust) };
+		n->pf[i] = (struct fk_perf_frame){ (u ? utext : text) + f->ref.off, f->ref.len,
+		                                   f->ref.lines, (uint64_t)f->ref.off << 1 | (unsigned)u };
 	}
 	rec = (struct fk_perf_rec){ n->out.b, n->out.n, chain, n->pf, n->nfr,
 	                            n->head_ok ? &n->head : NULL };
@@ -441,6 +447,26 @@ static int cmp_qev(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The mapped file's pages below offset upto, the walk done with them,
+ * leave the process (MADV_DONTNEED: the page cache keeps them, and a read
+ * of a page let go faults it in again, the same bytes, as the mapping is
+ * read-only), in steps of 1 MiB: the records a round holds stay, so peak
+ * RSS grows with them and not with the file. */
+static void drop_behind(struct nat *n, uint64_t upto)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (!n->map)
+		return;
+	if (upto > n->maplen)
+		upto = n->maplen;
+	upto &= ~(page - 1);
+	if (upto < n->dropped + ((uint64_t)1 << 20))
+		return;
+	(void)madvise((void *)(n->map + n->dropped), (size_t)(upto - n->dropped), MADV_DONTNEED);
+	n->dropped = upto;
+}
+
 static int qev_before(const struct qev *a, const struct qev *b)
 {
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
@@ -515,6 +541,20 @@ static int flush(struct nat *n, uint64_t limit)
 	return rc;
 }
 
+/* After a flush at the record at pos: let go of the pages before the
+ * first record still queued (or before pos). */
+static void flushed(struct nat *n, uint64_t pos)
+{
+	uint64_t low = pos;
+
+	if (!n->map || n->f.buf != n->map)
+		return; /* a pipe's bytes, or records decompressed */
+	for (size_t i = 0; i < n->nq; i++)
+		if (n->q[i].pos < low)
+			low = n->q[i].pos;
+	drop_behind(n, n->f.data_off + low);
+}
+
 /* The time perf orders the record by, 0 for none. */
 static int record_time(struct nat *n, uint32_t type, const unsigned char *rec, uint32_t size,
                        uint64_t off, uint64_t *t)
@@ -526,7 +566,8 @@ static int record_time(struct nat *n, uint32_t type, const unsigned char *rec, u
 	if (type >= PD_REC_HEADER_ATTR)
 		return 0;
 	if (type == PERF_RECORD_SAMPLE) {
-		if (pd_sample(&n->f, rec, size, off, &s, &n->err) < 0)
+		/* the rest of it is read when it is delivered */
+		if (pd_sample_time(&n->f, rec, size, off, &s.time, &n->err) < 0)
 			return bad(n);
 	} else if (pd_trailer(&n->f, rec, size, off, &s, &body, &n->err) < 0)
 		return bad(n);
@@ -547,6 +588,7 @@ static int walk(struct nat *n)
 		if (type == PD_REC_FINISHED_ROUND) {
 			rc = flush(n, n->next_flush);
 			n->next_flush = n->max_ts;
+			flushed(n, at);
 			continue;
 		}
 		if ((rc = record_time(n, type, rec, size, (uint64_t)(rec - n->f.buf), &t)) < 0)
@@ -729,7 +771,14 @@ static int prescan(struct nat *n, const char **why)
 			return PD_NATIVE_FALLBACK;
 		}
 	}
-	return r < 0 ? bad(n) : 0;
+	if (r < 0)
+		return bad(n);
+	/* the walk reads the records again, from the start */
+	if (n->map && n->f.buf == n->map) {
+		drop_behind(n, n->maplen);
+		n->dropped = 0;
+	}
+	return 0;
 }
 
 /* perf record -z: the records decompressed (zdata.c), walked from then
@@ -742,6 +791,7 @@ static int decompress(struct nat *n, const struct fk_input_limit *lim, const cha
 		return fk_limit_exceeded(n->h, n->in, lim);
 	if (r < 0)
 		return bad(n);
+	drop_behind(n, n->maplen); /* the compressed bytes are done with */
 	n->f.buf = n->z.buf;
 	n->f.len = n->z.len;
 	n->f.data_off = 0;
@@ -801,8 +851,8 @@ static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *
 	rc = parse_records(n, sink);
 	if (rc == 0 && n->lost)
 		n->h->log(FK_LOG_WARN, "%s: %llu samples were lost while recording (%llu LOST "
-		          "records): the profile lacks them", n->path, (unsigned long long)n->lost,
-		          (unsigned long long)n->lost_recs);
+		          "record%s): the profile lacks them", n->path, (unsigned long long)n->lost,
+		          (unsigned long long)n->lost_recs, n->lost_recs == 1 ? "" : "s");
 	return rc;
 }
 
@@ -867,6 +917,10 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 	close(fd);
 	if (sb.st_size > 0 && map == MAP_FAILED)
 		return h->input_error(in, 0, "cannot map it: %s", strerror(errno));
+	if (map != MAP_FAILED) {
+		n.map = map;
+		n.maplen = (size_t)sb.st_size;
+	}
 	if (pd_file_open(&n.f, map == MAP_FAILED ? (const unsigned char *)"" : map,
 	                 (size_t)sb.st_size, &n.err) < 0) {
 		if (strcmp(n.err.msg, "it was written to a pipe") == 0) {

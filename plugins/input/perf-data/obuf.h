@@ -26,7 +26,8 @@ static inline void ob_init(struct obuf *o, int fd)
 	o->fd = fd;
 	o->failed = 0;
 	o->n = 0;
-	o->cap = 2 * OB_CHUNK;
+	/* a buffer the caller empties (fd -1) holds a record or so */
+	o->cap = fd < 0 ? (size_t)64 << 10 : 2 * OB_CHUNK;
 	o->b = malloc(o->cap);
 	o->failed = !o->b;
 }

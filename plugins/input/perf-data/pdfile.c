@@ -534,6 +534,32 @@ static int user_stack(const unsigned char **p, const unsigned char *end, struct 
 	return s->stack_size > size ? -1 : 0;
 }
 
+int pd_sample_time(const struct pd_file *f, const unsigned char *rec, uint32_t size, uint64_t off,
+                   uint64_t *time, struct pd_err *e)
+{
+	const struct pd_attr *a = &f->attrs[0];
+	uint64_t st = a->sample_type;
+	uint32_t at;
+	struct pd_sample s;
+
+	/* the event's layout, as pd_sample finds it (the first event's unless
+	 * an identifier leads); then the fields before the time are of fixed
+	 * size */
+	if (f->nattrs > 1 && (st & PERF_SAMPLE_IDENTIFIER))
+		a = size >= 16 ? by_id(f, pd_u64(rec + 8)) : NULL;
+	st = a ? a->sample_type : 0;
+	at = 8 + 8 * (uint32_t)__builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+	                                                  PERF_SAMPLE_TID));
+	if ((st & PERF_SAMPLE_TIME) && at + 8 <= size) {
+		*time = pd_u64(rec + at);
+		return 0;
+	}
+	if (pd_sample(f, rec, size, off, &s, e) < 0)
+		return -1;
+	*time = s.time;
+	return 0;
+}
+
 #define TAKE(dst)                                                                     \
 	do {                                                                          \
 		if (end - p < 8)                                                      \

@@ -158,6 +158,12 @@ const char *pd_file_unsupported(const struct pd_file *f);
 int pd_next(const struct pd_file *f, uint64_t *pos, uint32_t *type, uint16_t *misc,
             const unsigned char **rec, uint32_t *size, struct pd_err *e);
 
+/* A SAMPLE's time (0 for none), as pd_sample reads it, straight from
+ * where its event's layout puts it (the event found by its identifier
+ * where there are several); else through pd_sample.  0, or -1 with *e set
+ * (pd_sample's error). */
+int pd_sample_time(const struct pd_file *f, const unsigned char *rec, uint32_t size, uint64_t off,
+                   uint64_t *time, struct pd_err *e);
 /* Decode the SAMPLE record rec[0..size) at file offset off into *s.
  * 0, or -1 with *e set. */
 int pd_sample(const struct pd_file *f, const unsigned char *rec, uint32_t size, uint64_t off,

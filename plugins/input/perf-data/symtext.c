@@ -338,7 +338,7 @@ int pd_symtext_ref(struct pd_symtext *st, struct pd_map *map, int kernel, uint64
 
 const char *pd_symtext_text(const struct pd_symtext *st, uint32_t off)
 {
-	return st->arena + off;
+	return st->arena ? st->arena + off : NULL;
 }
 
 const char *pd_symtext_ksym(struct pd_symtext *st, struct pd_map *map, uint64_t *addr)

@@ -56,25 +56,27 @@ static int kept_type(char t)
 	return t == 't' || t == 'w' || t == 'd' || t == 'b';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)(c | 0x20);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+/* A hex digit's value plus one, 0 for any other byte. */
+#define H(c, v) [c] = (v) + 1
+static const unsigned char hex1[256] = {
+	H('0', 0), H('1', 1), H('2', 2), H('3', 3), H('4', 4), H('5', 5), H('6', 6), H('7', 7),
+	H('8', 8), H('9', 9), H('a', 10), H('b', 11), H('c', 12), H('d', 13), H('e', 14),
+	H('f', 15), H('A', 10), H('B', 11), H('C', 12), H('D', 13), H('E', 14), H('F', 15),
+};
+#undef H
 
 /* The address at the start of a line, as strtoull(line, &end, 16) reads
- * it: 16 hex digits by hand (every kallsyms line), anything else through
+ * it: 16 hex digits by table (every kallsyms line), anything else through
  * strtoull. */
 static uint64_t line_addr(const char *line, char **end)
 {
 	uint64_t addr = 0;
-	int i, v;
+	unsigned v;
+	int i;
 
-	for (i = 0; i < 16 && (v = hexval(line[i])) >= 0; i++)
-		addr = addr << 4 | (uint64_t)v;
-	if (i == 0 || hexval(line[i]) >= 0)
+	for (i = 0; i < 16 && (v = hex1[(unsigned char)line[i]]) != 0; i++)
+		addr = addr << 4 | (v - 1);
+	if (i == 0 || hex1[(unsigned char)line[i]])
 		return strtoull(line, end, 16);
 	*end = (char *)line + i;
 	return addr;

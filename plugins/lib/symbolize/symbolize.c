@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gelf.h>
 #include <libiberty/demangle.h>
@@ -45,7 +46,15 @@ const char *fk_sym_strdup(struct fk_symbolizer *s, const char *str, size_t len)
 
 char *fk_sym_pool_slurp(struct fk_symbolizer *s, FILE *f, size_t *len)
 {
-	size_t cap = 1 << 20, n = 0, got;
+	struct stat st;
+	/* a file's size; else (/proc/kallsyms says 0) room for a large
+	 * kallsyms at once: a block that big is mapped, so the pages the text
+	 * does not fill are never touched, and none is copied as it grows */
+	size_t cap = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	                     (uint64_t)st.st_size < SIZE_MAX / 2
+	             ? (size_t)st.st_size + 1
+	             : (size_t)8 << 20,
+	       n = 0, got;
 	struct pool_chunk *c = malloc(sizeof(*c) + cap + 1), *bigger;
 
 	while (c && (got = fread(c->data + n, 1, cap - n, f)) > 0) {
