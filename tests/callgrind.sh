@@ -11,9 +11,7 @@ ORACLE="$FK_SRCDIR/tests/oracle/cgannotate.py"
 . "$FK_SRCDIR/tests/oracle/check.sh"
 
 if ! command -v callgrind_annotate > /dev/null 2>&1; then
-	skip callgrind "needs callgrind_annotate (valgrind)"
-	done_testing
-	exit
+	skip_all callgrind "needs callgrind_annotate (valgrind)"
 fi
 
 # totals FOLDED self|incl: "TOTAL n" then "function cost", sorted bytewise

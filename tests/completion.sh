@@ -6,9 +6,7 @@
 . "$FK_SRCDIR/tests/lib.sh"
 
 if ! command -v make > /dev/null 2>&1 || ! command -v bash > /dev/null 2>&1; then
-	skip "shell completion" "make or bash is missing"
-	done_testing
-	exit
+	skip_all "shell completion" "make or bash is missing"
 fi
 
 STAGE="$TMP/stage"

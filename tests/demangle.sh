@@ -51,9 +51,7 @@ app;rg\`<F as alloc::boxed::FnBox<A>>::call_box;std::rt::lang_start::{{closure}}
 	"--demangle=short: a half-demangled Rust legacy name without its hash (inferno's short names)"
 
 if ! command -v c++filt > /dev/null 2>&1 || ! command -v python3 > /dev/null 2>&1; then
-	skip "the c++filt oracle" "no c++filt (binutils) or python3"
-	done_testing
-	exit
+	skip_all "the c++filt oracle" "no c++filt (binutils) or python3"
 fi
 
 # oracle NAME ORACLE-OPTIONS -- FLAMEKIT-ARGS: flamekit's folded output equals

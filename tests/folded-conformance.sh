@@ -4,9 +4,7 @@
 . "$FK_SRCDIR/tests/lib.sh"
 
 if [ ! -d "$FK_CONFORMANCE" ]; then
-	skip "folded round trip" "no conformance corpus at $FK_CONFORMANCE"
-	done_testing
-	exit 0
+	skip_all "folded round trip" "no conformance corpus at $FK_CONFORMANCE"
 fi
 for f in "$FK_CONFORMANCE"/perf/expected/*.txt "$FK_CONFORMANCE"/dtrace/expected/*.txt \
 	"$FK_CONFORMANCE"/pmcstat/expected/*.txt "$FK_CONFORMANCE"/stap/expected/*.txt \

@@ -301,9 +301,7 @@ is "$rc:$err" "1:flamekit: $SMALL: no jdk.ThreadSleep events in this recording (
 
 # recordings made now, with the JDK's profile settings and with ours
 if ! command -v java > /dev/null 2>&1 || ! command -v javac > /dev/null 2>&1 || ! command -v jfr > /dev/null 2>&1; then
-	skip "recordings made now" "no java, javac and jfr (openjdk-17-jdk-headless)"
-	done_testing
-	exit
+	skip_all "recordings made now" "no java, javac and jfr (openjdk-17-jdk-headless)"
 fi
 if ! javac -d "$TMP" "$D/Busy.java" 2> "$TMP/javac.err"; then
 	ok 1 "javac Busy.java: $(cat "$TMP/javac.err")"

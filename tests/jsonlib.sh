@@ -6,9 +6,7 @@ PY=${PYTHON:-python3}
 # oracles are Python).
 need_python() {
 	if ! command -v "$PY" > /dev/null 2>&1; then
-		skip "$1" "no python3"
-		done_testing
-		exit 0
+		skip_all "$1" "no python3"
 	fi
 }
 

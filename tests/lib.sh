@@ -75,6 +75,47 @@ done_testing() {
 	[ "$T_FAIL" -eq 0 ]
 }
 
+# skip_all NAME REASON: the rest of the script cannot run here (a tool is
+# missing, a capture cannot be made): one skipped case, the plan, and exit,
+# non-zero only if a case before it failed.
+skip_all() {
+	skip "$1" "$2"
+	done_testing
+	exit
+}
+
+# need_perf NAME: skip_all NAME unless perf is installed.
+need_perf() {
+	command -v perf > /dev/null 2>&1 || skip_all "$1" "perf is not installed (Debian: linux-perf)"
+}
+
+# compile_or_skip NAME ARGS...: ${CC:-cc} ARGS (its messages in cc.log), or
+# skip_all NAME with the first of them.
+compile_or_skip() {
+	cs_name=$1
+	shift
+	${CC:-cc} "$@" > cc.log 2>&1 ||
+		skip_all "$cs_name" "cannot compile the test program: $(head -1 cc.log)"
+}
+
+# record_or_skip NAME ARGS...: perf record ARGS (its messages in rec.log), or
+# skip_all NAME with the first of them.
+record_or_skip() {
+	rs_name=$1
+	shift
+	perf record "$@" > rec.log 2>&1 ||
+		skip_all "$rs_name" "perf cannot record here (not root, or perf_event_paranoid): $(head -1 rec.log)"
+}
+
+# perf_home: work in $TMP, with HOME a fresh directory there, so that what
+# perf keeps in HOME (its build-id cache, ~/.debug) is not the user's.
+perf_home() {
+	cd "$TMP" || exit 1
+	mkdir home
+	HOME=$TMP/home
+	export HOME
+}
+
 # submake ARGS...: make, outside the jobserver of the `make check` running us.
 submake() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make "$@"

@@ -7,9 +7,7 @@
 
 C=$FK_CONFORMANCE/perf
 if [ ! -d "$C/inputs" ]; then
-	skip "perf conformance" "no conformance corpus at $FK_CONFORMANCE"
-	done_testing
-	exit 0
+	skip_all "perf conformance" "no conformance corpus at $FK_CONFORMANCE"
 fi
 
 # check NAME EXPECTED ARGS...: stdout must equal EXPECTED, exit status 0

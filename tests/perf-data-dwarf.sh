@@ -16,16 +16,9 @@
 # bytes).  HOME is a temporary directory: perf's build-id cache is not the
 # user's.
 . "$FK_SRCDIR/tests/lib.sh"
-cd "$TMP" || exit 1
-mkdir home
-HOME=$TMP/home
-export HOME
+perf_home
 
-if ! command -v perf > /dev/null 2>&1; then
-	skip "--call-graph dwarf" "perf is not installed (Debian: linux-perf)"
-	done_testing
-	exit
-fi
+need_perf "--call-graph dwarf"
 cat > deep.c <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,15 +72,9 @@ EOF
 # perf's libunwind goes on to _start: a limitation of the native reader,
 # seen once in 4,335 cases; it is not what these cases test, and whether
 # a sample falls there is chance.
-if ! ${CC:-cc} -O2 -fomit-frame-pointer -Wl,-z,now -o deep deep.c > cc.log 2>&1; then
-	skip "--call-graph dwarf" "cannot compile the test program: $(head -1 cc.log)"
-	done_testing
-	exit
-fi
+compile_or_skip "--call-graph dwarf" -O2 -fomit-frame-pointer -Wl,-z,now -o deep deep.c
 if ! perf record -q --call-graph dwarf -o dw.data ./deep > rec.log 2>&1; then
-	skip "--call-graph dwarf" "perf cannot record --call-graph dwarf here: $(head -1 rec.log)"
-	done_testing
-	exit
+	skip_all "--call-graph dwarf" "perf cannot record --call-graph dwarf here: $(head -1 rec.log)"
 fi
 perf record -q --call-graph dwarf -o fork.data ./deep 600 fork > /dev/null 2>&1
 perf record -q --call-graph dwarf -o - ./deep 600 2> /dev/null > pipe.data

@@ -14,22 +14,13 @@
 # --no-demangle: a C++ program's capture equals `perf script
 # --no-demangle | flamekit collapse --format perf --no-demangle`.
 . "$FK_SRCDIR/tests/lib.sh"
-cd "$TMP" || exit 1
-mkdir home
-HOME=$TMP/home
-export HOME
+perf_home
 ORACLE="$FK_SRCDIR/tests/perf-data/inline-oracle.py"
 
-if ! command -v perf > /dev/null 2>&1; then
-	skip "perf-data --inline" "perf is not installed (Debian: linux-perf)"
-	done_testing
-	exit
-fi
+need_perf "perf-data --inline"
 for t in addr2line eu-addr2line python3; do
 	if ! command -v $t > /dev/null 2>&1; then
-		skip "perf-data --inline" "$t is not installed (the oracle)"
-		done_testing
-		exit
+		skip_all "perf-data --inline" "$t is not installed (the oracle)"
 	fi
 done
 cat > inl.c <<'CEOF'
@@ -55,16 +46,8 @@ int main(void)
 	return 0;
 }
 CEOF
-if ! ${CC:-cc} -O2 -g -fno-omit-frame-pointer -o inl inl.c > cc.log 2>&1; then
-	skip "perf-data --inline" "cannot compile the test program: $(head -1 cc.log)"
-	done_testing
-	exit
-fi
-if ! perf record -q -g -o inl.data ./inl > rec.log 2>&1; then
-	skip "perf-data --inline" "perf cannot record here (not root, or perf_event_paranoid): $(head -1 rec.log)"
-	done_testing
-	exit
-fi
+compile_or_skip "perf-data --inline" -O2 -g -fno-omit-frame-pointer -o inl inl.c
+record_or_skip "perf-data --inline" -q -g -o inl.data ./inl
 perf script -i inl.data > plain.txt 2> /dev/null
 
 for mode in inline srcline both; do
@@ -131,9 +114,7 @@ int main()
 CEOF
 if ! ${CXX:-c++} -O2 -g -fno-omit-frame-pointer -o cx cx.cc > cxx.log 2>&1 ||
    ! perf record -q -g -o cx.data ./cx > /dev/null 2>&1; then
-	skip "perf-data --no-demangle" "cannot build or record the C++ program: $(head -1 cxx.log)"
-	done_testing
-	exit
+	skip_all "perf-data --no-demangle" "cannot build or record the C++ program: $(head -1 cxx.log)"
 fi
 perf script --no-demangle -i cx.data 2> /dev/null | "$FLAMEKIT" collapse --format perf --no-demangle > exp.nodm
 "$FLAMEKIT" collapse --no-demangle cx.data > got.nodm 2> /dev/null

@@ -20,18 +20,12 @@
 # then perf script's result.  HOME is a temporary directory: perf's
 # build-id cache (~/.debug) is not the user's.
 . "$FK_SRCDIR/tests/lib.sh"
-cd "$TMP" || exit 1
-mkdir home empty
+perf_home
+mkdir empty
 : > nokall
-HOME=$TMP/home
-export HOME
 NULLSYM="--plugin-dir $FK_BUILDDIR/tests/modules/nullsym"
 
-if ! command -v perf > /dev/null 2>&1; then
-	skip "native perf.data" "perf is not installed (Debian: linux-perf)"
-	done_testing
-	exit
-fi
+need_perf "native perf.data"
 cat > prog.c <<'EOF'
 #include <pthread.h>
 #include <stdlib.h>
@@ -63,16 +57,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-if ! ${CC:-cc} -O1 -g -fno-omit-frame-pointer -pthread -o prog prog.c > cc.log 2>&1; then
-	skip "native perf.data" "cannot compile the test program: $(head -1 cc.log)"
-	done_testing
-	exit
-fi
-if ! perf record -q -g -o prog.data ./prog > rec.log 2>&1; then
-	skip "native perf.data" "perf cannot record here (not root, or perf_event_paranoid): $(head -1 rec.log)"
-	done_testing
-	exit
-fi
+compile_or_skip "native perf.data" -O1 -g -fno-omit-frame-pointer -pthread -o prog prog.c
+record_or_skip "native perf.data" -q -g -o prog.data ./prog
 caps=prog.data
 perf record -q -a -g -o sys.data -- sleep 1 > /dev/null 2>&1 && caps="$caps sys.data"
 perf record -q -e cpu-clock -e task-clock -g -o two.data ./prog > /dev/null 2>&1 && caps="$caps two.data"

@@ -11,11 +11,7 @@
 . "$FK_SRCDIR/tests/lib.sh"
 cd "$TMP" || exit 1
 
-if ! command -v perf > /dev/null 2>&1; then
-	skip "perf-data time slices" "perf is not installed (Debian: linux-perf)"
-	done_testing
-	exit
-fi
+need_perf "perf-data time slices"
 
 # parser_lines FILE: the perf parser's messages, named as the pipeline's
 parser_lines() {

@@ -11,16 +11,9 @@
 # directory, so no cached copy names the frames.  The planted link needs
 # root and setpriv (the user nobody plants it); the FIFO does not.
 . "$FK_SRCDIR/tests/lib.sh"
-cd "$TMP" || exit 1
-mkdir home
-HOME=$TMP/home
-export HOME
+perf_home
 
-if ! command -v perf > /dev/null 2>&1; then
-	skip "perf-data: files a capture names" "perf is not installed (Debian: linux-perf)"
-	done_testing
-	exit
-fi
+need_perf "perf-data: files a capture names"
 cat > prog.c <<'CEOF'
 static volatile unsigned long sink;
 __attribute__((noinline)) static void spin(unsigned long n)
@@ -34,17 +27,9 @@ int main(void)
 	return 0;
 }
 CEOF
-if ! ${CC:-cc} -O1 -g -fno-omit-frame-pointer -o prog prog.c > cc.log 2>&1; then
-	skip "perf-data: files a capture names" "cannot compile the test program: $(head -1 cc.log)"
-	done_testing
-	exit
-fi
+compile_or_skip "perf-data: files a capture names" -O1 -g -fno-omit-frame-pointer -o prog prog.c
 cp prog fprog
-if ! perf record -N -q -g -o fifo.data "$TMP/fprog" > rec.log 2>&1; then
-	skip "perf-data: files a capture names" "perf cannot record here (not root, or perf_event_paranoid): $(head -1 rec.log)"
-	done_testing
-	exit
-fi
+record_or_skip "perf-data: files a capture names" -N -q -g -o fifo.data "$TMP/fprog"
 # the oracle: perf script with the file gone
 rm fprog
 perf script -i fifo.data 2> /dev/null | "$FLAMEKIT" collapse --format perf > exp.fifo

@@ -277,17 +277,9 @@ case $err in *"one.data: detected format perf-data"*) r=0;; *) r=1;; esac
 ok $r "PERFILE2 is detected as perf-data"
 
 # --- part 2: the real perf -------------------------------------------------
-if ! command -v perf > /dev/null 2>&1; then
-	skip "real perf captures" "perf is not installed (Debian: linux-perf)"
-	done_testing
-	exit
-fi
+need_perf "real perf captures"
 work='for p in 1 2 3; do (i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done) & done; wait'
-if ! perf record -q -F 4000 -g -o cpu.data -- sh -c "$work" > rec.log 2>&1; then
-	skip "real perf captures" "perf cannot record here (not root, or perf_event_paranoid): $(head -1 rec.log)"
-	done_testing
-	exit
-fi
+record_or_skip "real perf captures" -q -F 4000 -g -o cpu.data -- sh -c "$work"
 
 # same ARGS... -- PIPEARGS...: collapse cpu.data with ARGS for 1, 2 and 3
 # threads, against perf script PIPEARGS | collapse --format perf ARGS.

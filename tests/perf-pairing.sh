@@ -267,9 +267,7 @@ cd "$TMP" || exit 1
 if ! command -v perf > /dev/null 2>&1 ||
    ! perf record -q -a -g -e sched:sched_switch -e sched:sched_wakeup -o wk.data -- \
 	sh -c 'for i in 1 2 3 4 5; do sleep 0.01; done' > rec.log 2>&1; then
-	skip "perf-data on real captures" "perf cannot record tracepoints here"
-	done_testing
-	exit
+	skip_all "perf-data on real captures" "perf cannot record tracepoints here"
 fi
 perf script -i wk.data 2> /dev/null | "$FLAMEKIT" collapse --format perf --wakeups > want.folded 2> /dev/null
 "$FLAMEKIT" collapse --threads 3 --wakeups wk.data > got.folded 2> /dev/null

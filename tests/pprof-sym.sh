@@ -18,9 +18,7 @@ unset PPROF_BINARY_PATH
 mkdir "$TMP/home"
 
 if ! command -v go > /dev/null 2>&1 || ! go tool pprof -h > /dev/null 2>&1; then
-	skip "pprof symbolized from local binaries" "go tool pprof is not installed (Debian: golang-go)"
-	done_testing
-	exit 0
+	skip_all "pprof symbolized from local binaries" "go tool pprof is not installed (Debian: golang-go)"
 fi
 # traces FILE [ARGS]: go tool pprof's stacks, folded
 traces() {

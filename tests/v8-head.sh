@@ -14,9 +14,7 @@ OLD="$FK_SRCDIR/tests/data/v8/old.cpuprofile"
 NODE="$FK_SRCDIR/tests/data/v8/node.cpuprofile"
 
 if ! command -v "$PY" > /dev/null 2>&1; then
-	skip "v8 head" "no python3"
-	done_testing
-	exit 0
+	skip_all "v8 head" "no python3"
 fi
 
 # --- the hand-written file: the oracle's stacks ---------------------------

@@ -3,9 +3,7 @@
 # compute what it should show with awk.
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ] || [ -z "$PYTHON3" ]; then
-	skip "the report in a browser" "chromium or python3 not installed"
-	done_testing
-	exit 0
+	skip_all "the report in a browser" "chromium or python3 not installed"
 fi
 CDP="$FK_SRCDIR/tests/browser/cdp.py"
 DET='document.getElementById("details")'

@@ -7,9 +7,7 @@
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
-	skip "browser test" "chromium not installed"
-	done_testing
-	exit 0
+	skip_all "browser test" "chromium not installed"
 fi
 
 # with_probe SVG PROBE OUT: a copy of SVG with tests/browser/PROBE inserted

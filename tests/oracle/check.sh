@@ -4,9 +4,7 @@
 # stdout and the numbers of the lines it skips on stderr.
 
 if ! command -v python3 > /dev/null 2>&1; then
-	skip "$(basename "$ORACLE" .py)" "no python3 for the oracle"
-	done_testing
-	exit
+	skip_all "$(basename "$ORACLE" .py)" "no python3 for the oracle"
 fi
 
 # expect_warn FILE LINES: the warning flamekit gives for skipped LINES

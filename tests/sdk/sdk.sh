@@ -9,9 +9,7 @@
 EX="$FK_SRCDIR/examples/plugin-bpftrace"
 
 if ! command -v pkg-config > /dev/null 2>&1 || ! command -v make > /dev/null 2>&1; then
-	skip "installed SDK" "pkg-config or make is missing"
-	done_testing
-	exit
+	skip_all "installed SDK" "pkg-config or make is missing"
 fi
 
 # --- 1. the staged install -------------------------------------------------

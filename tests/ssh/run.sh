@@ -25,9 +25,7 @@ why=
 [ -n "$why" ] || command -v ssh > /dev/null 2>&1 || why="no ssh client"
 [ -n "$why" ] || command -v python3 > /dev/null 2>&1 || why="no python3 to pick a free port"
 if [ -n "$why" ]; then
-	skip "flamekit-parallel over ssh" "$why"
-	done_testing
-	exit 0
+	skip_all "flamekit-parallel over ssh" "$why"
 fi
 
 pid=
