@@ -105,18 +105,17 @@ check_files "perf: the shipped demo capture" "$TMP/demo.perf.txt"
 FMT="--format folded"
 
 # Shard boundaries: which lines each shard of a 4-line file gets.
+four_shards() { # four_shards FILE: the lines of each of its 4 shards, as [a 1 b 2 ][]...
+	fs=
+	for k in 0 1 2 3; do
+		fs="$fs[$("$FLAMEKIT" collapse --format folded --shard $k/4 "$1" | tr '\n' ' ')]"
+	done
+	echo "$fs"
+}
 printf 'a 1\nb 2\nc 3\nd 4\n' > "$TMP/four.txt"
-out=
-for k in 0 1 2 3; do
-	out="$out[$("$FLAMEKIT" collapse --format folded --shard $k/4 "$TMP/four.txt" | tr '\n' ' ')]"
-done
-is "$out" "[a 1 ][b 2 ][c 3 ][d 4 ]" "4 shards of a 16-byte, 4-line file: a cut on a line start stays there"
+is "$(four_shards "$TMP/four.txt")" "[a 1 ][b 2 ][c 3 ][d 4 ]" "4 shards of a 16-byte, 4-line file: a cut on a line start stays there"
 printf 'aaaaaaaaaa 1\nb 2\n' > "$TMP/four2.txt"
-out=
-for k in 0 1 2 3; do
-	out="$out[$("$FLAMEKIT" collapse --format folded --shard $k/4 "$TMP/four2.txt" | tr '\n' ' ')]"
-done
-is "$out" "[aaaaaaaaaa 1 ][][][b 2 ]" "a cut inside a line moves to the next line start; a shard may be empty"
+is "$(four_shards "$TMP/four2.txt")" "[aaaaaaaaaa 1 ][][][b 2 ]" "a cut inside a line moves to the next line start; a shard may be empty"
 
 run "$FLAMEKIT" collapse --format folded -v --shard 1/2 "$TMP/four.txt"
 is "$rc:$out:$(echo "$err" | grep bytes)" "0:c 3
