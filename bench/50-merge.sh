@@ -6,6 +6,7 @@
 set -e
 : "${FLAMEKIT:?run through make bench}"
 : "${FK_BENCH_DATA:?run through make bench}"
+. "$FK_SRCDIR/bench/lib.sh"
 files=${FK_BENCH_MERGE_FILES:-100}
 mb=${FK_BENCH_MERGE_MB:-10}
 dir="$FK_BENCH_DATA/merge-$files-$mb"
@@ -31,31 +32,21 @@ if [ ! -f "$dir/done" ]; then
 	touch "$dir/done"
 fi
 out="$FK_BENCH_DATA/merge-out"
-# measure LABEL CMD...: wall time, MB/s over the inputs, peak RSS.  GNU
-# time (Debian package time) gives the command's own peak RSS; without it
-# python's getrusage(RUSAGE_CHILDREN) does, but then the figure includes the
-# python process the command was forked from (about 10 MB).
-measure() {
+# rate LABEL CMD...: wall time, MB/s over the inputs and peak RSS of CMD
+# (measured by bench/lib.sh's measure).
+rate() {
 	label=$1
 	shift
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%e %M' -o "$out.time" "$@" > /dev/null
-		read -r secs kb < "$out.time"
-	else
-		set -- $(python3 -c 'import resource, subprocess, sys, time
-t = time.time(); subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-print(time.time() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@")
-		secs=$1 kb=$2
-	fi
-	awk -v l="$label" -v s="$secs" -v kb="$kb" -v b="$total" \
+	measure "$@"
+	awk -v l="$label" -v s="$SECS" -v kb="$KB" -v b="$total" \
 		'BEGIN { printf "%-20s %7.2f s %8.1f MB/s  peak RSS %7.1f MB\n", l, s, b / 1e6 / (s > 0 ? s : 0.01), kb / 1024 }'
 }
 set -- "$dir"/part-*.folded
 total=$(cat "$@" | wc -c)
 echo "inputs: $# files, $((total / 1000000)) MB"
-measure "cat" cat "$@"
-measure "wc -l" wc -l "$@"
-measure "flamekit merge" "$FLAMEKIT" merge --no-progress -o "$out.fk" "$@"
-measure "LC_ALL=C sort -m" env LC_ALL=C sort -m -o "$out.sort" "$@"
+rate "cat" cat "$@"
+rate "wc -l" wc -l "$@"
+rate "flamekit merge" "$FLAMEKIT" merge --no-progress -o "$out.fk" "$@"
+rate "LC_ALL=C sort -m" env LC_ALL=C sort -m -o "$out.sort" "$@"
 echo "output: flamekit merge $(wc -l < "$out.fk") lines, sort -m $(wc -l < "$out.sort") lines"
-rm -f "$out.fk" "$out.sort" "$out.time"
+rm -f "$out.fk" "$out.sort"
