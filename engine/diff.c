@@ -19,37 +19,23 @@
 static int add_side(struct fk_profile *dst, const struct fk_profile *src, int series,
                     double *total)
 {
-	fk_frame_t *fmap = fk_malloc(((size_t)src->in.nframes + 1) * sizeof *fmap);
-	fk_node_t *nmap = fk_malloc((size_t)src->tree.nnodes * sizeof *nmap);
+	struct fk_profile_map m;
 	int rc = FK_ERR_NOMEM;
 
-	if (!fmap || !nmap)
+	if (fk_profile_map(dst, src, &m) < 0)
 		goto out;
-	for (uint32_t i = 0; i < src->in.nframes; i++) {
-		fmap[i] = fk_intern(&dst->in, src->in.frames[i].name, src->in.frames[i].len);
-		if (fmap[i] == FK_FRAME_NONE)
-			goto out;
-	}
-	nmap[0] = FK_NODE_ROOT;
-	for (uint32_t i = 1; i < src->tree.nnodes; i++) {
-		const struct fk_node *n = &src->tree.nodes[i];
-		nmap[i] = fk_tree_child(&dst->tree, nmap[n->parent], fmap[n->frame]);
-		if (nmap[i] == FK_NODE_NONE)
-			goto out;
-	}
 	for (uint32_t i = 1; i < src->tree.nnodes; i++) {
 		double w[FK_SERIES_MAX] = { 0 };
 		if (!fk_node_leaf(&src->tree, i))
 			continue;
 		w[series] = fk_node_self(&src->tree, i, 0);
 		*total += w[series];
-		if (fk_tree_add(&dst->tree, nmap[i], w) < 0)
+		if (fk_tree_add(&dst->tree, m.nodes[i], w) < 0)
 			goto out;
 	}
 	rc = 0;
 out:
-	fk_free(fmap);
-	fk_free(nmap);
+	fk_profile_map_free(&m);
 	return rc;
 }
 

@@ -256,6 +256,19 @@ struct fk_profile *fk_profile_new(void);
 void fk_profile_free(struct fk_profile *p);
 /* Merge src into dst (frames re-interned, weights summed, samples appended). */
 int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src);
+/* Where src's frames and nodes stand in dst, once fk_profile_map made them
+ * there: frames[id in src] (src->in.nframes + 1 entries) and nodes[node in
+ * src] (src->tree.nnodes). */
+struct fk_profile_map {
+	fk_frame_t *frames;
+	fk_node_t *nodes;
+};
+/* The first step of a merge: src's frames interned into dst and src's nodes
+ * made in dst's tree, no weight added.  0, or FK_ERR_NOMEM with dst holding
+ * part of src.  Either way *map is the caller's to fk_profile_map_free. */
+int fk_profile_map(struct fk_profile *dst, const struct fk_profile *src,
+                   struct fk_profile_map *map);
+void fk_profile_map_free(struct fk_profile_map *map);
 /* Nothing pushed, interned or logged into p yet. */
 bool fk_profile_empty(const struct fk_profile *p);
 /* Merge src into dst as fk_profile_merge does; when dst is still empty,

@@ -98,34 +98,24 @@ static bool module_wins(const struct fk_intern *in, fk_frame_t cand, fk_frame_t 
 	return module_cmp(in, have, in->frames[cand].name, in->frames[cand].len) > 0;
 }
 
-int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
+int fk_profile_map(struct fk_profile *dst, const struct fk_profile *src,
+                   struct fk_profile_map *map)
 {
-	fk_frame_t *fmap = NULL;
-	fk_node_t *nmap = NULL;
-	uint32_t i;
-	int rc = FK_ERR_NOMEM;
+	fk_frame_t *fmap = fk_malloc(((size_t)src->in.nframes + 1) * sizeof *fmap);
+	fk_node_t *nmap = fk_malloc((size_t)src->tree.nnodes * sizeof *nmap);
 
-	fmap = fk_malloc(((size_t)src->in.nframes + 1) * sizeof *fmap);
-	nmap = fk_malloc((size_t)src->tree.nnodes * sizeof *nmap);
+	map->frames = fmap;
+	map->nodes = nmap;
 	if (!fmap || !nmap)
-		goto out;
-	for (i = 0; i < src->in.nframes; i++) {
+		return FK_ERR_NOMEM;
+	for (uint32_t i = 0; i < src->in.nframes; i++) {
 		const struct fk_frame_info *f = &src->in.frames[i];
 		fmap[i] = fk_intern(&dst->in, f->name, f->len);
 		if (fmap[i] == FK_FRAME_NONE)
-			goto out;
-	}
-	for (i = 0; i < src->in.nframes; i++) {
-		const struct fk_frame_info *f = &src->in.frames[i];
-		struct fk_frame_info *d = &dst->in.frames[fmap[i]];
-		if (f->module != FK_FRAME_NONE && module_wins(&dst->in, fmap[f->module], d->module))
-			d->module = fmap[f->module];
-		if (f->colour >= 0 && d->colour < 0 &&
-		    fk_intern_set_colour(&dst->in, fmap[i], src->in.colours[f->colour]) < 0)
-			goto out;
+			return FK_ERR_NOMEM;
 	}
 	nmap[0] = FK_NODE_ROOT;
-	for (i = 1; i < src->tree.nnodes;) {
+	for (uint32_t i = 1; i < src->tree.nnodes;) {
 		/* A chain (each node the child of the one before, as a stack's new
 		 * part is inserted) goes in as one path: its new part is batched. */
 		const struct fk_node *sn = src->tree.nodes;
@@ -135,8 +125,38 @@ int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 			f[m] = fmap[sn[i + m].frame];
 		while (++m < 64 && i + m < src->tree.nnodes && sn[i + m].parent == i + m - 1);
 		if (fk_tree_insert_at(&dst->tree, nmap[sn[i].parent], f, m, nmap + i) == FK_NODE_NONE)
-			goto out;
+			return FK_ERR_NOMEM;
 		i += m;
+	}
+	return 0;
+}
+
+void fk_profile_map_free(struct fk_profile_map *map)
+{
+	fk_free(map->frames);
+	fk_free(map->nodes);
+}
+
+int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
+{
+	struct fk_profile_map m;
+	const fk_frame_t *fmap;
+	const fk_node_t *nmap;
+	uint32_t i;
+	int rc = FK_ERR_NOMEM;
+
+	if (fk_profile_map(dst, src, &m) < 0)
+		goto out;
+	fmap = m.frames;
+	nmap = m.nodes;
+	for (i = 0; i < src->in.nframes; i++) {
+		const struct fk_frame_info *f = &src->in.frames[i];
+		struct fk_frame_info *d = &dst->in.frames[fmap[i]];
+		if (f->module != FK_FRAME_NONE && module_wins(&dst->in, fmap[f->module], d->module))
+			d->module = fmap[f->module];
+		if (f->colour >= 0 && d->colour < 0 &&
+		    fk_intern_set_colour(&dst->in, fmap[i], src->in.colours[f->colour]) < 0)
+			goto out;
 	}
 	for (i = 0; i < src->tree.nnodes; i++)
 		if (fk_node_leaf(&src->tree, i) &&
@@ -158,8 +178,7 @@ int fk_profile_merge(struct fk_profile *dst, const struct fk_profile *src)
 			goto out;
 	rc = 0;
 out:
-	fk_free(fmap);
-	fk_free(nmap);
+	fk_profile_map_free(&m);
 	return rc;
 }
 
