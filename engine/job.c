@@ -89,6 +89,23 @@ static int nomem(void)
 
 /* ---- helpers for the schema walk --------------------------------------------- */
 
+/* A new element of `size` bytes, zeroed, at the end of the array *v of *n
+ * (capacity *cap, grown by fk_vector_grow); NULL, the array as it was, when
+ * out of memory (said). */
+static void *append_zeroed(void **v, size_t *n, size_t *cap, size_t size)
+{
+	char *e;
+
+	if (fk_vector_grow(v, cap, *n + 1, size, fk_realloc) < 0) {
+		nomem();
+		return NULL;
+	}
+	e = (char *)*v + *n * size;
+	memset(e, 0, size);
+	(*n)++;
+	return e;
+}
+
 static char *keep(struct fk_job *j, char *s)
 {
 	if (!s)
@@ -286,17 +303,14 @@ static char *where_of(struct fk_job *j, const struct ynode *n)
 
 static int add_input(struct fk_job *j, const char *path, int series, const char *where)
 {
-	struct fk_input_spec *v;
+	struct fk_input_spec *v = append_zeroed((void **)&j->inputs, &j->ninputs, &j->capinputs,
+	                                        sizeof *j->inputs);
 
-	if (fk_vector_grow((void **)&j->inputs, &j->capinputs, j->ninputs + 1, sizeof *j->inputs,
-	                   fk_realloc) < 0)
-		return nomem();
-	v = j->inputs;
-	memset(&v[j->ninputs], 0, sizeof *v);
-	v[j->ninputs].path = path;
-	v[j->ninputs].series = series;
-	v[j->ninputs].where = where;
-	j->ninputs++;
+	if (!v)
+		return FK_ERR_NOMEM;
+	v->path = path;
+	v->series = series;
+	v->where = where;
 	return 0;
 }
 
@@ -360,10 +374,8 @@ static int parse_input(struct fk_job *j, const struct ynode *n)
 	size_t first = j->ninputs;
 	int series = 0, demangle = FK_DMG_PLUGIN, rc;
 
-	if (fk_vector_grow((void **)&j->ent, &j->capent, j->nent + 1, sizeof *j->ent, fk_realloc) < 0)
-		return nomem();
-	e = &j->ent[j->nent++];
-	memset(e, 0, sizeof *e);
+	if (!(e = append_zeroed((void **)&j->ent, &j->nent, &j->capent, sizeof *j->ent)))
+		return FK_ERR_NOMEM;
 	if (n->type == Y_MAP) {
 		if ((rc = check_keys(j, n, "an input", keys)) < 0)
 			return rc;
@@ -478,11 +490,8 @@ static int parse_filter(struct fk_job *j, const struct ynode *n)
 		return rc;
 	if (!(pn = map_get(n, "plugin")))
 		return need_plugin(j, n, "a filter", FK_PLUGIN_FILTER);
-	if (fk_vector_grow((void **)&j->filters, &j->capfilters, j->nfilters + 1, sizeof *f,
-	                   fk_realloc) < 0)
-		return nomem();
-	f = &j->filters[j->nfilters++];
-	memset(f, 0, sizeof *f);
+	if (!(f = append_zeroed((void **)&j->filters, &j->nfilters, &j->capfilters, sizeof *f)))
+		return FK_ERR_NOMEM;
 	if ((rc = find_plugin(j, pn, FK_PLUGIN_FILTER, &f->pl)) < 0)
 		return rc;
 	for (size_t i = 0; i + 1 < n->n; i += 2) {
@@ -616,11 +625,8 @@ static int parse_output(struct fk_job *j, const struct ynode *n)
 		return need_plugin(j, n, "an output", FK_PLUGIN_OUTPUT);
 	if (!(path = map_get(n, "path")))
 		return yerr(j, n, "an output needs a path (\"-\" for stdout)");
-	if (fk_vector_grow((void **)&j->outputs, &j->capoutputs, j->noutputs + 1, sizeof *o,
-	                   fk_realloc) < 0)
-		return nomem();
-	o = &j->outputs[j->noutputs++];
-	memset(o, 0, sizeof *o);
+	if (!(o = append_zeroed((void **)&j->outputs, &j->noutputs, &j->capoutputs, sizeof *o)))
+		return FK_ERR_NOMEM;
 	if ((rc = find_plugin(j, pn, FK_PLUGIN_OUTPUT, &o->plugin)) < 0)
 		return rc;
 	if (fk_options_new(o->plugin, &o->opts) < 0)
