@@ -132,14 +132,11 @@ static int pop_to(struct cs *c, const struct opts *o, size_t to)
 	return 0;
 }
 
+/* Append s (n bytes, ';' made ':') to the frame text. */
 static int add_text(struct cs *c, const char *s, size_t n)
 {
-	if (fk_vector_grow((void **)&c->text, &c->tcap, c->tlen + n, 1, c->h->realloc) < 0)
+	if (text_add(c->h, &c->text, &c->tcap, c->tlen, s, n) < 0)
 		return FK_ERR_NOMEM;
-	memcpy(c->text + c->tlen, s, n);
-	for (size_t i = 0; i < n; i++)
-		if (c->text[c->tlen + i] == ';')
-			c->text[c->tlen + i] = ':';
 	c->tlen += n;
 	return 0;
 }
