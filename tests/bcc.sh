@@ -49,8 +49,7 @@ head -5 "$D/profile.txt" > "$TMP/cut.txt"
 run "$FLAMEKIT" collapse --format bcc "$TMP/cut.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/cut.txt:3: this record has no count line (is the file truncated?)" \
 	"a truncated record: exit 1, its first line named, nothing written"
-printf '    a\n    -                x (1)\n    b\n    c\n    -                y (2)\n        3\n\n' > "$TMP/odd.txt"
-run "$FLAMEKIT" collapse --format bcc "$TMP/odd.txt"
+collapse_text bcc odd.txt '    a\n    -                x (1)\n    b\n    c\n    -                y (2)\n        3\n\n'
 is "$rc:$out:$err" "0:y;c 3:flamekit: warning: $TMP/odd.txt: skipped 3 unreadable lines (lines 1, 2, 3)" \
 	"a frame after the process line: that record's lines skipped, counted"
 

@@ -49,8 +49,7 @@ head -8 "$D/kstack-ustack-comm.txt" > "$TMP/cut.txt"
 run "$FLAMEKIT" collapse --format bpftrace "$TMP/cut.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/cut.txt:4: this record has no closing ']: COUNT' line (is the file truncated?)" \
 	"a truncated record: exit 1, its @[ line named, nothing written"
-printf '@[\n    a+1\n@[\n    b+2\n]: 3\n' > "$TMP/open.txt"
-run "$FLAMEKIT" collapse --format bpftrace "$TMP/open.txt"
+collapse_text bpftrace open.txt '@[\n    a+1\n@[\n    b+2\n]: 3\n'
 is "$rc:$out:$err" "1::flamekit: $TMP/open.txt:1: this record has no closing ']: COUNT' line (a new one starts at line 3)" \
 	"a record left open before the next one: exit 1, both lines named"
 

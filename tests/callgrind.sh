@@ -96,25 +96,20 @@ head -23 "$D/recursion.txt" > "$TMP/cut.txt"
 run "$FLAMEKIT" collapse --format callgrind "$TMP/cut.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/cut.txt:23: this calls= line is not followed by its cost line (is the file truncated?)" \
 	"a file cut after calls=: exit 1, the line named, nothing written"
-printf 'events: Ir\nfn=(1) a\n1 5\nfn=(2)\n2 3\n' > "$TMP/ref.txt"
-run "$FLAMEKIT" collapse --format callgrind "$TMP/ref.txt"
+collapse_text callgrind ref.txt 'events: Ir\nfn=(1) a\n1 5\nfn=(2)\n2 3\n'
 is "$rc:$out:$err" "1::flamekit: $TMP/ref.txt:4: (2) names nothing defined before" "an undefined (id): exit 1"
-printf 'events: Ir\nfn=(99999999) x\n1 1\n' > "$TMP/id.txt"
-run "$FLAMEKIT" collapse --format callgrind "$TMP/id.txt"
+collapse_text callgrind id.txt 'events: Ir\nfn=(99999999) x\n1 1\n'
 is "$rc:$out:$err" "1::flamekit: $TMP/id.txt:2: (99999999) is far beyond the 0 names defined so far" \
 	"a huge (id): exit 1, no huge table"
 run "$FLAMEKIT" collapse --format callgrind --event Bc "$D/recursion.txt"
 is "$rc:$err" "1:flamekit: $D/recursion.txt:5: no event \"Bc\" here (--event): the events are Ir Dr" \
 	"--event naming no event: exit 1, the events: line named"
-printf 'events: Ir\nfn=a\n1 x5\n' > "$TMP/num.txt"
-run "$FLAMEKIT" collapse --format callgrind "$TMP/num.txt"
+collapse_text callgrind num.txt 'events: Ir\nfn=a\n1 x5\n'
 is "$rc:$err" "1:flamekit: $TMP/num.txt:3: column 2 of this cost line is not a number" "a bad cost: exit 1"
-printf 'events: Ir\nfn=a\n1 4611686018427387903\n2 1\n3 1\n' > "$TMP/big.txt"
-run "$FLAMEKIT" collapse --format callgrind "$TMP/big.txt"
+collapse_text callgrind big.txt 'events: Ir\nfn=a\n1 4611686018427387903\n2 1\n3 1\n'
 is "$rc:$out:$err" "1::flamekit: $TMP/big.txt:5: the costs read so far add up to more than 2^62" \
 	"costs beyond 2^62: exit 1, no sum wraps"
-printf 'events: Ir\nfn=a\n1 5\nwhat is this\nfn=b\n2 7\n' > "$TMP/skip.txt"
-run "$FLAMEKIT" collapse --format callgrind "$TMP/skip.txt"
+collapse_text callgrind skip.txt 'events: Ir\nfn=a\n1 5\nwhat is this\nfn=b\n2 7\n'
 is "$rc:$out:$err" "0:a 5
 b 7:flamekit: warning: $TMP/skip.txt: skipped 1 unreadable line (line 4)" "an unknown line is skipped and counted"
 

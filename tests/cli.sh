@@ -76,8 +76,7 @@ main;parse 2
 main;parse;lex 6
 main;render 3" "collapse auto-detects folded"
 
-printf 'a;b 1\r\nnot a stack\r\na;b 2\r\njunk\r\n' > "$TMP/crlf.txt"
-run "$FLAMEKIT" collapse --format folded "$TMP/crlf.txt"
+collapse_text folded crlf.txt 'a;b 1\r\nnot a stack\r\na;b 2\r\njunk\r\n'
 is "$rc:$out:$err" "0:a;b 3:flamekit: warning: $TMP/crlf.txt: skipped 2 unreadable lines (lines 2, 4)" \
 	"CRLF input, skipped lines counted and reported once"
 

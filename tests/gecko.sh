@@ -47,8 +47,7 @@ is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/devtools-recording.json" --threads)" "a D
 per_thread "$G/old-strings.json" gecko
 is "$rc:$out" "0:$("$PY" "$ORACLE" "$G/old-strings.json" --threads)" \
 	"older Gecko: \"libs\" and a child process as strings of JSON, each process with its libraries and threads"
-printf '{"meta":{"interval":1,"startTime":0},"libs":"[{\\"name\\":","threads":[]}' > "$TMP/libstr.json"
-run "$FLAMEKIT" collapse --format gecko "$TMP/libstr.json"
+collapse_text gecko libstr.json '{"meta":{"interval":1,"startTime":0},"libs":"[{\\"name\\":","threads":[]}'
 is "$rc:$err" "1:flamekit: $TMP/libstr.json:1: not a Firefox Profiler file: the string holding \"libs\" is not JSON (column 57)" \
 	"a \"libs\" string that is not JSON"
 per_thread "$G/samply.json"

@@ -70,6 +70,14 @@ run() {
 	err=$(cat "$TMP/err")
 }
 
+# collapse_text FORMAT NAME TEXT: TEXT (printf's format) written to
+# $TMP/NAME, then `flamekit collapse --format FORMAT` of it (run's $rc, $out
+# and $err).
+collapse_text() {
+	printf "$3" > "$TMP/$2"
+	run "$FLAMEKIT" collapse --format "$1" "$TMP/$2"
+}
+
 done_testing() {
 	echo "1..$T_N"
 	[ "$T_FAIL" -eq 0 ]

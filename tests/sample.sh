@@ -19,15 +19,12 @@ ok $(printf '%s\n' "$out" | grep -q 'mach_msg_trap\|__psynch_cvwait'; [ $? -eq 1
 is "$(printf '%s\n' "$out" | grep -c 'AppKit`-\[NSApplication(NSEvent) sendEvent:\];WebCore`WebCore::Page::render(int, char const\*);WebCore`WebCore::RenderLayer::paint() 250$')" 1 \
 	"names with blanks kept whole, modules without .dylib"
 
-printf 'Call graph:\n    10 Thread_1\n    + 10 main  (in a) + 1  [0x1]\n    +     4 f  (in a) + 1  [0x2]\n' > "$TMP/jump.txt"
-run "$FLAMEKIT" collapse --format sample "$TMP/jump.txt"
+collapse_text sample jump.txt 'Call graph:\n    10 Thread_1\n    + 10 main  (in a) + 1  [0x1]\n    +     4 f  (in a) + 1  [0x2]\n'
 is "$rc:$out:$err" "1::flamekit: $TMP/jump.txt:4: this line is 2 levels below the one before (one at most)" "a level skipped: exit 1"
-printf 'Call graph:\n    10 Thread_1\n    + 12 main  (in a) + 1  [0x1]\n' > "$TMP/more.txt"
-run "$FLAMEKIT" collapse --format sample "$TMP/more.txt"
+collapse_text sample more.txt 'Call graph:\n    10 Thread_1\n    + 12 main  (in a) + 1  [0x1]\n'
 is "$rc:$out:$err" "1::flamekit: $TMP/more.txt:3: this count (12) is more than what its caller has left" \
 	"a child counting more than its caller: exit 1"
-printf 'Call graph:\n    10 Thread_1\n    + 10 main  (in a) + 1  [0x1]\n  stray\n' > "$TMP/stray.txt"
-run "$FLAMEKIT" collapse --format sample "$TMP/stray.txt"
+collapse_text sample stray.txt 'Call graph:\n    10 Thread_1\n    + 10 main  (in a) + 1  [0x1]\n  stray\n'
 is "$rc:$out:$err" "0:Thread_1;a\`main 10:flamekit: warning: $TMP/stray.txt: skipped 1 unreadable line (line 4)" \
 	"a stray line in the call graph: skipped and counted"
 crlf_gzip sample "$D/safari.txt"

@@ -90,8 +90,7 @@ is "$(printf '%s\n' "$out" | grep '^\[main|' | sed 's/ .*//')" \
 	"jstack: the thread's name, state and nid are the sample's labels and tid in Lua"
 
 # Unreadable lines are skipped and counted; a bad --root is an error.
-printf '#0  0x1 in early ()\nThread 1 (LWP 7 "a"):\n#0  0x0000000000401000 in f (x=1) at f.c:3\nsome text\n#1  0x0000000000401100 in main () at f.c:9\n\tat (X.java:1)\n' > "$TMP/skip.txt"
-run "$FLAMEKIT" collapse --format threaddump "$TMP/skip.txt"
+collapse_text threaddump skip.txt '#0  0x1 in early ()\nThread 1 (LWP 7 "a"):\n#0  0x0000000000401000 in f (x=1) at f.c:3\nsome text\n#1  0x0000000000401100 in main () at f.c:9\n\tat (X.java:1)\n'
 is "$rc:$out:$err" "0:a;main;f 1:flamekit: warning: $TMP/skip.txt: skipped 3 unreadable lines (lines 1, 4, 6)" \
 	"a frame outside a thread, stray text and a frame without a name: skipped and counted"
 run "$FLAMEKIT" collapse --format threaddump --root=process "$D/gdb.txt"
