@@ -584,24 +584,26 @@ if [ -n "$TIME" ]; then
 else
 	skip "RSS of the 8 MB names" "no /usr/bin/time, or a sanitizer build"
 fi
-printf 'local n = 0\nfunction frame(f)\n\tn = n + 1\n\treturn string.rep("y", 8 << 20) .. n\nend\n' > "$TMP/e.lua"
-run $TO "$FLAMEKIT" run names.yaml
+# on_forty SCRIPT: the job names.yaml (the forty samples) with SCRIPT, printf's
+# format, as its e.lua (run's $rc, $out and $err)
+on_forty() {
+	printf "$1" > "$TMP/e.lua"
+	run $TO "$FLAMEKIT" run names.yaml
+}
+on_forty 'local n = 0\nfunction frame(f)\n\tn = n + 1\n\treturn string.rep("y", 8 << 20) .. n\nend\n'
 is "$rc:$err" "1:flamekit: [filter:lua] e.lua:4: memory limit (64M) exceeded (in frame() for frame \"f6\")" \
 	"frame() returning distinct 8 MB names: the memory limit"
 
 # the frames a script adds live in the engine's tree: at most 4096 a call
 # (a million a sample, forty samples: 1.6 GB and 57 s before), and an
 # insert pays for the frames it moves (a million at position 2: hours)
-printf 'function sample(s)\n\tfor i = 1, 1000000 do s:insert(#s + 1, "x") end\nend\n' > "$TMP/e.lua"
-run $TO "$FLAMEKIT" run names.yaml
+on_forty 'function sample(s)\n\tfor i = 1, 1000000 do s:insert(#s + 1, "x") end\nend\n'
 is "$rc:${err%% (in sample()*}" "1:flamekit: [filter:lua] e.lua:2: s:insert: a sample() call may add at most 4096 frames" \
 	"a million frames inserted per sample: refused at 4096"
-printf 'function sample(s)\n\tfor i = 1, 3000 do s:insert(2, "x") end\n\tfor i = 1, 100000 do s:insert(2, "y") s:remove(2) end\nend\n' > "$TMP/e.lua"
-run $TO "$FLAMEKIT" run names.yaml
+on_forty 'function sample(s)\n\tfor i = 1, 3000 do s:insert(2, "x") end\n\tfor i = 1, 100000 do s:insert(2, "y") s:remove(2) end\nend\n'
 is "$rc:${err%% (in sample()*}" "1:flamekit: [filter:lua] e.lua:3: instruction limit of 10000000 exceeded (s:insert moving 3001 frames)" \
 	"inserting at the root of a 3000-frame stack, again and again: each insert pays for the frames it moves"
-printf 'function sample(s)\n\tfor i = 1, 4000 do s:insert(2, "x") end\n\tfor i = 1, 100000 do s:find("nothing") end\nend\n' > "$TMP/e.lua"
-run $TO "$FLAMEKIT" run names.yaml
+on_forty 'function sample(s)\n\tfor i = 1, 4000 do s:insert(2, "x") end\n\tfor i = 1, 100000 do s:find("nothing") end\nend\n'
 is "$rc:${err%% (in sample()*}" "1:flamekit: [filter:lua] e.lua:3: instruction limit of 10000000 exceeded (s:find over 4002 frames)" \
 	"s:find over a deep stack pays for the frames it looks at"
 
