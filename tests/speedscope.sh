@@ -65,20 +65,23 @@ fi
 
 # bad files: FILE:LINE:COL and what is wrong
 H='"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"},{"name":"b"}]}'
-bad speedscope "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+# a file of one profile of each type (x, unit none, from 0 to 2) up to its events or samples
+EVENTED="{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,"
+SAMPLED="{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,"
+bad speedscope "$EVENTED
 \"events\":[{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"C\",\"frame\":1,\"at\":2}]}]}" \
 	":2: not a speedscope file: an event closes frame 1, which is not the innermost open frame (column 69)" \
 	"a close of a frame that is not the innermost"
-bad speedscope "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "$EVENTED
 \"events\":[{\"type\":\"O\",\"frame\":0,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":2}]}]}" \
 	":2: not a speedscope file: an event is earlier than the one before it (column 69)" "events out of order"
-bad speedscope "{$H,\"profiles\":[{\"type\":\"evented\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "$EVENTED
 \"events\":[{\"type\":\"O\",\"frame\":0,\"at\":5}]}]}" \
 	":2: not a speedscope file: profile 1 ends with 1 frames still open (column 41)" "a frame left open"
-bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "$SAMPLED
 \"samples\":[[0],[0,1]],\"weights\":[1]}]}" \
 	":2: not a speedscope file: profile 1 has 2 samples and 1 weights (column 36)" "samples and weights of different lengths"
-bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"startValue\":0,\"endValue\":2,
+bad speedscope "$SAMPLED
 \"samples\":[[0],[0,7]],\"weights\":[1,1]}]}" \
 	":2: not a speedscope file: profile 1 names frame 7, but shared.frames has 2" "a frame index past the frames"
 bad speedscope "{$H,\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]},
