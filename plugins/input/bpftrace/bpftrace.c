@@ -194,14 +194,10 @@ static int record_push(const struct fk_host *h, struct fk_sink *sink, struct rec
 	    h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	for (size_t i = 0; i < ns; i++, k++) {
-		memset(&r->refs[k], 0, sizeof r->refs[k]);
-		r->refs[k].name = r->scalars.text + r->scalars.v[i].off;
-		r->refs[k].len = r->scalars.v[i].len;
+		r->refs[k] = frame_ref(r->scalars.text + r->scalars.v[i].off, r->scalars.v[i].len);
 	}
 	for (size_t i = nf; i-- > 0; k++) {
-		memset(&r->refs[k], 0, sizeof r->refs[k]);
-		r->refs[k].name = r->frames.text + r->frames.v[i].off;
-		r->refs[k].len = r->frames.v[i].len;
+		r->refs[k] = frame_ref(r->frames.text + r->frames.v[i].off, r->frames.v[i].len);
 	}
 	memset(&smp, 0, sizeof smp);
 	smp.frames = r->refs;

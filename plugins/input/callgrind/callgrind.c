@@ -769,9 +769,7 @@ static int draw(struct cg *c)
 		d = c->nodes[i].depth + 1;
 		for (size_t k = d; k-- > 0; id = c->nodes[id].parent) {
 			const struct func *f = &c->fn[c->nodes[id].fn];
-			memset(&refs[k], 0, sizeof refs[k]);
-			refs[k].name = c->names + f->off;
-			refs[k].len = f->len;
+			refs[k] = frame_ref(c->names + f->off, f->len);
 		}
 		memset(&smp, 0, sizeof smp);
 		smp.frames = refs;

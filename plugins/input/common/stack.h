@@ -35,6 +35,17 @@ struct stack {
 	size_t cap_refs;
 };
 
+/* A reference to the frame name s (n bytes), its other fields zero. */
+static inline struct fk_frameref frame_ref(const char *s, size_t n)
+{
+	struct fk_frameref r;
+
+	memset(&r, 0, sizeof r);
+	r.name = s;
+	r.len = n;
+	return r;
+}
+
 /* Copy name (len bytes) to the end (at used) of the growing text buffer
  * *text of *cap bytes, ';' made ':' (';' separates frames in folded text).
  * The caller counts the bytes into used. */
@@ -73,9 +84,7 @@ static inline int stack_push(struct stack *s, struct fk_sink *sink, double count
 		return FK_ERR_NOMEM;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct frame *f = &s->v[s->n - 1 - i];
-		memset(&s->refs[i], 0, sizeof s->refs[i]);
-		s->refs[i].name = s->text + f->off;
-		s->refs[i].len = f->len;
+		s->refs[i] = frame_ref(s->text + f->off, f->len);
 		s->refs[i].annot = f->annot;
 	}
 	memset(&smp, 0, sizeof smp);

@@ -225,9 +225,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		st.len += nlen;
 		st.n++;
 		for (size_t k = 0; k < st.n; k++) {
-			memset(&st.refs[k], 0, sizeof st.refs[k]);
-			st.refs[k].name = st.text + st.v[k].off;
-			st.refs[k].len = st.v[k].len;
+			st.refs[k] = frame_ref(st.text + st.v[k].off, st.v[k].len);
 		}
 		memset(&smp, 0, sizeof smp);
 		smp.frames = st.refs;

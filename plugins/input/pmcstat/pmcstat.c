@@ -67,9 +67,7 @@ static int emit(struct state *st, size_t d, double count)
 		return FK_ERR_NOMEM;
 	for (size_t i = 0; i <= d; i++) {
 		const struct level *l = &st->v[d - i];
-		memset(&st->refs[i], 0, sizeof st->refs[i]);
-		st->refs[i].name = st->text + l->off;
-		st->refs[i].len = l->len;
+		st->refs[i] = frame_ref(st->text + l->off, l->len);
 	}
 	memset(&smp, 0, sizeof smp);
 	smp.frames = st->refs;

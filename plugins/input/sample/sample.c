@@ -114,9 +114,7 @@ static int pop_to(struct cs *c, const struct opts *o, size_t to)
 			    sizeof *c->refs, c->h->realloc) < 0)
 				return FK_ERR_NOMEM;
 			for (size_t i = 0; i < c->n; i++) {
-				memset(&c->refs[i], 0, sizeof c->refs[i]);
-				c->refs[i].name = c->text + c->lv[i].off;
-				c->refs[i].len = c->lv[i].len;
+				c->refs[i] = frame_ref(c->text + c->lv[i].off, c->lv[i].len);
 			}
 			memset(&smp, 0, sizeof smp);
 			smp.frames = c->refs;

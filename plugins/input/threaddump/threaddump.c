@@ -251,14 +251,10 @@ static int flush(const struct fk_host *h, struct fk_sink *sink, const struct opt
 	    h->realloc) < 0)
 		return FK_ERR_NOMEM;
 	if (root && r->nlen > 0) {
-		memset(&r->refs[k], 0, sizeof r->refs[k]);
-		r->refs[k].name = r->name;
-		r->refs[k++].len = r->nlen;
+		r->refs[k++] = frame_ref(r->name, r->nlen);
 	}
 	for (size_t i = r->frames.n; i-- > 0; k++) {
-		memset(&r->refs[k], 0, sizeof r->refs[k]);
-		r->refs[k].name = r->frames.text + r->frames.v[i].off;
-		r->refs[k].len = r->frames.v[i].len;
+		r->refs[k] = frame_ref(r->frames.text + r->frames.v[i].off, r->frames.v[i].len);
 	}
 	r->frames.n = r->frames.len = 0;
 	if (k == 0)
