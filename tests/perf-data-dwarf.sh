@@ -130,9 +130,8 @@ else
 fi
 
 # the vDSO: clock_gettime unwound through it (perf record's copy of it in
-# the build-id cache, the image perf script reads too); -fno-plt, since
-# perf names a sample in a PLT stub by what addr2line says (the _init
-# before .plt), which the reader does not
+# the build-id cache, the image perf script reads too); -fno-plt keeps
+# PLT stubs out of this case (tests/perf-data-plt.sh has them)
 cat > vd.c <<'EOF'
 #include <stdio.h>
 #include <time.h>

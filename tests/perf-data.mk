@@ -22,3 +22,7 @@ EXTRA_DIST += tests/perf-data-inline.sh tests/perf-data/inline-oracle.py
 # the files a capture names: planted links, FIFOs (tests/trust.sh's rules)
 TESTS += tests/perf-data-trust.sh
 EXTRA_DIST += tests/perf-data-trust.sh
+# samples in PLT stubs: _init or NAME@plt as perf 6.1's rbtree gives them,
+# a stripped PIE, a function only in .dynsym
+TESTS += tests/perf-data-plt.sh
+EXTRA_DIST += tests/perf-data-plt.sh

@@ -171,36 +171,57 @@ static int load_table(struct fk_dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr 
 	return 0;
 }
 
+/* perf 6.1's dso__load_sym: the .symtab, then the same image's .dynsym
+ * too (a function only there is named: objcopy --strip-symbol leaves it),
+ * each pass fixed up on its own (dso__load_sym_internal); the .dynsym alone
+ * when there is no .symtab. */
 int fk_elf_load_syms(struct fk_dso *d, Elf *elf, int want_symtab)
 {
-	GElf_Shdr sh;
+	GElf_Shdr sh, dsh;
 	Elf_Scn *scn = section_by_name(elf, ".symtab", &sh, NULL);
+	Elf_Scn *dyn = section_by_name(elf, ".dynsym", &dsh, NULL);
 
+	if (dyn && dsh.sh_type != SHT_DYNSYM)
+		dyn = NULL;
 	if (!scn || sh.sh_type != SHT_SYMTAB) {
-		if (want_symtab)
+		if (want_symtab || !dyn)
 			return -1;
-		scn = section_by_name(elf, ".dynsym", &sh, NULL);
-		if (!scn || sh.sh_type != SHT_DYNSYM)
-			return -1;
+		scn = NULL;
 	}
-	if (load_table(d, elf, scn, &sh) == -2)
-		return -2;
-	fk_symtab_finish(d->s, &d->syms, 0);
+	if (scn) {
+		if (load_table(d, elf, scn, &sh) == -2)
+			return -2;
+		fk_symtab_finish_rb(d->s, &d->syms);
+	}
+	if (dyn) {
+		if (load_table(d, elf, dyn, &dsh) == -2)
+			return -2;
+		fk_symtab_finish_rb(d->s, &d->syms);
+	}
 	return 0;
 }
 
 /* dso__synthesize_plt_symbols: "name@plt" for each .rela.plt/.rel.plt
- * entry, in .plt.sec when there is one (IBT), else after .plt's header. */
+ * entry, after .plt's header: perf 6.1's sizes for ARM, AArch64 and SPARC,
+ * elsewhere .plt's sh_entsize for both (x86: 16; 0 puts every entry,
+ * zero-size, at .plt's start, as perf does).  perf 6.1 knows no .plt.sec
+ * (IBT builds: the stubs code calls are there, .plt keeps the lazy-binding
+ * halves): the names go on .plt all the same.
+ * As perf's dso__load, only when the symbol tables gave a symbol; the
+ * entries go into the tree with no fixups, after fixup_end stretched any
+ * zero-size symbol before them (_init) over them: the lookup then returns
+ * whichever of the two is nearer the tree's root (fk_symtab_insert_rb). */
 int fk_elf_load_plt(struct fk_dso *d, Elf *elf)
 {
-	GElf_Shdr dynsh, relsh, pltsh, secsh;
+	GElf_Shdr dynsh, relsh, pltsh;
+	GElf_Ehdr eh;
 	size_t dynidx, i, nrel;
 	Elf_Scn *dyn = section_by_name(elf, ".dynsym", &dynsh, &dynidx), *rel, *plt;
 	Elf_Data *reldata, *syms;
-	uint64_t off, entsize, added = 0;
+	uint64_t off, header, entsize, added = 0;
 	char buf[1024];
 
-	if (!dyn)
+	if (!dyn || d->syms.n == 0)
 		return 0;
 	rel = section_by_name(elf, ".rela.plt", &relsh, NULL);
 	if (!rel)
@@ -212,14 +233,24 @@ int fk_elf_load_plt(struct fk_dso *d, Elf *elf)
 	syms = elf_getdata(dyn, NULL);
 	if (!reldata || !syms)
 		return 0;
-	/* x86: a 16-byte header, 16-byte entries; with .plt.sec the entries
-	 * that code calls are there, without header. */
-	entsize = pltsh.sh_entsize ? pltsh.sh_entsize : 16;
-	off = pltsh.sh_offset + entsize;
-	if (section_by_name(elf, ".plt.sec", &secsh, NULL)) {
-		off = secsh.sh_offset;
-		entsize = secsh.sh_entsize ? secsh.sh_entsize : 16;
+	switch (gelf_getehdr(elf, &eh) ? eh.e_machine : EM_NONE) {
+	case EM_ARM:
+		header = 20, entsize = 12;
+		break;
+	case EM_AARCH64:
+		header = 32, entsize = 16;
+		break;
+	case EM_SPARC:
+		header = 48, entsize = 12;
+		break;
+	case EM_SPARCV9:
+		header = 128, entsize = 32;
+		break;
+	default:
+		header = entsize = pltsh.sh_entsize;
+		break;
 	}
+	off = pltsh.sh_offset + header;
 	nrel = relsh.sh_size / relsh.sh_entsize;
 	for (i = 0; i < nrel; i++, off += entsize) {
 		GElf_Rela ra;
@@ -249,7 +280,7 @@ int fk_elf_load_plt(struct fk_dso *d, Elf *elf)
 		added++;
 	}
 	if (added)
-		fk_symtab_finish(d->s, &d->syms, 0);
+		fk_symtab_insert_rb(d->s, &d->syms);
 	return 0;
 }
 

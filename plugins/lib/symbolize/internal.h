@@ -23,10 +23,25 @@ struct fk_sym {
 	uint8_t mangled;                  /* name not demangled yet: done at first sight */
 };
 
-/* A growing array of symbols, sorted and fixed up by fk_symtab_finish(). */
+/* A node of perf's symbol rbtree, emulated over a symtab's entries
+ * (indexes into v; FK_RB_NIL for none). */
+#define FK_RB_NIL UINT32_MAX
+struct fk_rbnode {
+	uint64_t start;                   /* v[i].start, beside the links: the walks touch only these */
+	uint32_t kid[2], parent;          /* kid[0] left, kid[1] right */
+	uint8_t red;
+};
+
+/* A growing array of symbols, sorted and fixed up by fk_symtab_finish().
+ * An ELF image's table also keeps the shape perf 6.1's rbtree of them
+ * would have (rb, parallel to v; fk_symtab_finish_rb), since perf's lookup
+ * of an address that two symbols cover returns the one nearer the root. */
 struct fk_symtab {
 	struct fk_sym *v;
 	size_t n, cap;
+	struct fk_rbnode *rb;             /* NULL: no tree, binary search */
+	size_t rb_n, rb_cap;              /* entries v[0..rb_n) are in the tree */
+	uint32_t root;
 };
 
 /* A PT_LOAD segment: file offsets <-> ELF virtual addresses. */
@@ -94,6 +109,16 @@ void fk_sym_log(struct fk_symbolizer *s, int level, const char *fmt, ...)
 /* symtab.c */
 int fk_symtab_add(struct fk_symtab *t, uint64_t start, uint64_t size, int binding, const char *name);
 void fk_symtab_finish(struct fk_symbolizer *s, struct fk_symtab *t, int kallsyms);
+/* fk_symtab_finish (not kallsyms) of an ELF symbol table, as one pass of
+ * perf's dso__load_sym_internal: the entries added since the last call
+ * inserted into the tree as __symbols__insert does, then symbols__fixup_end
+ * and symbols__fixup_duplicate (its losers erased from the tree). */
+void fk_symtab_finish_rb(struct fk_symbolizer *s, struct fk_symtab *t);
+/* The entries added since the last call inserted as symbols__insert
+ * inserts them (dso__synthesize_plt_symbols), with no fixups: v is left
+ * unsorted, which a table with a tree does not need.  A table without a
+ * tree is finished as fk_symtab_finish(s, t, 0). */
+void fk_symtab_insert_rb(struct fk_symbolizer *s, struct fk_symtab *t);
 const struct fk_sym *fk_symtab_find(const struct fk_symtab *t, uint64_t addr);
 void fk_symtab_free(struct fk_symtab *t);
 
