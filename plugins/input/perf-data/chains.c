@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "chains.h"
+#include "vector/fkvector.h"
 
 struct slot {
 	uint64_t hash;
@@ -125,16 +126,8 @@ int pd_chains_put(struct pd_chains *c, uint64_t user, uint64_t kernel, const uns
 		return -1;
 	if ((s = find(c, h, user, kernel, chain, nr))->off)
 		return 0;
-	if (c->alen + need > c->acap) {
-		size_t cap = c->acap ? 2 * c->acap : 1 << 16;
-		unsigned char *na;
-		while (cap < c->alen + need)
-			cap *= 2;
-		if (!(na = realloc(c->arena, cap)))
-			return -1;
-		c->arena = na;
-		c->acap = cap;
-	}
+	if (fk_vector_grow((void **)&c->arena, &c->acap, c->alen + need, 1, realloc) < 0)
+		return -1;
 	p = c->arena + c->alen;
 	*(struct entry *)p = (struct entry){ user, kernel, nr, n };
 	p += sizeof(struct entry);

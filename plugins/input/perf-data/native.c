@@ -37,6 +37,7 @@
 #include "trace.h"
 #include "unwind.h"
 #include "zdata.h"
+#include "vector/fkvector.h"
 
 #define MAX_STACK 127 /* perf script's --max-stack default (PERF_MAX_STACK_DEPTH) */
 
@@ -178,14 +179,8 @@ static int sample_fields(struct nat *n, const struct pd_sample *s, const struct 
 static int add_frame(struct nat *n, struct pd_symtext *st, struct pd_map *map, int kernel,
                      uint64_t ip)
 {
-	if (n->nfr == n->capfr) {
-		size_t cap = n->capfr ? 2 * n->capfr : 256;
-		struct nframe *nv = realloc(n->fr, cap * sizeof *nv);
-		if (!nv)
-			return -1;
-		n->fr = nv;
-		n->capfr = cap;
-	}
+	if (fk_vector_grow((void **)&n->fr, &n->capfr, n->nfr + 1, sizeof *n->fr, realloc) < 0)
+		return -1;
 	n->fr[n->nfr].st = st;
 	if (pd_symtext_ref(st, map, kernel, ip, &n->fr[n->nfr].ref) < 0)
 		return -1;
@@ -244,16 +239,8 @@ static int sample_chain(struct nat *n, const struct pd_sample *s, struct pd_thre
 	us = pd_maps_stamp(t);
 	ks = pd_kernel_stamp(n->m);
 	if ((refs = pd_chains_get(n->chains, us, ks, s->chain, s->nr, &k))) {
-		if (n->nfr + k > n->capfr) {
-			size_t cap = n->capfr ? n->capfr : 256;
-			struct nframe *nv;
-			while (cap < n->nfr + k)
-				cap *= 2;
-			if (!(nv = realloc(n->fr, cap * sizeof *nv)))
-				return -1;
-			n->fr = nv;
-			n->capfr = cap;
-		}
+		if (fk_vector_grow((void **)&n->fr, &n->capfr, n->nfr + k, sizeof *n->fr, realloc) < 0)
+			return -1;
 		for (size_t i = 0; i < k; i++)
 			n->fr[n->nfr++] = (struct nframe){ n->st, refs[i] };
 		return 0;
