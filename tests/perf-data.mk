@@ -26,3 +26,7 @@ EXTRA_DIST += tests/perf-data-trust.sh
 # a stripped PIE, a function only in .dynsym
 TESTS += tests/perf-data-plt.sh
 EXTRA_DIST += tests/perf-data-plt.sh
+# the kernel's symbols from perf record's copy of kallsyms, when it is of
+# this boot: perf script's bytes; older, another user's, cut short
+TESTS += tests/perf-data-kcache.sh
+EXTRA_DIST += tests/perf-data-kcache.sh

@@ -74,6 +74,13 @@ struct fk_dso {
 	uint16_t *kmod;
 	uint64_t kdelta;                  /* kernel: kallsyms address - recorded address */
 	uint64_t ktext, kstext;           /* kernel: _text and _stext in kallsyms, 0 if absent */
+	/* kernel: syms hold only the kernel's own symbols, from perf's copy
+	 * of kallsyms (kernel.c), for addresses in [kcore_lo, kcore_hi);
+	 * kfull: /proc/kallsyms, all of it, from now on */
+	int kcore, kfull;
+	uint64_t kcore_lo, kcore_hi;
+	unsigned char kbid[64];
+	size_t kbid_len;
 	/* DWARF, for mapped files with --inline/--srcline. */
 	struct fk_seg *segs;
 	size_t nsegs;
