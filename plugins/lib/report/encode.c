@@ -281,7 +281,7 @@ int report_deflate64(const struct fk_host *h, const char *in, size_t n, char **o
 
 	*out = NULL;
 	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, 6, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
 		return FK_ERR_NOMEM;
 	bound = deflateBound(&z, (uLong)n);
 	d = h->alloc(bound);
