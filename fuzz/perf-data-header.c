@@ -113,7 +113,8 @@ static void records(const uint8_t *data, size_t size)
 			continue;
 		if (type == PERF_RECORD_MMAP2 && (str = str_at(rec, 72, body)))
 			pd_machine_mmap(m, (misc & 7) == 1, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12),
-			                pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32), str);
+			                pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32),
+			                pd_u32(rec + 64), pd_u32(rec + 68), str);
 		else if (type == PERF_RECORD_COMM && (str = str_at(rec, 16, body)))
 			pd_machine_comm(m, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12), str);
 		else if (type == PERF_RECORD_FORK && body >= 32)

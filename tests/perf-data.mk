@@ -30,3 +30,7 @@ EXTRA_DIST += tests/perf-data-plt.sh
 # this boot: perf script's bytes; older, another user's, cut short
 TESTS += tests/perf-data-kcache.sh
 EXTRA_DIST += tests/perf-data-kcache.sh
+# code in memory that is no file: an executable [heap], //anon, /SYSV and
+# memfd, named as perf 6.1's map__new names them
+TESTS += tests/perf-data-maps.sh
+EXTRA_DIST += tests/perf-data-maps.sh

@@ -339,8 +339,22 @@ static int starts(const char *s, const char *p)
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
+/* map__new's is_anon_memory (or MAP_HUGETLB in the record's flags) */
+static int anon_memory(const char *filename, uint32_t flags)
+{
+	return strcmp(filename, "//anon") == 0 || starts(filename, "/dev/zero") ||
+	       starts(filename, "/anon_hugepage") || (flags & PD_MAP_HUGETLB);
+}
+
+/* map__new's is_no_dso_memory */
+static int no_dso_memory(const char *filename)
+{
+	return starts(filename, "[stack") || starts(filename, "/SYSV") || strcmp(filename, "[heap]") == 0;
+}
+
 int pd_machine_mmap(struct pd_machine *m, int kernel, int pid, int tid, uint64_t start,
-                    uint64_t len, uint64_t pgoff, const char *filename)
+                    uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+                    const char *filename)
 {
 	struct pd_map mp = { 0 };
 	struct pd_thread *t;
@@ -367,21 +381,24 @@ int pd_machine_mmap(struct pd_machine *m, int kernel, int pid, int tid, uint64_t
 	}
 	if (!(t = pd_thread_get(m, pid, tid)))
 		return -1;
-	if (strcmp(filename, "//anon") == 0 || strcmp(filename, "/dev/zero") == 0 ||
-	    strcmp(filename, "/anon_hugepage") == 0 || starts(filename, "/anon_hugepage ") ||
-	    starts(filename, "/dev/zero ")) {
-		snprintf(jit, sizeof jit, "/tmp/perf-%d.map", pid);
+	/* map__new: anonymous memory and memory with no file ([heap],
+	 * [stack*], /SYSV*) are mapped ip as is; when executable they are
+	 * named /tmp/perf-PID.map, the JIT map (the thread's nsinfo has the
+	 * pid; the idle task's, pid 0, is NULL, and keeps the name).  So
+	 * chromium's code range, an rwx region the kernel names [heap] as it
+	 * covers the program break, is perf-PID.map. */
+	if (anon_memory(filename, flags) || no_dso_memory(filename)) {
 		mp.kind = PD_MAP_IDENTITY;
-		mp.name = keep(m, jit, strlen(jit));
-	} else if (starts(filename, "[stack") || starts(filename, "[vsyscall]") ||
-	           starts(filename, "[heap]")) {
-		mp.kind = PD_MAP_IDENTITY;
-		mp.name = keep(m, filename, strlen(filename));
+		if ((prot & PD_PROT_EXEC) && pid != 0) {
+			snprintf(jit, sizeof jit, "/tmp/perf-%d.map", pid);
+			filename = jit;
+		}
 	} else {
+		/* a file, or what map__new takes for one: [vsyscall] too (ip -
+		 * start + pgoff, as perf prints it) */
 		mp.kind = PD_MAP_FILE;
-		mp.name = keep(m, filename, strlen(filename));
 	}
-	mp.path = mp.name;
+	mp.name = mp.path = keep(m, filename, strlen(filename));
 	if (!mp.name)
 		return -1;
 	restamp(m, t->maps);

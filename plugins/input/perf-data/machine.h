@@ -62,9 +62,15 @@ struct pd_thread *pd_thread_get(struct pd_machine *m, int pid, int tid);
 /* The records.  0, or -1 when out of memory. */
 int pd_machine_comm(struct pd_machine *m, int pid, int tid, const char *comm);
 int pd_machine_fork(struct pd_machine *m, int pid, int tid, int ppid, int ptid, int clone_maps);
-/* A user MMAP/MMAP2 (kernel: the cpumode of the record is kernel). */
+/* A user MMAP/MMAP2 (kernel: the cpumode of the record is kernel).  prot
+ * and flags are the MMAP2 record's (an MMAP's: PD_PROT_EXEC unless its
+ * misc says data, and no flags, as perf 6.1's machine__process_mmap_event
+ * gives map__new). */
+#define PD_PROT_EXEC 0x4u       /* PROT_EXEC */
+#define PD_MAP_HUGETLB 0x40000u /* MAP_HUGETLB */
 int pd_machine_mmap(struct pd_machine *m, int kernel, int pid, int tid, uint64_t start,
-                    uint64_t len, uint64_t pgoff, const char *filename);
+                    uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+                    const char *filename);
 int pd_machine_ksymbol(struct pd_machine *m, uint64_t addr, uint64_t len, int unregister,
                        const char *name);
 

@@ -380,13 +380,15 @@ static int deliver(struct nat *n, uint64_t pos)
 		if (!(s = str_at(rec, 40, body)))
 			goto short_rec;
 		rc = pd_machine_mmap(n->m, kernel, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12),
-		                     pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32), s);
+		                     pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32),
+		                     misc & PERF_RECORD_MISC_MMAP_DATA ? 0 : PD_PROT_EXEC, 0, s);
 		break;
 	case PERF_RECORD_MMAP2:
 		if (!(s = str_at(rec, 72, body)))
 			goto short_rec;
 		rc = pd_machine_mmap(n->m, kernel, (int)pd_u32(rec + 8), (int)pd_u32(rec + 12),
-		                     pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32), s);
+		                     pd_u64(rec + 16), pd_u64(rec + 24), pd_u64(rec + 32),
+		                     pd_u32(rec + 64), pd_u32(rec + 68), s);
 		break;
 	case PERF_RECORD_COMM:
 		if (!(s = str_at(rec, 16, body)))
