@@ -148,6 +148,33 @@ else
 	skip "dwarf vDSO" "cannot build or record the vDSO program: $(head -1 cc.log)"
 fi
 
+# a library without DWARF whose functions have two names at one address
+# (-fno-semantic-interposition: the global f3 and the local f3.localalias
+# the library's own calls go to).  perf's symbol is the global one
+# (choose_best_symbol); the addr2line perf asks about each unwound address
+# names the first in the table, the local one, and perf script prints that
+# name, "(inlined)", in the frame's place.
+{
+	for i in 0 1 2 3 4 5 6 7; do
+		echo "__attribute__((noinline)) int f$i(int x) { for (int k = 0; k < 2000; k++) x = x * 7 + $i; return x; }"
+	done
+	echo "int callall(int x) { return f0(x) + f1(x) + f2(x) + f3(x) + f4(x) + f5(x) + f6(x) + f7(x); }"
+} > alias.c
+cat > aliasmain.c <<'EOF'
+#include <stdio.h>
+int callall(int);
+int main(void) { long s = 0; for (int i = 0; i < 60000; i++) s += callall(i); printf("%ld\n", s); return 0; }
+EOF
+if ${CC:-cc} -O1 -fPIC -shared -fno-semantic-interposition -o libalias.so alias.c > cc.log 2>&1 &&
+	${CC:-cc} -O2 -o aliasmain aliasmain.c -L. -lalias -Wl,-rpath,"$TMP" >> cc.log 2>&1 &&
+	perf record -q --call-graph dwarf -o alias.data ./aliasmain > /dev/null 2>&1; then
+	compare alias.data "--call-graph dwarf, two names at one address"
+	grep -q ';callall;f[0-7]\.localalias ' want.folded
+	ok $? "alias.data: perf script names the frame as addr2line does (f3.localalias, not f3)"
+else
+	skip "dwarf aliases" "cannot build or record the program: $(head -1 cc.log)"
+fi
+
 # --- forged captures ------------------------------------------------------
 # The first sample's layout, read here with python from the attribute's
 # sample_type and sample_regs_user (the kernel's order of the fields).

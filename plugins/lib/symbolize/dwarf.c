@@ -243,10 +243,17 @@ int fk_dwarf_frames(struct fk_dso *d, uint64_t off, const struct fk_sym *sym, st
 		}
 	out->frames[k] = (struct fk_sym_frame){ .name = sym->name, .offset = off - sym->start };
 	/* perf's new_inline_sym: the outermost DWARF function names the frame,
-	 * the ELF symbol only where the names are the same */
-	if (e && d->s->cfg.inline_frames && d->s->cfg.dwarf_names && e->fn_name && strcmp(e->fn_name, sym->name) != 0) {
-		out->frames[k].name = e->fn_name;
-		out->frames[k].inlined = 1;
+	 * the ELF symbol only where the names are the same; where DWARF names
+	 * none, addr2line's choice from the symbol table does (a2l.c) */
+	if (d->s->cfg.inline_frames && d->s->cfg.dwarf_names) {
+		const char *fn = e ? e->fn_name : NULL;
+
+		if (!fn && d->a2l && off != UINT64_MAX && off_to_vaddr(d, off, &vaddr) == 0)
+			fn = fk_a2l_name(d, vaddr);
+		if (fn && strcmp(fn, sym->name) != 0) {
+			out->frames[k].name = fn;
+			out->frames[k].inlined = 1;
+		}
 	}
 	if (e && srcline) {
 		out->frames[k].file = d->s->cfg.inline_frames ? e->fn_file : e->addr_file;

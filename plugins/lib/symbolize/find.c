@@ -181,6 +181,7 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 	Elf *vdso_elf = NULL;
 	const char *rt_path;
 	int rt_ok = 0, have_symtab = 0, open_err = 0, i;
+	int want_a2l = s->cfg.inline_frames && s->cfg.dwarf_names;
 
 	cands[0] = NULL;
 	if (bid_len > MAXBID)
@@ -226,6 +227,8 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 			if (!d->segs && fk_elf_segments(d, c.elf) < 0)
 				s->oom = 1;
 			have_symtab = load_from(d, c.elf, 1, cands[i]) == 0;
+			if (have_symtab && want_a2l && fk_a2l_load(d, c.elf) < 0)
+				s->oom = 1;
 			if (!d->dwarf_path && fk_elf_has_section(c.elf, ".debug_info"))
 				d->dwarf_path = strdup(cands[i]);
 			/* No usable file itself: the first candidate with a
@@ -261,6 +264,10 @@ void fk_dso_load_file(struct fk_dso *d, const char *path, const unsigned char *b
 		if (!have_symtab && fk_elf_load_debugdata(d, rt.elf) < 0)
 			load_from(d, rt.elf, 0, NULL);
 		if (fk_elf_load_plt(d, rt.elf) == -2)
+			s->oom = 1;
+		/* perf runs addr2line on the file its .symtab came from, else
+		 * on the file itself (dso__name); never on the vDSO */
+		if (want_a2l && !vdso && fk_a2l_load(d, rt.elf) < 0)
 			s->oom = 1;
 		if (!d->dwarf_path && !vdso && fk_elf_has_section(rt.elf, ".debug_info"))
 			d->dwarf_path = strdup(rt_path);

@@ -89,6 +89,7 @@ struct fk_dso {
 	int dw_fd, dw_tried;
 	struct fk_dw_entry *dwc;
 	size_t dwc_n, dwc_cap;            /* entries used, slots (power of two) */
+	struct fk_a2l *a2l;               /* with dwarf_names: the symbols addr2line reads (a2l.c) */
 };
 
 struct fk_symbolizer {
@@ -150,6 +151,14 @@ int fk_kernel_lookup(struct fk_dso *d, uint64_t addr, struct fk_sym_result *out)
 /* dwarf.c */
 int fk_dwarf_frames(struct fk_dso *d, uint64_t off, const struct fk_sym *sym, struct fk_sym_result *out);
 void fk_dwarf_free(struct fk_dso *d);
+
+/* a2l.c: the function addr2line names for an address from the symbol
+ * table of the file perf hands it (perf's dso__name), where DWARF names
+ * none.  fk_a2l_load: 0, or -1 when out of memory. */
+struct fk_a2l;
+int fk_a2l_load(struct fk_dso *d, struct Elf *elf);
+const char *fk_a2l_name(struct fk_dso *d, uint64_t vaddr); /* NULL: addr2line names none */
+void fk_a2l_free(struct fk_dso *d);
 
 void fk_hex(char *out, const unsigned char *bid, size_t len);
 

@@ -14,7 +14,8 @@ plugins_lib_symbolize_libfksym_la_SOURCES = \
 	plugins/lib/symbolize/find.c \
 	plugins/lib/symbolize/open.c \
 	plugins/lib/symbolize/kernel.c \
-	plugins/lib/symbolize/dwarf.c
+	plugins/lib/symbolize/dwarf.c \
+	plugins/lib/symbolize/a2l.c
 plugins_lib_symbolize_libfksym_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(LIBLZMA_CFLAGS)
 plugins_lib_symbolize_libfksym_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(LIBLZMA_LIBS) $(LIBIBERTY_LIBS)
 FK_SYM_CPPFLAGS = -I$(top_srcdir)/plugins/lib/symbolize

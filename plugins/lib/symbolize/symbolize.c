@@ -202,6 +202,7 @@ static void dso_free(struct fk_dso *d)
 	free(d->kmod);
 	fk_symtab_free(&d->syms);
 	fk_dwarf_free(d);
+	fk_a2l_free(d);
 	free(d->segs);
 	free(d->dwarf_path);
 	free(d->key);
