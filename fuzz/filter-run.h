@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fk.h"
+#include "run.h"
 
 const struct fk_plugin_header *fk_fuzz_input_init(void);
 const struct fk_plugin_header *fk_fuzz_output_init(void);
@@ -26,17 +27,10 @@ static const struct fk_plugin *fuzz_input, *fuzz_output, *fuzz_filter;
 static void *fuzz_input_opts, *fuzz_output_opts;
 static int fuzz_devnull = -1;
 
-static void fuzz_quiet(int level, const char *line)
-{
-	(void)level;
-	(void)line;
-}
-
 /* Register the plugins and find the filter `name`; exits on failure. */
 static void fuzz_filter_setup(const char *name)
 {
-	if (!getenv("FK_FUZZ_VERBOSE"))
-		fk_log_hook = fuzz_quiet;
+	fuzz_quiet_unless_verbose();
 	/* registered as the loader would, with its checks, minus dlopen */
 	if (fk_registry_init(&fuzz_reg) < 0 ||
 	    fk_registry_add_builtin(&fuzz_reg, fk_fuzz_input_init(), "(built-in input)") < 0 ||
@@ -61,39 +55,13 @@ static void fuzz_filter_setup(const char *name)
 /* Folded stacks through the chain fc (which the caller frees). */
 static void fuzz_filter_run(struct fk_filter_chain *fc, const uint8_t *stacks, size_t n)
 {
-	struct fk_profile *p;
-	struct fk_input in;
-	struct fk_sink sink;
-	struct fk_writer w;
-	int rc;
+	const struct fuzz_run r = {
+		.input = fuzz_input, .input_opts = fuzz_input_opts,
+		.output = fuzz_output, .output_opts = fuzz_output_opts,
+		.fc = fc, .threads = 1, .devnull = fuzz_devnull, .name = "fuzz",
+	};
 
-	if (!(p = fk_profile_new()))
-		return;
-	if (fk_input_open_mem(&in, "fuzz", stacks, n) < 0) {
-		fk_profile_free(p);
-		return;
-	}
-	fk_sink_init(&sink, p, 0, 1, fc);
-	rc = fuzz_input->d.in.parse(&fk_host, &in, &sink, fuzz_input_opts);
-	fk_sink_fini(&sink);
-	if (rc == 0 && in.error)
-		rc = in.error;
-	if (rc == 0)
-		fk_input_report(&in);
-	fk_input_close(&in);
-	if (rc == 0)
-		rc = fk_profile_apply_frame_filters(&p, fc);
-	if (rc == 0)
-		rc = fk_profile_finish(p);
-	if (rc == 0 && fk_writer_open(&w, NULL) == 0) {
-		w.fd = fuzz_devnull;
-		rc = fuzz_output->d.out.render(&fk_host, p, &w, fuzz_output_opts);
-		if (rc == 0)
-			fk_writer_commit(&w);
-		else
-			fk_writer_abort(&w);
-	}
-	fk_profile_free(p);
+	fuzz_run(&r, stacks, n);
 }
 
 #endif

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "fk.h"
+#include "run.h"
 
 const struct fk_plugin_header *fk_fuzz_input_init(void);
 const struct fk_plugin_header *fk_fuzz_output_init(void);
@@ -36,12 +37,6 @@ static struct fk_plugin input, output;
 static void *input_opts, *output_opts;
 static int devnull = -1;
 static unsigned threads = 1;
-
-static void quiet(int level, const char *line)
-{
-	(void)level;
-	(void)line;
-}
 
 /* What the loader does with a module's descriptor, minus dlopen. */
 static void adopt(struct fk_plugin *pl, const struct fk_plugin_header *hd, size_t ours)
@@ -76,8 +71,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	if (!getenv("FK_FUZZ_VERBOSE"))
-		fk_log_hook = quiet;
+	fuzz_quiet_unless_verbose();
 	adopt(&input, fk_fuzz_input_init(), sizeof(struct fk_input_plugin));
 	adopt(&output, fk_fuzz_output_init(), sizeof(struct fk_output_plugin));
 	if (input.d.h.kind != FK_PLUGIN_INPUT || !input.d.in.parse ||
@@ -99,42 +93,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fk_profile *p;
-	struct fk_input in;
-	struct fk_sink sink;
-	struct fk_writer w;
-	int rc;
-
-	if (input.d.in.probe)
-		(void)input.d.in.probe(data, size < 65536 ? size : 65536);
-	p = fk_profile_new();
-	if (!p)
-		return 0;
 	/* not a name a file can have here: a plugin that opens its input by
 	 * name (perf-data runs `perf script -i NAME`) must fail the same way
 	 * whatever the current directory holds ("fuzz" was CI's fuzz/) */
-	if (fk_input_open_mem(&in, "<fuzz input>", data, size) < 0) {
-		fk_profile_free(p);
-		return 0;
-	}
-	fk_sink_init(&sink, p, 0, threads, NULL);
-	rc = input.d.in.parse(&fk_host, &in, &sink, input_opts);
-	fk_sink_fini(&sink);
-	if (rc == 0 && in.error)
-		rc = in.error;
-	if (rc == 0)
-		fk_input_report(&in);
-	fk_input_close(&in);
-	if (rc == 0)
-		rc = fk_profile_finish(p);
-	if (rc == 0 && fk_writer_open(&w, NULL) == 0) {
-		w.fd = devnull;
-		rc = output.d.out.render(&fk_host, p, &w, output_opts);
-		if (rc == 0)
-			fk_writer_commit(&w);
-		else
-			fk_writer_abort(&w);
-	}
-	fk_profile_free(p);
+	const struct fuzz_run r = {
+		.input = &input, .input_opts = input_opts,
+		.output = &output, .output_opts = output_opts,
+		.threads = threads, .devnull = devnull, .name = "<fuzz input>",
+	};
+
+	if (input.d.in.probe)
+		(void)input.d.in.probe(data, size < 65536 ? size : 65536);
+	fuzz_run(&r, data, size);
 	return 0;
 }

@@ -40,4 +40,5 @@ EXTRA_DIST += fuzz/input-perf.sources
 EXTRA_DIST += fuzz/input.c fuzz/build.sh fuzz/run.sh fuzz/regress.sh fuzz/regress fuzz/seeds \
 	fuzz/input-pprof.sources fuzz/input-perf-data.sources fuzz/input-speedscope.sources fuzz/input-v8.sources fuzz/input-chrome.sources fuzz/input-gecko.sources fuzz/input-html.sources fuzz/lua.c fuzz/lua.sources fuzz/lua.dict \
 	fuzz/job.c fuzz/job.sources fuzz/job.dict fuzz/perf-data-header.c fuzz/perf-data-header.sources \
-	fuzz/html.dict fuzz/xctrace.dict fuzz/html.seeds fuzz/demangle.c fuzz/demangle.sources fuzz/filter-run.h
+	fuzz/html.dict fuzz/xctrace.dict fuzz/html.seeds fuzz/demangle.c fuzz/demangle.sources fuzz/filter-run.h \
+	fuzz/run.h
