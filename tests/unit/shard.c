@@ -99,34 +99,37 @@ static void test_window_doubles(void **state)
 	unlink(path);
 }
 
+/* Sharding path 1 of 2 with pl fails with status, saying path and then
+ * what (the message's rest, its newline included). */
+static void expect_shard_refused(const struct fk_plugin *pl, int status, const char *what)
+{
+	struct fk_input in;
+	char want[512];
+
+	snprintf(want, sizeof want, "%s: %s", path, what);
+	assert_int_equal(fk_input_open(&in, path), 0);
+	capture_start();
+	assert_int_equal(fk_input_shard(&in, pl, 1, 2), status);
+	assert_string_equal(capture_text(), want);
+	capture_stop();
+	fk_input_close(&in);
+}
+
 static void test_refusals(void **state)
 {
 	struct fk_plugin pl;
 	struct fk_input in;
-	char want[512];
 
 	(void)state;
 	memset(&pl, 0, sizeof pl);
 	test_descriptor(&pl, FK_PLUGIN_INPUT, "fake");
 	make_file("a 1\nb 2\n", 8);
-	assert_int_equal(fk_input_open(&in, path), 0);
-	capture_start();
-	assert_int_equal(fk_input_shard(&in, &pl, 1, 2), FK_ERR_USAGE);
-	snprintf(want, sizeof want, "%s: the fake format cannot be sharded (its plugin has no "
-	         "sync callback); parse it whole\n", path);
-	assert_string_equal(capture_text(), want);
-	capture_stop();
-	fk_input_close(&in);
+	expect_shard_refused(&pl, FK_ERR_USAGE, "the fake format cannot be sharded (its plugin has no "
+	                     "sync callback); parse it whole\n");
 
 	pl.d.in.sync = refuse_sync;
-	assert_int_equal(fk_input_open(&in, path), 0);
-	capture_start();
-	assert_int_equal(fk_input_shard(&in, &pl, 1, 2), FK_ERR_DATA);
-	snprintf(want, sizeof want, "%s: cannot be sharded: the fake plugin finds no sample "
-	         "boundary it can cut at near byte 4\n", path);
-	assert_string_equal(capture_text(), want);
-	capture_stop();
-	fk_input_close(&in);
+	expect_shard_refused(&pl, FK_ERR_DATA, "cannot be sharded: the fake plugin finds no sample "
+	                     "boundary it can cut at near byte 4\n");
 
 	/* 0/1 and 1 shard ask nothing of the plugin */
 	assert_int_equal(fk_input_open(&in, path), 0);
