@@ -26,6 +26,25 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Open texts[0..n) as in-memory inputs named name: in[i], ins[i] its address. */
+static void open_texts(struct fk_input *in, struct fk_input **ins, const char *const *texts,
+                       size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(fk_input_open_mem(&in[i], name, texts[i], strlen(texts[i])), 0);
+		ins[i] = &in[i];
+	}
+}
+
+/* Append p's sample log to log, in push order: one leaf frame name a line. */
+static void print_leaves(const struct fk_profile *p, struct fk_buf *log)
+{
+	for (size_t i = 0; i < p->log.n; i++) {
+		fk_frame_t f = p->tree.nodes[p->log.v[i].leaf].frame;
+		fk_buf_printf(log, "%s\n", p->in.frames[f].name);
+	}
+}
+
 /* Parse texts[0..n) as the parts of one folded text; returns the status,
  * the profile's folded form in *folded (caller frees). */
 static int parse_texts(const char *const *texts, size_t n, unsigned threads,
@@ -39,10 +58,7 @@ static int parse_texts(const char *const *texts, size_t n, unsigned threads,
 
 	assert_non_null(p);
 	p->keep_samples = true;
-	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(fk_input_open_mem(&in[i], "parts.txt", texts[i], strlen(texts[i])), 0);
-		ins[i] = &in[i];
-	}
+	open_texts(in, ins, texts, n, "parts.txt");
 	fk_sink_init(&sink, p, 0, threads, NULL);
 	sink.reg = &reg;
 	rc = fk_host.parse_parts("folded", names, NULL, opt ? 1 : 0, ins, n, &sink);
@@ -52,11 +68,7 @@ static int parse_texts(const char *const *texts, size_t n, unsigned threads,
 	memset(folded, 0, sizeof *folded);
 	if (rc == 0) {
 		assert_int_equal(fk_profile_finish(p), 0);
-		/* the sample log, in push order: one leaf frame name per sample */
-		for (size_t i = 0; i < p->log.n; i++) {
-			fk_frame_t f = p->tree.nodes[p->log.v[i].leaf].frame;
-			fk_buf_printf(folded, "%s\n", p->in.frames[f].name);
-		}
+		print_leaves(p, folded);
 	}
 	fk_profile_free(p);
 	return rc;
@@ -203,10 +215,7 @@ static int streams(const char *const *texts, size_t n, unsigned threads, struct 
 
 	assert_non_null(p);
 	p->keep_samples = true;
-	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(fk_input_open_mem(&in[i], "streams.txt", texts[i], strlen(texts[i])), 0);
-		ins[i] = &in[i];
-	}
+	open_texts(in, ins, texts, n, "streams.txt");
 	memset(c, 0, sizeof *c);
 	c->ins = ins;
 	fk_sink_init(&sink, p, 0, threads, NULL);
@@ -216,10 +225,8 @@ static int streams(const char *const *texts, size_t n, unsigned threads, struct 
 	for (size_t i = 0; i < n; i++)
 		fk_input_close(&in[i]);
 	memset(log, 0, sizeof *log);
-	for (size_t i = 0; rc == 0 && i < p->log.n; i++) {
-		fk_frame_t f = p->tree.nodes[p->log.v[i].leaf].frame;
-		fk_buf_printf(log, "%s\n", p->in.frames[f].name);
-	}
+	if (rc == 0)
+		print_leaves(p, log);
 	fk_profile_free(p);
 	return rc;
 }
