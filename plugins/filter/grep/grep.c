@@ -33,19 +33,6 @@ struct state {
 	struct fc cache;     /* bits by frame id, and the name for regexec */
 };
 
-static int compile(const struct fk_host *h, regex_t *re, const char *pat, int icase,
-                   const char *where, const char *what)
-{
-	int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
-	if (rc != 0) {
-		char msg[256];
-		regerror(rc, re, msg, sizeof msg);
-		h->log(FK_LOG_ERROR, "%s: %s pattern \"%s\": %s", where, what, pat, msg);
-		return FK_ERR_USAGE;
-	}
-	return 0;
-}
-
 static void destroy(void *state)
 {
 	struct state *s = state;
@@ -79,12 +66,14 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	memset(s, 0, sizeof *s);
 	s->h = h;
 	if (o->include && *o->include) {
-		if ((rc = compile(h, &s->inc, o->include, o->ignore_case, where, "include")) < 0)
+		if ((rc = fc_regcomp(h, &s->inc, o->include, o->ignore_case ? REG_ICASE : 0,
+		                      "%s: include pattern", where)) < 0)
 			goto fail;
 		s->has_inc = true;
 	}
 	if (o->exclude && *o->exclude) {
-		if ((rc = compile(h, &s->exc, o->exclude, o->ignore_case, where, "exclude")) < 0)
+		if ((rc = fc_regcomp(h, &s->exc, o->exclude, o->ignore_case ? REG_ICASE : 0,
+		                      "%s: exclude pattern", where)) < 0)
 			goto fail;
 		s->has_exc = true;
 	}

@@ -62,19 +62,6 @@ struct state {
 
 static const char *const re_opt[NRE] = { "focus", "ignore", "hide", "show" };
 
-static int compile(const struct fk_host *h, regex_t *re, const char *pat, const char *opt)
-{
-	int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
-
-	if (rc != 0) {
-		char msg[256];
-		regerror(rc, re, msg, sizeof msg);
-		h->log(FK_LOG_ERROR, "--%s \"%s\": %s", opt, pat, msg);
-		return FK_ERR_USAGE;
-	}
-	return 0;
-}
-
 /* A time of --from/--to: seconds, >= 0.  NAN for none; -1 when bad. */
 static double seconds(const char *s)
 {
@@ -149,7 +136,7 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 	for (int k = 0; k < NRE; k++) {
 		if (!pat[k] || !*pat[k])
 			continue;
-		if ((rc = compile(h, &s->re[k], pat[k], re_opt[k])) < 0)
+		if ((rc = fc_regcomp(h, &s->re[k], pat[k], 0, "--%s", re_opt[k])) < 0)
 			goto fail;
 		s->has[k] = true;
 	}
@@ -157,12 +144,12 @@ static int create(const struct fk_host *h, const void *optp, const char *where, 
 		const char *eq = strchr(o->tagfocus, '=');
 		s->tagkey = o->tagfocus;
 		s->tagkeylen = (size_t)(eq - o->tagfocus);
-		if ((rc = compile(h, &s->tag, eq + 1, "tagfocus")) < 0)
+		if ((rc = fc_regcomp(h, &s->tag, eq + 1, 0, "--tagfocus")) < 0)
 			goto fail;
 		s->has_tag = true;
 	}
 	if (o->comm && *o->comm) {
-		if ((rc = compile(h, &s->comm, o->comm, "comm")) < 0)
+		if ((rc = fc_regcomp(h, &s->comm, o->comm, 0, "--comm")) < 0)
 			goto fail;
 		s->has_comm = true;
 	}

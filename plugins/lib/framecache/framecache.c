@@ -1,4 +1,6 @@
 /* framecache: per-frame answers of a filter, by interned frame id. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "framecache.h"
@@ -70,4 +72,21 @@ void fc_free(struct fc *c, const struct fk_host *h)
 	h->free(c->v);
 	h->free(c->name);
 	memset(c, 0, sizeof *c);
+}
+
+int fc_regcomp(const struct fk_host *h, regex_t *re, const char *pat, int cflags,
+               const char *fmt, ...)
+{
+	int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB | cflags);
+	char label[4096], msg[256]; /* label: a job file's path and more */
+	va_list ap;
+
+	if (rc == 0)
+		return 0;
+	regerror(rc, re, msg, sizeof msg);
+	va_start(ap, fmt);
+	vsnprintf(label, sizeof label, fmt, ap);
+	va_end(ap);
+	h->log(FK_LOG_ERROR, "%s \"%s\": %s", label, pat, msg);
+	return FK_ERR_USAGE;
 }

@@ -3,11 +3,13 @@
  * an array indexed by the frame's interned id (host->se_frame_id), so a
  * sample costs one load per frame whatever the tests; and a NUL-terminated
  * copy of a name for regexec.  Used by the grep and narrow filters, which
- * give fc_bits their test of a name.
+ * give fc_bits their test of a name (a regexec of patterns fc_regcomp
+ * compiled).
  */
 #ifndef FK_FRAMECACHE_H
 #define FK_FRAMECACHE_H
 
+#include <regex.h>
 #include <stddef.h>
 
 #include <flamekit/plugin.h>
@@ -30,5 +32,11 @@ const char *fc_cstr(struct fc *c, const struct fk_host *h, const char *s, size_t
 int fc_bits(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, size_t i,
             unsigned (*test)(void *ctx, const char *name, size_t len), void *ctx, unsigned *bits);
 void fc_free(struct fc *c, const struct fk_host *h);
+/* Compile pat into *re, a POSIX extended regular expression that reports
+ * no submatches (REG_EXTENDED | REG_NOSUB | cflags).  0, or FK_ERR_USAGE
+ * once the error is logged as `LABEL "PAT": why`, LABEL printed from fmt;
+ * *re is then not to be regfree'd. */
+int fc_regcomp(const struct fk_host *h, regex_t *re, const char *pat, int cflags,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 #endif
