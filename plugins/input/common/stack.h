@@ -2,7 +2,8 @@
  * The record buffer the aggregation-format input plugins (dtrace, stap,
  * ljp) share, and the small helpers every input plugin here uses: a
  * record's frames are collected leaf first as they are read, then pushed
- * root first.  Names are copied into one growing text buffer (grown with
+ * root first (instruments keeps its call tree's path in one, root first,
+ * and pushes it itself).  Names are copied into one growing text buffer (grown with
  * lib/vector's fk_vector_grow, like every array here); ';' becomes
  * ':' on the way in.  Header-only, so each plugin module stays
  * self-contained.

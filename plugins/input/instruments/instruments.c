@@ -35,20 +35,6 @@
 #include "../common/probe.h"
 #include "../common/stack.h"
 
-struct path {
-	size_t off, len;
-};
-
-struct state {
-	const struct fk_host *h;
-	char *text;
-	size_t len, cap;
-	struct path *v;
-	size_t n, cap_v;
-	struct fk_frameref *refs;
-	size_t cap_refs;
-};
-
 /* Kinds of weight a column holds. */
 enum { W_TIME = 1, W_CYCLES = 2 };
 
@@ -176,7 +162,7 @@ static bool header_line(const char *s, size_t n)
 
 static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *sink, const void *op)
 {
-	struct state st = { .h = h };
+	struct stack st = { .h = h }; /* the path to the row, root first */
 	const char *line;
 	size_t len, base = SIZE_MAX;
 	unsigned kinds = 0;
@@ -212,18 +198,12 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 		kinds |= (unsigned)kind;
 		st.n = depth;
 		st.len = depth ? st.v[depth - 1].off + st.v[depth - 1].len : 0;
-		if (text_add(h, &st.text, &st.cap, st.len, name, nlen) < 0 ||
-		    fk_vector_grow((void **)&st.v, &st.cap_v, st.n + 1, sizeof *st.v,
-		        h->realloc) < 0 ||
-		    fk_vector_grow((void **)&st.refs, &st.cap_refs, st.n + 1, sizeof *st.refs,
+		if (stack_add(&st, name, nlen, FK_ANNOT_NONE, ln) < 0 ||
+		    fk_vector_grow((void **)&st.refs, &st.cap_refs, st.n, sizeof *st.refs,
 		        h->realloc) < 0) {
 			rc = FK_ERR_NOMEM;
 			goto out;
 		}
-		st.v[st.n].off = st.len;
-		st.v[st.n].len = nlen;
-		st.len += nlen;
-		st.n++;
 		for (size_t k = 0; k < st.n; k++) {
 			st.refs[k] = frame_ref(st.text + st.v[k].off, st.v[k].len);
 		}
@@ -240,11 +220,7 @@ static int parse(const struct fk_host *h, struct fk_input *in, struct fk_sink *s
 	if (rc == 0 && h->sink_set_unit && kinds)
 		h->sink_set_unit(sink, kinds == W_CYCLES ? "cycles" : "ms");
 out:
-	report_nomem(h, in, rc);
-	h->free(st.text);
-	h->free(st.v);
-	h->free(st.refs);
-	return rc;
+	return stack_finish(&st, in, rc);
 }
 
 /* Column 1 of a row ends with its share, "100.0%", as Instruments always
