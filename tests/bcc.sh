@@ -28,8 +28,7 @@ for c in offcputime:microseconds offwaketime:microseconds profile:none; do
 done
 
 # a capture recorded now, if bcc's profile can run here
-if command -v profile-bpfcc > /dev/null 2>&1 && command -v cc > /dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
-	cc -O1 -fno-omit-frame-pointer -o "$TMP/burn" "$FK_SRCDIR/tests/oracle/burn.c" 2> /dev/null; then
+if can_burn profile-bpfcc; then
 	"$TMP/burn" 4 > /dev/null &
 	pid=$!
 	timeout 60 profile-bpfcc -F 499 -p $pid 2 > "$TMP/live.txt" 2> "$TMP/live.err"
@@ -45,8 +44,7 @@ else
 fi
 
 # errors
-head -5 "$D/profile.txt" > "$TMP/cut.txt"
-run "$FLAMEKIT" collapse --format bcc "$TMP/cut.txt"
+collapse_head bcc 5 "$D/profile.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/cut.txt:3: this record has no count line (is the file truncated?)" \
 	"a truncated record: exit 1, its first line named, nothing written"
 collapse_text bcc odd.txt '    a\n    -                x (1)\n    b\n    c\n    -                y (2)\n        3\n\n'

@@ -21,8 +21,7 @@ is "$(printf '%s\n' "$out" | grep -c '^burn;__libc_start_call_main+122;main+40;t
 	"comm at the root, the user stack under the kernel one"
 
 # A capture recorded now, of a program of ours, when bpftrace can run.
-if command -v bpftrace > /dev/null 2>&1 && command -v cc > /dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
-	cc -O1 -fno-omit-frame-pointer -o "$TMP/burn" "$FK_SRCDIR/tests/oracle/burn.c" 2> /dev/null; then
+if can_burn bpftrace; then
 	# burn runs until bpftrace has sampled it for its whole second, however
 	# long bpftrace takes to start on a loaded machine
 	"$TMP/burn" 60 > /dev/null &
@@ -45,8 +44,7 @@ else
 fi
 
 # Errors: a record cut short, and one never closed before the next.
-head -8 "$D/kstack-ustack-comm.txt" > "$TMP/cut.txt"
-run "$FLAMEKIT" collapse --format bpftrace "$TMP/cut.txt"
+collapse_head bpftrace 8 "$D/kstack-ustack-comm.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/cut.txt:4: this record has no closing ']: COUNT' line (is the file truncated?)" \
 	"a truncated record: exit 1, its @[ line named, nothing written"
 collapse_text bpftrace open.txt '@[\n    a+1\n@[\n    b+2\n]: 3\n'

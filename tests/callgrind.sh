@@ -92,8 +92,7 @@ else
 fi
 
 # Errors and skipped lines.
-head -23 "$D/recursion.txt" > "$TMP/cut.txt"
-run "$FLAMEKIT" collapse --format callgrind "$TMP/cut.txt"
+collapse_head callgrind 23 "$D/recursion.txt"
 is "$rc:$out:$err" "1::flamekit: $TMP/cut.txt:23: this calls= line is not followed by its cost line (is the file truncated?)" \
 	"a file cut after calls=: exit 1, the line named, nothing written"
 collapse_text callgrind ref.txt 'events: Ir\nfn=(1) a\n1 5\nfn=(2)\n2 3\n'

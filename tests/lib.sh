@@ -78,6 +78,21 @@ collapse_text() {
 	run "$FLAMEKIT" collapse --format "$1" "$TMP/$2"
 }
 
+# collapse_head FORMAT N FILE: the first N lines of FILE (a record cut
+# short) as $TMP/cut.txt, then `flamekit collapse --format FORMAT` of it
+# (run's $rc, $out and $err).
+collapse_head() {
+	head -"$2" "$3" > "$TMP/cut.txt"
+	run "$FLAMEKIT" collapse --format "$1" "$TMP/cut.txt"
+}
+
+# can_burn TOOL: TOOL and cc are installed, we are root (the tracers need
+# it), and tests/oracle/burn.c compiled to $TMP/burn, for TOOL to trace.
+can_burn() {
+	command -v "$1" > /dev/null 2>&1 && command -v cc > /dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
+		cc -O1 -fno-omit-frame-pointer -o "$TMP/burn" "$FK_SRCDIR/tests/oracle/burn.c" 2> /dev/null
+}
+
 done_testing() {
 	echo "1..$T_N"
 	[ "$T_FAIL" -eq 0 ]
