@@ -1,6 +1,8 @@
 /* framecache: per-frame answers of a filter, by interned frame id. */
+#define _GNU_SOURCE /* vasprintf */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "framecache.h"
@@ -78,15 +80,21 @@ int fc_regcomp(const struct fk_host *h, regex_t *re, const char *pat, int cflags
                const char *fmt, ...)
 {
 	int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB | cflags);
-	char label[4096], msg[256]; /* label: a job file's path and more */
+	char *label, msg[256];
 	va_list ap;
 
 	if (rc == 0)
 		return 0;
 	regerror(rc, re, msg, sizeof msg);
 	va_start(ap, fmt);
-	vsnprintf(label, sizeof label, fmt, ap);
+	if (vasprintf(&label, fmt, ap) < 0) /* a job file's path: any length */
+		label = NULL;
 	va_end(ap);
+	if (!label) {
+		h->log(FK_LOG_ERROR, "out of memory");
+		return FK_ERR_NOMEM;
+	}
 	h->log(FK_LOG_ERROR, "%s \"%s\": %s", label, pat, msg);
+	free(label);
 	return FK_ERR_USAGE;
 }

@@ -34,8 +34,8 @@ int fc_bits(struct fc *c, const struct fk_host *h, struct fk_sample_edit *e, siz
 void fc_free(struct fc *c, const struct fk_host *h);
 /* Compile pat into *re, a POSIX extended regular expression that reports
  * no submatches (REG_EXTENDED | REG_NOSUB | cflags).  0, or FK_ERR_USAGE
- * once the error is logged as `LABEL "PAT": why`, LABEL printed from fmt;
- * *re is then not to be regfree'd. */
+ * once the error is logged as `LABEL "PAT": why`, LABEL printed from fmt
+ * (any length), or FK_ERR_NOMEM; *re is then not to be regfree'd. */
 int fc_regcomp(const struct fk_host *h, regex_t *re, const char *pat, int cflags,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
