@@ -66,15 +66,14 @@ static int candidate(const GElf_Sym *sym)
 		 GELF_ST_VISIBILITY(sym->st_other) == STV_HIDDEN);
 }
 
+#define ORDER(a, b) (((a) > (b)) - ((a) < (b)))
+
 static int by_place(const void *a, const void *b)
 {
 	const struct fk_a2l_sym *x = a, *y = b;
+	int c = ORDER(x->sec, y->sec);
 
-	if (x->sec != y->sec)
-		return x->sec < y->sec ? -1 : 1;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	return c ? c : (c = ORDER(x->value, y->value)) ? c : ORDER(x->order, y->order);
 }
 
 static int load(struct fk_symbolizer *s, struct fk_a2l *a, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
