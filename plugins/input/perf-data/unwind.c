@@ -53,6 +53,7 @@ const char *pd_unwind_mask_problem(uint64_t mask)
 
 #ifdef PD_UNWIND
 #include <elfutils/libdwelf.h>
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -80,6 +81,8 @@ struct file {           /* a mapped file opened for reading, or that could not b
 };
 
 #define NBUCKET 256
+#define NREG 17     /* x86_64's DWARF registers the unwinder uses: rax..r15, rip */
+#define MAX_AGAIN 8 /* walks started again for one sample (pd_unwind_sample) */
 #define MAX_DWFL 64 /* Dwfls kept at once: each holds an fd per module (RLIMIT_NOFILE) */
 
 struct pd_unwind {
@@ -99,6 +102,11 @@ struct pd_unwind {
 	uint64_t mask, sp;
 	uint64_t *ips;
 	unsigned max, n;
+	/* the registers of the last two frames walked (bit i of *_set: known),
+	 * and the state a walk starts again from (see pd_unwind_sample) */
+	Dwarf_Word cur[NREG], prev[NREG], init[NREG];
+	uint32_t cur_set, prev_set, init_set;
+	int again;              /* this walk starts from init, whose frame is walked */
 };
 
 static unsigned hash_str(const char *s)
@@ -322,14 +330,20 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 		                            R_R8, R_R8 + 1, R_R8 + 2, R_R8 + 3, R_R8 + 4,
 		                            R_R8 + 5, R_R8 + 6, R_R15, R_IP };
 	struct pd_unwind *u = arg;
-	Dwarf_Word regs[17];
+	Dwarf_Word regs[NREG];
 
-	for (unsigned i = 0; i < 17; i++) {
+	if (u->again) { /* a frame's registers, those it has */
+		for (unsigned i = 0; i < NREG; i++)
+			if (u->init_set >> i & 1 && !dwfl_thread_state_registers(thread, (int)i, 1, &u->init[i]))
+				return false;
+		return true;
+	}
+	for (unsigned i = 0; i < NREG; i++) {
 		uint64_t v = 0;
 		(void)reg(u, order[i], &v); /* absent: 0, as perf's */
 		regs[i] = v;
 	}
-	return dwfl_thread_state_registers(thread, 0, 17, regs);
+	return dwfl_thread_state_registers(thread, 0, NREG, regs);
 }
 
 static const Dwfl_Thread_Callbacks thread_cbs = {
@@ -351,9 +365,59 @@ static int frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (!activation)
 		pc--;
-	if (pc)
+	memcpy(u->prev, u->cur, sizeof u->cur);
+	u->prev_set = u->cur_set;
+	u->cur_set = 0;
+	for (unsigned i = 0; i < NREG - 1; i++)
+		if (dwfl_frame_reg(state, i, &u->cur[i]) == 0)
+			u->cur_set |= 1u << i;
+	u->cur[NREG - 1] = pc; /* where its CFI is looked up */
+	u->cur_set |= 1u << (NREG - 1);
+	if (u->again) /* the frame the walk starts from: walked already */
+		u->again = 0;
+	else if (pc)
 		u->ips[u->n++] = pc;
 	return u->n >= u->max || u->oom ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* After a walk that ended: whether it ended for want of rbx, and if so the
+ * state a walk starts again from.  libdw takes a register the CFI does not
+ * mention as undefined unless the ABI's defaults say it is call-saved, and
+ * elfutils' x86_64 defaults name rax (DWARF 0) where rbx (3) is meant, so
+ * a frame whose caller's CFA is rbx-based, as that of glibc's
+ * _dl_runtime_resolve_xsavec, ends the walk when rbx is not saved yet (a
+ * sample in the first instructions of _dl_fixup).  libunwind, perf's
+ * unwinder, keeps such a register as the callee left it: so does this, when
+ * the last frame's CFA needs rbx, which the frame before it had. */
+static int keep_same(struct pd_unwind *u)
+{
+	const unsigned rbx = 3, ip = NREG - 1;
+	Dwfl_Module *mod;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+	Dwarf_Addr bias;
+	Dwarf_Op *ops;
+	size_t nops;
+	int uses = 0;
+
+	if (!(u->prev_set >> rbx & 1) || (u->cur_set >> rbx & 1) || !(u->cur_set >> ip & 1) ||
+	    !(mod = dwfl_addrmodule(u->p->dwfl, u->cur[ip])) ||
+	    !((cfi = dwfl_module_eh_cfi(mod, &bias)) || (cfi = dwfl_module_dwarf_cfi(mod, &bias))) ||
+	    dwarf_cfi_addrframe(cfi, u->cur[ip] - bias, &fr) != 0)
+		return 0;
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0)
+		for (size_t i = 0; i < nops; i++)
+			if (ops[i].atom == DW_OP_breg0 + rbx || ops[i].atom == DW_OP_reg0 + rbx ||
+			    ((ops[i].atom == DW_OP_bregx || ops[i].atom == DW_OP_regx) &&
+			     ops[i].number == rbx))
+				uses = 1;
+	free(fr);
+	if (!uses)
+		return 0;
+	memcpy(u->init, u->cur, sizeof u->init);
+	u->init[rbx] = u->prev[rbx];
+	u->init_set = u->cur_set | 1u << rbx;
+	return 1;
 }
 
 /* The process's Dwfl, made again when a map it was given has changed. */
@@ -458,9 +522,16 @@ int pd_unwind_sample(struct pd_unwind *u, struct pd_machine *m, struct pd_thread
 	}
 	if (!(u->p = proc_of(u, t->pid)))
 		return -1;
+	u->again = 0;
+	u->cur_set = u->prev_set = 0;
 	if (report(u, ip) == 0 && (u->p->attached ||
 	    (u->p->attached = dwfl_attach_state(u->p->dwfl, NULL, t->pid, &thread_cbs, u))))
-		(void)dwfl_getthread_frames(u->p->dwfl, t->tid, frame, u);
+		for (unsigned k = 0; dwfl_getthread_frames(u->p->dwfl, t->tid, frame, u) <= 0 &&
+		     u->n < u->max && !u->oom && k < MAX_AGAIN && keep_same(u); k++) {
+			u->again = 1; /* from the frame it stopped at, with the registers kept */
+			u->cur_set = u->prev_set = 0;
+		}
+	u->again = 0;
 	if (u->n == 0 && ip) /* perf's libunwind unwinder starts with the sample's ip, always */
 		ips[u->n++] = ip;
 	*n = u->n;
