@@ -1,6 +1,8 @@
 /* Inline frames and source lines from DWARF (libdw), cached per address:
- * the first lookup of an address walks its scopes (dwarf_getscopes) and
- * line table (dwarf_getsrc_die); later ones are a hash probe. */
+ * the first lookup of an address finds its scopes in its unit's index of
+ * the DIEs with addresses (made once a unit, as dwarf_getscopes would find
+ * them) and its line in the line table (dwarf_getsrc_die); later ones are a
+ * hash probe. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -9,12 +11,47 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "vector/fkvector.h"
 
 #define MAX_INLINE 15
+#define MAX_DEPTH 256 /* DIEs nested deeper than this are not indexed */
+
+/* A unit's DIEs that have addresses, as a tree in DIE order: the only ones
+ * dwarf_getscopes looks into (it prunes every DIE whose ranges do not hold
+ * the address, and descends only into scopes).  dwarf_getscopes and
+ * dwarf_getscopes_die walk the whole unit for every address they are asked
+ * about, which for a C++ unit full of templates was most of --inline's
+ * time; the index walks it once. */
+struct dw_node {
+	Dwarf_Die die;
+	uint32_t r, nr;               /* its ranges: rg[r .. r + nr) */
+	int32_t parent, child, next;  /* -1: none (parent -1: the unit) */
+};
+
+struct fk_dw_cu {
+	Dwarf_Off off;                /* the unit DIE's */
+	struct dw_node *v;
+	size_t n, cap;
+	struct { uint64_t lo, hi; } *rg;
+	size_t nrg, caprg;
+	int32_t first;                /* the unit's first child with addresses */
+};
+
+static void cu_free(struct fk_dw_cu *c)
+{
+	free(c->v);
+	free(c->rg);
+}
 
 void fk_dwarf_free(struct fk_dso *d)
 {
 	size_t i;
+
+	for (i = 0; i < d->dwcu_n; i++)
+		cu_free(&d->dwcu[i]);
+	free(d->dwcu);
+	d->dwcu = NULL;
+	d->dwcu_n = d->dwcu_cap = 0;
 
 	for (i = 0; i < d->dwc_cap; i++)
 		if (d->dwc[i].addr != UINT64_MAX)
@@ -108,15 +145,142 @@ static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, const c
 		*line = (unsigned)w;
 }
 
+/* The tags of the scopes dwarf_getscopes descends into (libdw's
+ * classify_die: match, match_inline and walk). */
+static int is_scope(int tag)
+{
+	switch (tag) {
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return 1;
+	}
+	return 0;
+}
+
+/* Index the children of parent (the unit's DIE for -1) that have
+ * addresses, and theirs; returns the first one's index, -1 if none, -2 when
+ * out of memory. */
+static int32_t index_children(struct fk_dw_cu *c, Dwarf_Die *die, int32_t parent, unsigned depth)
+{
+	Dwarf_Die child;
+	int32_t first = -1, last = -1;
+
+	if (depth > MAX_DEPTH || dwarf_child(die, &child) != 0)
+		return -1;
+	do {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t o = 0;
+		size_t r = c->nrg;
+		int32_t k;
+
+		while ((o = dwarf_ranges(&child, o, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (c->nrg == c->caprg &&
+			    fk_vector_grow((void **)&c->rg, &c->caprg, c->nrg + 1, sizeof *c->rg, realloc) < 0)
+				return -2;
+			c->rg[c->nrg].lo = lo;
+			c->rg[c->nrg++].hi = hi;
+		}
+		if (c->nrg == r) /* no addresses: dwarf_getscopes prunes it */
+			continue;
+		if (c->n == c->cap &&
+		    fk_vector_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v, realloc) < 0)
+			return -2;
+		k = (int32_t)c->n++;
+		c->v[k] = (struct dw_node){ .die = child, .r = (uint32_t)r, .nr = (uint32_t)(c->nrg - r),
+		                            .parent = parent, .child = -1, .next = -1 };
+		if (last >= 0)
+			c->v[last].next = k;
+		else
+			first = k;
+		last = k;
+		if (is_scope(dwarf_tag(&child)) && dwarf_haschildren(&child) > 0) {
+			int32_t ch = index_children(c, &child, k, depth + 1);
+			if (ch == -2)
+				return -2;
+			c->v[k].child = ch;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return first;
+}
+
+/* The index of the unit cu, made the first time; NULL when out of memory. */
+static struct fk_dw_cu *cu_index(struct fk_dso *d, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t lo = 0, hi = d->dwcu_n;
+	struct fk_dw_cu *c;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->dwcu[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < d->dwcu_n && d->dwcu[lo].off == off)
+		return &d->dwcu[lo];
+	if (d->dwcu_n == d->dwcu_cap &&
+	    fk_vector_grow((void **)&d->dwcu, &d->dwcu_cap, d->dwcu_n + 1, sizeof *d->dwcu, realloc) < 0)
+		return NULL;
+	c = &d->dwcu[lo];
+	memmove(c + 1, c, (d->dwcu_n - lo) * sizeof *c);
+	d->dwcu_n++;
+	*c = (struct fk_dw_cu){ .off = off };
+	if ((c->first = index_children(c, cu, -1, 0)) == -2) {
+		cu_free(c);
+		memmove(c, c + 1, (--d->dwcu_n - lo) * sizeof *c);
+		return NULL;
+	}
+	return c;
+}
+
+static int node_has(const struct fk_dw_cu *c, const struct dw_node *nd, uint64_t pc)
+{
+	for (uint32_t i = nd->r; i < nd->r + nd->nr; i++)
+		if (pc >= c->rg[i].lo && pc < c->rg[i].hi)
+			return 1;
+	return 0;
+}
+
+/* The innermost DIE whose ranges hold pc, as dwarf_getscopes finds it: the
+ * first child (in DIE order) that holds it, then the first of its children,
+ * down to one that has none or is no scope; -1 when no child of the unit
+ * holds it (dwarf_getscopes finds no scope). */
+static int32_t innermost(const struct fk_dw_cu *c, uint64_t pc)
+{
+	int32_t at = -1, k = c->first;
+
+	while (k >= 0) {
+		if (!node_has(c, &c->v[k], pc)) {
+			k = c->v[k].next;
+			continue;
+		}
+		at = k;
+		k = c->v[k].child;
+	}
+	return at;
+}
+
 /* Fill e for the address at vaddr. */
 static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu;
 	Dwarf_Line *ln;
 	Dwarf_Files *files = NULL;
-	Dwarf_Die inner;
+	struct fk_dw_cu *c;
 	size_t nfiles = 0;
-	int ns, i;
+	int32_t k;
 	const char *file;
 	unsigned line;
 
@@ -133,45 +297,36 @@ static int resolve(struct fk_dso *d, uint64_t vaddr, struct fk_dw_entry *e)
 	e->fn_line = e->addr_line;
 	if (!d->s->cfg.inline_frames)
 		return 0;
-	ns = dwarf_getscopes(&cu, vaddr, &scopes);
-	if (ns <= 0)
-		return 0;
-	/* past an inlined instance dwarf_getscopes goes on with its abstract
-	 * origin's scopes; the concrete ones (the functions it was inlined
-	 * into, as addr2line -i names them) are the innermost DIE's parents */
-	inner = scopes[0];
-	free(scopes);
-	scopes = NULL;
-	if ((ns = dwarf_getscopes_die(&inner, &scopes)) <= 0)
+	if (!(c = cu_index(d, &cu)))
+		return -1;
+	/* the innermost DIE and its parents: the concrete scopes (the
+	 * functions it was inlined into, as addr2line -i names them) */
+	if ((k = innermost(c, vaddr)) < 0)
 		return 0;
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	e->frames = calloc(MAX_INLINE, sizeof(*e->frames));
-	if (!e->frames) {
-		free(scopes);
+	if (!e->frames)
 		return -1;
-	}
 	file = e->addr_file;
 	line = e->addr_line;
-	for (i = 0; i < ns && e->n < MAX_INLINE; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+	for (; k >= 0 && e->n < MAX_INLINE; k = c->v[k].parent) {
+		Dwarf_Die *die = &c->v[k].die;
+		int tag = dwarf_tag(die);
 
 		if (tag == DW_TAG_subprogram) {
-			e->fn_name = last_alias(d, &scopes[i]);
+			e->fn_name = last_alias(d, die);
 			break;
 		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		e->frames[e->n] = (struct fk_sym_frame){ .name = die_name(d, &scopes[i]), .file = file, .line = line };
-		if (!e->frames[e->n].name) {
-			free(scopes);
+		e->frames[e->n] = (struct fk_sym_frame){ .name = die_name(d, die), .file = file, .line = line };
+		if (!e->frames[e->n].name)
 			return -1;
-		}
 		e->n++;
-		call_site(&scopes[i], files, nfiles, &file, &line);
+		call_site(die, files, nfiles, &file, &line);
 	}
 	e->fn_file = file;
 	e->fn_line = line;
-	free(scopes);
 	return 0;
 }
 

@@ -44,6 +44,10 @@ struct fk_symtab {
 	uint32_t root;
 };
 
+/* One compilation unit's functions and inlined instances by address
+ * (dwarf.c), made the first time an address falls in it. */
+struct fk_dw_cu;
+
 /* A PT_LOAD segment: file offsets <-> ELF virtual addresses. */
 struct fk_seg {
 	uint64_t vaddr, offset, filesz;
@@ -89,6 +93,8 @@ struct fk_dso {
 	int dw_fd, dw_tried;
 	struct fk_dw_entry *dwc;
 	size_t dwc_n, dwc_cap;            /* entries used, slots (power of two) */
+	struct fk_dw_cu *dwcu;            /* the units' function indexes (dwarf.c), by offset */
+	size_t dwcu_n, dwcu_cap;
 	struct fk_a2l *a2l;               /* with dwarf_names: the symbols addr2line reads (a2l.c) */
 };
 
