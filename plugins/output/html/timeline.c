@@ -44,103 +44,61 @@ static uint64_t thread_key(const struct fk_logged_sample *s)
 	return ((uint64_t)(uint32_t)tid << 32) | (uint32_t)pid;
 }
 
-/* A key's slot in the open-addressed table keys/ids of cap slots (a power
- * of two; ids[j] == UINT32_MAX: empty). */
-static size_t key_slot(const uint64_t *keys, const uint32_t *ids, size_t cap, uint64_t key)
-{
-	uint64_t x = key * 0x9e3779b97f4a7c15ull;
-	size_t j = (size_t)(x >> 32 ^ x) & (cap - 1);
-
-	while (ids[j] != UINT32_MAX && keys[j] != key)
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
 /* Distinct (tid, pid) keys, sorted, into thr (*nt of them), and v in
- * cmp_ts's order (thread, time, sample index).  The threads are few and a
- * thread's samples mostly come in time order: a table gives each sample
- * its thread, a counting sort by thread keeps each thread's samples in
- * their order, and only a thread whose times go back is sorted.  0, or
- * FK_ERR_NOMEM. */
+ * cmp_ts's order (thread, time, sample index).  A thread's samples mostly
+ * come in time order: a counting sort by thread keeps each thread's
+ * samples in their order, and only a thread whose times go back is sorted.
+ * 0, or FK_ERR_NOMEM. */
 static int threads_of(const struct fk_host *h, const struct fk_profile *p, uint64_t *thr, struct ts *v,
                       size_t *nt)
 {
-	size_t ns = h->samples(p), n = 0, cap = 64;
-	uint64_t *keys = h->alloc(cap * sizeof *keys);
-	uint32_t *ids = h->alloc(cap * sizeof *ids), *th = h->alloc(ns * sizeof *th), *rank = NULL;
-	size_t *at = NULL;
-	int rc = FK_ERR_NOMEM;
+	size_t ns = h->samples(p), n = 0, *at;
+	uint32_t *th = h->alloc(ns * sizeof *th);
 
-	if (!keys || !ids || !th)
-		goto out;
-	memset(ids, 0xff, cap * sizeof *ids);
+	if (!th)
+		return FK_ERR_NOMEM;
+	for (size_t i = 0; i < ns; i++)
+		thr[i] = thread_key(h->sample(p, i));
+	qsort(thr, ns, sizeof *thr, cmp_u64);
+	for (size_t i = 0; i < ns; i++)
+		if (i == 0 || thr[i] != thr[n - 1])
+			thr[n++] = thr[i];
+	if (!(at = h->alloc((n + 1) * sizeof *at))) {
+		h->free(th);
+		return FK_ERR_NOMEM;
+	}
+	memset(at, 0, (n + 1) * sizeof *at);
 	for (size_t i = 0; i < ns; i++) {
 		uint64_t key = thread_key(h->sample(p, i));
-		size_t j = key_slot(keys, ids, cap, key);
-
-		if (ids[j] == UINT32_MAX) {
-			if (2 * (n + 1) > cap) { /* rehash into twice the slots */
-				uint64_t *k2 = h->alloc(2 * cap * sizeof *k2);
-				uint32_t *i2 = h->alloc(2 * cap * sizeof *i2);
-				if (!k2 || !i2) {
-					h->free(k2);
-					h->free(i2);
-					goto out;
-				}
-				memset(i2, 0xff, 2 * cap * sizeof *i2);
-				for (size_t o = 0; o < cap; o++)
-					if (ids[o] != UINT32_MAX) {
-						size_t d = key_slot(k2, i2, 2 * cap, keys[o]);
-						k2[d] = keys[o];
-						i2[d] = ids[o];
-					}
-				h->free(keys);
-				h->free(ids);
-				keys = k2;
-				ids = i2;
-				cap *= 2;
-				j = key_slot(keys, ids, cap, key);
-			}
-			keys[j] = key;
-			ids[j] = (uint32_t)n;
-			thr[n++] = key;
+		size_t lo = 0, hi = n;
+		while (lo + 1 < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (thr[mid] <= key)
+				lo = mid;
+			else
+				hi = mid;
 		}
-		th[i] = ids[j];
+		th[i] = (uint32_t)lo;
+		at[lo + 1]++;
 	}
-	/* the keys sorted; rank: a key's place among them by its first sight */
-	if (!(rank = h->alloc((n ? n : 1) * sizeof *rank)) || !(at = h->alloc((n + 1) * sizeof *at)))
-		goto out;
-	qsort(thr, n, sizeof *thr, cmp_u64);
-	for (size_t k = 0; k < n; k++)
-		rank[ids[key_slot(keys, ids, cap, thr[k])]] = (uint32_t)k;
-	memset(at, 0, (n + 1) * sizeof *at);
-	for (size_t i = 0; i < ns; i++)
-		at[rank[th[i]] + 1]++;
 	for (size_t k = 0; k < n; k++)
 		at[k + 1] += at[k];
 	for (size_t i = 0; i < ns; i++) {
 		const struct fk_logged_sample *s = h->sample(p, i);
-		uint32_t r = rank[th[i]];
-		v[at[r]++] = (struct ts){ .th = r, .i = (uint32_t)i,
-		                          .t = s->flags & FK_SAMPLE_TIME ? s->time_ns : INT64_MIN };
+		v[at[th[i]]++] = (struct ts){ .th = th[i], .i = (uint32_t)i,
+		                              .t = s->flags & FK_SAMPLE_TIME ? s->time_ns : INT64_MIN };
 	}
 	for (size_t k = 0, a = 0; k < n; a = at[k++]) { /* at[k]: thread k's end */
-		size_t e = at[k];
-		for (size_t i = a + 1; i < e; i++)
+		for (size_t i = a + 1; i < at[k]; i++)
 			if (v[i].t < v[i - 1].t) {
-				qsort(v + a, e - a, sizeof *v, cmp_ts);
+				qsort(v + a, at[k] - a, sizeof *v, cmp_ts);
 				break;
 			}
 	}
 	*nt = n;
-	rc = 0;
-out:
-	h->free(keys);
-	h->free(ids);
 	h->free(th);
-	h->free(rank);
 	h->free(at);
-	return rc;
+	return 0;
 }
 
 /* Every thread's runs into tl (threads in v's order: sorted by thread). */
