@@ -82,6 +82,7 @@ struct file {           /* a mapped file opened for reading, or that could not b
 
 #define NBUCKET 256
 #define NREG 17     /* x86_64's DWARF registers the unwinder uses: rax..r15, rip */
+#define RBX 3       /* rbx's DWARF number */
 #define MAX_AGAIN 8 /* walks started again for one sample (pd_unwind_sample) */
 #define MAX_DWFL 64 /* Dwfls kept at once: each holds an fd per module (RLIMIT_NOFILE) */
 
@@ -102,10 +103,13 @@ struct pd_unwind {
 	uint64_t mask, sp;
 	uint64_t *ips;
 	unsigned max, n;
-	/* the registers of the last two frames walked (bit i of *_set: known),
-	 * and the state a walk starts again from (see pd_unwind_sample) */
-	Dwarf_Word cur[NREG], prev[NREG], init[NREG];
-	uint32_t cur_set, prev_set, init_set;
+	/* the last frame's rbx (rbx_ok: it has one); lost: the last frame
+	 * lacks the rbx the frame before it had, and init (bit i of init_set:
+	 * known) is its registers with that rbx kept, the state a walk starts
+	 * again from (see keep_same) */
+	Dwarf_Word rbx, init[NREG];
+	uint32_t init_set;
+	int rbx_ok, lost;
 	int again;              /* this walk starts from init, whose frame is walked */
 };
 
@@ -365,14 +369,22 @@ static int frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (!activation)
 		pc--;
-	memcpy(u->prev, u->cur, sizeof u->cur);
-	u->prev_set = u->cur_set;
-	u->cur_set = 0;
-	for (unsigned i = 0; i < NREG - 1; i++)
-		if (dwfl_frame_reg(state, i, &u->cur[i]) == 0)
-			u->cur_set |= 1u << i;
-	u->cur[NREG - 1] = pc; /* where its CFI is looked up */
-	u->cur_set |= 1u << (NREG - 1);
+	{
+		Dwarf_Word rbx;
+		int ok = dwfl_frame_reg(state, RBX, &rbx) == 0;
+
+		/* only a frame that lost rbx may need the others (keep_same) */
+		if ((u->lost = !ok && u->rbx_ok)) {
+			u->init_set = 1u << RBX | 1u << (NREG - 1);
+			for (unsigned i = 0; i < NREG - 1; i++)
+				if (i != RBX && dwfl_frame_reg(state, i, &u->init[i]) == 0)
+					u->init_set |= 1u << i;
+			u->init[RBX] = u->rbx;
+			u->init[NREG - 1] = pc; /* where its CFI is looked up */
+		}
+		u->rbx_ok = ok;
+		u->rbx = rbx;
+	}
 	if (u->again) /* the frame the walk starts from: walked already */
 		u->again = 0;
 	else if (pc)
@@ -380,8 +392,8 @@ static int frame(Dwfl_Frame *state, void *arg)
 	return u->n >= u->max || u->oom ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
-/* After a walk that ended: whether it ended for want of rbx, and if so the
- * state a walk starts again from.  libdw takes a register the CFI does not
+/* After a walk that ended: whether it ended for want of rbx, the state a
+ * walk starts again from being in u->init.  libdw takes a register the CFI does not
  * mention as undefined unless the ABI's defaults say it is call-saved, and
  * elfutils' x86_64 defaults name rax (DWARF 0) where rbx (3) is meant, so
  * a frame whose caller's CFA is rbx-based, as that of glibc's
@@ -391,7 +403,6 @@ static int frame(Dwfl_Frame *state, void *arg)
  * the last frame's CFA needs rbx, which the frame before it had. */
 static int keep_same(struct pd_unwind *u)
 {
-	const unsigned rbx = 3, ip = NREG - 1;
 	Dwfl_Module *mod;
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *fr;
@@ -400,24 +411,18 @@ static int keep_same(struct pd_unwind *u)
 	size_t nops;
 	int uses = 0;
 
-	if (!(u->prev_set >> rbx & 1) || (u->cur_set >> rbx & 1) || !(u->cur_set >> ip & 1) ||
-	    !(mod = dwfl_addrmodule(u->p->dwfl, u->cur[ip])) ||
+	if (!u->lost || !(mod = dwfl_addrmodule(u->p->dwfl, u->init[NREG - 1])) ||
 	    !((cfi = dwfl_module_eh_cfi(mod, &bias)) || (cfi = dwfl_module_dwarf_cfi(mod, &bias))) ||
-	    dwarf_cfi_addrframe(cfi, u->cur[ip] - bias, &fr) != 0)
+	    dwarf_cfi_addrframe(cfi, u->init[NREG - 1] - bias, &fr) != 0)
 		return 0;
 	if (dwarf_frame_cfa(fr, &ops, &nops) == 0)
 		for (size_t i = 0; i < nops; i++)
-			if (ops[i].atom == DW_OP_breg0 + rbx || ops[i].atom == DW_OP_reg0 + rbx ||
+			if (ops[i].atom == DW_OP_breg0 + RBX || ops[i].atom == DW_OP_reg0 + RBX ||
 			    ((ops[i].atom == DW_OP_bregx || ops[i].atom == DW_OP_regx) &&
-			     ops[i].number == rbx))
+			     ops[i].number == RBX))
 				uses = 1;
 	free(fr);
-	if (!uses)
-		return 0;
-	memcpy(u->init, u->cur, sizeof u->init);
-	u->init[rbx] = u->prev[rbx];
-	u->init_set = u->cur_set | 1u << rbx;
-	return 1;
+	return uses;
 }
 
 /* The process's Dwfl, made again when a map it was given has changed. */
@@ -522,14 +527,13 @@ int pd_unwind_sample(struct pd_unwind *u, struct pd_machine *m, struct pd_thread
 	}
 	if (!(u->p = proc_of(u, t->pid)))
 		return -1;
-	u->again = 0;
-	u->cur_set = u->prev_set = 0;
+	u->again = u->rbx_ok = u->lost = 0;
 	if (report(u, ip) == 0 && (u->p->attached ||
 	    (u->p->attached = dwfl_attach_state(u->p->dwfl, NULL, t->pid, &thread_cbs, u))))
 		for (unsigned k = 0; dwfl_getthread_frames(u->p->dwfl, t->tid, frame, u) <= 0 &&
 		     u->n < u->max && !u->oom && k < MAX_AGAIN && keep_same(u); k++) {
-			u->again = 1; /* from the frame it stopped at, with the registers kept */
-			u->cur_set = u->prev_set = 0;
+			u->again = 1; /* from the frame it stopped at, with rbx kept */
+			u->rbx_ok = u->lost = 0;
 		}
 	u->again = 0;
 	if (u->n == 0 && ip) /* perf's libunwind unwinder starts with the sample's ip, always */
