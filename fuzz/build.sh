@@ -42,7 +42,9 @@ if ! printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }\n' 
 fi
 
 obj="$bld/fuzz/obj"
-mkdir -p "$obj/engine" "$bld/fuzz/bin"
+mkdir -p "$obj/engine" "$bld/fuzz/bin" "$obj/.queue"
+rm -f "$obj/.queue"/*
+jobs=${FUZZ_JOBS:-$(nproc 2> /dev/null || echo 1)}
 headers="$src/include/flamekit/plugin.h $src/engine/fk.h"
 
 # compile SRC OBJ [FLAGS...]: only when SRC or a header it included (the
@@ -63,8 +65,27 @@ compile() {
 		[ "$stale" = no ] && return 0
 	fi
 	echo "  CC       ${o#"$bld"/}"
-	# shellcheck disable=SC2086
-	"$CC" $COMMON -fsanitize=fuzzer-no-link "$@" -MMD -MF "${o%.o}.d" -c "$c" -o "$o"
+	rm -f "$o"
+	queue "$CC $COMMON -fsanitize=fuzzer-no-link $* -MMD -MF ${o%.o}.d -c $c -o $o"
+}
+
+# queue COMMAND: one more job for run_queue, which runs them $jobs at a time
+# (a job is a command line, split at blanks as this script always split its
+# flags)
+nqueued=0
+queue() {
+	nqueued=$((nqueued + 1))
+	printf '%s\n' "$1" > "$obj/.queue/$nqueued"
+}
+
+# run_queue: the queued jobs, side by side; stop at the first that failed
+run_queue() {
+	if [ $nqueued -gt 0 ]; then
+		# shellcheck disable=SC2016
+		(cd "$obj/.queue" && ls | xargs -P "$jobs" -n 1 sh -c 'sh "$0" || exit 255') || exit 1
+	fi
+	rm -f "$obj/.queue"/*
+	nqueued=0
 }
 
 # the engine, with the folded grammar it links (lib/folded)
@@ -92,10 +113,9 @@ link() { # link NAME OBJS...: only when an object is newer than the program
 		done
 		[ "$stale" = no ] && return 0
 	fi
+	[ "$phase" = link ] || return 0
 	echo "  CCLD     fuzz/bin/fuzz-$name"
-	# shellcheck disable=SC2086
-	"$CC" $CFLAGS $SAN -fsanitize=fuzzer -pthread -o "$bld/fuzz/bin/fuzz-$name" "$@" \
-		$engine_objs $LIBS ${LINK_FLAGS:-}
+	queue "$CC $CFLAGS $SAN -fsanitize=fuzzer -pthread -o $exe $* $engine_objs $LIBS ${LINK_FLAGS:-}"
 }
 
 # input_harness NAME DIR: fuzz/input.c + DIR/*.c, and the shared sources
@@ -136,6 +156,9 @@ input_harness() {
 	built="$built $name"
 }
 
+# harnesses: every harness's compiles (phase compile), then its links (phase
+# link, when the objects are all there)
+harnesses() {
 built=
 for dir in "$src"/plugins/input/*/; do
 	input_harness "$(basename "$dir")" "$dir"
@@ -173,5 +196,12 @@ for c in "$src"/fuzz/*.c; do
 	LINK_FLAGS=
 	built="$built $name"
 done
+}
 
+phase=compile
+harnesses
+run_queue
+phase=link
+harnesses
+run_queue
 echo "fuzz: built$built in $bld/fuzz/bin"

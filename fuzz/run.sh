@@ -4,6 +4,8 @@
 #
 #   run.sh SRCDIR BUILDDIR SECONDS [NAME...]
 #
+# FUZZ_JOBS harnesses run at a time (default: the CPUs); see the end.
+#
 # For each harness BUILDDIR/fuzz/bin/fuzz-NAME (or only the NAMEs given):
 #   1. replay SRCDIR/fuzz/regress/NAME/*: every crash ever found, fixed;
 #      any failure here is a regression and stops that harness;
@@ -27,6 +29,11 @@ src=${1:?usage: run.sh SRCDIR BUILDDIR SECONDS [NAME...]}
 bld=${2:?usage: run.sh SRCDIR BUILDDIR SECONDS [NAME...]}
 secs=${3:?usage: run.sh SRCDIR BUILDDIR SECONDS [NAME...]}
 shift 3
+one_only=no
+if [ "${1:-}" = --one ]; then # (run.sh re-running itself for one harness)
+	one_only=yes
+	shift
+fi
 conf=${FK_CONFORMANCE:-}
 MAXLEN=16384
 
@@ -130,14 +137,24 @@ failures() {
 	ls "$crashes" | grep -cv '^slow-unit-'
 }
 
-status=0
-summary=""
-for name in "$@"; do
+# one NAME: replay and fuzz one harness; its summary line goes to
+# BUILDDIR/fuzz/NAME.summary, what it has to say to standard error; exit 1
+# when it crashed or regressed
+one() {
+	name=$1
+	summary=
+	status=0
+	one_body
+	printf '%s\n' "$summary" | sed '/^$/d' > "$bld/fuzz/$name.summary"
+	return $status
+}
+
+one_body() {
 	bin="$bld/fuzz/bin/fuzz-$name"
 	if [ ! -x "$bin" ]; then
 		echo "fuzz: no harness $bin; run 'make fuzz' first" >&2
 		status=1
-		continue
+		return
 	fi
 	corpus="$bld/fuzz/corpus/$name"
 	# not BUILDDIR/fuzz/seeds: automake's dist would take that directory
@@ -164,7 +181,7 @@ for name in "$@"; do
 			summary="$summary
 $(printf '%-12s REGRESSION (see %s)' "$name" "$log")"
 			status=1
-			continue
+			return
 		fi
 	fi
 
@@ -199,6 +216,33 @@ $line"
 		grep -E '^(==[0-9]+==ERROR|SUMMARY)|runtime error' "$log" | head -5 >&2
 		echo "fuzz: reproduce with: $bin CRASH-FILE" >&2
 	fi
+}
+
+if [ "$one_only" = yes ]; then
+	one "$1"
+	exit $?
+fi
+
+# The harnesses run side by side, FUZZ_JOBS at a time (the machine's CPUs
+# unless told): each is its own process with its own corpus, and a fixed
+# round (FUZZ_RUNS, FUZZ_SEED) tries the same inputs however many run
+# beside it.  Each one's messages are held until all are done, then shown
+# in the harnesses' order, as its summary line is.
+jobs=${FUZZ_JOBS:-$(nproc 2> /dev/null || echo 1)}
+for name in "$@"; do
+	rm -f "$bld/fuzz/$name.summary" "$bld/fuzz/$name.messages"
+done
+status=0
+printf '%s\n' "$@" | xargs -P "$jobs" -I '{}' sh -c '"$@" > "$0/fuzz/{}.messages" 2>&1' "$bld" \
+	sh "$0" "$src" "$bld" "$secs" --one '{}' || status=1
+summary=
+for name in "$@"; do
+	cat "$bld/fuzz/$name.messages" 2> /dev/null
+	line=$(cat "$bld/fuzz/$name.summary" 2> /dev/null) || line=
+	[ -n "$line" ] || { line=$(printf '%-12s FAILED TO RUN (its messages are above)' "$name"); status=1; }
+	summary="$summary
+$line"
+	rm -f "$bld/fuzz/$name.summary" "$bld/fuzz/$name.messages"
 done
 echo "fuzz: ${secs}s per harness$summary"
 exit $status
