@@ -78,9 +78,11 @@ static int strip_hex(const struct fk_plugin *sh, struct fk_profile **side)
 
 	if (fk_options_new(sh, &opts) < 0)
 		return fk_ctx_fail(cx, FK_ERR_NOMEM);
-	/* the chain owns opts once added; not when adding failed (reported) */
+	/* the chain owns opts once added; not when adding failed (reported),
+	 * though it may hold the room it grew for them */
 	if ((rc = fk_filter_chain_add(&fc, sh, opts, NULL)) < 0) {
 		fk_options_free(sh, opts);
+		fk_filter_chain_free(&fc);
 		return rc;
 	}
 	for (int k = 0; k < 2 && rc == 0; k++)

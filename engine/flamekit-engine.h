@@ -144,6 +144,9 @@ struct fk_filter_chain {
 	bool has_frame;
 };
 
+/* Add an instance of filter pl with opts (the chain owns them once added,
+ * not when adding fails).  The chain is to be freed with
+ * fk_filter_chain_free whether adding succeeded or not: it may have grown. */
 int fk_filter_chain_add(struct fk_filter_chain *fc, const struct fk_plugin *pl,
                         void *opts, const char *where);
 void fk_filter_chain_free(struct fk_filter_chain *fc);

@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&fc, 0, sizeof fc);
 	if (fk_filter_chain_add(&fc, fuzz_filter, opts, "fuzz.yaml:1:1") < 0) {
 		fk_options_free(fuzz_filter, opts);
+		fk_filter_chain_free(&fc);
 		return 0;
 	}
 	fuzz_filter_run(&fc, data, size);

@@ -40,6 +40,23 @@ scan() {
 	done < "$1"
 }
 
+# uses MODULE...: the next walk's command loads only these plugin modules
+# (input-perf, output-svg, ...), with the filters and the folded output any
+# command may reach for.  Loading all 34 modules was most of a run's time,
+# and a walk is hundreds of runs: a fifth of the suite under ASan.  The
+# walks that detect among every format, and the job, load them all.
+PLUGINS_BUILT=${FLAMEKIT_PLUGIN_PATH%%:*}/.libs
+uses() {
+	rm -rf "$TMP/plugins"
+	mkdir "$TMP/plugins"
+	for m in "$@" output-folded filter-demangle filter-grep filter-lua filter-narrow filter-strip-hex; do
+		ln -s "$PLUGINS_BUILT/$m.so" "$TMP/plugins/$m.so"
+	done
+	walk_path=$TMP/plugins
+}
+[ -f "$PLUGINS_BUILT/input-perf.so" ] || uses() { :; } # (not the build tree's layout: all)
+walk_path=
+
 # walk NAME OUTPUTS CMD...: OUTPUTS is a space-separated list of the files
 # the command writes (in $TMP/w, the command's working directory).  The
 # points: every allocation when there are at most $MAXPOINTS, else an even
@@ -51,7 +68,9 @@ walk() {
 	shift 2
 	rm -rf "$TMP/w"
 	mkdir "$TMP/w"
-	(cd "$TMP/w" && FK_COUNT_ALLOCS=1 $TO "$F" "$@" > /dev/null 2> "$TMP/clean.err")
+	wpath=${walk_path:-$FLAMEKIT_PLUGIN_PATH}
+	walk_path=
+	(cd "$TMP/w" && FLAMEKIT_PLUGIN_PATH=$wpath FK_COUNT_ALLOCS=1 $TO "$F" "$@" > /dev/null 2> "$TMP/clean.err")
 	rc=$?
 	n=$(sed -n 's/^allocations: //p' "$TMP/clean.err")
 	if [ $rc -ne 0 ] || [ -z "$n" ]; then
@@ -70,7 +89,7 @@ walk() {
 	from=$k failed=0 oom=0 fine=0 why=
 	while [ $k -lt "$n" ] && [ $failed -eq 0 ]; do
 		for o in $outs; do printf 'kept %s\n' "$o" > "$TMP/w/$o"; done
-		(cd "$TMP/w" && FK_FAIL_ALLOC_AFTER=$k $TO "$F" "$@" > /dev/null 2> "$TMP/fail.err")
+		(cd "$TMP/w" && FLAMEKIT_PLUGIN_PATH=$wpath FK_FAIL_ALLOC_AFTER=$k $TO "$F" "$@" > /dev/null 2> "$TMP/fail.err")
 		r=$?
 		scan "$TMP/fail.err"
 		if $san; then
@@ -105,69 +124,106 @@ walk() {
 	fi
 }
 
+uses input-perf
 walk "collapse perf" "out.folded" collapse --format perf -o out.folded "$D/perf/names.txt"
+uses input-perf
 walk "collapse perf, off-CPU" "out.folded" collapse --format perf --offcpu -o out.folded "$D/perf/offcpu.txt"
 # --wakeups and --leak, their pairs spanning 200-byte chunks on 2 threads
 FLAMEKIT_CHUNK_BYTES=200
 export FLAMEKIT_CHUNK_BYTES
+uses input-perf
 walk "collapse perf, --wakeups, 200-byte chunks" "out.folded" collapse --format perf --wakeups \
 	--threads 2 -o out.folded "$D/perf/hostile-wakeups.txt"
+uses input-perf
 walk "collapse perf, --leak, 200-byte chunks" "out.folded" collapse --format perf --leak \
 	--threads 2 -o out.folded "$D/perf/hostile-leak.txt"
 unset FLAMEKIT_CHUNK_BYTES
 # perf-data: three `perf script` stand-ins on three time slices of a
 # header-only perf.data, parsed at once (host->parse_parts); a failure
 # stops and reaps them.
+uses input-perf-data input-perf
 walk "collapse perf-data, 3 slices" "out.folded" collapse --threads 3 \
 	--perf "$D/perf-data/catperf" -o out.folded "$D/perf-data/three-seconds.data"
 walk "collapse, format detected" "out.folded" collapse -o out.folded "$D/dtrace/fixes.txt" "$D/stap/"*.txt
 FLAMEKIT_CHUNK_BYTES=256
 export FLAMEKIT_CHUNK_BYTES
+uses input-folded
 walk "collapse folded, 2 threads, 256-byte chunks" "out.folded" collapse --threads 2 -o out.folded "$C/app.folded"
 unset FLAMEKIT_CHUNK_BYTES
 FLAMEKIT_CHUNK_BYTES=1024
 export FLAMEKIT_CHUNK_BYTES
+uses input-perf
 walk "collapse perf, 2 threads, 1 KiB chunks" "out.folded" collapse --format perf --threads 2 -o out.folded "$D/perf/names.txt"
 unset FLAMEKIT_CHUNK_BYTES
+uses input-folded output-svg
 walk "graph to svg" "g.svg" graph --title 'faults <&>' --hash -o g.svg "$C/app.folded"
+uses input-folded output-icicle output-svg
 walk "graph to icicle" "g.svg" graph --output-plugin icicle -o g.svg "$D/lua/stacks.folded"
+uses input-perf output-flamechart output-svg
 walk "graph to flamechart" "g.svg" graph --format perf --flamechart -o g.svg "$D/perf/names.txt"
+uses input-perf output-html
 walk "graph to html, with samples" "g.html" graph --format perf --output-plugin html -o g.html "$D/perf/names.txt"
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/report.html" "$D/html/hostile.txt"
+uses input-html
 walk "collapse an html report" "out.folded" collapse -o out.folded "$TMP/report.html"
 # a report with a timeline (the v8 profile's timed samples), inflated at read-back
 "$FLAMEKIT" graph --output-plugin html -o "$TMP/timed.html" "$D/v8/node.cpuprofile"
+uses input-html
 walk "collapse an html report with a timeline" "out.folded" collapse -o out.folded "$TMP/timed.html"
+uses input-folded
 walk "diff" "d.folded" diff -n -o d.folded "$C/before.folded" "$C/after.folded"
+uses input-folded
 walk "diff -s" "d.folded" diff -n -s -o d.folded "$D/lua/stacks.folded" "$C/after.folded"
+uses input-folded
 walk "collapse --strip-hex" "out.folded" collapse --strip-hex -o out.folded "$D/lua/stacks.folded"
+uses input-folded
 walk "merge" "m.folded" merge -o m.folded "$C/before.folded" "$C/after.folded" "$C/app.folded"
 # bpftrace, bcc and --demangle (branch formats)
+uses input-bpftrace
 walk "collapse bpftrace" "out.folded" collapse -o out.folded "$D/bpftrace/forms.txt" "$D/bpftrace/two-maps.txt"
+uses input-bcc
 walk "collapse bcc" "out.folded" collapse -o out.folded "$D/bcc/offwaketime.txt" "$D/bcc/stackcount.txt"
 # callgrind, threaddump and sample (branch formats3)
+uses input-callgrind
 walk "collapse callgrind" "out.folded" collapse -o out.folded "$D/callgrind/xdebug.txt" "$D/callgrind/recursion.txt"
+uses input-threaddump
 walk "collapse threaddump" "out.folded" collapse -o out.folded "$D/threaddump/gdb.txt" "$D/threaddump/jstack.txt"
+uses input-sample
 walk "collapse sample" "out.folded" collapse -o out.folded "$D/sample/safari.txt"
 # xctrace (branch xctrace)
+uses input-xctrace
 walk "collapse xctrace" "out.folded" collapse -o out.folded "$D/xctrace/two-processes.xml" "$D/xctrace/tagged.xml"
+uses input-folded
 walk "collapse --demangle=short" "out.folded" collapse --demangle=short -o out.folded "$D/demangle/names.folded"
 # each input its own demangling: folded's names kept, bpftrace's demangled
 # on a profile of its own, or at push time beside a per-sample filter
+uses input-folded input-bpftrace
 walk "collapse folded and bpftrace" "out.folded" collapse -o out.folded "$D/demangle/names.folded" "$D/bpftrace/forms.txt"
+uses input-folded input-bpftrace
 walk "collapse folded and bpftrace, --focus" "out.folded" collapse --focus . -o out.folded \
 	"$D/demangle/names.folded" "$D/bpftrace/forms.txt"
+uses input-perf
 walk "collapse, narrowed (the narrow filter)" "out.folded" collapse --format perf --focus main --hide '^_start$' \
 	--collapse-recursion --from 0 --comm . -o out.folded "$D/perf/names.txt"
+uses input-pprof
 walk "collapse pprof (heap, gzip)" "out.folded" collapse -o out.folded "$D/pprof/heap.pb.gz"
+uses input-v8
 walk "collapse v8" "out.folded" collapse -o out.folded "$D/v8/node.cpuprofile"
+uses input-v8
 walk "collapse v8, the old format (a head tree)" "out.folded" collapse -o out.folded "$D/v8/old.cpuprofile"
+uses input-speedscope
 walk "collapse speedscope" "out.folded" collapse -o out.folded "$D/speedscope/mixed.json" "$D/speedscope/profiles-first.json"
+uses input-chrome
 walk "collapse chrome, samples and durations" "out.folded" collapse -o out.folded "$D/chrome/events.json"
+uses input-chrome
 walk "collapse chrome, durations" "out.folded" collapse --format chrome --events=durations -o out.folded "$D/chrome/events.json"
+uses input-gecko
 walk "collapse gecko" "out.folded" collapse -o out.folded "$D/gecko/firefox.json" "$D/gecko/samply.json"
+uses input-perf output-pprof
 walk "graph to pprof, with samples" "g.pb.gz" graph --format perf --output-plugin pprof -o g.pb.gz "$D/perf/names.txt"
+uses input-perf output-speedscope
 walk "graph to speedscope, with samples" "g.json" graph --format perf --output-plugin speedscope -o g.json "$D/perf/names.txt"
+uses input-pprof output-pprof
 walk "pprof labels to pprof (sample attributes)" "g.pb.gz" graph --output-plugin pprof -o g.pb.gz "$D/pprof/labels.pb.gz"
 
 # A job: two filters (one Lua), three outputs; all of them or none.
