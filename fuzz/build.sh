@@ -45,6 +45,7 @@ obj="$bld/fuzz/obj"
 mkdir -p "$obj/engine" "$bld/fuzz/bin" "$obj/.queue"
 rm -f "$obj/.queue"/*
 jobs=${FUZZ_JOBS:-$(nproc 2> /dev/null || echo 1)}
+phase=compile
 headers="$src/include/flamekit/plugin.h $src/engine/fk.h"
 
 # compile SRC OBJ [FLAGS...]: only when SRC or a header it included (the
@@ -53,6 +54,7 @@ headers="$src/include/flamekit/plugin.h $src/engine/fk.h"
 compile() {
 	c=$1 o=$2
 	shift 2
+	[ "$phase" = link ] && return 0 # (the compile phase brought it up to date)
 	if [ -f "$o" ] && [ -f "${o%.o}.d" ]; then
 		stale=no
 		# shellcheck disable=SC2013
@@ -198,7 +200,6 @@ for c in "$src"/fuzz/*.c; do
 done
 }
 
-phase=compile
 harnesses
 run_queue
 phase=link

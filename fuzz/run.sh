@@ -137,19 +137,10 @@ failures() {
 	ls "$crashes" | grep -cv '^slow-unit-'
 }
 
-# one NAME: replay and fuzz one harness; its summary line goes to
-# BUILDDIR/fuzz/NAME.summary, what it has to say to standard error; exit 1
-# when it crashed or regressed
+# one: replay and fuzz the harness $name, adding its line to $summary and
+# setting status=1 when it crashed or regressed; what it has to say goes to
+# standard error
 one() {
-	name=$1
-	summary=
-	status=0
-	one_body
-	printf '%s\n' "$summary" | sed '/^$/d' > "$bld/fuzz/$name.summary"
-	return $status
-}
-
-one_body() {
 	bin="$bld/fuzz/bin/fuzz-$name"
 	if [ ! -x "$bin" ]; then
 		echo "fuzz: no harness $bin; run 'make fuzz' first" >&2
@@ -218,9 +209,11 @@ $line"
 	fi
 }
 
-if [ "$one_only" = yes ]; then
-	one "$1"
-	exit $?
+if [ "$one_only" = yes ]; then # its line to BUILDDIR/fuzz/NAME.summary
+	name=$1 summary= status=0
+	one
+	printf '%s\n' "$summary" | sed '/^$/d' > "$bld/fuzz/$name.summary"
+	exit $status
 fi
 
 # The harnesses run side by side, FUZZ_JOBS at a time (the machine's CPUs

@@ -43,7 +43,7 @@ scan() {
 # uses MODULE...: the next walk's command loads only these plugin modules
 # (input-perf, output-svg, ...), with the filters and the folded output any
 # command may reach for.  Loading all 34 modules was most of a run's time,
-# and a walk is hundreds of runs: a fifth of the suite under ASan.  The
+# and a walk is hundreds of runs: nearly a third of the suite under ASan.  The
 # walks that detect among every format, and the job, load them all.
 PLUGINS_BUILT=${FLAMEKIT_PLUGIN_PATH%%:*}/.libs
 uses() {
