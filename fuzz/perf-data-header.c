@@ -11,7 +11,10 @@
  * records drive (machine.c), COMPRESSED records decompressed first as the
  * reader does (zdata.c, bounded at 64 MiB here), and the tracing data's
  * event formats read into libtraceevent, each tracepoint sample's payload
- * printed with them (trace.c).  The generic input harness cannot
+ * printed with them (trace.c), and the data section read again through
+ * the read window (window.c) from the memory file, which must give the
+ * same records, bytes and errors as the walk in memory, the lowest kept
+ * record lagging by a few.  The generic input harness cannot
  * reach that code: the plugin's parse runs perf, and needs a real file.
  * The input is written to a memory file descriptor, as the plugin reads a
  * file with pread.
@@ -28,6 +31,7 @@
 #include "../plugins/input/perf-data/machine.h"
 #include "../plugins/input/perf-data/pdfile.h"
 #include "../plugins/input/perf-data/trace.h"
+#include "../plugins/input/perf-data/window.h"
 #include "../plugins/input/perf-data/zdata.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -50,8 +54,38 @@ static const char *str_at(const unsigned char *rec, uint32_t at, uint32_t end)
 	return at < end && memchr(rec + at, '\0', end - at) ? (const char *)rec + at : NULL;
 }
 
+/* The data section through the window on fd: what pd_next gives in
+ * memory, record for record, error for error. */
+static void window_walk(int fd, const struct pd_file *f)
+{
+	struct pd_window w;
+	struct pd_err e1, e2;
+	uint64_t p1 = 0, p2 = 0, kept[4] = { 0 };
+	const unsigned char *r1, *r2;
+	uint32_t t1, t2, s1, s2;
+	uint16_t m1, m2;
+	unsigned k = 0;
+	int a, b;
+
+	pd_window_init(&w, fd, f->data_off, f->data_size);
+	do {
+		uint64_t at = p2;
+		a = pd_next(f, &p1, &t1, &m1, &r1, &s1, &e1);
+		b = pd_window_next(&w, f, &p2, &t2, &m2, &r2, &s2, &e2);
+		if (a != b || (a > 0 && (t1 != t2 || m1 != m2 || s1 != s2 || p1 != p2 ||
+		                         memcmp(r1, r2, s1) != 0)))
+			__builtin_trap();
+		if (a < 0 && strcmp(e2.msg, "out of memory") != 0 &&
+		    (strcmp(e1.msg, e2.msg) != 0 || e1.off != e2.off))
+			__builtin_trap();
+		kept[k++ % 4] = at; /* keep the last four records */
+		pd_window_keep(&w, kept[k % 4] < at ? kept[k % 4] : at);
+	} while (a > 0);
+	pd_window_free(&w);
+}
+
 /* Every record of the data section, as the native reader takes them. */
-static void records(const uint8_t *data, size_t size)
+static void records(int fd, const uint8_t *data, size_t size)
 {
 	struct pd_file f;
 	struct pd_err e;
@@ -72,6 +106,7 @@ static void records(const uint8_t *data, size_t size)
 		return;
 	}
 	(void)pd_file_unsupported(&f);
+	window_walk(fd, &f);
 	if (f.tracing_size)
 		tr = pd_trace_new(f.buf + f.tracing_off, f.tracing_size, f.tracing_off, NULL, NULL, &e);
 	if (pd_zdata_make(&f, (uint64_t)64 << 20, &z, &e) == 0 && z.buf) { /* as native.c walks it */
@@ -145,6 +180,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (b[k] <= b[k - 1])
 				__builtin_trap(); /* cut points must increase */
 	}
-	records(data, size);
+	records(fd, data, size);
 	return 0;
 }

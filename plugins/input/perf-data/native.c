@@ -36,6 +36,7 @@
 #include "symtext.h"
 #include "trace.h"
 #include "unwind.h"
+#include "window.h"
 #include "zdata.h"
 #include "vector/fkvector.h"
 
@@ -68,9 +69,10 @@ struct nat {
 	struct pd_trace *trace; /* the tracepoints' formats, NULL without tracing data */
 	struct pd_err trace_err; /* why not, with tracing data */
 	struct pd_zdata z;      /* its records decompressed, walked in place of its data section */
-	const unsigned char *map; /* the file mapped (NULL for a pipe), */
+	const unsigned char *map; /* the file mapped (NULL for a pipe): the header and features, */
 	size_t maplen;          /* its length, */
 	uint64_t dropped;       /* and how far its pages have been let go (drop_behind) */
+	struct pd_window w;     /* the data section read through a buffer, where w.fd >= 0 */
 	struct pd_err err;
 	const struct fk_perf_opts *o;
 	struct fk_perf_records *recs; /* the session the samples go to */
@@ -92,12 +94,33 @@ static int oom(struct nat *n)
 
 static int bad(struct nat *n)
 {
+	if (strcmp(n->err.msg, "out of memory") == 0) /* the window's buffer */
+		return oom(n);
 	if (n->z.buf) /* the offset is in the records decompressed */
 		return n->h->input_error(n->in, 0, "at byte %llu of its records decompressed "
 		                         "(perf record -z): %s", (unsigned long long)n->err.off,
 		                         n->err.msg);
 	return n->h->input_error(n->in, 0, "at byte %llu: %s", (unsigned long long)n->err.off,
 	                         n->err.msg);
+}
+
+/* The next record, from the window where the file is read through one
+ * (pd_window_next), else from the records in memory (pd_next). */
+static int next_rec(struct nat *n, uint64_t *pos, uint32_t *type, uint16_t *misc,
+                    const unsigned char **rec, uint32_t *size)
+{
+	if (n->w.fd >= 0)
+		return pd_window_next(&n->w, &n->f, pos, type, misc, rec, size, &n->err);
+	return pd_next(&n->f, pos, type, misc, rec, size, &n->err);
+}
+
+/* The bytes [pos, pos + len) of the data section, or NULL (n->err set):
+ * a record next_rec gave, still kept in the window. */
+static const unsigned char *data_at(struct nat *n, uint64_t pos, size_t len)
+{
+	if (n->w.fd >= 0)
+		return pd_window_at(&n->w, pos, len, &n->err);
+	return n->f.buf + n->f.data_off + pos;
 }
 
 /* The header line of a sample, as perf script prints it. */
@@ -357,17 +380,22 @@ static const char *str_at(const unsigned char *rec, uint32_t at, uint32_t body)
 
 static int deliver(struct nat *n, uint64_t pos)
 {
-	const unsigned char *rec = n->f.buf + n->f.data_off + pos;
+	const unsigned char *rec = data_at(n, pos, 8); /* next_rec read it whole */
 	uint64_t off = n->f.data_off + pos;
-	uint32_t type = pd_u32(rec), size, body, at;
+	uint32_t type, size, body, at;
 	uint16_t misc, sz;
 	struct pd_sample tr;
 	const char *s;
 	int kernel, rc = 0;
 
+	if (!rec)
+		return bad(n);
+	type = pd_u32(rec);
 	memcpy(&misc, rec + 4, 2);
 	memcpy(&sz, rec + 6, 2);
 	size = sz;
+	if (!(rec = data_at(n, pos, size)))
+		return bad(n);
 	if (type == PERF_RECORD_SAMPLE)
 		return do_sample(n, rec, size, off, misc);
 	if (type >= PD_REC_HEADER_ATTR)
@@ -536,12 +564,15 @@ static void flushed(struct nat *n, uint64_t pos)
 {
 	uint64_t low = pos;
 
-	if (!n->map || n->f.buf != n->map)
+	if (n->w.fd < 0 && (!n->map || n->f.buf != n->map))
 		return; /* a pipe's bytes, or records decompressed */
 	for (size_t i = 0; i < n->nq; i++)
 		if (n->q[i].pos < low)
 			low = n->q[i].pos;
-	drop_behind(n, n->f.data_off + low);
+	if (n->w.fd >= 0)
+		pd_window_keep(&n->w, low);
+	else
+		drop_behind(n, n->f.data_off + low);
 }
 
 /* The time perf orders the record by, 0 for none. */
@@ -572,15 +603,16 @@ static int walk(struct nat *n)
 	uint16_t misc;
 	int r = 0, rc = 0;
 
-	while (rc == 0 && (r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0) {
-		at = (uint64_t)(rec - n->f.buf - n->f.data_off);
+	if (n->w.fd >= 0)
+		pd_window_keep(&n->w, 0);
+	while (rc == 0 && (at = pos, r = next_rec(n, &pos, &type, &misc, &rec, &size)) > 0) {
 		if (type == PD_REC_FINISHED_ROUND) {
 			rc = flush(n, n->next_flush);
 			n->next_flush = n->max_ts;
 			flushed(n, at);
 			continue;
 		}
-		if ((rc = record_time(n, type, rec, size, (uint64_t)(rec - n->f.buf), &t)) < 0)
+		if ((rc = record_time(n, type, rec, size, n->f.data_off + at, &t)) < 0)
 			break;
 		if (t == 0) {
 			rc = deliver(n, at);
@@ -736,16 +768,18 @@ static int parse_records(struct nat *n, struct fk_sink *sink)
 static int prescan(struct nat *n, const char **why)
 {
 	static char what[80];
-	uint64_t pos = 0;
+	uint64_t pos = 0, at;
 	const unsigned char *rec;
 	uint32_t type, size;
 	uint16_t misc;
 	int r;
 
-	while ((r = pd_next(&n->f, &pos, &type, &misc, &rec, &size, &n->err)) > 0) {
+	/* each record is done with once read: the window keeps none */
+	while ((at = pos, pd_window_keep(&n->w, pos), r = next_rec(n, &pos, &type, &misc, &rec,
+	                                                          &size)) > 0) {
 		struct pd_sample s;
 		if (n->dwarf && type == PERF_RECORD_SAMPLE) { /* user stacks: readable, unwindable */
-			if (pd_sample(&n->f, rec, size, (uint64_t)(rec - n->f.buf), &s, &n->err) < 0)
+			if (pd_sample(&n->f, rec, size, n->f.data_off + at, &s, &n->err) < 0)
 				return bad(n);
 			if ((*why = pd_unwind_sample_unsupported(&s)))
 				return PD_NATIVE_FALLBACK;
@@ -754,7 +788,7 @@ static int prescan(struct nat *n, const char **why)
 			n->compressed = 1;
 		if (type == PD_REC_AUXTRACE) {
 			snprintf(what, sizeof what, "an AUXTRACE record at byte %llu%s",
-			         (unsigned long long)(rec - n->f.buf),
+			         (unsigned long long)(n->f.data_off + at),
 			         n->z.buf ? " of its records decompressed" : "");
 			*why = what;
 			return PD_NATIVE_FALLBACK;
@@ -763,7 +797,7 @@ static int prescan(struct nat *n, const char **why)
 	if (r < 0)
 		return bad(n);
 	/* the walk reads the records again, from the start */
-	if (n->map && n->f.buf == n->map) {
+	if (n->w.fd < 0 && n->map && n->f.buf == n->map) {
 		drop_behind(n, n->maplen);
 		n->dropped = 0;
 	}
@@ -774,8 +808,13 @@ static int prescan(struct nat *n, const char **why)
  * on in place of the file's data section. */
 static int decompress(struct nat *n, const struct fk_input_limit *lim, const char **why)
 {
-	int r = pd_zdata_make(&n->f, lim->bytes, &n->z, &n->err);
+	int r;
 
+	/* zdata reads the COMPRESSED records through the mapping; the walk
+	 * then reads the records they hold in memory */
+	pd_window_free(&n->w);
+	n->w.fd = -1;
+	r = pd_zdata_make(&n->f, lim->bytes, &n->z, &n->err);
 	if (r == -2)
 		return fk_limit_exceeded(n->h, n->in, lim);
 	if (r < 0)
@@ -876,9 +915,10 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 	void *map = MAP_FAILED;
 	unsigned char *piped = NULL;
 	size_t plen = 0;
-	int fd, rc;
+	int fd = -1, rc;
 
 	memset(&n, 0, sizeof n);
+	n.w.fd = -1;
 	n.h = h;
 	n.in = in;
 	n.path = path;
@@ -903,9 +943,11 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 	}
 	if (sb.st_size > 0)
 		map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (sb.st_size > 0 && map == MAP_FAILED)
-		return h->input_error(in, 0, "cannot map it: %s", strerror(errno));
+	if (sb.st_size > 0 && map == MAP_FAILED) {
+		rc = h->input_error(in, 0, "cannot map it: %s", strerror(errno));
+		close(fd);
+		return rc;
+	}
 	if (map != MAP_FAILED) {
 		n.map = map;
 		n.maplen = (size_t)sb.st_size;
@@ -919,6 +961,9 @@ int pd_native_parse(const struct fk_host *h, struct fk_input *in, const char *pa
 			rc = bad(&n);
 		goto out;
 	}
+	/* the header and features through the mapping, the records through
+	 * a buffer (window.h) */
+	pd_window_init(&n.w, fd, n.f.data_off, n.f.data_size);
 	rc = run(&n, sink, cfg, why);
 out:
 	free(n.q);
@@ -934,8 +979,11 @@ out:
 	pd_file_close(&n.f);
 	pd_zdata_free(&n.z);
 	pd_trace_free(n.trace);
+	pd_window_free(&n.w);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)sb.st_size);
+	if (fd >= 0)
+		close(fd);
 	free(piped);
 	return rc;
 }

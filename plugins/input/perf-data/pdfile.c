@@ -434,12 +434,17 @@ const char *pd_file_unsupported(const struct pd_file *f)
 int pd_next(const struct pd_file *f, uint64_t *pos, uint32_t *type, uint16_t *misc,
             const unsigned char **rec, uint32_t *size, struct pd_err *e)
 {
-	uint64_t left = f->data_size - *pos, step;
-	const unsigned char *r = f->buf + f->data_off + *pos;
-	uint16_t sz;
-
 	if (*pos >= f->data_size)
 		return 0;
+	return pd_next_at(f, f->buf + f->data_off + *pos, pos, type, misc, rec, size, e);
+}
+
+int pd_next_at(const struct pd_file *f, const unsigned char *r, uint64_t *pos, uint32_t *type,
+               uint16_t *misc, const unsigned char **rec, uint32_t *size, struct pd_err *e)
+{
+	uint64_t left = f->data_size - *pos, step;
+	uint16_t sz;
+
 	if (left < 8)
 		return pd_fail(e, f->data_off + *pos, "a record header is cut short (%llu bytes left in "
 		               "the data section)", (unsigned long long)left);

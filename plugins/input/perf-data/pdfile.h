@@ -157,6 +157,11 @@ const char *pd_file_unsupported(const struct pd_file *f);
  * set for a record that does not fit. */
 int pd_next(const struct pd_file *f, uint64_t *pos, uint32_t *type, uint16_t *misc,
             const unsigned char **rec, uint32_t *size, struct pd_err *e);
+/* The same for a record whose bytes are at r, not in buf (*pos below
+ * data_size; r holds at least the first 16 bytes of the record, or what
+ * is left of the data section where that is less): *rec is r. */
+int pd_next_at(const struct pd_file *f, const unsigned char *r, uint64_t *pos, uint32_t *type,
+               uint16_t *misc, const unsigned char **rec, uint32_t *size, struct pd_err *e);
 
 /* A SAMPLE's time (0 for none), as pd_sample reads it, straight from
  * where its event's layout puts it (the event found by its identifier
