@@ -281,7 +281,10 @@ int report_deflate64(const struct fk_host *h, const char *in, size_t n, char **o
 
 	*out = NULL;
 	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 6, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+	/* level 5: a 120,000-sample timeline's 421 KB of digits deflated to
+	 * 76 KB in 7.6 ms here, at zlib's default 6 to 71 KB in 17 ms (6's
+	 * lazy matching is slow on them), at 4 to 81 KB in 4.9 ms */
+	if (deflateInit2(&z, 5, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
 		return FK_ERR_NOMEM;
 	bound = deflateBound(&z, (uLong)n);
 	d = h->alloc(bound);

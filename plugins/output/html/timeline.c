@@ -22,9 +22,14 @@ struct ts {
 	int64_t t;
 };
 
-static int cmp_u64(const void *a, const void *b)
+struct key_rank {
+	uint64_t key;
+	uint32_t d; /* the key's number in the order met */
+};
+
+static int cmp_key(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = ((const struct key_rank *)a)->key, y = ((const struct key_rank *)b)->key;
 	return (x > y) - (x < y);
 }
 
@@ -44,6 +49,62 @@ static uint64_t thread_key(const struct fk_logged_sample *s)
 	return ((uint64_t)(uint32_t)tid << 32) | (uint32_t)pid;
 }
 
+static size_t key_slot(uint64_t key, size_t mask)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)key & mask;
+}
+
+/* Each sample's thread as a number in the order the threads are met
+ * (th[i]), and the distinct keys in that order (thr[0 .. *n)): an
+ * open-addressed table of the keys met, so that a capture's samples cost
+ * one look-up each, not a sort of them all. */
+static int number_threads(const struct fk_host *h, const struct fk_profile *p, uint32_t *th,
+                          uint64_t *thr, size_t *n)
+{
+	size_t ns = h->samples(p), cap = 64, d = 0;
+	uint32_t *slot = h->alloc(cap * sizeof *slot); /* d + 1, 0 empty */
+
+	if (!slot)
+		return FK_ERR_NOMEM;
+	memset(slot, 0, cap * sizeof *slot);
+	for (size_t i = 0; i < ns; i++) {
+		uint64_t key = thread_key(h->sample(p, i));
+		size_t k = key_slot(key, cap - 1);
+		while (slot[k] && thr[slot[k] - 1] != key)
+			k = (k + 1) & (cap - 1);
+		if (!slot[k]) {
+			thr[d] = key;
+			slot[k] = (uint32_t)++d;
+			if (2 * d > cap) { /* half full: twice the room, the keys again */
+				uint32_t *ns2 = h->alloc(2 * cap * sizeof *ns2);
+				if (!ns2) {
+					h->free(slot);
+					return FK_ERR_NOMEM;
+				}
+				cap *= 2;
+				memset(ns2, 0, cap * sizeof *ns2);
+				for (size_t j = 0; j < d; j++) {
+					size_t m = key_slot(thr[j], cap - 1);
+					while (ns2[m])
+						m = (m + 1) & (cap - 1);
+					ns2[m] = (uint32_t)(j + 1);
+				}
+				h->free(slot);
+				slot = ns2;
+				th[i] = (uint32_t)(d - 1);
+				continue;
+			}
+		}
+		th[i] = slot[k] - 1;
+	}
+	h->free(slot);
+	*n = d;
+	return 0;
+}
+
 /* Distinct (tid, pid) keys, sorted, into thr (*nt of them), and v in
  * cmp_ts's order (thread, time, sample index).  A thread's samples mostly
  * come in time order: a counting sort by thread keeps each thread's
@@ -52,34 +113,30 @@ static uint64_t thread_key(const struct fk_logged_sample *s)
 static int threads_of(const struct fk_host *h, const struct fk_profile *p, uint64_t *thr, struct ts *v,
                       size_t *nt)
 {
-	size_t ns = h->samples(p), n = 0, *at;
-	uint32_t *th = h->alloc(ns * sizeof *th);
+	size_t ns = h->samples(p), n = 0, *at = NULL;
+	uint32_t *th = h->alloc(ns * sizeof *th), *rank = NULL;
+	struct key_rank *kr = NULL;
+	int rc = FK_ERR_NOMEM;
 
-	if (!th)
-		return FK_ERR_NOMEM;
-	for (size_t i = 0; i < ns; i++)
-		thr[i] = thread_key(h->sample(p, i));
-	qsort(thr, ns, sizeof *thr, cmp_u64);
-	for (size_t i = 0; i < ns; i++)
-		if (i == 0 || thr[i] != thr[n - 1])
-			thr[n++] = thr[i];
-	if (!(at = h->alloc((n + 1) * sizeof *at))) {
-		h->free(th);
-		return FK_ERR_NOMEM;
+	if (!th || number_threads(h, p, th, thr, &n) < 0)
+		goto out;
+	/* the threads in key order: rank[d] for the d-th met */
+	kr = h->alloc(n * sizeof *kr);
+	rank = h->alloc(n * sizeof *rank);
+	at = h->alloc((n + 1) * sizeof *at);
+	if (!kr || !rank || !at)
+		goto out;
+	for (size_t d = 0; d < n; d++)
+		kr[d] = (struct key_rank){ thr[d], (uint32_t)d };
+	qsort(kr, n, sizeof *kr, cmp_key);
+	for (size_t k = 0; k < n; k++) {
+		thr[k] = kr[k].key;
+		rank[kr[k].d] = (uint32_t)k;
 	}
 	memset(at, 0, (n + 1) * sizeof *at);
 	for (size_t i = 0; i < ns; i++) {
-		uint64_t key = thread_key(h->sample(p, i));
-		size_t lo = 0, hi = n;
-		while (lo + 1 < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (thr[mid] <= key)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		th[i] = (uint32_t)lo;
-		at[lo + 1]++;
+		th[i] = rank[th[i]];
+		at[th[i] + 1]++;
 	}
 	for (size_t k = 0; k < n; k++)
 		at[k + 1] += at[k];
@@ -96,9 +153,13 @@ static int threads_of(const struct fk_host *h, const struct fk_profile *p, uint6
 			}
 	}
 	*nt = n;
+	rc = 0;
+out:
 	h->free(th);
+	h->free(rank);
+	h->free(kr);
 	h->free(at);
-	return 0;
+	return rc;
 }
 
 /* Every thread's runs into tl (threads in v's order: sorted by thread). */
