@@ -14,7 +14,8 @@
  * printed with them (trace.c), and the data section read again through
  * the read window (window.c) from the memory file, which must give the
  * same records, bytes and errors as the walk in memory, the lowest kept
- * record lagging by a few.  The generic input harness cannot
+ * record lagging by a few; and the records COMPRESSED ones hold, made as
+ * the window reads them, against the same made at once.  The generic input harness cannot
  * reach that code: the plugin's parse runs perf, and needs a real file.
  * The input is written to a memory file descriptor, as the plugin reads a
  * file with pread.
@@ -84,6 +85,60 @@ static void window_walk(int fd, const struct pd_file *f)
 	pd_window_free(&w);
 }
 
+static int zs_read(void *ctx, unsigned char *dst, size_t cap, size_t *got, struct pd_err *e)
+{
+	return pd_zstream_read(ctx, dst, cap, got, e);
+}
+
+/* The records COMPRESSED ones hold, made as a window reads them (as the
+ * native reader walks a perf record -z file), against the same made at
+ * once (z, from pd_zdata_make), record for record, twice (the reader's
+ * prescan, then its walk). */
+static void stream_walk(int fd, const struct pd_file *f, const struct pd_zdata *z)
+{
+	struct pd_zstream zs;
+	struct pd_window w;
+	struct pd_file mem = *f, made = *f;
+	struct pd_err e1, e2;
+
+	if (pd_zstream_init(&zs, f, fd, (uint64_t)64 << 20) < 0)
+		return;
+	mem.buf = z->buf;
+	mem.len = z->len;
+	mem.data_off = 0;
+	mem.data_size = z->len;
+	made.data_off = 0;
+	made.data_size = UINT64_MAX; /* known at the end, as the reader finds it */
+	pd_window_init_source(&w, zs_read, &zs);
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t p1 = 0, p2 = 0;
+		const unsigned char *r1, *r2;
+		uint32_t t1, t2, s1, s2;
+		uint16_t m1, m2;
+		int a, b;
+		do {
+			a = pd_next(&mem, &p1, &t1, &m1, &r1, &s1, &e1);
+			pd_window_keep(&w, p2);
+			b = pd_window_next(&w, &made, &p2, &t2, &m2, &r2, &s2, &e2);
+			if (b < 0 && strcmp(e2.msg, "out of memory") == 0)
+				goto out;
+			if (a != b || (a > 0 && (t1 != t2 || s1 != s2 || p1 != p2 || memcmp(r1, r2, s1) != 0)))
+				__builtin_trap();
+		} while (a > 0);
+		if (a < 0)
+			break;
+		if (w.size != z->len)
+			__builtin_trap(); /* the end is where the records made at once end */
+		made.data_size = w.size;
+		if (pd_zstream_rewind(&zs) < 0)
+			break;
+		pd_window_restart(&w);
+	}
+out:
+	pd_window_free(&w);
+	pd_zstream_free(&zs);
+}
+
 /* Every record of the data section, as the native reader takes them. */
 static void records(int fd, const uint8_t *data, size_t size)
 {
@@ -110,6 +165,7 @@ static void records(int fd, const uint8_t *data, size_t size)
 	if (f.tracing_size)
 		tr = pd_trace_new(f.buf + f.tracing_off, f.tracing_size, f.tracing_off, NULL, NULL, &e);
 	if (pd_zdata_make(&f, (uint64_t)64 << 20, &z, &e) == 0 && z.buf) { /* as native.c walks it */
+		stream_walk(f.buf == data ? fd : -1, &f, &z);
 		f.buf = z.buf;
 		f.len = z.len;
 		f.data_off = 0;

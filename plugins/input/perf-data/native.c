@@ -68,11 +68,13 @@ struct nat {
 	struct pd_symtext *ust; /* their frames' text: with inline frames */
 	struct pd_trace *trace; /* the tracepoints' formats, NULL without tracing data */
 	struct pd_err trace_err; /* why not, with tracing data */
-	struct pd_zdata z;      /* its records decompressed, walked in place of its data section */
 	const unsigned char *map; /* the file mapped (NULL for a pipe): the header and features, */
 	size_t maplen;          /* its length, */
 	uint64_t dropped;       /* and how far its pages have been let go (drop_behind) */
-	struct pd_window w;     /* the data section read through a buffer, where w.fd >= 0 */
+	struct pd_window w;     /* the data section read through a buffer, where pd_window_on */
+	struct pd_zstream zs;   /* perf record -z: the records its COMPRESSED ones hold, */
+	int zs_on;              /* the window's source from decompress() on */
+	const struct fk_input_limit *lim; /* what they may make */
 	struct pd_err err;
 	const struct fk_perf_opts *o;
 	struct fk_perf_records *recs; /* the session the samples go to */
@@ -96,7 +98,9 @@ static int bad(struct nat *n)
 {
 	if (strcmp(n->err.msg, "out of memory") == 0) /* the window's buffer */
 		return oom(n);
-	if (n->z.buf) /* the offset is in the records decompressed */
+	if (n->zs_on && n->w.src_rc == -2) /* a decompression bomb */
+		return fk_limit_exceeded(n->h, n->in, n->lim);
+	if (n->zs_on && !n->w.src_rc) /* the offset is in the records decompressed */
 		return n->h->input_error(n->in, 0, "at byte %llu of its records decompressed "
 		                         "(perf record -z): %s", (unsigned long long)n->err.off,
 		                         n->err.msg);
@@ -109,7 +113,7 @@ static int bad(struct nat *n)
 static int next_rec(struct nat *n, uint64_t *pos, uint32_t *type, uint16_t *misc,
                     const unsigned char **rec, uint32_t *size)
 {
-	if (n->w.fd >= 0)
+	if (pd_window_on(&n->w))
 		return pd_window_next(&n->w, &n->f, pos, type, misc, rec, size, &n->err);
 	return pd_next(&n->f, pos, type, misc, rec, size, &n->err);
 }
@@ -118,7 +122,7 @@ static int next_rec(struct nat *n, uint64_t *pos, uint32_t *type, uint16_t *misc
  * a record next_rec gave, still kept in the window. */
 static const unsigned char *data_at(struct nat *n, uint64_t pos, size_t len)
 {
-	if (n->w.fd >= 0)
+	if (pd_window_on(&n->w))
 		return pd_window_at(&n->w, pos, len, &n->err);
 	return n->f.buf + n->f.data_off + pos;
 }
@@ -564,12 +568,12 @@ static void flushed(struct nat *n, uint64_t pos)
 {
 	uint64_t low = pos;
 
-	if (n->w.fd < 0 && (!n->map || n->f.buf != n->map))
-		return; /* a pipe's bytes, or records decompressed */
+	if (!pd_window_on(&n->w) && (!n->map || n->f.buf != n->map))
+		return; /* a pipe's bytes */
 	for (size_t i = 0; i < n->nq; i++)
 		if (n->q[i].pos < low)
 			low = n->q[i].pos;
-	if (n->w.fd >= 0)
+	if (pd_window_on(&n->w))
 		pd_window_keep(&n->w, low);
 	else
 		drop_behind(n, n->f.data_off + low);
@@ -603,7 +607,7 @@ static int walk(struct nat *n)
 	uint16_t misc;
 	int r = 0, rc = 0;
 
-	if (n->w.fd >= 0)
+	if (pd_window_on(&n->w))
 		pd_window_keep(&n->w, 0);
 	while (rc == 0 && (at = pos, r = next_rec(n, &pos, &type, &misc, &rec, &size)) > 0) {
 		if (type == PD_REC_FINISHED_ROUND) {
@@ -789,7 +793,7 @@ static int prescan(struct nat *n, const char **why)
 		if (type == PD_REC_AUXTRACE) {
 			snprintf(what, sizeof what, "an AUXTRACE record at byte %llu%s",
 			         (unsigned long long)(n->f.data_off + at),
-			         n->z.buf ? " of its records decompressed" : "");
+			         n->zs_on ? " of its records decompressed" : "");
 			*why = what;
 			return PD_NATIVE_FALLBACK;
 		}
@@ -797,40 +801,47 @@ static int prescan(struct nat *n, const char **why)
 	if (r < 0)
 		return bad(n);
 	/* the walk reads the records again, from the start */
-	if (n->w.fd < 0 && n->map && n->f.buf == n->map) {
+	if (!pd_window_on(&n->w) && n->map && n->f.buf == n->map) {
 		drop_behind(n, n->maplen);
 		n->dropped = 0;
 	}
 	return 0;
 }
 
-/* perf record -z: the records decompressed (zdata.c), walked from then
- * on in place of the file's data section. */
+/* The window's source from decompress() on. */
+static int zs_read(void *ctx, unsigned char *dst, size_t cap, size_t *got, struct pd_err *e)
+{
+	return pd_zstream_read(ctx, dst, cap, got, e);
+}
+
+/* perf record -z: the records its COMPRESSED ones hold (zdata.c), made as
+ * the window needs them, walked from then on in place of its data section:
+ * once by the prescan, which finds where they end, and again by the walk. */
 static int decompress(struct nat *n, const struct fk_input_limit *lim, const char **why)
 {
-	int r;
+	int fd = n->w.fd, rc;
 
-	/* zdata reads the COMPRESSED records through the mapping; the walk
-	 * then reads the records they hold in memory */
-	pd_window_free(&n->w);
-	n->w.fd = -1;
-	r = pd_zdata_make(&n->f, lim->bytes, &n->z, &n->err);
-	if (r == -2)
-		return fk_limit_exceeded(n->h, n->in, lim);
-	if (r < 0)
-		return bad(n);
-	drop_behind(n, n->maplen); /* the compressed bytes are done with */
-	n->f.buf = n->z.buf;
-	n->f.len = n->z.len;
-	n->f.data_off = 0;
-	n->f.data_size = n->z.len;
+	pd_window_free(&n->w); /* the file's records: the stream reads them itself */
+	if (pd_zstream_init(&n->zs, &n->f, fd, lim->bytes) < 0)
+		return oom(n);
+	n->zs_on = 1;
+	n->lim = lim;
+	n->f.data_off = 0;            /* offsets: in the records made */
+	n->f.data_size = UINT64_MAX;  /* known at their end */
+	pd_window_init_source(&n->w, zs_read, &n->zs);
+	if ((rc = prescan(n, why)) != 0)
+		return rc;
+	n->f.data_size = n->w.size;
 	n->h->log(FK_LOG_DEBUG, "%s: %llu COMPRESSED records decompressed to %llu bytes, %llu "
-	          "records completed by a later one", n->path, (unsigned long long)n->z.ncomp,
-	          (unsigned long long)n->z.made, (unsigned long long)n->z.straddled);
-	if (n->z.cut)
+	          "records completed by a later one", n->path, (unsigned long long)n->zs.s.ncomp,
+	          (unsigned long long)n->zs.s.made, (unsigned long long)n->zs.s.straddled);
+	if (n->zs.s.cut)
 		n->h->log(FK_LOG_WARN, "%s: its compressed records end inside a record (%llu bytes "
-		          "of it): left out, as perf leaves it", n->path, (unsigned long long)n->z.cut);
-	return prescan(n, why);
+		          "of it): left out, as perf leaves it", n->path, (unsigned long long)n->zs.s.cut);
+	if (pd_zstream_rewind(&n->zs) < 0)
+		return oom(n);
+	pd_window_restart(&n->w);
+	return 0;
 }
 
 static int run(struct nat *n, struct fk_sink *sink, const struct pd_native_cfg *cfg,
@@ -977,7 +988,8 @@ out:
 	pd_unwind_free(n.uw);
 	pd_symtext_free(n.ust);
 	pd_file_close(&n.f);
-	pd_zdata_free(&n.z);
+	if (n.zs_on)
+		pd_zstream_free(&n.zs);
 	pd_trace_free(n.trace);
 	pd_window_free(&n.w);
 	if (map != MAP_FAILED)

@@ -18,6 +18,21 @@ void pd_window_init(struct pd_window *w, int fd, uint64_t base, uint64_t size)
 	w->size = size;
 }
 
+void pd_window_init_source(struct pd_window *w, pd_window_source *src, void *ctx)
+{
+	pd_window_init(w, -1, 0, UINT64_MAX);
+	w->src = src;
+	w->src_ctx = ctx;
+}
+
+void pd_window_restart(struct pd_window *w)
+{
+	w->lo = w->keep = 0;
+	w->n = 0;
+	w->src_rc = 0;
+	w->eof = 0;
+}
+
 void pd_window_free(struct pd_window *w)
 {
 	free(w->b);
@@ -75,6 +90,22 @@ const unsigned char *pd_window_at(struct pd_window *w, uint64_t pos, size_t len,
 		ssize_t got;
 		if (want > end - w->n)
 			want = (size_t)(end - w->n);
+		if (w->src) {
+			size_t made;
+			int rc;
+			if (!w->eof && (rc = w->src(w->src_ctx, w->b + w->n, want, &made, e)) < 0) {
+				w->src_rc = rc;
+				return NULL;
+			}
+			if (w->eof || made == 0) { /* the end: the size is known now */
+				w->eof = 1;
+				w->size = w->lo + w->n;
+				pd_fail(e, w->size, "a record runs past the end of the records");
+				return NULL;
+			}
+			w->n += made;
+			continue;
+		}
 		got = pread(w->fd, w->b + w->n, want, (off_t)(w->base + w->lo + w->n));
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -95,11 +126,20 @@ int pd_window_next(struct pd_window *w, const struct pd_file *f, uint64_t *pos, 
 	const unsigned char *r;
 	int rc;
 
-	if (at >= f->data_size)
+	if (at >= f->data_size || (w->eof && at == w->size))
 		return 0;
 	left = f->data_size - at;
-	if (!(r = pd_window_at(w, at, left < 16 ? (size_t)left : 16, e)))
-		return -1;
+	if (!(r = pd_window_at(w, at, left < 16 ? (size_t)left : 16, e))) {
+		if (!w->eof)
+			return -1;
+		if (at == w->size)
+			return 0; /* a source's end, between records */
+		/* a last record shorter than 16 bytes: the source's end is near */
+		if (w->size - at < 8)
+			return pd_fail(e, at, "a record header is cut short by the end of the records");
+		if (!(r = pd_window_at(w, at, (size_t)(w->size - at), e)))
+			return -1;
+	}
 	if ((rc = pd_next_at(f, r, pos, type, misc, rec, size, e)) <= 0)
 		return rc;
 	if (!(*rec = pd_window_at(w, at, *size, e)))

@@ -90,39 +90,120 @@ static int put_plain(struct pd_zdata *z, size_t *whole, const unsigned char *rec
 	return 0;
 }
 
-int pd_zdata_make(const struct pd_file *f, uint64_t limit, struct pd_zdata *z, struct pd_err *e)
+/* The next record of the file's data section: through the raw window
+ * (a file on disk) or in memory (a pipe's bytes).  1, 0 at the end, -1. */
+static int next_raw(struct pd_zstream *z, uint64_t *pos, uint32_t *type, const unsigned char **rec,
+                    uint32_t *size, struct pd_err *e)
 {
-	ZSTD_DStream *ds = ZSTD_createDStream();
-	uint64_t pos = 0, at;
-	const unsigned char *rec;
-	uint32_t type, size;
 	uint16_t misc;
-	size_t whole = 0;
-	int r = 0, rc = 0;
 
-	memset(z, 0, sizeof *z);
-	if (!ds || ZSTD_isError(ZSTD_initDStream(ds))) {
-		ZSTD_freeDStream(ds);
-		return pd_fail(e, 0, "out of memory");
+	if (z->raw.fd >= 0) {
+		pd_window_keep(&z->raw, *pos); /* each raw record is done with once read */
+		return pd_window_next(&z->raw, &z->f, pos, type, &misc, rec, size, e);
 	}
-	for (at = pos; rc == 0 && (r = pd_next(f, &pos, &type, &misc, &rec, &size, e)) > 0;
-	     at = pos) {
-		uint64_t off = f->data_off + at;
+	return pd_next(&z->f, pos, type, &misc, rec, size, e);
+}
+
+int pd_zstream_init(struct pd_zstream *z, const struct pd_file *f, int fd, uint64_t limit)
+{
+	memset(z, 0, sizeof *z);
+	z->f = *f;
+	z->limit = limit;
+	pd_window_init(&z->raw, fd, f->data_off, f->data_size);
+	if (!(z->ds = ZSTD_createDStream()) || ZSTD_isError(ZSTD_initDStream(z->ds))) {
+		ZSTD_freeDStream(z->ds);
+		z->ds = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int pd_zstream_rewind(struct pd_zstream *z)
+{
+	z->pos = 0;
+	z->s.len = 0;
+	z->s.made = z->s.cut = z->s.ncomp = z->s.straddled = 0;
+	z->head = z->whole = 0;
+	z->eof = 0;
+	pd_window_keep(&z->raw, 0);
+	return ZSTD_isError(ZSTD_initDStream(z->ds)) ? -1 : 0;
+}
+
+void pd_zstream_free(struct pd_zstream *z)
+{
+	ZSTD_freeDStream(z->ds);
+	z->ds = NULL;
+	pd_zdata_free(&z->s);
+	pd_window_free(&z->raw);
+}
+
+int pd_zstream_read(struct pd_zstream *z, unsigned char *dst, size_t cap, size_t *got,
+                    struct pd_err *e)
+{
+	struct pd_zdata *s = &z->s;
+	size_t n;
+
+	*got = 0;
+	while (z->whole - z->head < cap && !z->eof) {
+		uint64_t at = z->pos, off = z->f.data_off + at;
+		const unsigned char *rec;
+		uint32_t type, size;
+		int r, rc;
+		if (z->head > 0) { /* what was read leaves the buffer */
+			memmove(s->buf, s->buf + z->head, s->len - z->head);
+			s->len -= z->head;
+			z->whole -= z->head;
+			z->head = 0;
+		}
+		if ((r = next_raw(z, &z->pos, &type, &rec, &size, e)) < 0)
+			return -1;
+		if (r == 0) { /* perf leaves a record the stream ends inside undelivered */
+			s->cut = s->len - z->whole;
+			s->len = z->whole;
+			z->eof = 1;
+			break;
+		}
 		if (type != PD_REC_COMPRESSED) {
-			rc = put_plain(z, &whole, rec, pos - at) < 0 ? pd_fail(e, off, "out of memory") : 0;
+			if (put_plain(s, &z->whole, rec, z->pos - at) < 0)
+				return pd_fail(e, off, "out of memory");
 			continue;
 		}
-		z->straddled += whole < z->len; /* a tail an earlier one left */
-		if ((rc = inflate_rec(ds, z, rec, size, off, limit, e)) == 0)
-			rc = whole_records(z, &whole, off, e);
+		s->straddled += z->whole < s->len; /* a tail an earlier one left */
+		if ((rc = inflate_rec(z->ds, s, rec, size, off, z->limit, e)) < 0)
+			return rc;
+		if (whole_records(s, &z->whole, off, e) < 0)
+			return -1;
 	}
-	if (rc == 0 && r < 0)
-		rc = -1;
-	if (rc == 0) { /* perf leaves a record the stream ends inside undelivered */
-		z->cut = z->len - whole;
-		z->len = whole;
-	}
-	ZSTD_freeDStream(ds);
+	n = z->whole - z->head < cap ? z->whole - z->head : cap;
+	if (n) /* none made yet: no buffer either */
+		memcpy(dst, s->buf + z->head, n);
+	z->head += n;
+	*got = n;
+	return 0;
+}
+
+int pd_zdata_make(const struct pd_file *f, uint64_t limit, struct pd_zdata *z, struct pd_err *e)
+{
+	struct pd_zstream zs;
+	size_t got;
+	int rc = 0;
+
+	memset(z, 0, sizeof *z);
+	if (pd_zstream_init(&zs, f, -1, limit) < 0)
+		return pd_fail(e, 0, "out of memory");
+	do {
+		if (room(z, (size_t)1 << 20) < 0) {
+			rc = pd_fail(e, 0, "out of memory");
+			break;
+		}
+		rc = pd_zstream_read(&zs, z->buf + z->len, z->cap - z->len, &got, e);
+		z->len += got;
+	} while (rc == 0 && got > 0);
+	z->made = zs.s.made;
+	z->cut = zs.s.cut;
+	z->ncomp = zs.s.ncomp;
+	z->straddled = zs.s.straddled;
+	pd_zstream_free(&zs);
 	if (rc < 0)
 		pd_zdata_free(z);
 	return rc;
