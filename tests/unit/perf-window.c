@@ -6,7 +6,10 @@
  * buffer is moved down and grows; every record pd_window_next gives, and
  * every kept one asked for again, must be the bytes at its offset in the
  * file.  Then a record that claims more than the section holds (pd_next's
- * sentence) and a file cut while read.
+ * sentence) and a file cut while read.  And the same walk over a source
+ * that gives the bytes a piece at a time (as perf record -z's stream does),
+ * whose end is found where a record of 8 bytes ends: the records, the size
+ * known there, the walk again after a restart, and a read back refused.
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -229,6 +232,87 @@ static void window_file_cut(void **state)
 	close(fd);
 }
 
+/* A source of the data section's bytes, handed out in pieces of 1 to
+ * 70,000 bytes. */
+struct piecewise {
+	const unsigned char *b;
+	size_t n, at;
+};
+
+static int pieces(void *ctx, unsigned char *dst, size_t cap, size_t *got, struct pd_err *e)
+{
+	struct piecewise *p = ctx;
+	size_t k = 1 + next_rand() % 70000;
+
+	(void)e;
+	if (k > cap)
+		k = cap;
+	if (k > p->n - p->at)
+		k = p->n - p->at;
+	memcpy(dst, p->b + p->at, k);
+	p->at += k;
+	*got = k;
+	return 0;
+}
+
+static void window_source(void **state)
+{
+	/* the section's records, then one of 8 bytes: the end comes less than
+	 * 16 bytes after the last record starts */
+	size_t n = nbytes - PREFIX + 8;
+	unsigned char *d = malloc(n);
+	struct pd_file f = section(UINT64_MAX), mem = section(n);
+	struct piecewise src = { d, n, 0 };
+	struct pd_window w;
+	struct pd_err e;
+
+	(void)state;
+	assert_non_null(d);
+	memcpy(d, bytes + PREFIX, n - 8);
+	put_record(d + n - 8, n - 8, 3, 8, 0);
+	mem.buf = d;
+	mem.data_off = 0;
+	f.data_off = 0;
+	pd_window_init_source(&w, pieces, &src);
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t p1 = 0, p2 = 0, k = 0;
+		int a, b;
+		do {
+			uint32_t t1, t2, s1, s2;
+			uint16_t m1, m2;
+			const unsigned char *r1, *r2;
+			a = pd_next(&mem, &p1, &t1, &m1, &r1, &s1, &e);
+			pd_window_keep(&w, p2);
+			b = pd_window_next(&w, &f, &p2, &t2, &m2, &r2, &s2, &e);
+			assert_int_equal(a, b);
+			if (a > 0) {
+				assert_int_equal(s1, s2);
+				assert_true(p1 == p2);
+				assert_memory_equal(r1, r2, s1);
+				k++;
+			}
+		} while (a > 0);
+		assert_true(k > 1000);
+		if (pass == 0) /* found at the end */
+			assert_int_equal(w.eof, 1);
+		assert_true(w.size == n);
+		f.data_size = w.size;
+		src.at = 0;
+		pd_window_restart(&w);
+	}
+	/* a source is read once: asking below what it holds is refused */
+	src.at = 0;
+	pd_window_restart(&w);
+	assert_non_null(pd_window_at(&w, 0, 16, &e));
+	pd_window_keep(&w, 300000);
+	assert_non_null(pd_window_at(&w, 300000, 16, &e));
+	assert_non_null(pd_window_at(&w, 600000, 16, &e));
+	assert_null(pd_window_at(&w, 0, 16, &e));
+	assert_string_equal(e.msg, "the records made are read again without starting again");
+	pd_window_free(&w);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +320,7 @@ int main(void)
 		cmocka_unit_test(window_kept_records),
 		cmocka_unit_test(window_record_too_long),
 		cmocka_unit_test(window_file_cut),
+		cmocka_unit_test(window_source),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -58,6 +58,32 @@ static void drop_below(struct pd_window *w, uint64_t first)
 	w->lo = first;
 }
 
+/* Read and let go of the source's next k bytes (the buffer's are done
+ * with): its end there is a record cut short.  0, or -1 with *e set. */
+static int skip(struct pd_window *w, uint64_t k, struct pd_err *e)
+{
+	unsigned char tmp[4096];
+
+	w->lo += w->n;
+	w->n = 0;
+	while (k > 0) {
+		size_t made;
+		int rc;
+		if ((rc = w->src(w->src_ctx, tmp, k < sizeof tmp ? (size_t)k : sizeof tmp, &made, e)) < 0) {
+			w->src_rc = rc;
+			return -1;
+		}
+		if (made == 0) {
+			w->eof = 1;
+			w->size = w->lo;
+			return pd_fail(e, w->size, "a record runs past the end of the records");
+		}
+		w->lo += made;
+		k -= made;
+	}
+	return 0;
+}
+
 const unsigned char *pd_window_at(struct pd_window *w, uint64_t pos, size_t len, struct pd_err *e)
 {
 	uint64_t need, end;
@@ -65,8 +91,18 @@ const unsigned char *pd_window_at(struct pd_window *w, uint64_t pos, size_t len,
 	if (pos >= w->lo && pos + len <= w->lo + w->n)
 		return w->b + (pos - w->lo);
 	if (pos < w->lo) { /* a walk from an earlier record again */
+		if (w->src) { /* a source goes one way: pd_window_restart after its own rewind */
+			pd_fail(e, pos, "the records made are read again without starting again");
+			return NULL;
+		}
 		w->lo = pos;
 		w->n = 0;
+	}
+	if (w->src && w->keep >= w->lo + w->n && pos > w->lo + w->n) {
+		/* a source's bytes come in order: those skipped (an AUXTRACE
+		 * record's payload) are read and let go */
+		if (skip(w, (w->keep < pos ? w->keep : pos) - (w->lo + w->n), e) < 0)
+			return NULL;
 	}
 	drop_below(w, w->keep < pos ? w->keep : pos);
 	need = pos + len - w->lo;
