@@ -122,12 +122,15 @@ for dir in "$FK_SRCDIR"/fuzz/regress/*/; do
 		done
 		continue
 	fi
+	plugin=$name
 	case $name in
 	lua) kind=filter replay="replay_lua" ;;
+	# (perf.data files: the harness reads their header, features and tracing data)
+	perf-data-header) plugin=perf-data kind=input replay="replay_input perf-data" ;;
 	*) kind=input replay="replay_input $name" ;;
 	esac
-	if ! have $kind "$name"; then
-		skip "fuzz/regress/$name" "no $kind plugin named $name in this build"
+	if ! have $kind "$plugin"; then
+		skip "fuzz/regress/$name" "no $kind plugin named $plugin in this build"
 		continue
 	fi
 	for f in "$dir"*; do

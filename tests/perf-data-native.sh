@@ -371,6 +371,19 @@ if sw_record && { [ -s want.folded ] || sw_record; } && { [ -s want.folded ] || 
 	else
 		skip "tracepoints to a pipe" "perf cannot record them to a pipe here"
 	fi
+	# timer:itimer_state's print arguments divide (REC->value_nsec / 1000L),
+	# so the reader has libtraceevent parse its format in a child process
+	# first (trace.c): the payload perf script prints, --weight-field's text
+	if perf record -q -g -e timer:itimer_state -o it.data -- "${PYTHON3:-python3}" -c '
+import signal
+signal.signal(signal.SIGALRM, lambda *a: None)
+for i in range(5):
+    signal.setitimer(signal.ITIMER_REAL, 1 + i, 0.25 * i)
+signal.setitimer(signal.ITIMER_REAL, 0)' > it.log 2>&1; then
+		tp it.data --weight-field=which
+	else
+		skip "timer:itimer_state" "perf cannot record it here: $(head -1 it.log)"
+	fi
 	# the tracing data forged: its magic's first byte (the feature section's
 	# offset read from the file): one warning naming the byte, then perf script
 	"${PYTHON3:-python3}" - sw.data <<'PY' > tracing.txt
