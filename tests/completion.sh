@@ -4,6 +4,7 @@
 # registers its function, and that function, driven as bash drives it
 # (COMP_WORDS, COMP_CWORD), offers the options, formats and output plugins.
 . "$FK_SRCDIR/tests/lib.sh"
+not_sanitized "shell completion" "bash and zsh"
 
 if ! command -v make > /dev/null 2>&1 || ! command -v bash > /dev/null 2>&1; then
 	skip_all "shell completion" "make or bash is missing"

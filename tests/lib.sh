@@ -112,6 +112,16 @@ skip_all() {
 	exit
 }
 
+# not_sanitized NAME SUBJECT: skip_all NAME in CI's sanitizer run
+# (FK_SANITIZED=1, set by .ci/run) for a script whose cost is SUBJECT, not
+# flamekit's C code: a browser, groff, the shells, sshd, a scan of the
+# sources.  The flamekit runs such a script makes are the ones other
+# scripts make; CI's plain run has already run it whole.
+not_sanitized() {
+	[ "${FK_SANITIZED:-0}" = 1 ] && skip_all "$1" "CI's sanitizer run leaves $2 to its plain run"
+	return 0
+}
+
 # need_perf NAME: skip_all NAME unless perf is installed.
 need_perf() {
 	command -v perf > /dev/null 2>&1 || skip_all "$1" "perf is not installed (Debian: linux-perf)"

@@ -3,6 +3,7 @@
 # installed (listed in man/local.mk), and every option that the command and
 # its plugins print in --help is documented in one of them.
 . "$FK_SRCDIR/tests/lib.sh"
+not_sanitized "the manual pages" "mandoc and groff"
 M="$FK_SRCDIR/man"
 
 pages=

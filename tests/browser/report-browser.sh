@@ -7,6 +7,7 @@
 # page, and the top table equal to go tool pprof -top.  Expected figures
 # from awk over the input.  Skipped without chromium.
 . "$FK_SRCDIR/tests/lib.sh"
+not_sanitized "the report in a browser" "Chromium"
 
 . "$FK_SRCDIR/tests/browser/report-lib.sh"
 HOVER='(function (fx, fy) { var c = document.getElementById("cv"), r = c.getBoundingClientRect();

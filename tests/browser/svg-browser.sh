@@ -4,6 +4,7 @@
 # unzooms, and writes what it saw into the DOM; --dump-dom prints it.
 # Skipped when chromium is not installed (Debian: chromium).
 . "$FK_SRCDIR/tests/lib.sh"
+not_sanitized "browser test" "Chromium"
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then

@@ -16,6 +16,7 @@ if [ -z "${FLAMEKIT:-}" ]; then
 	export FK_BUILDDIR FK_SRCDIR FLAMEKIT FLAMEKIT_PLUGIN_PATH FK_CONFORMANCE
 fi
 . "$FK_SRCDIR/tests/lib.sh"
+not_sanitized "flamekit-parallel over ssh" "sshd and GNU parallel"
 
 SSHD=/usr/sbin/sshd
 why=
