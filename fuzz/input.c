@@ -32,6 +32,16 @@ const struct fk_plugin_header *fk_fuzz_output_init(void);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+const char *__lsan_default_suppressions(void);
+
+/* libtraceevent 1.7 leaks a token of a malformed event format inside
+ * tep_parse_event (a few bytes per format, the library's to mend; the
+ * perf-data-header harness says the same): not a leak of ours.  Only the
+ * perf-data plugin links the library. */
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\n";
+}
 
 static struct fk_plugin input, output;
 static void *input_opts, *output_opts;
@@ -93,13 +103,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* not a name a file can have here: a plugin that opens its input by
-	 * name (perf-data runs `perf script -i NAME`) must fail the same way
-	 * whatever the current directory holds ("fuzz" was CI's fuzz/) */
+	/* the data as standard input, the one name no plugin opens: one that
+	 * reads its input by name (perf-data, `perf script -i NAME`) reads the
+	 * stream instead (perf-data: a perf record -o - capture, natively) or
+	 * refuses it, whatever the current directory holds, and runs nothing */
 	const struct fuzz_run r = {
 		.input = &input, .input_opts = input_opts,
 		.output = &output, .output_opts = output_opts,
-		.threads = threads, .devnull = devnull, .name = "<fuzz input>",
+		.threads = threads, .devnull = devnull, .name = "<stdin>",
 	};
 
 	if (input.d.in.probe)
