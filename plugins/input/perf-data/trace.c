@@ -1,5 +1,4 @@
 /* Tracepoint payloads through libtraceevent: see trace.h. */
-#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -117,119 +116,136 @@ static int headers(struct rd *r, struct tep_handle *tep)
 	return 0;
 }
 
-/* Whether the format text fmt (up to stop) declares a field name[0..n). */
-static int declared(const char *fmt, const char *stop, const char *name, size_t n)
+/* The event formats of the tracing data, in the file's order: each text
+ * NUL-terminated in a copy of its own, its system's name in the data. */
+struct fmt {
+	char *text;
+	unsigned long len;
+	const char *sys;
+	int bad; /* libtraceevent dies parsing it (doomed) */
+};
+struct fmts {
+	struct fmt *v;
+	size_t n, cap;
+};
+
+static void fmts_free(struct fmts *f)
 {
-	for (const char *p = fmt; (p = strstr(p, "field:")) && p < stop; p += 6) {
-		const char *semi = strchr(p, ';'), *e, *b;
-		if (!semi || semi > stop)
-			break;
-		if (!(e = memchr(p, '[', (size_t)(semi - p)))) /* "char comm[16];" */
-			e = semi;
-		while (e > p && isspace((unsigned char)e[-1]))
-			e--;
-		for (b = e; b > p && (isalnum((unsigned char)b[-1]) || b[-1] == '_'); b--)
-			;
-		if ((size_t)(e - b) == n && memcmp(b, name, n) == 0)
-			return 1;
-	}
-	return 0;
+	for (size_t i = 0; i < f->n; i++)
+		free(f->v[i].text);
+	free(f->v);
 }
 
-/* Whether every REC->NAME of the format's print fmt is one of its fields:
- * libtraceevent 1.7 dereferences a null pointer on one that is not (a
- * forged format; the kernel writes none). */
-static int refs_declared(const char *fmt)
-{
-	const char *pf = strstr(fmt, "print fmt:"), *p, *q;
-
-	for (p = pf; p && (p = strstr(p, "REC->")); p = q) {
-		p += 5;
-		for (q = p; isalnum((unsigned char)*q) || *q == '_'; q++)
-			;
-		if (!declared(fmt, pf, p, (size_t)(q - p)))
-			return 0;
-	}
-	return 1;
-}
-
-/* Whether the arguments of the format's print fmt (after its quoted
- * string) divide: a '/' or '%' outside their strings and characters. */
-static int divides(const char *fmt)
-{
-	const char *p = strstr(fmt, "print fmt:"), *q;
-	char quote;
-
-	if (!p || !(p = strchr(p, '"')))
-		return 0;
-	for (p++; *p && *p != '"'; p++) /* the format string */
-		if (*p == '\\' && p[1])
-			p++;
-	for (q = *p ? p + 1 : p; *q && *q != '\n'; q++) {
-		if (*q == '/' || *q == '%')
-			return 1;
-		if (*q != '"' && *q != '\'')
-			continue;
-		for (quote = *q++; *q && *q != quote && *q != '\n'; q++)
-			if (*q == '\\' && q[1])
-				q++;
-		if (!*q || *q == '\n')
-			break;
-	}
-	return 0;
-}
-
-/* Whether tep_parse_event lives through fmt.  libtraceevent (1.7 to 1.8.4,
- * consolidate_op_arg) folds an operator between two constants while it
- * parses, and divides by a zero one: SIGFPE, the whole process gone, on a
- * forged format (the kernel writes none; perf itself dies on such a file).
- * So a format whose arguments divide is parsed first in a child process,
- * which libtraceevent itself judges; its death, a signal of the default
- * action with no core and nothing printed, leaves the format out.  The
- * kernel's formats rarely divide (19 of 2,323 on a 6.1 kernel, none of
- * the events flamekit pairs or weighs). */
-static int survives(struct tep_handle *tep, char *fmt, unsigned long len, const char *sys)
-{
-	static const int deadly[] = { SIGFPE, SIGSEGV, SIGBUS, SIGILL, SIGABRT };
-	struct rlimit none = { 0, 0 };
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return 0;
-	if (pid == 0) {
-		/* the default deaths, not a sanitizer's or libFuzzer's report */
-		for (size_t i = 0; i < sizeof deadly / sizeof deadly[0]; i++)
-			signal(deadly[i], SIG_DFL);
-		setrlimit(RLIMIT_CORE, &none);
-		close(STDOUT_FILENO);
-		close(STDERR_FILENO);
-		(void)tep_parse_event(tep, fmt, len, sys);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 0;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-/* count formats of system sys, each a u64 size and the text. */
-static int formats(struct rd *r, struct tep_handle *tep, const char *sys)
+/* count formats of system sys, each a u64 size and the text, into f. */
+static int formats(struct rd *r, struct fmts *f, const char *sys)
 {
 	uint64_t n, len;
 
 	if (num(r, 4, &n, "its event formats") < 0)
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
-		char *fmt = block(r, 8, &len, "an event format");
-		if (!fmt)
+		char *text = block(r, 8, &len, "an event format");
+		if (!text)
 			return -1;
-		/* else left out: the event has no format */
-		if (refs_declared(fmt) && (!divides(fmt) || survives(tep, fmt, (unsigned long)len, sys)))
-			(void)tep_parse_event(tep, fmt, (unsigned long)len, sys); /* perf goes on past a bad one */
-		free(fmt);
+		if (f->n == f->cap) {
+			size_t cap = f->cap ? 2 * f->cap : 64;
+			struct fmt *v = realloc(f->v, cap * sizeof *v);
+			if (!v) {
+				free(text);
+				return rfail(r, "out of memory");
+			}
+			f->v = v;
+			f->cap = cap;
+		}
+		f->v[f->n++] = (struct fmt){ text, (unsigned long)len, sys, 0 };
 	}
 	return 0;
+}
+
+/* Which formats libtraceevent dies parsing.  Its parser trusts the text
+ * the kernel writes, and a forged format kills the whole process: 1.7
+ * dereferences a null pointer on a REC->field the format does not declare
+ * or on a mangled __print_flags, and (to 1.8.4 at least, consolidate_op_arg)
+ * divides by a zero constant (SIGFPE); perf script dies on such files too.
+ * So a child process parses the formats first, in the order the reader
+ * will, saying on a pipe which one it starts; one it dies on (a signal of
+ * the default action, no core, nothing printed) is marked bad, and a new
+ * child parses the others again, reporting from the next one.  The reader
+ * then parses the survivors itself, in the same order, so its handle goes
+ * through the very states the children lived through.  One child for a
+ * file the kernel wrote; a bad format is left out (the event has no
+ * format, and the reader says so).  0, or -1 where no child could be made
+ * (every format is then left out, as unparsable). */
+static int doomed(struct tep_handle *tep, struct fmts *f)
+{
+	static const int deadly[] = { SIGFPE, SIGSEGV, SIGBUS, SIGILL, SIGABRT };
+	const uint32_t done = UINT32_MAX;
+	size_t from = 0;
+
+	while (from < f->n) {
+		struct rlimit none = { 0, 0 };
+		uint32_t at, last = done;
+		int p[2], status, ended = 0;
+		pid_t pid;
+
+		if (pipe(p) < 0)
+			return -1;
+		if ((pid = fork()) < 0) {
+			close(p[0]);
+			close(p[1]);
+			return -1;
+		}
+		if (pid == 0) {
+			/* the default deaths, not a sanitizer's or libFuzzer's report */
+			for (size_t i = 0; i < sizeof deadly / sizeof deadly[0]; i++)
+				signal(deadly[i], SIG_DFL);
+			setrlimit(RLIMIT_CORE, &none);
+			close(p[0]);
+			close(STDOUT_FILENO);
+			close(STDERR_FILENO);
+			for (size_t i = 0; i < f->n; i++) {
+				if (f->v[i].bad)
+					continue;
+				at = (uint32_t)i;
+				if (i >= from && write(p[1], &at, sizeof at) != sizeof at)
+					_exit(1);
+				(void)tep_parse_event(tep, f->v[i].text, f->v[i].len, f->v[i].sys);
+			}
+			_exit(write(p[1], &done, sizeof done) == sizeof done ? 0 : 1);
+		}
+		close(p[1]);
+		for (;;) {
+			ssize_t got = read(p[0], &at, sizeof at);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got != (ssize_t)sizeof at)
+				break;
+			if (at == done)
+				ended = 1;
+			else
+				last = at;
+		}
+		close(p[0]);
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				return -1;
+		if (ended && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			return 0;
+		if (last == done || last >= f->n) /* it died before any format */
+			return -1;
+		f->v[last].bad = 1;
+		from = (size_t)last + 1;
+	}
+	return 0;
+}
+
+static void parse_formats(struct tep_handle *tep, struct fmts *f)
+{
+	int probed = doomed(tep, f) == 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (probed && !f->v[i].bad) /* perf goes on past a bad one */
+			(void)tep_parse_event(tep, f->v[i].text, f->v[i].len, f->v[i].sys);
 }
 
 /* The ftrace printk formats: "ADDR : FORMAT" lines (parse_ftrace_printk). */
@@ -264,18 +280,21 @@ static void saved_cmdlines(struct tep_handle *tep, char *text)
 /* The sections after the magic and version (trace_report's order). */
 static int sections(struct rd *r, struct tep_handle *tep, double version)
 {
+	struct fmts f = { 0 };
 	uint64_t n, len;
 	const unsigned char *b;
 	char *text;
 
-	if (headers(r, tep) < 0 || formats(r, tep, "ftrace") < 0 ||
+	if (headers(r, tep) < 0 || formats(r, &f, "ftrace") < 0 ||
 	    num(r, 4, &n, "its event systems") < 0)
-		return -1;
+		return fmts_free(&f), -1;
 	for (uint64_t i = 0; i < n; i++) {
 		const char *sys = str(r, "an event system's name");
-		if (!sys || formats(r, tep, sys) < 0)
-			return -1;
+		if (!sys || formats(r, &f, sys) < 0)
+			return fmts_free(&f), -1;
 	}
+	parse_formats(tep, &f);
+	fmts_free(&f);
 	if (num(r, 4, &len, "its kallsyms") < 0 || take(r, len, &b, "its kallsyms") < 0)
 		return -1; /* perf skips them: kernel addresses are its own to resolve */
 	if (!(text = block(r, 4, &len, "its printk formats")))
