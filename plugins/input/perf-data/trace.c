@@ -1,5 +1,6 @@
 /* Tracepoint payloads through libtraceevent: see trace.h. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -175,7 +176,8 @@ static int formats(struct rd *r, struct fmts *f, const char *sys)
  * through the very states the children lived through.  One child for a
  * file the kernel wrote; a bad format is left out (the event has no
  * format, and the reader says so).  0, or -1 where no child could be made
- * (every format is then left out, as unparsable). */
+ * or one made no progress for 10 s (a fork taken while another thread held
+ * a lock the child needs: every format is then left out, as unparsable). */
 static int doomed(struct tep_handle *tep, struct fmts *f)
 {
 	static const int deadly[] = { SIGFPE, SIGSEGV, SIGBUS, SIGILL, SIGABRT };
@@ -185,7 +187,7 @@ static int doomed(struct tep_handle *tep, struct fmts *f)
 	while (from < f->n) {
 		struct rlimit none = { 0, 0 };
 		uint32_t at, last = done;
-		int p[2], status, ended = 0;
+		int p[2], status, ended = 0, hung = 0;
 		pid_t pid;
 
 		if (pipe(p) < 0)
@@ -215,7 +217,17 @@ static int doomed(struct tep_handle *tep, struct fmts *f)
 		}
 		close(p[1]);
 		for (;;) {
-			ssize_t got = read(p[0], &at, sizeof at);
+			struct pollfd pf = { p[0], POLLIN, 0 };
+			ssize_t got;
+			int ready = poll(&pf, 1, 10000);
+			if (ready < 0 && errno == EINTR)
+				continue;
+			if (ready == 0) { /* a child stuck, not parsing: none can judge */
+				kill(pid, SIGKILL);
+				hung = 1;
+				break;
+			}
+			got = read(p[0], &at, sizeof at);
 			if (got < 0 && errno == EINTR)
 				continue;
 			if (got != (ssize_t)sizeof at)
@@ -229,6 +241,8 @@ static int doomed(struct tep_handle *tep, struct fmts *f)
 		while (waitpid(pid, &status, 0) < 0)
 			if (errno != EINTR)
 				return -1;
+		if (hung)
+			return -1;
 		if (ended && WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			return 0;
 		if (last == done || last >= f->n) /* it died before any format */
