@@ -14,6 +14,7 @@
 #include <trace-seq.h>
 
 #include "trace.h"
+#include "vector/fkvector.h"
 
 struct pd_trace {
 	struct tep_handle *tep;
@@ -125,16 +126,13 @@ struct fmt {
 	const char *sys;
 	int bad; /* libtraceevent dies parsing it (doomed) */
 };
-struct fmts {
-	struct fmt *v;
-	size_t n, cap;
-};
+FK_VECTOR(fmts, struct fmt);
 
 static void fmts_free(struct fmts *f)
 {
-	for (size_t i = 0; i < f->n; i++)
-		free(f->v[i].text);
-	free(f->v);
+	for (size_t i = 0; i < f->len; i++)
+		free(f->ptr[i].text);
+	fmts_reset(f, free);
 }
 
 /* count formats of system sys, each a u64 size and the text, into f. */
@@ -148,17 +146,10 @@ static int formats(struct rd *r, struct fmts *f, const char *sys)
 		char *text = block(r, 8, &len, "an event format");
 		if (!text)
 			return -1;
-		if (f->n == f->cap) {
-			size_t cap = f->cap ? 2 * f->cap : 64;
-			struct fmt *v = realloc(f->v, cap * sizeof *v);
-			if (!v) {
-				free(text);
-				return rfail(r, "out of memory");
-			}
-			f->v = v;
-			f->cap = cap;
+		if (fmts_append(f, (struct fmt){ text, (unsigned long)len, sys, 0 }, realloc) < 0) {
+			free(text);
+			return rfail(r, "out of memory");
 		}
-		f->v[f->n++] = (struct fmt){ text, (unsigned long)len, sys, 0 };
 	}
 	return 0;
 }
@@ -184,7 +175,7 @@ static int doomed(struct tep_handle *tep, struct fmts *f)
 	const uint32_t done = UINT32_MAX;
 	size_t from = 0;
 
-	while (from < f->n) {
+	while (from < f->len) {
 		struct rlimit none = { 0, 0 };
 		uint32_t at, last = done;
 		int p[2], status, ended = 0, hung = 0;
@@ -205,13 +196,13 @@ static int doomed(struct tep_handle *tep, struct fmts *f)
 			close(p[0]);
 			close(STDOUT_FILENO);
 			close(STDERR_FILENO);
-			for (size_t i = 0; i < f->n; i++) {
-				if (f->v[i].bad)
+			for (size_t i = 0; i < f->len; i++) {
+				if (f->ptr[i].bad)
 					continue;
 				at = (uint32_t)i;
 				if (i >= from && write(p[1], &at, sizeof at) != sizeof at)
 					_exit(1);
-				(void)tep_parse_event(tep, f->v[i].text, f->v[i].len, f->v[i].sys);
+				(void)tep_parse_event(tep, f->ptr[i].text, f->ptr[i].len, f->ptr[i].sys);
 			}
 			_exit(write(p[1], &done, sizeof done) == sizeof done ? 0 : 1);
 		}
@@ -245,9 +236,9 @@ static int doomed(struct tep_handle *tep, struct fmts *f)
 			return -1;
 		if (ended && WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			return 0;
-		if (last == done || last >= f->n) /* it died before any format */
+		if (last == done || last >= f->len) /* it died before any format */
 			return -1;
-		f->v[last].bad = 1;
+		f->ptr[last].bad = 1;
 		from = (size_t)last + 1;
 	}
 	return 0;
@@ -255,11 +246,11 @@ static int doomed(struct tep_handle *tep, struct fmts *f)
 
 static void parse_formats(struct tep_handle *tep, struct fmts *f)
 {
-	int probed = doomed(tep, f) == 0;
-
-	for (size_t i = 0; i < f->n; i++)
-		if (probed && !f->v[i].bad) /* perf goes on past a bad one */
-			(void)tep_parse_event(tep, f->v[i].text, f->v[i].len, f->v[i].sys);
+	if (doomed(tep, f) < 0)
+		return;
+	for (size_t i = 0; i < f->len; i++)
+		if (!f->ptr[i].bad) /* perf goes on past a bad one */
+			(void)tep_parse_event(tep, f->ptr[i].text, f->ptr[i].len, f->ptr[i].sys);
 }
 
 /* The ftrace printk formats: "ADDR : FORMAT" lines (parse_ftrace_printk). */
